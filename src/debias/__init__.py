@@ -1,0 +1,1 @@
+"""Control-variates evaluation of NLG systems: metrics, variance components, bootstrap."""
