@@ -1,0 +1,100 @@
+"""Conversion of the paper's released crowd judgments into the canonical input format.
+
+The released files hold one line per crowd task; a line judged for several systems at once
+(``"system": "a;b"``) is copied to each system. The mapping of field names is documented in
+``data/README.md``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from .io import InputError, iter_json_lines
+
+log = logging.getLogger(__name__)
+
+# released prompt name -> canonical prompt name
+CNNDM_PROMPTS = {"grammar": "fluency", "redundancy": "redundancy", "overall": "overall", "hter": "edit"}
+MSMARCO_PROMPTS = {"AnyCorrect": "any_correct", "AvgCorrect": "avg_correct"}
+REFERENCE_SYSTEM = "reference"
+
+
+@dataclass
+class CanonicalTask:
+    """A task in canonical form: references by id, and per system the lines of its file."""
+
+    references: dict[str, str] = field(default_factory=dict)
+    systems: dict[str, dict[str, dict]] = field(default_factory=lambda: defaultdict(dict))
+    notes: list[str] = field(default_factory=list)
+
+    def add(self, system: str, item_id: str, output: str, judgments: dict[str, list], where: str) -> None:
+        """Add one judged output; a second judging of the same output is merged into the first."""
+        existing = self.systems[system].get(item_id)
+        if existing is None:
+            self.systems[system][item_id] = {"id": item_id, "output": output, "judgments": judgments}
+            return
+        if existing["output"] != output:
+            raise InputError(where, f"system '{system}' has two different outputs for id '{item_id}'")
+        for prompt, values in judgments.items():
+            existing["judgments"].setdefault(prompt, []).extend(values)
+        self.notes.append(
+            f"{where}: {system} output for id {item_id} was judged twice; its judgments are merged "
+            "(the lists are concatenated) into one item"
+        )
+
+    def records(self, system: str) -> list[dict]:
+        return [self.systems[system][k] for k in sorted(self.systems[system])]
+
+    def reference_records(self) -> list[dict]:
+        return [{"id": k, "reference": self.references[k]} for k in sorted(self.references)]
+
+
+def _set_reference(task: CanonicalTask, item_id: str, reference: str, where: str) -> None:
+    previous = task.references.setdefault(item_id, reference)
+    if previous != reference:
+        raise InputError(where, f"id '{item_id}' has two different reference texts")
+
+
+def convert_lqual(path) -> CanonicalTask:
+    """CNN/Daily Mail summaries: Likert fluency/redundancy/overall and post-edit distance."""
+    task = CanonicalTask()
+    for number, record in iter_json_lines(path):
+        where = f"{path}:{number}"
+        contents = record["input"]["contents"]
+        responses = record["output"]["_responses"]
+        item_id = str(contents["id"])
+        _set_reference(task, item_id, contents["reference"], where)
+        judgments = {new: list(responses.get(old) or []) for old, new in CNNDM_PROMPTS.items()}
+        if not any(judgments.values()):
+            task.notes.append(f"{where}: {contents['system']} output for id {item_id} has no judgments; skipped")
+            continue
+        for system in contents["system"].split(";"):
+            task.add(system, item_id, contents["text"], {k: list(v) for k, v in judgments.items()}, where)
+    return task
+
+
+def convert_qa(path) -> CanonicalTask:
+    """MS MARCO answers: AnyCorrect and AvgCorrect, with an implausible (null) judgment as 0."""
+    task = CanonicalTask()
+    lines = list(iter_json_lines(path))
+    for number, record in lines:
+        contents = record["input"]["contents"]
+        if REFERENCE_SYSTEM in contents["system"].split(";"):
+            _set_reference(task, str(contents["id"]), contents["answer"], f"{path}:{number}")
+    for number, record in lines:
+        where = f"{path}:{number}"
+        contents = record["input"]["contents"]
+        responses = record["output"]["_responses"]
+        item_id = str(contents["id"])
+        if item_id not in task.references:
+            task.notes.append(f"{where}: query {item_id} has no reference answer; skipped")
+            continue
+        judgments = {
+            new: [0 if value is None else value for value in (responses.get(old) or [])]
+            for old, new in MSMARCO_PROMPTS.items()
+        }
+        for system in contents["system"].split(";"):
+            task.add(system, item_id, contents["answer"], {k: list(v) for k, v in judgments.items()}, where)
+    return task

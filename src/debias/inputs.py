@@ -1,0 +1,110 @@
+"""Finding and checking every input the config names, before any job runs.
+
+The workflow calls :func:`validate_inputs` when it starts, so a bad input stops it with a
+message naming the file, line or key instead of failing half-way through.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Mapping
+
+from .io import InputError, SystemItem, read_references, read_system, resolve_jsonl, sha256sum
+
+
+def references_path(config: Mapping, task: str) -> Path:
+    stem = Path(config["data_dir"]) / task / "references"
+    found = resolve_jsonl(stem)
+    if found is None:
+        raise InputError(f"{stem}.jsonl.gz", f"references file of task '{task}' not found (plain .jsonl is accepted too)")
+    return found
+
+
+def system_path(config: Mapping, task: str, system: str) -> Path:
+    stem = Path(config["data_dir"]) / task / "systems" / system
+    found = resolve_jsonl(stem)
+    if found is None:
+        raise InputError(
+            f"{stem}.jsonl.gz",
+            f"file of system '{system}' (configured under tasks.{task}.systems) not found; "
+            "write the system's outputs there in the canonical format (plain .jsonl is accepted too)",
+        )
+    return found
+
+
+def judged_systems(config: Mapping, task: str) -> list[str]:
+    """The configured systems of a task plus its judged-reference system, if any."""
+    spec = config["tasks"][task]
+    names = list(spec["systems"])
+    if spec.get("reference_system"):
+        names.append(spec["reference_system"])
+    return names
+
+
+def load_task(config: Mapping, task: str, systems: list[str] | None = None) -> tuple[dict[str, str], dict[str, list[SystemItem]]]:
+    """References and validated items of the given systems (default: all judged systems)."""
+    prompts = config["tasks"][task]["prompts"]
+    references = read_references(references_path(config, task))
+    loaded = {}
+    for system in systems if systems is not None else judged_systems(config, task):
+        loaded[system] = read_system(system_path(config, task, system), prompts, references)
+    return references, loaded
+
+
+def check_config(config: Mapping) -> None:
+    """Cross-references the schema cannot express (names that must exist elsewhere in the config)."""
+    tasks = config["tasks"]
+    for task, spec in tasks.items():
+        ref = spec.get("reference_system")
+        if ref and ref in spec["systems"]:
+            raise InputError(f"config: tasks.{task}.reference_system", f"'{ref}' is also listed under systems; judged references are not scored")
+        for prompt, bounds in spec["prompts"].items():
+            low, high = bounds.get("min"), bounds.get("max")
+            if low is not None and high is not None and low > high:
+                raise InputError(f"config: tasks.{task}.prompts.{prompt}", f"min {low} is greater than max {high}")
+    figures = config.get("figures", {})
+    for task, prompt in figures.get("figure5", {}).items():
+        if task not in tasks:
+            raise InputError(f"config: figures.figure5.{task}", f"unknown task '{task}' (tasks: {', '.join(tasks)})")
+        if prompt not in tasks[task]["prompts"]:
+            raise InputError(f"config: figures.figure5.{task}", f"unknown prompt '{prompt}' for task '{task}'")
+    for panel, spec in figures.get("figure6", {}).items():
+        where = f"config: figures.figure6.{panel}"
+        task = spec["task"]
+        if task not in tasks:
+            raise InputError(where, f"unknown task '{task}' (tasks: {', '.join(tasks)})")
+        if spec["prompt"] not in tasks[task]["prompts"]:
+            raise InputError(where, f"unknown prompt '{spec['prompt']}' for task '{task}'")
+        if spec["system"] not in tasks[task]["systems"]:
+            raise InputError(where, f"unknown system '{spec['system']}' for task '{task}'")
+        if spec["metric"] != "best" and spec["metric"] not in config["metrics"]:
+            raise InputError(where, f"unknown metric '{spec['metric']}' (configured metrics: {', '.join(config['metrics'])}, or 'best')")
+
+
+def validate_inputs(config: Mapping, base_dir: str | Path = ".") -> dict[str, dict[str, int]]:
+    """Check released checksums, every configured file and every line; return judged-item counts.
+
+    Raises :class:`InputError` on the first problem found.
+    """
+    check_config(config)
+    for entry in config.get("released", []):
+        path = Path(base_dir) / entry["path"]
+        if not path.exists():
+            raise InputError(str(path), "released file not found")
+        digest = sha256sum(path)
+        if digest != entry["sha256"]:
+            raise InputError(str(path), f"sha256 is {digest}, expected {entry['sha256']} (the file has been changed)")
+    minimum = int(config.get("min_judged_items", 20))
+    counts: dict[str, dict[str, int]] = {}
+    for task in config["tasks"]:
+        _, systems = load_task(config, task)
+        counts[task] = {}
+        for system, items in systems.items():
+            judged = sum(1 for item in items if any(item.judgments.values()))
+            if judged < minimum:
+                raise InputError(
+                    str(system_path(config, task, system)),
+                    f"system '{system}' has {judged} judged items; at least {minimum} are needed (min_judged_items)",
+                )
+            counts[task][system] = judged
+    return counts

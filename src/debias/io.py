@@ -1,0 +1,201 @@
+"""Reading and writing the project's canonical input format, with errors that name file and line.
+
+A task directory holds ``references.jsonl.gz`` (``{"id", "reference"}`` per line) and
+``systems/<system>.jsonl.gz`` (``{"id", "output", "judgments": {prompt: [number|null, ...]}}``
+per line); plain ``.jsonl`` is accepted wherever ``.jsonl.gz`` is.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import hashlib
+import io
+import json
+import math
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator, Mapping
+
+
+class InputError(ValueError):
+    """A problem with an input file or the config, located precisely enough to fix it."""
+
+    def __init__(self, where: str, message: str):
+        self.where = where
+        self.message = message
+        super().__init__(f"{where}: {message}")
+
+
+@dataclass
+class SystemItem:
+    """One judged (or unjudged) output of a system for one input item."""
+
+    id: str
+    output: str
+    judgments: dict[str, list[float]] = field(default_factory=dict)
+    line: int = 0
+
+
+def open_text(path: str | os.PathLike) -> io.TextIOBase:
+    """Open a .jsonl or .jsonl.gz file for reading as UTF-8 text."""
+    path = Path(path)
+    if path.suffix == ".gz":
+        return gzip.open(path, "rt", encoding="utf-8")
+    return open(path, "r", encoding="utf-8")
+
+
+def resolve_jsonl(stem: str | os.PathLike) -> Path | None:
+    """Return ``<stem>.jsonl.gz`` or ``<stem>.jsonl``, whichever exists (gzip first)."""
+    for suffix in (".jsonl.gz", ".jsonl"):
+        candidate = Path(f"{stem}{suffix}")
+        if candidate.exists():
+            return candidate
+    return None
+
+
+def iter_json_lines(path: str | os.PathLike) -> Iterator[tuple[int, dict]]:
+    """Yield (line number, object) for every non-blank line; bad JSON names file and line."""
+    try:
+        with open_text(path) as handle:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError as error:
+                    raise InputError(f"{path}:{number}", f"not valid JSON ({error.msg} at column {error.colno})") from None
+                if not isinstance(record, dict):
+                    raise InputError(f"{path}:{number}", f"expected a JSON object, found {type(record).__name__}")
+                yield number, record
+    except (OSError, EOFError, UnicodeDecodeError) as error:
+        if isinstance(error, FileNotFoundError):
+            raise InputError(str(path), "file not found") from None
+        raise InputError(str(path), f"cannot be read ({error})") from None
+
+
+def read_references(path: str | os.PathLike) -> dict[str, str]:
+    """Map item id to reference text; every line needs a string ``id`` and ``reference``."""
+    references: dict[str, str] = {}
+    first_line: dict[str, int] = {}
+    for number, record in iter_json_lines(path):
+        where = f"{path}:{number}"
+        for key in ("id", "reference"):
+            if key not in record:
+                raise InputError(where, f"missing key '{key}' (expected {{\"id\": ..., \"reference\": ...}})")
+            if not isinstance(record[key], str):
+                raise InputError(where, f"'{key}' must be a string, found {json.dumps(record[key])}")
+        item_id = record["id"]
+        if item_id in references:
+            raise InputError(where, f"id '{item_id}' appears twice (first on line {first_line[item_id]})")
+        references[item_id] = record["reference"]
+        first_line[item_id] = number
+    return references
+
+
+def _check_judgment(value, where: str, prompt: str, bounds: Mapping) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise InputError(where, f"judgment for prompt '{prompt}' must be a number or null, found {json.dumps(value)}")
+    low, high = bounds.get("min"), bounds.get("max")
+    if (low is not None and value < low) or (high is not None and value > high):
+        expected = f"[{'-inf' if low is None else low}, {'inf' if high is None else high}]"
+        raise InputError(where, f"judgment {value} for prompt '{prompt}' is outside its declared range {expected}")
+    return float(value)
+
+
+def read_system(
+    path: str | os.PathLike,
+    prompts: Mapping[str, Mapping],
+    references: Mapping[str, str] | None = None,
+) -> list[SystemItem]:
+    """Read and validate one system file.
+
+    ``prompts`` maps each declared prompt to its ``{min, max}`` bounds. Null judgments are
+    dropped (an annotator who gave none); ids must be unique and, when ``references`` is given,
+    have a reference.
+    """
+    items: list[SystemItem] = []
+    seen: dict[str, int] = {}
+    for number, record in iter_json_lines(path):
+        where = f"{path}:{number}"
+        for key in ("id", "output", "judgments"):
+            if key not in record:
+                raise InputError(where, f"missing key '{key}' (expected {{\"id\", \"output\", \"judgments\"}})")
+        item_id, output, judgments = record["id"], record["output"], record["judgments"]
+        if not isinstance(item_id, str):
+            raise InputError(where, f"'id' must be a string, found {json.dumps(item_id)}")
+        if not isinstance(output, str):
+            raise InputError(where, f"'output' must be a string, found {json.dumps(output)[:60]}")
+        if not isinstance(judgments, dict):
+            raise InputError(where, "'judgments' must be an object mapping prompt to a list of numbers")
+        if item_id in seen:
+            raise InputError(where, f"id '{item_id}' appears twice in this file (first on line {seen[item_id]})")
+        if references is not None and item_id not in references:
+            raise InputError(where, f"id '{item_id}' has no reference in the task's references file")
+        clean: dict[str, list[float]] = {}
+        for prompt, values in judgments.items():
+            if prompt not in prompts:
+                raise InputError(where, f"unknown prompt '{prompt}' (declared prompts: {', '.join(prompts)})")
+            if not isinstance(values, list):
+                raise InputError(where, f"judgments for prompt '{prompt}' must be a list, found {json.dumps(values)}")
+            checked = [_check_judgment(v, where, prompt, prompts[prompt]) for v in values]
+            clean[prompt] = [v for v in checked if v is not None]
+        seen[item_id] = number
+        items.append(SystemItem(item_id, output, clean, number))
+    return items
+
+
+def write_jsonl_gz(path: str | os.PathLike, records) -> None:
+    """Write records as gzip'd JSON Lines, byte-reproducibly (no timestamp or name in the header)."""
+    buffer = io.BytesIO()
+    with gzip.GzipFile(filename="", mode="wb", fileobj=buffer, mtime=0, compresslevel=9) as gz:
+        for record in records:
+            gz.write((json.dumps(record, ensure_ascii=False, sort_keys=False) + "\n").encode("utf-8"))
+    with atomic_path(path) as tmp:
+        Path(tmp).write_bytes(buffer.getvalue())
+
+
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike) -> Iterator[str]:
+    """Yield a temporary path beside ``path``; rename it into place only if the block succeeds."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # Keep the real suffix so libraries that infer the format from it still work.
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix or ".tmp", dir=path.parent)
+    os.close(fd)
+    os.chmod(tmp, 0o666 & ~_UMASK)
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def write_text(path: str | os.PathLike, text: str) -> None:
+    """Write a text file atomically."""
+    with atomic_path(path) as tmp:
+        Path(tmp).write_text(text, encoding="utf-8")
+
+
+def write_csv(frame, path: str | os.PathLike, float_format: str = "%.6g") -> None:
+    """Write a pandas frame as CSV atomically, with a fixed float format for byte-stable tables."""
+    with atomic_path(path) as tmp:
+        frame.to_csv(tmp, index=False, float_format=float_format, lineterminator="\n")
+
+
+def sha256sum(path: str | os.PathLike) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

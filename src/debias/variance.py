@@ -1,0 +1,121 @@
+"""Variance components of human judgments (the paper's Table 2).
+
+Judgments of N items are held in an (N, K) array padded with NaN: row i has its k_i
+judgments first. Only items with at least two judgments say anything about annotator
+variance, so the estimators here use those items alone.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .io import SystemItem
+
+
+def judgment_matrix(items: Sequence[SystemItem], prompt: str) -> tuple[list[str], np.ndarray]:
+    """Ids and NaN-padded (N, K) judgments of the items that have any judgment for ``prompt``."""
+    kept = [item for item in items if item.judgments.get(prompt)]
+    width = max((len(item.judgments[prompt]) for item in kept), default=1)
+    matrix = np.full((len(kept), width), np.nan)
+    for row, item in enumerate(kept):
+        values = item.judgments[prompt]
+        matrix[row, : len(values)] = values
+    return [item.id for item in kept], matrix
+
+
+def _multiply_judged(judgments: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    counts = np.sum(~np.isnan(judgments), axis=1)
+    keep = counts >= 2
+    return judgments[keep], counts[keep]
+
+
+def annotator_variance(judgments: np.ndarray) -> float:
+    """Pooled within-item variance σ_a²: squared deviations from each item's own mean,
+    divided by Σ(k_i − 1), so it is unbiased whatever the number of annotators per item."""
+    multi, counts = _multiply_judged(judgments)
+    if multi.shape[0] == 0:
+        return float("nan")
+    deviations = multi - np.nanmean(multi, axis=1, keepdims=True)
+    return float(np.nansum(deviations**2) / np.sum(counts - 1))
+
+
+def human_metric_variance(judgments: np.ndarray) -> float:
+    """σ_f² as the paper's Table 2 reports it: the variance (ddof 1) across items of the
+    per-item mean judgment. It still contains the noise of averaging only k_i judgments."""
+    multi, _ = _multiply_judged(judgments)
+    if multi.shape[0] < 2:
+        return float("nan")
+    return float(np.var(np.nanmean(multi, axis=1), ddof=1))
+
+
+def human_metric_variance_unbiased(judgments: np.ndarray) -> float:
+    """σ_f² with the annotator noise of the item means removed: Var(mean_i) − mean(σ_a² / k_i)."""
+    multi, counts = _multiply_judged(judgments)
+    if multi.shape[0] < 2:
+        return float("nan")
+    return human_metric_variance(judgments) - annotator_variance(judgments) * float(np.mean(1.0 / counts))
+
+
+def variance_components(judgments: np.ndarray) -> dict[str, float]:
+    """All of Table 2's columns for one pool of judged items."""
+    multi, counts = _multiply_judged(judgments)
+    sigma2_a = annotator_variance(judgments)
+    sigma2_f = human_metric_variance(judgments)
+    sigma2_f_unbiased = human_metric_variance_unbiased(judgments)
+    return {
+        "sigma2_a": sigma2_a,
+        "sigma2_f": sigma2_f,
+        "gamma": sigma2_a / sigma2_f if sigma2_f > 0 else float("nan"),
+        "sigma2_f_unbiased": sigma2_f_unbiased,
+        "gamma_unbiased": sigma2_a / sigma2_f_unbiased if sigma2_f_unbiased > 0 else float("nan"),
+        "n_items": int(multi.shape[0]),
+        "n_judgments": int(counts.sum()),
+    }
+
+
+def pool_judged_outputs(systems: Iterable[Sequence[SystemItem]]) -> list[SystemItem]:
+    """All distinct judged outputs of a task: an output that several systems share, with the
+    same judgments, was judged once and counts once."""
+    pooled: dict[tuple, SystemItem] = {}
+    for items in systems:
+        for item in items:
+            key = (item.id, item.output, json.dumps(item.judgments, sort_keys=True))
+            pooled.setdefault(key, item)
+    return list(pooled.values())
+
+
+TABLE2_COLUMNS = [
+    "task", "prompt", "sigma2_a", "sigma2_f", "gamma",
+    "sigma2_f_unbiased", "gamma_unbiased", "n_items", "n_judgments",
+]
+
+
+def table2(task_items: dict[str, dict[str, Sequence[SystemItem]]], prompts: dict[str, Sequence[str]]) -> pd.DataFrame:
+    """Table 2: per task and prompt, the variance components of every judged output pooled.
+
+    ``task_items`` maps task -> system -> items (references included); ``prompts`` maps task
+    to its prompts in display order.
+    """
+    rows = []
+    for task, systems in task_items.items():
+        pooled = pool_judged_outputs(systems[name] for name in sorted(systems))
+        for prompt in prompts[task]:
+            _, matrix = judgment_matrix(pooled, prompt)
+            rows.append({"task": task, "prompt": prompt, **variance_components(matrix)})
+    return pd.DataFrame(rows, columns=TABLE2_COLUMNS)
+
+
+def variance_by_system(task_items: dict[str, dict[str, Sequence[SystemItem]]], prompts: dict[str, Sequence[str]]) -> pd.DataFrame:
+    """The same components for each system on its own."""
+    rows = []
+    for task, systems in task_items.items():
+        for system, items in systems.items():
+            for prompt in prompts[task]:
+                _, matrix = judgment_matrix(items, prompt)
+                rows.append({"task": task, "system": system, "prompt": prompt, **variance_components(matrix)})
+    columns = ["task", "system"] + TABLE2_COLUMNS[1:]
+    return pd.DataFrame(rows, columns=columns)
