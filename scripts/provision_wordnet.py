@@ -176,8 +176,17 @@ def load_check(directory: Path) -> str:
     missing = missing_files(directory)
     if missing:
         raise ProvisionError(f"{directory} lacks {', '.join(missing)}")
+    if directory.name != "wordnet" or directory.parent.name != "corpora":
+        raise ProvisionError(f"{directory} is not laid out as <root>/corpora/wordnet")
+    import nltk
     from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
+    # While it is built, NLTK's reader maps its synsets onto those of the
+    # resource 'corpora/wordnet' found on nltk.data.path, so the root holding
+    # *directory* must come first there for the check to test *directory*.
+    root = str(directory.parent.parent)
+    saved_path = list(nltk.data.path)
+    nltk.data.path.insert(0, root)
     try:
         with warnings.catch_warnings():
             # Without the Open Multilingual WordNet NLTK warns that the
@@ -187,9 +196,13 @@ def load_check(directory: Path) -> str:
         synsets = reader.synsets("dog")
         version = reader.get_version()
     except Exception as exc:  # any failure means "not a usable WordNet"
+        first_line = next((ln for ln in str(exc).splitlines() if ln.strip()), "")
         raise ProvisionError(
-            f"NLTK cannot read WordNet in {directory}: {type(exc).__name__}: {exc}"
+            f"NLTK cannot read WordNet in {directory}: "
+            f"{type(exc).__name__}: {first_line.strip()}"
         ) from exc
+    finally:
+        nltk.data.path[:] = saved_path
     if not synsets:
         raise ProvisionError(f"WordNet in {directory} has no synset for 'dog'")
     return str(version)
@@ -275,13 +288,18 @@ def from_downloader(staging_root: Path, staged: Path) -> str | None:
     download_dir.mkdir()
     log(f"trying NLTK's downloader (socket timeout {DOWNLOADER_TIMEOUT_S:.0f} s)")
     previous_timeout = socket.getdefaulttimeout()
+    saved_path = list(nltk.data.path)
     socket.setdefaulttimeout(DOWNLOADER_TIMEOUT_S)
     chatter = io.StringIO()
     started = time.monotonic()
     try:
         with contextlib.redirect_stdout(chatter), contextlib.redirect_stderr(chatter):
             ok = nltk.download(
-                "wordnet", download_dir=str(download_dir), quiet=True, raise_on_error=True
+                "wordnet",
+                download_dir=str(download_dir),
+                quiet=True,
+                raise_on_error=True,
+                print_error_to=chatter,
             )
     except Exception as exc:  # network errors surface as many exception types
         first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
@@ -292,6 +310,7 @@ def from_downloader(staging_root: Path, staged: Path) -> str | None:
         return None
     finally:
         socket.setdefaulttimeout(previous_timeout)
+        nltk.data.path[:] = saved_path  # the downloader appends its directory
     if not ok:
         log("  downloader reported failure")
         return None
@@ -520,7 +539,8 @@ def provision(target: Path, force: bool = False) -> int:
 
     (target / "corpora").mkdir(parents=True, exist_ok=True)
     staging_root = Path(tempfile.mkdtemp(prefix=".wordnet-staging-", dir=target / "corpora"))
-    staged = staging_root / "wordnet"
+    # The staging directory is itself laid out as an NLTK data root.
+    staged = staging_root / "corpora" / "wordnet"
     try:
         source = None
         for step in (

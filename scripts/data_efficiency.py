@@ -1,0 +1,19 @@
+"""Rule `data_efficiency`: gather every system's efficiencies into one table (CSV and Markdown)."""
+
+import pandas as pd
+
+from debias.efficiency_tables import efficiency_markdown, sort_efficiency
+from debias.io import write_csv, write_text
+from debias.logs import setup_logging
+
+
+def main(smk):
+    log = setup_logging(smk.log[0])
+    frames = [pd.read_csv(path) for path in smk.input]
+    table = sort_efficiency(pd.concat(frames, ignore_index=True), smk.params.tasks, smk.params.metrics)
+    write_csv(table, smk.output.csv)
+    write_text(smk.output.md, efficiency_markdown(table, smk.params.tasks, smk.params.metrics))
+    log.info("%d data-efficiency rows", len(table))
+
+
+main(snakemake)  # noqa: F821

@@ -1,0 +1,82 @@
+"""One system's bootstrap experiment: CI-width curves for every prompt x metric x condition,
+and the data efficiencies (bootstrap and theory) that follow from them."""
+
+from __future__ import annotations
+
+import logging
+from typing import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .bootstrap import bootstrap_ci_widths, data_efficiency, resampling_variance_components, setting_seed
+from .control_variates import theory_data_efficiency
+from .io import SystemItem
+from .joined import pearson, scores_for
+from .variance import judgment_matrix
+
+log = logging.getLogger(__name__)
+
+CURVE_COLUMNS = ["task", "prompt", "system", "metric", "condition", "n", "width"]
+EFFICIENCY_COLUMNS = ["task", "prompt", "system", "metric", "condition", "de", "de_theory", "rho", "gamma"]
+
+
+def theory_by_condition(rho: float, gamma: float) -> dict[str, float]:
+    """Theory DE of each condition against humans alone, Var_mean ∝ σ_f² + σ_a²:
+    cv keeps both noise sources, noiseless humans drop σ_a², a perfect metric has ρ = 1."""
+    return {
+        "cv": float(theory_data_efficiency(rho, gamma)),
+        "noiseless": float((1 + gamma) / (1 - rho**2)) if rho**2 < 1 else float("inf"),
+        "perfect": float((1 + gamma) / gamma) if gamma > 0 else float("inf"),
+    }
+
+
+def system_experiment(
+    items: Sequence[SystemItem],
+    scores: pd.DataFrame,
+    *,
+    task: str,
+    system: str,
+    prompts: Sequence[str],
+    metrics: Sequence[str],
+    replicates: int,
+    seed: int,
+    level: float = 0.8,
+    de_range: Sequence[float] = (0.2, 0.9),
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Curves (long format) and efficiencies for one (task, system).
+
+    Every prompt gets its own random stream, seeded from the base seed and the setting's
+    names, so results do not depend on which job runs first; within a prompt all metrics and
+    conditions share the same draws.
+    """
+    low, high = de_range
+    curve_parts, rows = [], []
+    for prompt in prompts:
+        ids, judgments = judgment_matrix(items, prompt)
+        if len(ids) < 2:
+            log.warning("%s/%s/%s: fewer than 2 judged items, skipped", task, system, prompt)
+            continue
+        g = scores_for(ids, scores, metrics, where=f"scores of {task}/{system}")
+        rng = np.random.default_rng(setting_seed(seed, task, system, prompt))
+        widths = bootstrap_ci_widths(judgments, g, n_replicates=replicates, rng=rng, level=level)
+        n = widths["n"]
+        sigma2_a, sigma2_f = resampling_variance_components(judgments)
+        gamma = sigma2_a / sigma2_f if sigma2_f > 0 else float("nan")
+        item_means = np.nanmean(judgments, axis=1)
+        labelled = [("none", "mean", widths["mean"]), ("perfect", "perfect", widths["perfect"])]
+        labelled += [(m, "cv", widths["cv"][i]) for i, m in enumerate(metrics)]
+        labelled += [(m, "noiseless", widths["noiseless"][i]) for i, m in enumerate(metrics)]
+        for metric, condition, width in labelled:
+            curve_parts.append(pd.DataFrame({"task": task, "prompt": prompt, "system": system, "metric": metric,
+                                             "condition": condition, "n": n, "width": width}))
+        for metric, condition, width in labelled[1:]:
+            rho = 1.0 if condition == "perfect" else pearson(item_means, g[metrics.index(metric)])
+            rows.append({
+                "task": task, "prompt": prompt, "system": system, "metric": metric, "condition": condition,
+                "de": float(data_efficiency(widths["mean"], width, n, lo=low, hi=high)),
+                "de_theory": theory_by_condition(rho, gamma)[condition], "rho": rho, "gamma": gamma,
+            })
+        log.info("%s/%s/%s: %d items, %d replicates, gamma=%.3f", task, system, prompt, len(ids), replicates, gamma)
+    curves = pd.concat(curve_parts, ignore_index=True) if curve_parts else pd.DataFrame(columns=CURVE_COLUMNS)
+    return curves[CURVE_COLUMNS], pd.DataFrame(rows, columns=EFFICIENCY_COLUMNS)

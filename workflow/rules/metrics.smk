@@ -1,0 +1,18 @@
+# Step 1: BLEU, ROUGE and METEOR for every output of every scored system, one job per system.
+
+
+rule metrics:
+    input:
+        system=lambda w: system_path(config, w.task, w.system),
+        references=lambda w: references_path(config, w.task),
+    output:
+        scores=f"{R}/metrics/{{task}}/{{system}}.csv",
+        versions=f"{R}/metrics/{{task}}/{{system}}.json",
+    params:
+        metrics=METRICS,
+        prompts=lambda w: config["tasks"][w.task]["prompts"],
+        nltk_data=config["nltk_data"],
+    log:
+        f"{R}/logs/metrics/{{task}}/{{system}}.log",
+    script:
+        "../../scripts/compute_metrics.py"
