@@ -161,11 +161,13 @@ def test_bootstrap_data_efficiency_matches_theory():
     de_perfect = data_efficiency(w["mean"], w["perfect"], w["n"])
     assert de_cv.shape == de_noiseless.shape == (3,)
 
-    np.testing.assert_allclose(de_cv, theory_data_efficiency(rhos, gamma), rtol=0.08)
+    # Tolerances cover the spread over data and bootstrap seeds (about 3% sd).
+    np.testing.assert_allclose(de_cv, theory_data_efficiency(rhos, gamma), rtol=0.1)
     # Noiseless humans: sigma2_a = 0 in the estimator, baseline keeps it.
     np.testing.assert_allclose(de_noiseless, (1 + gamma) / (1 - rhos**2), rtol=0.1)
-    # Perfect metric: rho = 1.
-    assert de_perfect == pytest.approx(theory_data_efficiency(1.0, gamma), rel=0.1)
+    # Perfect metric: rho = 1. This one tells the resampling components from
+    # ddof-1 ones, which would predict about 2.9 here instead of about 4.3.
+    assert de_perfect == pytest.approx(theory_data_efficiency(1.0, gamma), rel=0.12)
     # The uncorrelated metric buys nothing; the best one buys a lot.
     assert de_cv[2] == pytest.approx(1.0, abs=0.05)
     assert de_cv[0] > 1.3

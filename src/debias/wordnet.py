@@ -1,0 +1,124 @@
+"""Loading the project's WordNet 3.0 for METEOR's synonym matching.
+
+METEOR aligns words by exact form, by Porter stem and by WordNet synonymy.
+Without WordNet the third stage silently matches nothing and the scores are
+lower, so this module refuses to go on without it: :func:`use_wordnet` either
+returns a working WordNet reader or raises :class:`WordNetUnavailableError`
+saying where it looked and how to provision it.
+
+The project keeps its WordNet in a project-local NLTK data directory
+(``nltk_data/corpora/wordnet``), filled by ``make setup`` (which runs
+``scripts/provision_wordnet.py --target nltk_data``).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import warnings
+from pathlib import Path
+
+import nltk
+from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+__all__ = [
+    "EXPECTED_VERSION",
+    "PROVISION_HINT",
+    "WordNetUnavailableError",
+    "loaded_wordnet",
+    "use_wordnet",
+    "wordnet_version",
+]
+
+#: The WordNet release the project's METEOR scores are computed with.
+EXPECTED_VERSION = "3.0"
+
+PROVISION_HINT = (
+    "Provision it with `make setup`, or directly with "
+    "`python scripts/provision_wordnet.py --target nltk_data` (it tries NLTK's "
+    "downloader, then Debian's wordnet-base and wordnet-sense-index packages)."
+)
+
+_RESOURCE = "corpora/wordnet"
+
+_lock = threading.Lock()
+_readers: dict[str, WordNetCorpusReader] = {}
+_last: WordNetCorpusReader | None = None
+
+
+class WordNetUnavailableError(RuntimeError):
+    """NLTK cannot find or read WordNet, so METEOR cannot be computed."""
+
+
+def _search_path_text() -> str:
+    entries = []
+    for entry in nltk.data.path:
+        raw = entry.path if hasattr(entry, "path") else entry
+        entries.append(f"  - {raw}")
+    return "\n".join(entries)
+
+
+def _prepend_data_dir(directory: str) -> None:
+    """Put *directory* first on ``nltk.data.path`` (once)."""
+    nltk.data.path[:] = [directory] + [p for p in nltk.data.path if p != directory]
+
+
+def use_wordnet(nltk_data_dir: str | os.PathLike) -> WordNetCorpusReader:
+    """Return NLTK's WordNet reader, searching *nltk_data_dir* before NLTK's defaults.
+
+    *nltk_data_dir* (the project's ``nltk_data``) is put first on
+    ``nltk.data.path``; NLTK's default locations stay after it.  The reader is
+    checked (``synsets("dog")`` must not be empty) and cached, so later calls
+    for the same WordNet are free.  Its version is :func:`wordnet_version`
+    (``"3.0"`` for the provisioned copy).
+
+    Raises :class:`WordNetUnavailableError`, naming the directories searched and
+    how to provision WordNet, when no WordNet is found or NLTK cannot read it.
+    """
+    global _last
+    directory = str(Path(nltk_data_dir).expanduser().resolve())
+    with _lock:
+        _prepend_data_dir(directory)
+        try:
+            pointer = nltk.data.find(_RESOURCE)
+        except LookupError:
+            raise WordNetUnavailableError(
+                f"WordNet was not found for METEOR: no '{_RESOURCE}' in the project's "
+                f"NLTK data directory {directory} nor in NLTK's other search paths:\n"
+                f"{_search_path_text()}\n{PROVISION_HINT}"
+            ) from None
+        root = str(pointer.path) if hasattr(pointer, "path") else str(pointer)
+        reader = _readers.get(root)
+        if reader is None:
+            try:
+                with warnings.catch_warnings():
+                    # Without the Open Multilingual WordNet NLTK warns that its
+                    # multilingual functions are unavailable; METEOR needs none.
+                    warnings.simplefilter("ignore")
+                    reader = WordNetCorpusReader(pointer, None)
+                has_dog = bool(reader.synsets("dog"))
+                version = reader.get_version()
+            except Exception as exc:
+                first = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), "")
+                raise WordNetUnavailableError(
+                    f"WordNet at {root} cannot be read by NLTK "
+                    f"({type(exc).__name__}: {first}).\n{PROVISION_HINT}"
+                ) from exc
+            if not has_dog or version is None:
+                raise WordNetUnavailableError(
+                    f"WordNet at {root} looks broken (no synsets for 'dog' or no "
+                    f"version line in data.adj).\n{PROVISION_HINT}"
+                )
+            _readers[root] = reader
+        _last = reader
+        return reader
+
+
+def wordnet_version(reader: WordNetCorpusReader) -> str:
+    """WordNet release of *reader* as read from its database, e.g. ``"3.0"``."""
+    return str(reader.get_version())
+
+
+def loaded_wordnet() -> WordNetCorpusReader | None:
+    """The reader returned by the latest :func:`use_wordnet` call, if any."""
+    return _last

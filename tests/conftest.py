@@ -1,0 +1,50 @@
+"""Shared fixtures: paths into the repository and a small synthetic canonical dataset."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def repo() -> Path:
+    return REPO
+
+
+def write_jsonl(path: Path, records) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+WORDS = ("the cat sat on a mat while dogs ran past quickly and birds sang loudly in green trees "
+         "near an old house by the river under blue skies").split()
+
+
+def synthetic_task(root: Path, task: str, systems, n_items: int = 40, seed: int = 0, prompts=("quality",)):
+    """A small canonical task whose judgments depend on word overlap with the reference, so
+    metrics correlate with humans. Returns the task directory."""
+    rng = np.random.default_rng(seed)
+    refs = []
+    for i in range(n_items):
+        refs.append({"id": f"{i:03d}", "reference": " ".join(rng.choice(WORDS, size=8))})
+    write_jsonl(root / task / "references.jsonl", refs)
+    for s, system in enumerate(systems):
+        lines = []
+        for ref in refs:
+            words = ref["reference"].split()
+            keep = rng.random(len(words)) < rng.uniform(0.2, 0.9)
+            out = [w if k else str(rng.choice(WORDS)) for w, k in zip(words, keep)]
+            quality = keep.mean()
+            judgments = {}
+            for p in prompts:
+                k = int(rng.choice([2, 3]))
+                judgments[p] = [float(np.clip(round(quality * 2 - 1 + rng.normal(0, 0.5)), -1, 1)) for _ in range(k)]
+            lines.append({"id": ref["id"], "output": " ".join(out), "judgments": judgments})
+        write_jsonl(root / task / "systems" / f"{system}.jsonl", lines)
+    return root / task
