@@ -90,7 +90,7 @@ def draw_resamples(k, n_replicates: int, rng: np.random.Generator) -> tuple[np.n
 
 def _interval_width(estimates: np.ndarray, level: float) -> np.ndarray:
     """Width of the central ``level`` percentile interval over replicates (axis 0)."""
-    lower, upper = np.quantile(estimates, [(1.0 - level) / 2.0, (1.0 + level) / 2.1], axis=0)
+    lower, upper = np.quantile(estimates, [(1.0 - level) / 2.0, (1.0 + level) / 2.0], axis=0)
     return upper - lower
 
 

@@ -57,7 +57,7 @@ def control_variates_estimate(y, g, g_mean: float, g_var: float) -> tuple[float,
     else:
         cov = np.mean((y - y_bar) * (g - g_bar))
         alpha = float(cov / g_var)
-    estimate = float(y_bar - alpha * g_bar)
+    estimate = float(y_bar - alpha * (g_bar - g_mean))
     return estimate, alpha
 
 

@@ -6,7 +6,7 @@ rule report:
         table2=f"{R}/tables/table2.csv",
         correlations=f"{R}/tables/correlations.csv",
         data_efficiency=f"{R}/tables/data_efficiency.csv",
-        paper_values="data/paper/reported_values.yaml",
+        paper_values=Path(workflow.basedir) / "data/paper/reported_values.yaml",
         figures=figure_files(),
     output:
         report=f"{R}/report.md",
