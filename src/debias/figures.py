@@ -309,8 +309,8 @@ def _place_labels(ax, fig: Figure, xs, ys, labels, colors, obstacles: Sequence =
     fig.set_layout_engine("none")
     renderer = fig.canvas.get_renderer()
     axes_box = ax.get_window_extent(renderer)
-    pad = 2.0 * fig.dpi / 72.0
-    marker_half = 5.0 * fig.dpi / 72.0
+    pad = 1.5 * fig.dpi / 72.0
+    marker_half = 3.5 * fig.dpi / 72.0
 
     points = ax.transData.transform(np.column_stack([xs, ys]))
     blocked = [
@@ -342,7 +342,7 @@ def _place_labels(ax, fig: Figure, xs, ys, labels, colors, obstacles: Sequence =
             if cost == 0.0:
                 break
         _, dx, dy, ha, va, box = best
-        far = np.hypot(dx, dy) > 10
+        far = np.hypot(dx, dy) > 16
         text = ax.annotate(
             labels[i], (xs[i], ys[i]), xytext=(dx, dy), textcoords="offset points",
             ha=ha, va=va, fontsize=8, color=colors[i],
@@ -531,7 +531,7 @@ def plot_figure6(
         ax.set_title(
             f"{_panel_letter(panel_name)}{system_label(config, task, system)} on "
             f"{task_label(config, task)}, {prompt_label(config, task, prompt)}: "
-            f"DE = {_fmt_de(de['cv'])}\n{how}"
+            f"DE = {_fmt_de(de['cv'])} (Humans + {m_label} vs Humans)\n{how}"
         )
         return fig
 

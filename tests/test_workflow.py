@@ -1,0 +1,203 @@
+"""End-to-end runs of the Snakemake workflow on a small synthetic task (copies in tmp dirs,
+never the real data/): outputs, determinism across --cores, incremental reruns when a system,
+prompt or task is added, and clean failures on bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from conftest import REPO, synthetic_task, write_jsonl
+
+pytestmark = pytest.mark.workflow
+
+TABLES = ["table2.csv", "variance_by_system.csv", "data_efficiency.csv", "correlations.csv"]
+
+
+def make_run_dir(root: Path) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    config = yaml.safe_load((REPO / "tests/config/config.yaml").read_text())
+    config["nltk_data"] = str(REPO / "nltk_data")
+    write_config(root, config)
+    synthetic_task(root / "data", "toy", ["alpha", "beta+1.0", "reference"], n_items=40, seed=3)
+    return root
+
+
+def write_config(root: Path, config: dict) -> None:
+    (root / "config").mkdir(exist_ok=True)
+    (root / "config/config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+
+
+def read_config(root: Path) -> dict:
+    return yaml.safe_load((root / "config/config.yaml").read_text())
+
+
+def snakemake(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"),
+               "--directory", str(root), "--cores", "2", *args]
+    result = subprocess.run(command, capture_output=True, text=True, cwd=root)
+    if check and result.returncode != 0:
+        raise AssertionError(f"snakemake failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
+    return result
+
+
+def result_files(root: Path) -> dict[str, float]:
+    return {str(p.relative_to(root)): p.stat().st_mtime_ns for p in (root / "results").rglob("*") if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def base_run(tmp_path_factory) -> Path:
+    root = make_run_dir(tmp_path_factory.mktemp("base"))
+    snakemake(root)
+    return root
+
+
+def clone(base: Path, tmp_path: Path) -> Path:
+    target = tmp_path / "run"
+    shutil.copytree(base, target, copy_function=shutil.copy2)
+    return target
+
+
+def test_every_output_is_written(base_run):
+    results = base_run / "results"
+    for name in TABLES + ["table2.md", "table2.tex", "data_efficiency.md"]:
+        assert (results / "tables" / name).stat().st_size > 0, name
+    for name in ["figure3", "figure5_toy", "figure6a", "figure6b"]:
+        assert (results / "figures" / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert (results / "figures" / f"{name}.pdf").read_bytes()[:4] == b"%PDF"
+    assert (results / "report.md").read_text().strip()
+    scores = pd.read_csv(results / "metrics/toy/beta+1.0.csv")
+    assert list(scores.columns) == ["id", "system", "bleu", "rouge1", "rouge2", "rougeL", "meteor"]
+    assert scores[["bleu", "rouge1", "rouge2", "rougeL", "meteor"]].apply(lambda c: c.between(0, 1).all()).all()
+    versions = json.loads((results / "metrics/toy/alpha.json").read_text())
+    assert "nrefs:1" in json.dumps(versions)  # the sacrebleu signature is recorded
+
+
+def test_data_efficiency_grid_is_complete(base_run):
+    table = pd.read_csv(base_run / "results/tables/data_efficiency.csv")
+    assert list(table.columns) == ["task", "prompt", "system", "metric", "condition", "de", "de_theory", "rho", "gamma"]
+    # 2 systems x 1 prompt x (5 metrics x {cv, noiseless} + perfect)
+    assert len(table) == 2 * 11
+    assert set(table.loc[table.condition == "perfect", "metric"]) == {"perfect"}
+    assert (table["de"] > 0).all()
+
+
+def test_rerun_does_nothing(base_run):
+    before = result_files(base_run)
+    out = snakemake(base_run)
+    assert "Nothing to be done" in out.stdout + out.stderr
+    assert result_files(base_run) == before
+
+
+def test_tables_identical_with_one_core(base_run, tmp_path):
+    other = make_run_dir(tmp_path / "one-core")
+    command = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"),
+               "--directory", str(other), "--cores", "1"]
+    subprocess.run(command, check=True, capture_output=True, cwd=other)
+    for name in TABLES + ["table2.md", "data_efficiency.md"]:
+        assert (other / "results/tables" / name).read_bytes() == (base_run / "results/tables" / name).read_bytes(), name
+    for path in (base_run / "results/curves").rglob("*.csv"):
+        assert (other / path.relative_to(base_run)).read_bytes() == path.read_bytes(), path
+
+
+def test_adding_a_system_reruns_only_its_jobs(base_run, tmp_path):
+    run = clone(base_run, tmp_path)
+    before = result_files(run)
+    synthetic_task(tmp_path / "extra", "toy", ["gamma.new"], n_items=40, seed=11)
+    shutil.copy(tmp_path / "extra/toy/systems/gamma.new.jsonl", run / "data/toy/systems/gamma.new.jsonl")
+    config = read_config(run)
+    config["tasks"]["toy"]["systems"]["gamma.new"] = {"label": "gamma"}
+    write_config(run, config)
+    snakemake(run)
+    after = result_files(run)
+    for untouched in ["results/metrics/toy/alpha.csv", "results/metrics/toy/beta+1.0.csv",
+                      "results/curves/toy/alpha.csv", "results/curves/toy/beta+1.0.csv"]:
+        assert after[untouched] == before[untouched], untouched
+    assert "results/metrics/toy/gamma.new.csv" in after
+    table = pd.read_csv(run / "results/tables/data_efficiency.csv")
+    assert "gamma.new" in set(table.system)
+    assert after["results/tables/data_efficiency.csv"] != before["results/tables/data_efficiency.csv"]
+
+
+def test_adding_a_prompt(base_run, tmp_path):
+    run = clone(base_run, tmp_path)
+    config = read_config(run)
+    config["tasks"]["toy"]["prompts"]["clarity"] = {"label": "Clarity", "min": 1, "max": 5}
+    write_config(run, config)
+    for path in (run / "data/toy/systems").glob("*.jsonl"):
+        lines = [json.loads(line) for line in path.read_text().splitlines()]
+        for i, line in enumerate(lines):
+            line["judgments"]["clarity"] = [1 + (i % 5), 1 + ((i * 7) % 5)]
+        write_jsonl(path, lines)
+    snakemake(run)
+    table2 = pd.read_csv(run / "results/tables/table2.csv")
+    assert set(table2.prompt) == {"quality", "clarity"}
+    efficiency = pd.read_csv(run / "results/tables/data_efficiency.csv")
+    assert set(efficiency.prompt) == {"quality", "clarity"}
+
+
+def test_adding_a_task(base_run, tmp_path):
+    run = clone(base_run, tmp_path)
+    synthetic_task(run / "data", "second", ["one", "two"], n_items=30, seed=5, prompts=("score",))
+    config = read_config(run)
+    config["tasks"]["second"] = {"label": "Second", "systems": {"one": {"label": "one"}, "two": {"label": "two"}},
+                                 "prompts": {"score": {"label": "Score", "min": -1, "max": 1}}}
+    write_config(run, config)
+    before = result_files(run)
+    snakemake(run)
+    after = result_files(run)
+    assert after["results/curves/toy/alpha.csv"] == before["results/curves/toy/alpha.csv"]
+    table2 = pd.read_csv(run / "results/tables/table2.csv")
+    assert set(table2.task) == {"toy", "second"}
+
+
+@pytest.mark.parametrize("case", ["schema", "bad_line", "missing_system"])
+def test_bad_input_stops_before_any_job(tmp_path, case):
+    run = make_run_dir(tmp_path / case)
+    config = read_config(run)
+    if case == "schema":
+        config["bootstrap"]["replicatez"] = 5
+        expected = ["replicatez"]
+    elif case == "bad_line":
+        path = run / "data/toy/systems/alpha.jsonl"
+        lines = path.read_text().splitlines()
+        lines[4] = lines[4].replace('"judgments"', '"judgements"')
+        path.write_text("\n".join(lines) + "\n")
+        expected = [f"{path.relative_to(run)}:5", "missing key 'judgments'"]
+    else:
+        config["tasks"]["toy"]["systems"]["nosuch"] = {"label": "x"}
+        expected = ["nosuch.jsonl.gz", "not found"]
+    write_config(run, config)
+    out = snakemake(run, check=False)
+    assert out.returncode != 0
+    for text in expected:
+        assert text in out.stdout + out.stderr
+    assert not (run / "results").exists()
+
+
+def test_failed_job_leaves_no_partial_output(tmp_path):
+    """Without WordNet the metrics job must fail (METEOR is never computed without it), and
+    leave nothing behind."""
+    run = make_run_dir(tmp_path / "nowordnet")
+    config = read_config(run)
+    config["nltk_data"] = str(tmp_path / "empty-nltk-data")
+    write_config(run, config)
+    env_home = tmp_path / "home"
+    out = subprocess.run([sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"),
+                          "--directory", str(run), "--cores", "1", f"{config['results_dir']}/metrics/toy/alpha.csv"],
+                         capture_output=True, text=True, cwd=run,
+                         env={**os.environ, "HOME": str(env_home), "NLTK_DATA": str(tmp_path / "empty-nltk-data")})
+    if out.returncode == 0:
+        pytest.skip("an NLTK WordNet outside the project is visible on this machine")
+    log = (run / "results/logs/metrics/toy/alpha.log").read_text() if (run / "results/logs/metrics/toy/alpha.log").exists() else ""
+    assert "WordNet" in out.stdout + out.stderr + log
+    leftovers = [p for p in (run / "results").rglob("*") if p.is_file() and "logs" not in p.parts]
+    assert leftovers == []
