@@ -18,7 +18,7 @@ def main(smk):
     system = smk.wildcards.system
     frame = pd.concat([pd.DataFrame({"id": [i.id for i in items], "system": system}), scores[list(smk.params.metrics)]], axis=1)
     write_csv(frame, smk.output.scores, float_format="%.6f")
-    write_text(smk.output.versions, json.dumps(metric_versions(), indent=2, sort_keys=True) + "\n")
+    write_text(smk.output.versions, json.dumps(metric_versions(smk.params.nltk_data), indent=2, sort_keys=True) + "\n")
     log.info("wrote %s", smk.output.scores)
 
 

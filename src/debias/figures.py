@@ -346,6 +346,7 @@ def _place_labels(ax, fig: Figure, xs, ys, labels, colors, obstacles: Sequence =
         text = ax.annotate(
             labels[i], (xs[i], ys[i]), xytext=(dx, dy), textcoords="offset points",
             ha=ha, va=va, fontsize=8, color=colors[i],
+            bbox={"boxstyle": "round,pad=0.1", "facecolor": "white", "edgecolor": "none", "alpha": 0.85},
             arrowprops={"arrowstyle": "-", "color": colors[i], "lw": 0.6, "shrinkA": 1, "shrinkB": 4}
             if far else None,
         )
@@ -526,7 +527,7 @@ def plot_figure6(
 
         how = (
             f"{m_label}: highest |$\\rho$| for this system and prompt"
-            if chosen else f"metric: {m_label}"
+            if chosen else f"metric: {m_label} (set in the config)"
         )
         ax.set_title(
             f"{_panel_letter(panel_name)}{system_label(config, task, system)} on "

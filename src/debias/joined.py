@@ -7,18 +7,9 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from .control_variates import correlation as pearson
 from .io import InputError, SystemItem
 from .variance import judgment_matrix
-
-
-def pearson(f: np.ndarray, g: np.ndarray) -> float:
-    """Pearson correlation; NaN when either side is constant or there are fewer than 2 items."""
-    f, g = np.asarray(f, float), np.asarray(g, float)
-    if f.size < 2:
-        return float("nan")
-    fc, gc = f - f.mean(), g - g.mean()
-    denominator = np.sqrt(np.dot(fc, fc) * np.dot(gc, gc))
-    return float(np.dot(fc, gc) / denominator) if denominator > 0 else float("nan")
 
 
 def scores_for(ids: Sequence[str], scores: pd.DataFrame, metrics: Sequence[str], where: str = "scores") -> np.ndarray:
