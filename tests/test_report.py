@@ -55,7 +55,8 @@ def paper():
 
 
 def tables(seed=0):
-    """Synthetic inputs; every value carries an odd third decimal so none equals a paper value."""
+    """Synthetic inputs. No value printed to three decimals ends in 0, so none can equal a
+    paper value (all stated to two decimals) however the report formats it."""
     rng = np.random.default_rng(seed)
     t2, corr, de = [], [], []
     for task, spec in CONFIG["tasks"].items():
@@ -66,15 +67,15 @@ def tables(seed=0):
             for system in list(spec["systems"]) + ["combined"]:
                 for metric in METRICS:
                     corr.append({"task": task, "prompt": prompt, "system": system, "metric": metric,
-                                 "rho": round(0.1 + 0.4 * rng.random(), 4) + 0.0003, "n_items": 100})
+                                 "rho": round(0.1 + 0.4 * rng.random(), 2) + 0.0037, "n_items": 100})
             for system in spec["systems"]:
                 for metric in METRICS:
                     for condition, base in (("cv", 1.0417), ("noiseless", 1.3337)):
                         de.append({"task": task, "prompt": prompt, "system": system, "metric": metric,
-                                   "condition": condition, "de": base + round(0.1 * rng.random(), 3),
+                                   "condition": condition, "de": base + round(0.1 * rng.random(), 2),
                                    "de_theory": base, "rho": 0.3, "gamma": 0.5693})
                 de.append({"task": task, "prompt": prompt, "system": system, "metric": "perfect",
-                           "condition": "perfect", "de": 2.0137 + round(rng.random(), 3),
+                           "condition": "perfect", "de": 2.0137 + round(rng.random(), 2),
                            "de_theory": 2.5, "rho": 1.0, "gamma": 0.5693})
     return pd.DataFrame(t2), pd.DataFrame(corr), pd.DataFrame(de)
 
@@ -103,7 +104,7 @@ def build(paper, t2=None, corr=None, de=None, **kwargs):
 
 
 def test_paper_values_file_is_complete_and_consistent(paper):
-    rows = paper["table2"]["rows"]
+    rows = paper["table2"]
     assert {(r["task"], r["prompt"]) for r in rows} == {
         (task, prompt) for task, spec in CONFIG["tasks"].items() for prompt in spec["prompts"]
     }
@@ -117,7 +118,7 @@ def test_paper_values_file_is_complete_and_consistent(paper):
     assert {e["condition"] for e in paper["de_ranges"]} == {"cv", "noiseless", "perfect"}
     assert all(e["low"] < e["high"] for e in paper["de_ranges"])
     assert [c["id"] for c in paper["correlations"]] == ["figure1b"]
-    for entry in paper["figure6"] + paper["de_ranges"] + paper["correlations"] + [paper["table2"]]:
+    for entry in paper["figure6"] + paper["de_ranges"] + paper["correlations"] + paper["table2"]:
         assert entry["where"], entry
 
 
@@ -125,7 +126,7 @@ def test_report_has_a_row_for_every_stated_number(paper):
     rows = comparison_table(build(paper))
     assert len(rows) == N_STATED
     assert [r["#"] for r in rows] == [str(i) for i in range(1, N_STATED + 1)]
-    for entry in paper["table2"]["rows"]:
+    for entry in paper["table2"]:
         task = CONFIG["tasks"][entry["task"]]
         names = (task["label"], task["prompts"][entry["prompt"]]["label"])
         for column, symbol in (("sigma2_a", "σ_a²"), ("sigma2_f", "σ_f²"), ("gamma", "γ,")):
@@ -162,7 +163,7 @@ def test_our_values_come_from_the_input_tables(paper):
     gamma_edit = find(after, "γ,", "CNN/Daily Mail Edit")
     assert gamma_edit["Ours"] == "0.777"
     assert gamma_edit["Ours"] != find(before, "γ,", "CNN/Daily Mail Edit")["Ours"]
-    paper_gamma = next(r["gamma"] for r in paper["table2"]["rows"] if r["prompt"] == "edit")
+    paper_gamma = next(r["gamma"] for r in paper["table2"] if r["prompt"] == "edit")
     assert gamma_edit["Ours − paper"] == f"{0.7771 - paper_gamma:+.3f}"
     assert find(after, "ρ, ROUGE-L vs AnyCorrect")["Ours"] == "0.457"
     assert find(after, "Figure 6c", "ROUGE-1")["Ours"] == "1.234"
@@ -173,7 +174,7 @@ def test_our_values_come_from_the_input_tables(paper):
 
 def test_agreement_within_rounding_and_beyond(paper):
     t2, corr, de = tables()
-    target = next(r for r in paper["table2"]["rows"] if r["prompt"] == "overall")
+    target = next(r for r in paper["table2"] if r["prompt"] == "overall")
     t2 = t2.copy()
     mask = (t2.task == "cnndm") & (t2.prompt == "overall")
     t2.loc[mask, "sigma2_a"] = target["sigma2_a"] + 0.004
@@ -203,18 +204,21 @@ def test_paper_numbers_appear_only_in_the_paper_column(paper):
     markdown = build(paper)
     rows = comparison_table(markdown)
     for row in rows:
-        assert row["Ours"] != row["Paper"]
+        ours = re.findall(r"\d+\.\d+", row["Ours"])
+        paper_numbers = re.findall(r"\d+\.\d+", row["Paper"])
+        assert not {float(x) for x in ours} & {float(x) for x in paper_numbers}, row
     # Remove the Paper column and look for any paper number anywhere else in the report.
     section = markdown.split("## Paper vs reproduction", 1)[1].split("\n## ", 1)[0]
     stripped = markdown.replace(section, "")
     stripped += "\n".join(" ".join(v for k, v in r.items() if k != "Paper") for r in rows)
-    numbers = [r[c] for r in paper["table2"]["rows"] for c in ("sigma2_a", "sigma2_f", "gamma")]
+    numbers = [r[c] for r in paper["table2"] for c in ("sigma2_a", "sigma2_f", "gamma")]
     numbers += [e["de"] for e in paper["figure6"]]
     numbers += [e[k] for e in paper["de_ranges"] for k in ("low", "high")]
     numbers += [e["rho"] for e in paper["correlations"]]
     for number in numbers:
-        pattern = rf"(?<![\d.]){re.escape(f'{number:.2f}')}(?!\d)"
-        assert not re.search(pattern, stripped), f"paper value {number:.2f} outside the Paper column"
+        for text in (f"{number:.2f}", f"{number:.3f}"):
+            pattern = rf"(?<![\d.]){re.escape(text)}(?!\d)"
+            assert not re.search(pattern, stripped), f"paper value {text} outside the Paper column"
 
 
 def test_missing_inputs_are_reported_not_fatal(paper):
@@ -273,3 +277,21 @@ def test_write_report_script(tmp_path, paper):
     assert text == report.build_report(t2, corr, de, paper, CONFIG, figures=figure_files)
     assert "![figure6a](figures/figure6a.png)" in text and "*figure6b: not rendered.*" in text
     assert sorted(p.name for p in results.iterdir()) == ["figures", "report.md", "tables"]
+
+
+def test_gamma_reason_depends_on_the_interval_the_rounded_variances_allow(paper):
+    entry = next(r for r in paper["table2"] if r["prompt"] == "fluency")
+    low = (entry["sigma2_a"] - 0.005) / (entry["sigma2_f"] + 0.005)
+    high = (entry["sigma2_a"] + 0.005) / (entry["sigma2_f"] - 0.005)
+    t2, _, _ = tables()
+    mask = (t2.task == "cnndm") & (t2.prompt == "fluency")
+    reasons = {}
+    for label, gamma in (("inside", (entry["gamma"] + high) / 2 + 0.0013), ("outside", high + 0.1013)):
+        frame = t2.copy()
+        frame.loc[mask, "gamma"] = gamma
+        row = find(comparison_table(build(paper, t2=frame)), "γ,", "CNN/Daily Mail Fluency")
+        assert row["Agreement"] == "differs"
+        reasons[label] = row["Reason for the difference"]
+    assert low < entry["gamma"] < high
+    assert reasons["inside"].startswith("Consistent with the paper's rounded")
+    assert reasons["outside"] == report.REASON_TABLE2

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import matplotlib as mpl
+import matplotlib.ticker as mticker
 import numpy as np
 import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -33,12 +34,17 @@ __all__ = [
     "inverse_data_efficiency",
     "load_curves",
     "measured_points",
+    "metric_label",
     "plot_figure3",
     "plot_figure5",
     "plot_figure6",
+    "prompt_is_lower_better",
+    "prompt_label",
     "render_all",
     "resolve_panel_metric",
     "save_figure",
+    "system_label",
+    "task_label",
 ]
 
 #: Raster resolution of every PNG (dots per inch).
@@ -81,7 +87,6 @@ STYLE: dict[str, object] = {
     "axes.spines.right": False,
     "lines.linewidth": 1.6,
     "pdf.fonttype": 42,
-    "svg.hashsalt": "debias",
     "savefig.dpi": DPI,
 }
 
@@ -434,10 +439,15 @@ def plot_figure5(correlations: pd.DataFrame, config: Mapping, task: str, prompt:
         fig = _new_figure("figure5")
         ax = fig.add_subplot()
         cmap = mpl.colormaps[CORRELATION_CMAP].with_extremes(bad="#E6E6E6")
-        image = ax.imshow(
-            np.ma.masked_invalid(values), cmap=cmap, vmin=-limit, vmax=limit, aspect="auto",
-            interpolation="nearest",
+        # pcolormesh keeps every cell a vector rectangle in the PDF (imshow would embed a
+        # tiny raster that viewers smooth).
+        image = ax.pcolormesh(
+            np.arange(len(columns) + 1) - 0.5, np.arange(len(metrics) + 1) - 0.5,
+            np.ma.masked_invalid(values), cmap=cmap, vmin=-limit, vmax=limit,
+            edgecolors="face", linewidth=0,
         )
+        ax.set_xlim(-0.5, len(columns) - 0.5)
+        ax.set_ylim(len(metrics) - 0.5, -0.5)
         ax.set_xticks(range(len(columns)), [system_label(config, task, s) for s in columns])
         ax.set_yticks(range(len(metrics)), [metric_label(config, m) for m in metrics])
         ax.tick_params(length=0)
@@ -516,14 +526,26 @@ def plot_figure6(
                 f"{panel_name}: no curves for task={task!r} prompt={prompt!r} system={system!r}"
             )
 
-        level = float((config.get("bootstrap", {}) or {}).get("level", 0.8))
-        ax.set_xlabel("Number of human judgments")
-        ax.set_ylabel(f"{level:.0%} bootstrap confidence-interval width")
-        ax.set_xlim(left=0)
-        ax.set_ylim(bottom=0)
-        ax.grid(True, color="#DDDDDD", linewidth=0.6)
+        boot = config.get("bootstrap", {}) or {}
+        level = float(boot.get("level", 0.8))
+        low, high = (boot.get("de_range") or [0.2, 0.9])[:2]
+        n_max = float(sub["n"].max())
+        ax.axvspan(low * n_max, high * n_max, color="#EEEEEE", zorder=0,
+                   label=f"n averaged for DE ({low:g}N to {high:g}N)")
+        # Widths shrink like 1/sqrt(n): on log-log axes the curves are parallel lines whose
+        # vertical gap is half the log of the data efficiency, visible at every n.
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        for axis in (ax.xaxis, ax.yaxis):
+            axis.set_major_locator(mticker.LogLocator(base=10.0, subs=(1.0, 2.0, 5.0)))
+            axis.set_major_formatter(mticker.FuncFormatter(lambda value, _: f"{value:g}"))
+            axis.set_minor_formatter(mticker.NullFormatter())
+        ax.set_xlim(max(1.0, float(sub["n"].min())), n_max * 1.05)
+        ax.set_xlabel("Number of human judgments n (log scale)")
+        ax.set_ylabel(f"{level:.0%} bootstrap confidence-interval width (log scale)")
+        ax.grid(True, which="major", color="#DDDDDD", linewidth=0.6)
         ax.set_axisbelow(True)
-        ax.legend(loc="upper right")
+        ax.legend(loc="lower left")
 
         how = (
             f"{m_label}: highest |$\\rho$| for this system and prompt"

@@ -20,8 +20,10 @@ rule correlations:
 
 
 def figure_caption(path):
-    """Caption file for Snakemake's HTML report: one per kind of figure."""
+    """Caption file for Snakemake's HTML report: the figure's own, else its kind's."""
     name = Path(path).stem
+    if (Path(workflow.basedir) / "workflow/report" / f"{name}.rst").exists():
+        return f"../report/{name}.rst"
     kind = "figure3" if name == "figure3" else "figure5" if name.startswith("figure5") else "figure6"
     return f"../report/{kind}.rst"
 
