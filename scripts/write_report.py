@@ -1,44 +1,34 @@
-"""Snakemake rule script: write the reproduction report (markdown).
+"""Rule script `report`: the reproduction report (Markdown), our numbers beside the paper's.
 
-Inputs: table2, correlations, data_efficiency (CSV), paper_values (YAML) and figures (the
-rendered figure files); output: report. Figure and table links are written relative to the
-report. The report is written under a temporary name and renamed into place.
+Figure and table links are written relative to the report; the file is written atomically.
 """
 
 import os
-import tempfile
 from pathlib import Path
 
 import pandas as pd
 
 from debias import report
+from debias.io import write_text
+from debias.logs import setup_logging
 
-smk = snakemake  # noqa: F821 - injected by Snakemake's script directive
 
-out = Path(smk.output.report)
-out.parent.mkdir(parents=True, exist_ok=True)
-figure_files = [Path(f) for f in smk.input.figures]
-figures_dir = (
-    Path(os.path.relpath(figure_files[0].parent, out.parent)).as_posix() if figure_files else "figures"
-)
-tables_dir = Path(os.path.relpath(Path(smk.input.table2).parent, out.parent)).as_posix()
+def main(smk):
+    log = setup_logging(smk.log[0])
+    out = Path(smk.output.report)
+    relative = lambda folder: Path(os.path.relpath(folder, out.parent)).as_posix()  # noqa: E731
+    text = report.build_report(
+        pd.read_csv(smk.input.table2),
+        pd.read_csv(smk.input.correlations),
+        pd.read_csv(smk.input.data_efficiency),
+        report.load_paper_values(smk.input.paper_values),
+        smk.params.report_config,
+        figures=None,  # every configured figure; `rule all` makes sure they are drawn
+        figures_dir=relative(smk.params.figures_dir),
+        tables_dir=relative(Path(smk.input.table2).parent),
+    )
+    write_text(out, text)
+    log.info("wrote %s", out)
 
-text = report.build_report(
-    pd.read_csv(smk.input.table2),
-    pd.read_csv(smk.input.correlations),
-    pd.read_csv(smk.input.data_efficiency),
-    report.load_paper_values(smk.input.paper_values),
-    smk.config,
-    figures=figure_files,
-    figures_dir=figures_dir,
-    tables_dir=tables_dir,
-)
 
-handle, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
-try:
-    with os.fdopen(handle, "w", encoding="utf-8") as stream:
-        stream.write(text)
-    os.replace(tmp, out)
-finally:
-    if os.path.exists(tmp):
-        os.unlink(tmp)
+main(snakemake)  # noqa: F821

@@ -262,11 +262,29 @@ def test_render_script_writes_all_figures(tmp_path):
     out = tmp_path / "figures"
     snakemake = SimpleNamespace(
         input=SimpleNamespace(table2=str(paths["table2"]), correlations=str(paths["correlations"]),
-                              data_efficiency=str(paths["data_efficiency"]), curves=curve_paths),
-        params=SimpleNamespace(figures_dir=str(out)),
-        config=CONFIG,
+                              efficiency=[str(paths["data_efficiency"])], curves=curve_paths),
+        params=SimpleNamespace(figures_dir=str(out), names=figures.figure_names(CONFIG), figure_config=CONFIG),
+        log=[str(tmp_path / "logs" / "figures.log")],
     )
     runpy.run_path(str(REPO / "scripts" / "render_figures.py"), init_globals={"snakemake": snakemake})
     names = sorted(p.name for p in out.iterdir())
     assert names == sorted(f"{n}.{e}" for n in figures.figure_names(CONFIG) for e in ("pdf", "png"))
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")], "temporary files left behind"
+
+
+def test_render_script_draws_only_the_named_figures(tmp_path):
+    """The overview job draws figures 3 and 5 from the tables alone, before any curve exists."""
+    table2, corr, _, _ = synthetic_tables()
+    paths = {}
+    for name, frame in (("table2", table2), ("correlations", corr)):
+        paths[name] = tmp_path / f"{name}.csv"
+        frame.to_csv(paths[name], index=False)
+    out = tmp_path / "figures"
+    names = [n for n in figures.figure_names(CONFIG) if not n.startswith("figure6")]
+    snakemake = SimpleNamespace(
+        input=SimpleNamespace(table2=str(paths["table2"]), correlations=str(paths["correlations"])),
+        params=SimpleNamespace(figures_dir=str(out), names=names, figure_config=CONFIG),
+        log=[str(tmp_path / "logs" / "figures.log")],
+    )
+    runpy.run_path(str(REPO / "scripts" / "render_figures.py"), init_globals={"snakemake": snakemake})
+    assert sorted(p.name for p in out.iterdir()) == sorted(f"{n}.{e}" for n in names for e in ("pdf", "png"))

@@ -193,3 +193,16 @@ def test_metric_versions(nltk_data):
     assert Path(versions["wordnet_path"]) == (nltk_data / "corpora" / "wordnet").resolve()
     for key in ("nltk", "meteor_settings", "rouge_settings"):
         assert versions[key]
+
+
+def test_cached_rouge_tokenizer_matches_rouge_score_default():
+    """The stem-caching tokenizer must give exactly rouge-score's stemmed tokens."""
+    from rouge_score import tokenizers
+    from debias.metrics import _StemmingTokenizer
+
+    reference = tokenizers.DefaultTokenizer(use_stemmer=True)
+    ours = _StemmingTokenizer()
+    texts = ["The cats were running quickly towards the houses.", "Generously, relational ▃ conditional 5:30",
+             "", "agreed agreement agreeing", "The cats were running quickly towards the houses."]
+    for text in texts:
+        assert ours.tokenize(text) == reference.tokenize(text)

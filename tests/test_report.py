@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from debias import report
+from debias import figures, report
 
 REPO = Path(__file__).resolve().parents[1]
 PAPER_VALUES = REPO / "data" / "paper" / "reported_values.yaml"
@@ -268,14 +268,17 @@ def test_write_report_script(tmp_path, paper):
     snakemake = SimpleNamespace(
         input=SimpleNamespace(table2=str(inputs["table2"]), correlations=str(inputs["correlations"]),
                               data_efficiency=str(inputs["data_efficiency"]),
-                              paper_values=str(PAPER_VALUES), figures=figure_files),
+                              paper_values=str(PAPER_VALUES)),
         output=SimpleNamespace(report=str(out)),
-        config=CONFIG,
+        params=SimpleNamespace(figures_dir=str(results / "figures"), report_config=CONFIG),
+        log=[str(tmp_path / "logs" / "report.log")],
     )
     runpy.run_path(str(REPO / "scripts" / "write_report.py"), init_globals={"snakemake": snakemake})
     text = out.read_text(encoding="utf-8")
-    assert text == report.build_report(t2, corr, de, paper, CONFIG, figures=figure_files)
-    assert "![figure6a](figures/figure6a.png)" in text and "*figure6b: not rendered.*" in text
+    assert text == report.build_report(t2, corr, de, paper, CONFIG, figures=None)
+    # every configured figure is linked, relative to the report
+    for name in figures.figure_names(CONFIG):
+        assert f"![{name}](figures/{name}.png)" in text
     assert sorted(p.name for p in results.iterdir()) == ["figures", "report.md", "tables"]
 
 

@@ -597,8 +597,10 @@ def render_all(
     curves: pd.DataFrame,
     config: Mapping,
     out_dir: str | os.PathLike,
+    names: Iterable[str] | None = None,
 ) -> list[Path]:
-    """Draw every figure the config asks for into ``out_dir``; returns the files written."""
+    """Draw the figures the config asks for (only ``names``, if given) into ``out_dir``;
+    returns the files written."""
     out_dir = Path(out_dir)
     figures = config.get("figures", {}) or {}
     builders = [("figure3", lambda: plot_figure3(table2, correlations, config))]
@@ -608,7 +610,9 @@ def render_all(
         builders.append(
             (name, lambda n=name: plot_figure6(curves, data_efficiency, correlations, config, n))
         )
+    wanted = None if names is None else set(names)
     written = []
     for name, build in builders:
-        written += save_figure(build(), out_dir / name)
+        if wanted is None or name in wanted:
+            written += save_figure(build(), out_dir / name)
     return written

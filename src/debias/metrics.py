@@ -31,7 +31,7 @@ import pandas as pd
 import sacrebleu
 from nltk.stem.porter import PorterStemmer
 from nltk.translate.meteor_score import meteor_score
-from rouge_score import rouge_scorer
+from rouge_score import rouge_scorer, tokenize, tokenizers
 from sacrebleu.metrics import BLEU
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
@@ -58,9 +58,29 @@ def _bleu() -> BLEU:
     return BLEU(effective_order=True)
 
 
+class _CachedStemmer:
+    """NLTK's Porter stemmer (the one rouge-score uses) with its results memoised: the same
+    words recur across thousands of outputs, and stemming is most of ROUGE's cost."""
+
+    def __init__(self):
+        self.stem = lru_cache(maxsize=200_000)(PorterStemmer().stem)
+
+
+class _StemmingTokenizer(tokenizers.Tokenizer):
+    """rouge-score's own tokenisation with stemming, through its documented Tokenizer
+    extension point, so that the stems can be cached; tokens are identical to
+    ``RougeScorer(..., use_stemmer=True)``'s."""
+
+    def __init__(self):
+        self._stemmer = _CachedStemmer()
+
+    def tokenize(self, text):
+        return tokenize.tokenize(text, self._stemmer)
+
+
 @lru_cache(maxsize=1)
 def _rouge() -> rouge_scorer.RougeScorer:
-    return rouge_scorer.RougeScorer(list(_ROUGE_TYPES), use_stemmer=True)
+    return rouge_scorer.RougeScorer(list(_ROUGE_TYPES), use_stemmer=True, tokenizer=_StemmingTokenizer())
 
 
 @lru_cache(maxsize=1)

@@ -16,6 +16,7 @@ rule curves:
         bootstrap=config["bootstrap"],
     log:
         f"{R}/logs/curves/{{task}}/{{system}}.log",
+    priority: 1  # on the longest path of a run: scheduled first when cores are scarce
     script:
         "../../scripts/bootstrap_curves.py"
 

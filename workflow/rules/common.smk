@@ -46,10 +46,12 @@ def all_reference_files():
     return [str(references_path(config, t)) for t in TASKS]
 
 
+OVERVIEW_FIGURES = ["figure3"] + [f"figure5_{task}" for task in config["figures"].get("figure5", {})]
+CURVE_FIGURES = list(config["figures"].get("figure6", {}))
+
+
 def figure_files():
-    names = ["figure3"]
-    names += [f"figure5_{task}" for task in config["figures"].get("figure5", {})]
-    names += list(config["figures"].get("figure6", {}))
+    names = OVERVIEW_FIGURES + CURVE_FIGURES
     return [f"{R}/figures/{name}.{ext}" for name in names for ext in ("pdf", "png")]
 
 

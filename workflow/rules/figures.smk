@@ -28,20 +28,48 @@ def figure_caption(path):
     return f"../report/{kind}.rst"
 
 
-rule figures:
+def figure_outputs(names):
+    """PDF and PNG of each named figure; PNGs are registered in the HTML report."""
+    paths = [f"{R}/figures/{name}.{ext}" for name in names for ext in ("pdf", "png")]
+    in_report = lambda path: report(path, caption=figure_caption(path), category="Figures")  # noqa: E731
+    return [in_report(path) if path.endswith(".png") else path for path in paths]
+
+
+# Figures 3 and 5 need only Table 2 and the correlations, so they are drawn while the
+# bootstrap still runs; the Figure 6 panels wait for the curves.
+rule figures_overview:
     input:
         table2=f"{R}/tables/table2.csv",
         correlations=f"{R}/tables/correlations.csv",
-        data_efficiency=f"{R}/tables/data_efficiency.csv",
+    output:
+        figure_outputs(OVERVIEW_FIGURES),
+    params:
+        names=OVERVIEW_FIGURES,
+        figures_dir=f"{R}/figures",
+        # labels and panel choices: a change in them redraws the figures
+        figure_config={k: config[k] for k in ("tasks", "metrics", "figures")},
+    log:
+        f"{R}/logs/figures_overview.log",
+    script:
+        "../../scripts/render_figures.py"
+
+
+rule figures_curves:
+    input:
+        table2=f"{R}/tables/table2.csv",
+        correlations=f"{R}/tables/correlations.csv",
+        # the per-system efficiencies rather than the gathered table: one job less before
+        # the panels can be drawn
+        efficiency=per_system(f"{R}/efficiency/{{task}}/{{system}}.csv"),
         curves=per_system(f"{R}/curves/{{task}}/{{system}}.csv"),
     output:
-        [
-            report(path, caption=figure_caption(path), category="Figures") if path.endswith(".png") else path
-            for path in figure_files()
-        ],
+        figure_outputs(CURVE_FIGURES),
     params:
+        names=CURVE_FIGURES,
         figures_dir=f"{R}/figures",
+        figure_config={k: config[k] for k in ("tasks", "metrics", "figures", "bootstrap")},
     log:
-        f"{R}/logs/figures.log",
+        f"{R}/logs/figures_curves.log",
+    priority: 2  # on the longest path of a run: scheduled first when cores are scarce
     script:
         "../../scripts/render_figures.py"

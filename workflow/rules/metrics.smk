@@ -14,5 +14,6 @@ rule metrics:
         nltk_data=config["nltk_data"],
     log:
         f"{R}/logs/metrics/{{task}}/{{system}}.log",
+    priority: 1  # on the longest path of a run: scheduled first when cores are scarce
     script:
         "../../scripts/compute_metrics.py"
