@@ -16,8 +16,17 @@ import time
 
 import numpy as np
 
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
 from debias.bootstrap import bootstrap_ci_widths, draw_resamples, judgment_counts
 from debias.control_variates import control_variates_estimate
+from debias.experiment import system_experiment
+from debias.inputs import load_task
+
+REPO = Path(__file__).resolve().parent.parent
 
 
 def synthetic_prompt(rng: np.random.Generator, n_items: int, n_metrics: int):
@@ -116,6 +125,36 @@ def main() -> None:
         f"whole per-system run ({args.prompts} prompts x {n_metrics} metrics, all conditions, "
         f"B = {n_rep}, N = {n_items}): {t_sys:.2f} s (the loop would need ~{loop_equiv / 60:.0f} min)"
     )
+
+    whole_stage()
+
+
+def whole_stage() -> None:
+    """The pipeline's whole bootstrap stage on the real data, in one process on one core:
+    every configured task x system x prompt x metric x condition (scores from results/)."""
+    config = yaml.safe_load((REPO / "config/config.yaml").read_text())
+    config["data_dir"] = str(REPO / config["data_dir"])
+    results = REPO / config["results_dir"]
+    settings = config["bootstrap"]
+    work = []
+    for task, spec in config["tasks"].items():
+        _, systems = load_task(config, task, list(spec["systems"]))
+        for system, items in systems.items():
+            scores_path = results / "metrics" / task / f"{system}.csv"
+            if not scores_path.exists():
+                print(f"whole bootstrap stage: skipped, {scores_path} missing (run the workflow first)")
+                return
+            work.append((task, system, items, pd.read_csv(scores_path, dtype={"id": str}), list(spec["prompts"])))
+    start = time.perf_counter()
+    curves = 0
+    for task, system, items, scores, prompts in work:
+        frame, _ = system_experiment(items, scores, task=task, system=system, prompts=prompts,
+                                     metrics=list(config["metrics"]), replicates=settings["replicates"],
+                                     seed=settings["seed"])
+        curves += frame.groupby(["prompt", "metric", "condition"]).ngroups
+    elapsed = time.perf_counter() - start
+    print(f"whole bootstrap stage, real data, one process: {len(work)} systems, {curves} curves, "
+          f"B = {settings['replicates']}: {elapsed:.1f} s (target < 20 s)")
 
 
 if __name__ == "__main__":
