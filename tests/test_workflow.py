@@ -159,45 +159,97 @@ def test_adding_a_task(base_run, tmp_path):
     assert set(table2.task) == {"toy", "second"}
 
 
-@pytest.mark.parametrize("case", ["schema", "bad_line", "missing_system"])
-def test_bad_input_stops_before_any_job(tmp_path, case):
-    run = make_run_dir(tmp_path / case)
-    config = read_config(run)
-    if case == "schema":
+def _replace_line(path: Path, number: int, text: str) -> None:
+    lines = path.read_text().splitlines()
+    lines[number - 1] = text
+    path.write_text("\n".join(lines) + "\n")
+
+
+def _bad_input(case: str, run: Path, config: dict) -> list[str]:
+    """Break one input of a fresh run directory; return what the error message must say."""
+    alpha = run / "data/toy/systems/alpha.jsonl"
+    where = lambda number: f"{alpha.relative_to(run)}:{number}"  # noqa: E731
+    if case == "unknown config key":
         config["bootstrap"]["replicatez"] = 5
-        expected = ["replicatez"]
-    elif case == "bad_line":
-        path = run / "data/toy/systems/alpha.jsonl"
-        lines = path.read_text().splitlines()
-        lines[4] = lines[4].replace('"judgments"', '"judgements"')
-        path.write_text("\n".join(lines) + "\n")
-        expected = [f"{path.relative_to(run)}:5", "missing key 'judgments'"]
-    else:
+        return ["replicatez"]
+    if case == "wrong config type":
+        config["bootstrap"]["replicates"] = "many"
+        return ["many"]
+    if case == "missing system file":
         config["tasks"]["toy"]["systems"]["nosuch"] = {"label": "x"}
-        expected = ["nosuch.jsonl.gz", "not found"]
+        return ["nosuch.jsonl.gz", "not found"]
+    if case == "not JSON":
+        _replace_line(alpha, 3, '{"id": "002", "output": ')
+        return [where(3), "not valid JSON"]
+    if case == "missing judgments":
+        _replace_line(alpha, 5, json.dumps({"id": "004", "output": "x", "judgements": {}}))
+        return [where(5), "missing key 'judgments'"]
+    if case == "judgment out of range":
+        _replace_line(alpha, 6, json.dumps({"id": "005", "output": "x", "judgments": {"quality": [3]}}))
+        return [where(6), "outside its declared range [-1, 1]"]
+    if case == "judgment not a number":
+        _replace_line(alpha, 6, json.dumps({"id": "005", "output": "x", "judgments": {"quality": ["yes"]}}))
+        return [where(6), "must be a number or null", '"yes"']
+    if case == "id without reference":
+        _replace_line(alpha, 2, json.dumps({"id": "x99", "output": "x", "judgments": {"quality": [1]}}))
+        return [where(2), "'x99' has no reference"]
+    if case == "duplicate id":
+        _replace_line(alpha, 4, json.dumps({"id": "000", "output": "x", "judgments": {"quality": [1]}}))
+        return [where(4), "'000' appears twice", "line 1"]
+    if case == "too few judged items":
+        config["min_judged_items"] = 41
+        return ["alpha", "40 judged items", "at least 41"]
+    if case == "released checksum":
+        released = run / "data/raw.jsonl.gz"
+        released.write_bytes(b"not the released file")
+        config["released"] = [{"path": "data/raw.jsonl.gz", "sha256": "a" * 64}]
+        return ["data/raw.jsonl.gz", "sha256", "a" * 64]
+    raise ValueError(case)
+
+
+BAD_INPUTS = ["unknown config key", "wrong config type", "missing system file", "not JSON", "missing judgments",
+              "judgment out of range", "judgment not a number", "id without reference", "duplicate id",
+              "too few judged items", "released checksum"]
+
+
+@pytest.mark.parametrize("case", BAD_INPUTS)
+def test_bad_input_stops_before_any_job(tmp_path, case):
+    run = make_run_dir(tmp_path / "run")
+    config = read_config(run)
+    expected = _bad_input(case, run, config)
     write_config(run, config)
     out = snakemake(run, check=False)
     assert out.returncode != 0
     for text in expected:
-        assert text in out.stdout + out.stderr
-    assert not (run / "results").exists()
+        assert text in out.stdout + out.stderr, (text, out.stderr[-2000:])
+    assert not (run / "results").exists(), "nothing may be computed or written"
 
 
-def test_failed_job_leaves_no_partial_output(tmp_path):
-    """Without WordNet the metrics job must fail (METEOR is never computed without it), and
-    leave nothing behind."""
+def test_missing_wordnet_stops_before_any_job(tmp_path):
+    """METEOR is never computed without WordNet: the run stops at start-up and says how to get it."""
     run = make_run_dir(tmp_path / "nowordnet")
     config = read_config(run)
     config["nltk_data"] = str(tmp_path / "empty-nltk-data")
     write_config(run, config)
-    env_home = tmp_path / "home"
+    env = {**os.environ, "HOME": str(tmp_path / "home"), "NLTK_DATA": str(tmp_path / "empty-nltk-data")}
     out = subprocess.run([sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"),
-                          "--directory", str(run), "--cores", "1", f"{config['results_dir']}/metrics/toy/alpha.csv"],
-                         capture_output=True, text=True, cwd=run,
-                         env={**os.environ, "HOME": str(env_home), "NLTK_DATA": str(tmp_path / "empty-nltk-data")})
+                          "--directory", str(run), "--cores", "1"], capture_output=True, text=True, cwd=run, env=env)
     if out.returncode == 0:
         pytest.skip("an NLTK WordNet outside the project is visible on this machine")
-    log = (run / "results/logs/metrics/toy/alpha.log").read_text() if (run / "results/logs/metrics/toy/alpha.log").exists() else ""
-    assert "WordNet" in out.stdout + out.stderr + log
-    leftovers = [p for p in (run / "results").rglob("*") if p.is_file() and "logs" not in p.parts]
-    assert leftovers == []
+    assert "WordNet" in out.stderr and "provision_wordnet.py" in out.stderr
+    assert not (run / "results").exists()
+
+
+def test_failed_job_leaves_no_partial_output(tmp_path):
+    """A job that fails half-way (here: unreadable scores for the bootstrap) leaves no output."""
+    run = make_run_dir(tmp_path / "fresh")
+    snakemake(run, "results/metrics/toy/alpha.csv")
+    scores = run / "results/metrics/toy/alpha.csv"
+    scores.write_text(scores.read_text().splitlines()[0] + "\n")  # header only: no item has scores
+    out = snakemake(run, "results/curves/toy/alpha.csv", check=False)
+    assert out.returncode != 0
+    assert "no scores for" in out.stdout + out.stderr
+    assert not (run / "results/curves").exists() or not any((run / "results/curves").rglob("*.csv"))
+    assert not (run / "results/efficiency").exists() or not any((run / "results/efficiency").rglob("*.csv"))
+    leftovers = [p for p in (run / "results").rglob("*") if p.is_file() and p.name.startswith(".")]
+    assert leftovers == [], "temporary files left behind"

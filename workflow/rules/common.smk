@@ -18,6 +18,24 @@ try:
 except InputError as error:
     raise WorkflowError(f"invalid input: {error}") from None
 
+
+def check_wordnet():
+    """METEOR is never computed without WordNet: stop now rather than in the first metrics job."""
+    if "meteor" not in config["metrics"] or (Path(config["nltk_data"]) / "corpora/wordnet").is_dir():
+        return
+    from debias.wordnet import PROVISION_HINT, WordNetUnavailableError, use_wordnet
+
+    try:
+        use_wordnet(config["nltk_data"])  # slow path only: WordNet elsewhere on NLTK's search path
+    except WordNetUnavailableError:
+        raise WorkflowError(
+            f"WordNet 3.0, which METEOR needs, is not in {config['nltk_data']}/corpora/wordnet "
+            f"(config key nltk_data) nor anywhere else NLTK looks. {PROVISION_HINT}"
+        ) from None
+
+
+check_wordnet()
+
 R = config["results_dir"]
 TASKS = list(config["tasks"])
 METRICS = list(config["metrics"])
