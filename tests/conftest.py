@@ -48,3 +48,47 @@ def synthetic_task(root: Path, task: str, systems, n_items: int = 40, seed: int 
             lines.append({"id": ref["id"], "output": " ".join(out), "judgments": judgments})
         write_jsonl(root / task / "systems" / f"{system}.jsonl", lines)
     return root / task
+
+
+# The paper's tasks, systems, prompts and panels, as the figure and report tests see them
+# (independent of config/config.yaml, which users edit).
+PAPER_CONFIG = {
+    "metrics": {
+        "bleu": {"label": "BLEU"},
+        "rouge1": {"label": "ROUGE-1"},
+        "rouge2": {"label": "ROUGE-2"},
+        "rougeL": {"label": "ROUGE-L"},
+        "meteor": {"label": "METEOR"},
+    },
+    "tasks": {
+        "cnndm": {
+            "label": "CNN/Daily Mail",
+            "systems": {s: {"label": s} for s in ("seq2seq", "pointer", "ml", "ml+rl")},
+            "prompts": {
+                "fluency": {"label": "Fluency"},
+                "redundancy": {"label": "Redundancy"},
+                "overall": {"label": "Overall"},
+                "edit": {"label": "Edit", "higher_is_better": False},
+            },
+        },
+        "msmarco": {
+            "label": "MS MARCO",
+            "systems": {
+                "fastqa": {"label": "fastqa"},
+                "fastqa_ext": {"label": "fastqa_ext"},
+                "snet.single": {"label": "snet"},
+                "snet.ensemble": {"label": "snet.ens"},
+            },
+            "prompts": {"any_correct": {"label": "AnyCorrect"}, "avg_correct": {"label": "AvgCorrect"}},
+        },
+    },
+    "bootstrap": {"replicates": 1000, "seed": 1, "level": 0.8, "de_range": [0.2, 0.9]},
+    "figures": {
+        "figure5": {"msmarco": "any_correct", "cnndm": "edit"},
+        "figure6": {
+            "figure6a": {"task": "cnndm", "prompt": "overall", "system": "seq2seq", "metric": "best"},
+            "figure6b": {"task": "cnndm", "prompt": "edit", "system": "seq2seq", "metric": "best"},
+            "figure6c": {"task": "msmarco", "prompt": "any_correct", "system": "fastqa_ext", "metric": "rouge1"},
+        },
+    },
+}

@@ -14,51 +14,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import PAPER_CONFIG, REPO
 from debias import figures
 
-REPO = Path(__file__).resolve().parents[1]
+
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
-CONFIG = {
-    "metrics": {
-        "bleu": {"label": "BLEU"},
-        "rouge1": {"label": "ROUGE-1"},
-        "rouge2": {"label": "ROUGE-2"},
-        "rougeL": {"label": "ROUGE-L"},
-        "meteor": {"label": "METEOR"},
-    },
-    "tasks": {
-        "cnndm": {
-            "label": "CNN/Daily Mail",
-            "systems": {s: {"label": s} for s in ("seq2seq", "pointer", "ml", "ml+rl")},
-            "prompts": {
-                "fluency": {"label": "Fluency"},
-                "redundancy": {"label": "Redundancy"},
-                "overall": {"label": "Overall"},
-                "edit": {"label": "Edit", "higher_is_better": False},
-            },
-        },
-        "msmarco": {
-            "label": "MS MARCO",
-            "systems": {
-                "fastqa": {"label": "fastqa"},
-                "fastqa_ext": {"label": "fastqa_ext"},
-                "snet.single": {"label": "snet"},
-                "snet.ensemble": {"label": "snet.ens"},
-            },
-            "prompts": {"any_correct": {"label": "AnyCorrect"}, "avg_correct": {"label": "AvgCorrect"}},
-        },
-    },
-    "bootstrap": {"replicates": 1000, "seed": 1, "level": 0.8, "de_range": [0.2, 0.9]},
-    "figures": {
-        "figure5": {"msmarco": "any_correct", "cnndm": "edit"},
-        "figure6": {
-            "figure6a": {"task": "cnndm", "prompt": "overall", "system": "seq2seq", "metric": "best"},
-            "figure6b": {"task": "cnndm", "prompt": "edit", "system": "seq2seq", "metric": "best"},
-            "figure6c": {"task": "msmarco", "prompt": "any_correct", "system": "fastqa_ext", "metric": "rouge1"},
-        },
-    },
-}
+CONFIG = PAPER_CONFIG
 
 # gamma values close together on purpose, so that Figure 3's labels must avoid each other.
 GAMMA = {

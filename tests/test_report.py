@@ -12,40 +12,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import PAPER_CONFIG, REPO
 from debias import figures, report
 
-REPO = Path(__file__).resolve().parents[1]
+
 PAPER_VALUES = REPO / "data" / "paper" / "reported_values.yaml"
 
 METRICS = ["bleu", "rouge1", "rouge2", "rougeL", "meteor"]
-CONFIG = {
-    "metrics": {m: {"label": label} for m, label in zip(
-        METRICS, ["BLEU", "ROUGE-1", "ROUGE-2", "ROUGE-L", "METEOR"])},
-    "tasks": {
-        "cnndm": {
-            "label": "CNN/Daily Mail",
-            "systems": {s: {"label": s} for s in ("seq2seq", "pointer", "ml", "ml+rl")},
-            "prompts": {"fluency": {"label": "Fluency"}, "redundancy": {"label": "Redundancy"},
-                        "overall": {"label": "Overall"},
-                        "edit": {"label": "Edit", "higher_is_better": False}},
-        },
-        "msmarco": {
-            "label": "MS MARCO",
-            "systems": {"fastqa": {"label": "fastqa"}, "fastqa_ext": {"label": "fastqa_ext"},
-                        "snet.single": {"label": "snet"}, "snet.ensemble": {"label": "snet.ens"}},
-            "prompts": {"any_correct": {"label": "AnyCorrect"}, "avg_correct": {"label": "AvgCorrect"}},
-        },
-    },
-    "bootstrap": {"replicates": 1000, "seed": 7, "level": 0.8, "de_range": [0.2, 0.9]},
-    "figures": {
-        "figure5": {"msmarco": "any_correct", "cnndm": "edit"},
-        "figure6": {
-            "figure6a": {"task": "cnndm", "prompt": "overall", "system": "seq2seq", "metric": "best"},
-            "figure6b": {"task": "cnndm", "prompt": "edit", "system": "seq2seq", "metric": "best"},
-            "figure6c": {"task": "msmarco", "prompt": "any_correct", "system": "fastqa_ext", "metric": "rouge1"},
-        },
-    },
-}
+CONFIG = PAPER_CONFIG
 N_STATED = 18 + 4 + 3 * 2 + 1  # Table 2, Figure 6 DEs, three ranges (two scopes each), Figure 1b rho
 
 
