@@ -127,6 +127,20 @@ def test_adding_a_system_reruns_only_its_jobs(base_run, tmp_path):
     assert after["results/tables/data_efficiency.csv"] != before["results/tables/data_efficiency.csv"]
 
 
+def test_label_edit_redraws_figures_only(base_run, tmp_path):
+    run = clone(base_run, tmp_path)
+    before = result_files(run)
+    config = read_config(run)
+    config["tasks"]["toy"]["systems"]["alpha"]["label"] = "Alpha (renamed)"
+    config["tasks"]["toy"]["prompts"]["quality"]["label"] = "Overall quality"
+    write_config(run, config)
+    snakemake(run)
+    after = result_files(run)
+    for kept in ["results/metrics/toy/alpha.csv", "results/curves/toy/alpha.csv", "results/curves/toy/beta+1.0.csv"]:
+        assert after[kept] == before[kept], kept
+    assert after["results/figures/figure6a.png"] != before["results/figures/figure6a.png"]
+
+
 def test_adding_a_prompt(base_run, tmp_path):
     run = clone(base_run, tmp_path)
     config = read_config(run)

@@ -11,7 +11,7 @@ rule curves:
         curves=f"{R}/curves/{{task}}/{{system}}.csv",
         efficiency=f"{R}/efficiency/{{task}}/{{system}}.csv",
     params:
-        prompts=lambda w: config["tasks"][w.task]["prompts"],
+        prompts=lambda w: prompt_bounds(w.task),
         metrics=METRICS,
         bootstrap=config["bootstrap"],
     log:

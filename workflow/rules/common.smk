@@ -51,6 +51,11 @@ def scored_systems(task):
     return list(config["tasks"][task]["systems"])
 
 
+def prompt_bounds(task):
+    """Prompts of a task with only their ranges: a label edit must not rerun per-system jobs."""
+    return {name: {"min": spec["min"], "max": spec["max"]} for name, spec in config["tasks"][task]["prompts"].items()}
+
+
 def per_system(pattern):
     """Expand a results pattern with {task} and {system} over every scored system."""
     return [pattern.format(task=t, system=s) for t in TASKS for s in scored_systems(t)]

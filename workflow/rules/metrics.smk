@@ -10,7 +10,7 @@ rule metrics:
         versions=f"{R}/metrics/{{task}}/{{system}}.json",
     params:
         metrics=METRICS,
-        prompts=lambda w: config["tasks"][w.task]["prompts"],
+        prompts=lambda w: prompt_bounds(w.task),
         nltk_data=config["nltk_data"],
     log:
         f"{R}/logs/metrics/{{task}}/{{system}}.log",
