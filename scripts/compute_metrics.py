@@ -14,11 +14,11 @@ def main(smk):
     references = read_references(smk.input.references)
     items = read_system(smk.input.system, smk.params.prompts, references)
     log.info("scoring %d outputs of %s with %s", len(items), smk.input.system, ", ".join(smk.params.metrics))
-    scores = score_outputs([i.output for i in items], [references[i.id] for i in items], smk.params.nltk_data)
-    system = smk.wildcards.system
-    frame = pd.concat([pd.DataFrame({"id": [i.id for i in items], "system": system}), scores[list(smk.params.metrics)]], axis=1)
+    metrics = list(smk.params.metrics)
+    scores = score_outputs([i.output for i in items], [references[i.id] for i in items], smk.params.nltk_data, metrics)
+    frame = pd.concat([pd.DataFrame({"id": [i.id for i in items], "system": smk.wildcards.system}), scores], axis=1)
     write_csv(frame, smk.output.scores, float_format="%.6f")
-    write_text(smk.output.versions, json.dumps(metric_versions(smk.params.nltk_data), indent=2, sort_keys=True) + "\n")
+    write_text(smk.output.versions, json.dumps(metric_versions(smk.params.nltk_data, meteor="meteor" in metrics), indent=2, sort_keys=True) + "\n")
     log.info("wrote %s", smk.output.scores)
 
 

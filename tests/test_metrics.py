@@ -206,3 +206,15 @@ def test_cached_rouge_tokenizer_matches_rouge_score_default():
              "", "agreed agreement agreeing", "The cats were running quickly towards the houses."]
     for text in texts:
         assert ours.tokenize(text) == reference.tokenize(text)
+
+
+def test_subset_of_metrics_needs_no_wordnet(tmp_path):
+    """Without METEOR in the list, scoring works even where no WordNet exists."""
+    from debias.metrics import metric_versions, score_outputs
+
+    frame = score_outputs(["the cat sat"], ["the cat sat on the mat"], tmp_path / "no-wordnet", metrics=["bleu", "rougeL"])
+    assert list(frame.columns) == ["bleu", "rougeL"]
+    assert 0 < frame.loc[0, "bleu"] < 1 and frame.loc[0, "rougeL"] == pytest.approx(2 * 1.0 * 0.5 / 1.5)
+    assert metric_versions(tmp_path / "no-wordnet", meteor=False)["wordnet"].startswith("not used")
+    with pytest.raises(ValueError, match="unknown metrics"):
+        score_outputs(["a"], ["a"], tmp_path, metrics=["cider"])

@@ -146,14 +146,20 @@ def score_outputs(
     outputs: Sequence[str],
     references: Sequence[str],
     nltk_data_dir: str | os.PathLike,
+    metrics: Sequence[str] = METRICS,
 ) -> pd.DataFrame:
-    """Score each output against its reference on every metric of :data:`METRICS`.
+    """Score each output against its reference on each of ``metrics`` (default: all of
+    :data:`METRICS`).
 
     Returns a DataFrame with one row per output (in order, default index) and
-    one float column per metric, every value in [0, 1].  WordNet is loaded from
-    *nltk_data_dir* (see :func:`debias.wordnet.use_wordnet`) before anything is
-    scored, so a missing WordNet fails loudly instead of lowering METEOR.
+    one float column per metric, every value in [0, 1].  When METEOR is asked
+    for, WordNet is loaded from *nltk_data_dir* (see
+    :func:`debias.wordnet.use_wordnet`) before anything is scored, so a missing
+    WordNet fails loudly instead of lowering METEOR.
     """
+    unknown = [m for m in metrics if m not in METRICS]
+    if unknown:
+        raise ValueError(f"unknown metrics {unknown}; known: {', '.join(METRICS)}")
     outputs = _check_texts("outputs", outputs)
     references = _check_texts("references", references)
     if len(outputs) != len(references):
@@ -161,7 +167,9 @@ def score_outputs(
             f"{len(outputs)} outputs but {len(references)} references; "
             "need one reference per output"
         )
-    wordnet = _meteor_wordnet(use_wordnet(nltk_data_dir))
+    wants_meteor = "meteor" in metrics
+    wants_rouge = any(m in _ROUGE_TYPES for m in metrics)
+    wordnet = _meteor_wordnet(use_wordnet(nltk_data_dir)) if wants_meteor else None
     bleu, rouge, stemmer = _bleu(), _rouge(), _stemmer()
 
     rows = []
@@ -169,25 +177,23 @@ def score_outputs(
         if _is_blank(output) or _is_blank(reference):
             rows.append((0.0,) * len(METRICS))
             continue
-        bleu_score = bleu.sentence_score(output, [reference]).score / 100.0
-        rouge_scores = rouge.score(reference, output)  # (target, prediction)
+        bleu_score = bleu.sentence_score(output, [reference]).score / 100.0 if "bleu" in metrics else 0.0
+        rouge_scores = rouge.score(reference, output) if wants_rouge else {}  # (target, prediction)
         meteor = meteor_score(
             [meteor_tokens(reference)],
             meteor_tokens(output),
             stemmer=stemmer,
             wordnet=wordnet,
             **METEOR_PARAMS,
-        )
+        ) if wants_meteor else 0.0
         rows.append(
             (
                 bleu_score,
-                rouge_scores["rouge1"].fmeasure,
-                rouge_scores["rouge2"].fmeasure,
-                rouge_scores["rougeL"].fmeasure,
+                *(rouge_scores[kind].fmeasure if kind in rouge_scores else 0.0 for kind in _ROUGE_TYPES),
                 float(meteor),
             )
         )
-    frame = pd.DataFrame(rows, columns=list(METRICS), dtype=float)
+    frame = pd.DataFrame(rows, columns=list(METRICS), dtype=float)[list(metrics)]
     # Guard against floating-point overshoot (e.g. 1.0000000000000002) only.
     overshoot = (frame < -1e-9) | (frame > 1 + 1e-9)
     if overshoot.any().any():
@@ -195,13 +201,16 @@ def score_outputs(
     return frame.clip(0.0, 1.0)
 
 
-def metric_versions(nltk_data_dir: str | os.PathLike | None = None) -> dict:
+def metric_versions(nltk_data_dir: str | os.PathLike | None = None, meteor: bool = True) -> dict:
     """Versions and settings of the metric implementations, to store with scores.
 
     The WordNet entry describes the WordNet of *nltk_data_dir*, or, when it is
-    omitted, the one the latest :func:`score_outputs` call used.
+    omitted, the one the latest :func:`score_outputs` call used; with
+    ``meteor=False`` (METEOR not computed) no WordNet is involved.
     """
-    if nltk_data_dir is not None:
+    if not meteor:
+        reader = None
+    elif nltk_data_dir is not None:
         reader = use_wordnet(nltk_data_dir)
     else:
         reader = loaded_wordnet()
@@ -221,6 +230,6 @@ def metric_versions(nltk_data_dir: str | os.PathLike | None = None) -> dict:
             + ", ".join(f"{k}={v}" for k, v in METEOR_PARAMS.items())
             + "; tokens: sacrebleu 13a, lowercased"
         ),
-        "wordnet": wordnet_version(reader),
-        "wordnet_path": str(reader.root),
+        "wordnet": wordnet_version(reader) if reader is not None else "not used (METEOR not computed)",
+        "wordnet_path": str(reader.root) if reader is not None else None,
     }

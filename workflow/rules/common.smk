@@ -14,7 +14,7 @@ validate(config, schema="../schemas/config.schema.yaml")
 # Every input is read and checked now, before any job runs: a bad line stops the whole
 # workflow with its file and line number, and nothing in results/ is touched.
 try:
-    JUDGED_ITEMS = validate_inputs(config)
+    validate_inputs(config)
 except InputError as error:
     raise WorkflowError(f"invalid input: {error}") from None
 
