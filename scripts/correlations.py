@@ -12,10 +12,11 @@ def main(smk):
     log = setup_logging(smk.log[0])
     config = {"data_dir": smk.params.data_dir, "tasks": smk.params.tasks}
     joined = {}
+    score_files = iter(smk.input.scores)  # per_system() order: tasks, then their systems
     for task, spec in config["tasks"].items():
         _, systems = load_task(config, task, list(spec["systems"]))
         for system, items in systems.items():
-            scores = pd.read_csv(f"{smk.params.results_dir}/metrics/{task}/{system}.csv", dtype={"id": str})
+            scores = pd.read_csv(next(score_files), dtype={"id": str})
             for prompt in spec["prompts"]:
                 joined[(task, prompt, system)] = item_table(items, scores, prompt, smk.params.metrics)
     table = correlation_table(joined, smk.params.metrics)

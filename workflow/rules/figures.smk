@@ -12,7 +12,6 @@ rule correlations:
         tasks=config["tasks"],
         metrics=METRICS,
         data_dir=config["data_dir"],
-        results_dir=R,
     log:
         f"{R}/logs/correlations.log",
     script:
