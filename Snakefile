@@ -4,6 +4,7 @@
 #   snakemake --cores N          regenerate every table, figure and the report in results/
 #   snakemake --report report.html   Snakemake's HTML report with the figures and captions
 
+
 configfile: "config/config.yaml"
 
 
@@ -16,6 +17,6 @@ include: "workflow/rules/report.smk"
 
 
 rule all:
+    default_target: True
     input:
         all_outputs(),
-    default_target: True

@@ -13,11 +13,9 @@ from __future__ import annotations
 
 import argparse
 import time
-
-import numpy as np
-
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import yaml
 
@@ -148,13 +146,22 @@ def whole_stage() -> None:
     start = time.perf_counter()
     curves = 0
     for task, system, items, scores, prompts in work:
-        frame, _ = system_experiment(items, scores, task=task, system=system, prompts=prompts,
-                                     metrics=list(config["metrics"]), replicates=settings["replicates"],
-                                     seed=settings["seed"])
+        frame, _ = system_experiment(
+            items,
+            scores,
+            task=task,
+            system=system,
+            prompts=prompts,
+            metrics=list(config["metrics"]),
+            replicates=settings["replicates"],
+            seed=settings["seed"],
+        )
         curves += frame.groupby(["prompt", "metric", "condition"]).ngroups
     elapsed = time.perf_counter() - start
-    print(f"whole bootstrap stage, real data, one process: {len(work)} systems, {curves} curves, "
-          f"B = {settings['replicates']}: {elapsed:.1f} s (target < 20 s)")
+    print(
+        f"whole bootstrap stage, real data, one process: {len(work)} systems, {curves} curves, "
+        f"B = {settings['replicates']}: {elapsed:.1f} s (target < 20 s)"
+    )
 
 
 if __name__ == "__main__":

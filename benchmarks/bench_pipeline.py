@@ -26,9 +26,24 @@ TARGETS = {"full run": 60.0, "rerun, nothing changed": 5.0, "after adding one sy
 
 def run(workdir: Path, cores: int) -> float:
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"),
-                    "--directory", str(workdir), "--cores", str(cores), "--quiet"],
-                   check=True, cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "--snakefile",
+            str(REPO / "Snakefile"),
+            "--directory",
+            str(workdir),
+            "--cores",
+            str(cores),
+            "--quiet",
+        ],
+        check=True,
+        cwd=workdir,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     return time.perf_counter() - start
 
 
@@ -47,7 +62,9 @@ def main() -> int:
         shutil.rmtree(workdir / "results", ignore_errors=True)
 
         times = {"full run": run(workdir, args.cores), "rerun, nothing changed": run(workdir, args.cores)}
-        shutil.copy(workdir / "data/cnndm/systems/pointer.jsonl.gz", workdir / "data/cnndm/systems/pointer-copy.jsonl.gz")
+        shutil.copy(
+            workdir / "data/cnndm/systems/pointer.jsonl.gz", workdir / "data/cnndm/systems/pointer-copy.jsonl.gz"
+        )
         config["tasks"]["cnndm"]["systems"]["pointer-copy"] = {"label": "pointer (copy)"}
         (workdir / "config/config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
         times["after adding one system"] = run(workdir, args.cores)

@@ -15,10 +15,16 @@ def main(smk):
     settings = smk.params.bootstrap
     log.info("bootstrap for %s/%s: %d replicates", smk.wildcards.task, smk.wildcards.system, settings["replicates"])
     curves, efficiency = system_experiment(
-        items, scores, task=smk.wildcards.task, system=smk.wildcards.system,
-        prompts=list(smk.params.prompts), metrics=list(smk.params.metrics),
-        replicates=settings["replicates"], seed=settings["seed"],
-        level=settings.get("level", 0.8), de_range=settings.get("de_range", (0.2, 0.9)),
+        items,
+        scores,
+        task=smk.wildcards.task,
+        system=smk.wildcards.system,
+        prompts=list(smk.params.prompts),
+        metrics=list(smk.params.metrics),
+        replicates=settings["replicates"],
+        seed=settings["seed"],
+        level=settings.get("level", 0.8),
+        de_range=settings.get("de_range", (0.2, 0.9)),
     )
     write_csv(curves, smk.output.curves)
     write_csv(efficiency, smk.output.efficiency)

@@ -18,7 +18,10 @@ def main(smk):
     scores = score_outputs([i.output for i in items], [references[i.id] for i in items], smk.params.nltk_data, metrics)
     frame = pd.concat([pd.DataFrame({"id": [i.id for i in items], "system": smk.wildcards.system}), scores], axis=1)
     write_csv(frame, smk.output.scores, float_format="%.6f")
-    write_text(smk.output.versions, json.dumps(metric_versions(smk.params.nltk_data, meteor="meteor" in metrics), indent=2, sort_keys=True) + "\n")
+    write_text(
+        smk.output.versions,
+        json.dumps(metric_versions(smk.params.nltk_data, meteor="meteor" in metrics), indent=2, sort_keys=True) + "\n",
+    )
     log.info("wrote %s", smk.output.scores)
 
 

@@ -125,10 +125,7 @@ def parse_lexnames_manpage(text: str) -> list[str]:
         number = int(match.group(1))
         name = match.group(2)
         if number in entries and entries[number] != name:
-            raise ValueError(
-                f"lexnames manual page lists file {number:02d} twice "
-                f"({entries[number]!r} and {name!r})"
-            )
+            raise ValueError(f"lexnames manual page lists file {number:02d} twice ({entries[number]!r} and {name!r})")
         entries[number] = name
     expected = list(range(LEXNAMES_COUNT))
     if sorted(entries) != expected:
@@ -139,8 +136,7 @@ def parse_lexnames_manpage(text: str) -> list[str]:
             f"found {len(entries)} (missing {missing}, unexpected {extra})"
         )
     return [
-        f"{number:02d}\t{entries[number]}\t"
-        f"{LEXNAME_CATEGORIES[entries[number].split('.', 1)[0]]}"
+        f"{number:02d}\t{entries[number]}\t{LEXNAME_CATEGORIES[entries[number].split('.', 1)[0]]}"
         for number in expected
     ]
 
@@ -198,8 +194,7 @@ def load_check(directory: Path) -> str:
     except Exception as exc:  # any failure means "not a usable WordNet"
         first_line = next((ln for ln in str(exc).splitlines() if ln.strip()), "")
         raise ProvisionError(
-            f"NLTK cannot read WordNet in {directory}: "
-            f"{type(exc).__name__}: {first_line.strip()}"
+            f"NLTK cannot read WordNet in {directory}: {type(exc).__name__}: {first_line.strip()}"
         ) from exc
     finally:
         nltk.data.path[:] = saved_path
@@ -303,10 +298,7 @@ def from_downloader(staging_root: Path, staged: Path) -> str | None:
             )
     except Exception as exc:  # network errors surface as many exception types
         first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        log(
-            f"  downloader failed after {time.monotonic() - started:.1f} s: "
-            f"{type(exc).__name__}: {first_line[:200]}"
-        )
+        log(f"  downloader failed after {time.monotonic() - started:.1f} s: {type(exc).__name__}: {first_line[:200]}")
         return None
     finally:
         socket.setdefaulttimeout(previous_timeout)
@@ -334,9 +326,7 @@ def from_downloader(staging_root: Path, staged: Path) -> str | None:
 
 def _run(cmd: list[str], timeout: float = APT_TIMEOUT_S) -> subprocess.CompletedProcess:
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    return subprocess.run(
-        cmd, capture_output=True, text=True, timeout=timeout, env=env, check=False
-    )
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, check=False)
 
 
 def _tail(proc: subprocess.CompletedProcess, lines: int = 5) -> str:
@@ -398,7 +388,11 @@ def lexnames_manpage_from_archive(workdir: Path) -> Path | None:
     log("  lexnames(5WN) manual page not installed; extracting it from the package")
     fetch = subprocess.run(
         ["apt-get", "download", "wordnet-base"],
-        cwd=workdir, capture_output=True, text=True, timeout=APT_TIMEOUT_S, check=False,
+        cwd=workdir,
+        capture_output=True,
+        text=True,
+        timeout=APT_TIMEOUT_S,
+        check=False,
     )
     debs = sorted(workdir.glob("wordnet-base_*.deb"))
     if fetch.returncode != 0 or not debs:
@@ -448,9 +442,7 @@ def from_debian(staging_root: Path, staged: Path) -> str | None:
         copy_regular(by_name[name], staged / name)
     log(f"  copied {len(needed)} database files from {by_name['data.noun'].parent}")
 
-    manpage = next(
-        (p for p in files if p.name.startswith("lexnames.5") and p.is_file()), None
-    )
+    manpage = next((p for p in files if p.name.startswith("lexnames.5") and p.is_file()), None)
     if manpage is None:
         manpage = lexnames_manpage_from_archive(staging_root)
     if manpage is None:
@@ -531,10 +523,7 @@ def provision(target: Path, force: bool = False) -> int:
             log(f"  not usable ({exc}); looking for another source")
         else:
             write_stamp(wordnet_dir, f"already present in {wordnet_dir}", version)
-            log(
-                f"WordNet {version} found in {wordnet_dir}; stamp written "
-                f"({time.monotonic() - started:.1f} s)"
-            )
+            log(f"WordNet {version} found in {wordnet_dir}; stamp written ({time.monotonic() - started:.1f} s)")
             return 0
 
     (target / "corpora").mkdir(parents=True, exist_ok=True)
@@ -566,21 +555,21 @@ def provision(target: Path, force: bool = False) -> int:
         write_stamp(wordnet_dir, source, version)
     finally:
         shutil.rmtree(staging_root, ignore_errors=True)
-    log(
-        f"WordNet {version} from {source} provisioned in {wordnet_dir} "
-        f"({time.monotonic() - started:.1f} s)"
-    )
+    log(f"WordNet {version} from {source} provisioned in {wordnet_dir} ({time.monotonic() - started:.1f} s)")
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "--target", default="nltk_data", type=Path,
+        "--target",
+        default="nltk_data",
+        type=Path,
         help="NLTK data directory to provision (default: nltk_data)",
     )
     parser.add_argument(
-        "--force", action="store_true",
+        "--force",
+        action="store_true",
         help="provision again even if the stamp file is present",
     )
     args = parser.parse_args(argv)

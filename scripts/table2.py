@@ -7,8 +7,17 @@ from debias.tables import to_latex, to_markdown
 from debias.variance import table2, variance_by_system
 
 HEADERS_MD = ["Task", "Prompt", "σ_a²", "σ_f²", "γ", "σ_f² (unbiased)", "γ (unbiased)", "items", "judgments"]
-HEADERS_TEX = ["Task", "Prompt", r"$\sigma_a^2$", r"$\sigma_f^2$", r"$\gamma$",
-               r"$\sigma_f^2$ (unb.)", r"$\gamma$ (unb.)", "items", "judgments"]
+HEADERS_TEX = [
+    "Task",
+    "Prompt",
+    r"$\sigma_a^2$",
+    r"$\sigma_f^2$",
+    r"$\gamma$",
+    r"$\sigma_f^2$ (unb.)",
+    r"$\gamma$ (unb.)",
+    "items",
+    "judgments",
+]
 
 
 def main(smk):
@@ -22,10 +31,17 @@ def main(smk):
     shown = table.copy()
     shown["prompt"] = [config["tasks"][t]["prompts"][p]["label"] for t, p in zip(shown["task"], shown["prompt"])]
     shown["task"] = [config["tasks"][t]["label"] for t in shown["task"]]
-    write_text(smk.output.md, "Table 2: annotator variance σ_a², human-metric variance σ_f² and γ = σ_a²/σ_f²\n\n"
-               + to_markdown(shown, digits=3, headers=HEADERS_MD))
-    write_text(smk.output.tex, to_latex(shown, digits=2, headers=HEADERS_TEX,
-                                        caption="Annotator variance, human-metric variance and their ratio."))
+    write_text(
+        smk.output.md,
+        "Table 2: annotator variance σ_a², human-metric variance σ_f² and γ = σ_a²/σ_f²\n\n"
+        + to_markdown(shown, digits=3, headers=HEADERS_MD),
+    )
+    write_text(
+        smk.output.tex,
+        to_latex(
+            shown, digits=2, headers=HEADERS_TEX, caption="Annotator variance, human-metric variance and their ratio."
+        ),
+    )
     log.info("Table 2:\n%s", table.to_string(index=False))
 
 

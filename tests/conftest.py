@@ -22,8 +22,10 @@ def write_jsonl(path: Path, records) -> Path:
     return path
 
 
-WORDS = ("the cat sat on a mat while dogs ran past quickly and birds sang loudly in green trees "
-         "near an old house by the river under blue skies").split()
+WORDS = (
+    "the cat sat on a mat while dogs ran past quickly and birds sang loudly in green trees "
+    "near an old house by the river under blue skies"
+).split()
 
 
 def synthetic_task(root: Path, task: str, systems, n_items: int = 40, seed: int = 0, prompts=("quality",)):
@@ -34,7 +36,7 @@ def synthetic_task(root: Path, task: str, systems, n_items: int = 40, seed: int 
     for i in range(n_items):
         refs.append({"id": f"{i:03d}", "reference": " ".join(rng.choice(WORDS, size=8))})
     write_jsonl(root / task / "references.jsonl", refs)
-    for s, system in enumerate(systems):
+    for _s, system in enumerate(systems):
         lines = []
         for ref in refs:
             words = ref["reference"].split()

@@ -1,8 +1,8 @@
 """environment.yml (conda) and pyproject.toml (pip) list the same dependencies."""
 
 import re
-import tomllib
 
+import tomllib
 import yaml
 
 

@@ -13,10 +13,9 @@ import matplotlib.image as mpimg
 import numpy as np
 import pandas as pd
 import pytest
-
 from conftest import PAPER_CONFIG, REPO
-from debias import figures
 
+from debias import figures
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -24,8 +23,12 @@ CONFIG = PAPER_CONFIG
 
 # gamma values close together on purpose, so that Figure 3's labels must avoid each other.
 GAMMA = {
-    ("cnndm", "fluency"): 1.23, ("cnndm", "redundancy"): 0.61, ("cnndm", "overall"): 1.00,
-    ("cnndm", "edit"): 0.36, ("msmarco", "any_correct"): 0.95, ("msmarco", "avg_correct"): 0.91,
+    ("cnndm", "fluency"): 1.23,
+    ("cnndm", "redundancy"): 0.61,
+    ("cnndm", "overall"): 1.00,
+    ("cnndm", "edit"): 0.36,
+    ("msmarco", "any_correct"): 0.95,
+    ("msmarco", "avg_correct"): 0.91,
 }
 
 
@@ -39,36 +42,85 @@ def synthetic_tables(config=CONFIG, seed=0):
         for prompt, pspec in spec["prompts"].items():
             sign = -1.0 if pspec.get("higher_is_better") is False else 1.0
             gamma = GAMMA[(task, prompt)]
-            t2.append({
-                "task": task, "prompt": prompt, "sigma2_a": 0.1 * gamma, "sigma2_f": 0.1,
-                "gamma": gamma, "sigma2_f_unbiased": 0.09, "gamma_unbiased": gamma * 1.1,
-                "n_items": 500, "n_judgments": 1100,
-            })
+            t2.append(
+                {
+                    "task": task,
+                    "prompt": prompt,
+                    "sigma2_a": 0.1 * gamma,
+                    "sigma2_f": 0.1,
+                    "gamma": gamma,
+                    "sigma2_f_unbiased": 0.09,
+                    "gamma_unbiased": gamma * 1.1,
+                    "n_items": 500,
+                    "n_judgments": 1100,
+                }
+            )
             for system in systems + ["combined"]:
                 # Nearly equal |rho| keeps the Figure 3 points of one task bunched together.
                 rhos = sign * (0.30 + 0.02 * rng.random(len(metrics)))
                 for metric, rho in zip(metrics, rhos):
-                    corr.append({"task": task, "prompt": prompt, "system": system,
-                                 "metric": metric, "rho": rho, "n_items": 500})
+                    corr.append(
+                        {"task": task, "prompt": prompt, "system": system, "metric": metric, "rho": rho, "n_items": 500}
+                    )
             for system in systems:
                 for metric in metrics:
                     for condition, value in (("cv", 1.08), ("noiseless", 1.5)):
-                        de.append({"task": task, "prompt": prompt, "system": system, "metric": metric,
-                                   "condition": condition, "de": value + 0.05 * rng.random(),
-                                   "de_theory": value, "rho": 0.3, "gamma": gamma})
-                de.append({"task": task, "prompt": prompt, "system": system, "metric": "perfect",
-                           "condition": "perfect", "de": 3.0 + rng.random(), "de_theory": 3.0,
-                           "rho": 1.0, "gamma": gamma})
+                        de.append(
+                            {
+                                "task": task,
+                                "prompt": prompt,
+                                "system": system,
+                                "metric": metric,
+                                "condition": condition,
+                                "de": value + 0.05 * rng.random(),
+                                "de_theory": value,
+                                "rho": 0.3,
+                                "gamma": gamma,
+                            }
+                        )
+                de.append(
+                    {
+                        "task": task,
+                        "prompt": prompt,
+                        "system": system,
+                        "metric": "perfect",
+                        "condition": "perfect",
+                        "de": 3.0 + rng.random(),
+                        "de_theory": 3.0,
+                        "rho": 1.0,
+                        "gamma": gamma,
+                    }
+                )
                 n = np.arange(10, 501, 10)
                 for condition, metric, factor in (("mean", "none", 1.0), ("perfect", "perfect", 0.5)):
-                    curves.append(pd.DataFrame({"task": task, "prompt": prompt, "system": system,
-                                                "metric": metric, "condition": condition, "n": n,
-                                                "width": factor / np.sqrt(n)}))
+                    curves.append(
+                        pd.DataFrame(
+                            {
+                                "task": task,
+                                "prompt": prompt,
+                                "system": system,
+                                "metric": metric,
+                                "condition": condition,
+                                "n": n,
+                                "width": factor / np.sqrt(n),
+                            }
+                        )
+                    )
                 for metric in metrics:
                     for condition, factor in (("cv", 0.95), ("noiseless", 0.8)):
-                        curves.append(pd.DataFrame({"task": task, "prompt": prompt, "system": system,
-                                                    "metric": metric, "condition": condition, "n": n,
-                                                    "width": factor / np.sqrt(n)}))
+                        curves.append(
+                            pd.DataFrame(
+                                {
+                                    "task": task,
+                                    "prompt": prompt,
+                                    "system": system,
+                                    "metric": metric,
+                                    "condition": condition,
+                                    "n": n,
+                                    "width": factor / np.sqrt(n),
+                                }
+                            )
+                        )
     return pd.DataFrame(t2), pd.DataFrame(corr), pd.DataFrame(de), pd.concat(curves, ignore_index=True)
 
 
@@ -94,7 +146,12 @@ def rendered(tmp_path_factory):
 
 def test_figure_names_follow_config():
     assert figures.figure_names(CONFIG) == [
-        "figure3", "figure5_msmarco", "figure5_cnndm", "figure6a", "figure6b", "figure6c",
+        "figure3",
+        "figure5_msmarco",
+        "figure5_cnndm",
+        "figure6a",
+        "figure6b",
+        "figure6c",
     ]
 
 
@@ -128,11 +185,15 @@ def test_figures_are_reproducible_byte_for_byte(rendered, tmp_path):
 
 
 def test_best_metric_is_highest_absolute_correlation():
-    corr = pd.DataFrame({
-        "task": "t", "prompt": "p", "system": ["s"] * 4 + ["other"],
-        "metric": ["bleu", "rouge1", "rougeL", "meteor", "bleu"],
-        "rho": [0.30, -0.55, 0.50, np.nan, 0.99],
-    })
+    corr = pd.DataFrame(
+        {
+            "task": "t",
+            "prompt": "p",
+            "system": ["s"] * 4 + ["other"],
+            "metric": ["bleu", "rouge1", "rougeL", "meteor", "bleu"],
+            "rho": [0.30, -0.55, 0.50, np.nan, 0.99],
+        }
+    )
     assert figures.best_metric(corr, "t", "p", "s") == "rouge1"
     assert figures.best_metric(corr, "t", "p", "s", metrics=["bleu", "rougeL"]) == "rougeL"
     with pytest.raises(LookupError):
@@ -154,8 +215,13 @@ def test_figure6_shows_the_four_conditions_and_their_des():
     fig = figures.plot_figure6(curves, de, corr, CONFIG, "figure6c")
     ax = fig.axes[0]
     labels = [text.get_text() for text in ax.get_legend().get_texts()]
-    cv = de[(de.task == "msmarco") & (de.prompt == "any_correct") & (de.system == "fastqa_ext")
-            & (de.metric == "rouge1") & (de.condition == "cv")]["de"].iloc[0]
+    cv = de[
+        (de.task == "msmarco")
+        & (de.prompt == "any_correct")
+        & (de.system == "fastqa_ext")
+        & (de.metric == "rouge1")
+        & (de.condition == "cv")
+    ]["de"].iloc[0]
     assert labels[0] == "Humans"
     assert labels[1] == f"Humans + ROUGE-1 (DE {cv:.2f})"
     assert labels[2].startswith("Noiseless humans + ROUGE-1 (DE ")
@@ -179,7 +245,7 @@ def test_figure3_point_labels_do_not_overlap():
     axes_box = ax.get_window_extent(renderer)
     for i, a in enumerate(boxes):
         assert axes_box.x0 <= a.x0 and a.x1 <= axes_box.x1 and axes_box.y0 <= a.y0 and a.y1 <= axes_box.y1
-        for b in boxes[i + 1:]:
+        for b in boxes[i + 1 :]:
             assert not a.overlaps(b), "point labels overlap"
 
 
@@ -199,8 +265,9 @@ def test_figure5_heatmap_annotates_every_cell():
     ax = fig.axes[0]
     cells = [t.get_text() for t in ax.texts]
     assert len(cells) == 5 * 5
-    value = corr[(corr.task == "cnndm") & (corr.prompt == "edit") & (corr.system == "combined")
-                 & (corr.metric == "bleu")]["rho"].iloc[0]
+    value = corr[
+        (corr.task == "cnndm") & (corr.prompt == "edit") & (corr.system == "combined") & (corr.metric == "bleu")
+    ]["rho"].iloc[0]
     assert f"{value:.2f}" in cells
     assert [t.get_text() for t in ax.get_xticklabels()][-1] == "Combined"
     mesh = ax.collections[0]
@@ -223,8 +290,12 @@ def test_render_script_writes_all_figures(tmp_path):
         curve_paths.append(str(path))
     out = tmp_path / "figures"
     snakemake = SimpleNamespace(
-        input=SimpleNamespace(table2=str(paths["table2"]), correlations=str(paths["correlations"]),
-                              efficiency=[str(paths["data_efficiency"])], curves=curve_paths),
+        input=SimpleNamespace(
+            table2=str(paths["table2"]),
+            correlations=str(paths["correlations"]),
+            efficiency=[str(paths["data_efficiency"])],
+            curves=curve_paths,
+        ),
         params=SimpleNamespace(figures_dir=str(out), names=figures.figure_names(CONFIG), figure_config=CONFIG),
         log=[str(tmp_path / "logs" / "figures.log")],
     )

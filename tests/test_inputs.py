@@ -1,13 +1,12 @@
 """Bad inputs are reported with the file, the line or key, what was found and what was expected."""
 
-import copy
 import gzip
 import json
 from pathlib import Path
 
 import pytest
-
 from conftest import synthetic_task, write_jsonl
+
 from debias.inputs import validate_inputs
 from debias.io import InputError, read_system
 
@@ -20,8 +19,13 @@ def base_config(root: Path) -> dict:
         "data_dir": str(root),
         "metrics": {"bleu": {"label": "BLEU"}},
         "min_judged_items": 10,
-        "tasks": {"toy": {"label": "Toy", "systems": {"a": {"label": "A"}, "b": {"label": "B"}},
-                          "prompts": {"quality": {"label": "Q", "min": -1, "max": 1}}}},
+        "tasks": {
+            "toy": {
+                "label": "Toy",
+                "systems": {"a": {"label": "A"}, "b": {"label": "B"}},
+                "prompts": {"quality": {"label": "Q", "min": -1, "max": 1}},
+            }
+        },
         "figures": {},
     }
 

@@ -112,9 +112,7 @@ def test_meteor_uses_wordnet_synonyms(nltk_data):
     assert s["meteor"] == pytest.approx(1 - 0.5 * (1 / 4) ** 3)
     # Exact matching alone: the, is, fast (3 of 4) in 2 chunks ("the", "is fast"):
     # Fmean = 3/4, penalty = 0.5 * (2/3)**3, score = 0.75 * (1 - 4/27).
-    exact_only = meteor_score(
-        [meteor_tokens(reference)], meteor_tokens(output), wordnet=_NoSynonyms(), **METEOR_PARAMS
-    )
+    exact_only = meteor_score([meteor_tokens(reference)], meteor_tokens(output), wordnet=_NoSynonyms(), **METEOR_PARAMS)
     assert exact_only == pytest.approx(0.75 * (1 - 4 / 27))
     assert s["meteor"] > exact_only + 0.3
 
@@ -153,8 +151,10 @@ def test_unknown_token_mark(nltk_data):
 
 
 def test_all_scores_within_unit_interval(nltk_data):
-    words = ("the a police man said on Monday that his dog ran away , and "
-             f"{UNK} officials were looking for it near the river .").split()
+    words = (
+        "the a police man said on Monday that his dog ran away , and "
+        f"{UNK} officials were looking for it near the river ."
+    ).split()
     outputs, references = [], []
     for i in range(40):
         outputs.append(" ".join(words[(i * 7 + k) % len(words)] for k in range(3 + i % 17)))
@@ -198,12 +198,18 @@ def test_metric_versions(nltk_data):
 def test_cached_rouge_tokenizer_matches_rouge_score_default():
     """The stem-caching tokenizer must give exactly rouge-score's stemmed tokens."""
     from rouge_score import tokenizers
+
     from debias.metrics import _StemmingTokenizer
 
     reference = tokenizers.DefaultTokenizer(use_stemmer=True)
     ours = _StemmingTokenizer()
-    texts = ["The cats were running quickly towards the houses.", "Generously, relational ▃ conditional 5:30",
-             "", "agreed agreement agreeing", "The cats were running quickly towards the houses."]
+    texts = [
+        "The cats were running quickly towards the houses.",
+        "Generously, relational ▃ conditional 5:30",
+        "",
+        "agreed agreement agreeing",
+        "The cats were running quickly towards the houses.",
+    ]
     for text in texts:
         assert ours.tokenize(text) == reference.tokenize(text)
 
@@ -212,7 +218,9 @@ def test_subset_of_metrics_needs_no_wordnet(tmp_path):
     """Without METEOR in the list, scoring works even where no WordNet exists."""
     from debias.metrics import metric_versions, score_outputs
 
-    frame = score_outputs(["the cat sat"], ["the cat sat on the mat"], tmp_path / "no-wordnet", metrics=["bleu", "rougeL"])
+    frame = score_outputs(
+        ["the cat sat"], ["the cat sat on the mat"], tmp_path / "no-wordnet", metrics=["bleu", "rougeL"]
+    )
     assert list(frame.columns) == ["bleu", "rougeL"]
     assert 0 < frame.loc[0, "bleu"] < 1 and frame.loc[0, "rougeL"] == pytest.approx(2 * 1.0 * 0.5 / 1.5)
     assert metric_versions(tmp_path / "no-wordnet", meteor=False)["wordnet"].startswith("not used")

@@ -5,16 +5,14 @@ from __future__ import annotations
 
 import re
 import runpy
-from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 import pytest
-
 from conftest import PAPER_CONFIG, REPO
-from debias import figures, report
 
+from debias import figures, report
 
 PAPER_VALUES = REPO / "data" / "paper" / "reported_values.yaml"
 
@@ -35,22 +33,60 @@ def tables(seed=0):
     t2, corr, de = [], [], []
     for task, spec in CONFIG["tasks"].items():
         for prompt in spec["prompts"]:
-            t2.append({"task": task, "prompt": prompt, "sigma2_a": 0.1237, "sigma2_f": 0.2173,
-                       "gamma": 0.5693, "sigma2_f_unbiased": 0.2011, "gamma_unbiased": 0.6151,
-                       "n_items": 500, "n_judgments": 1093})
+            t2.append(
+                {
+                    "task": task,
+                    "prompt": prompt,
+                    "sigma2_a": 0.1237,
+                    "sigma2_f": 0.2173,
+                    "gamma": 0.5693,
+                    "sigma2_f_unbiased": 0.2011,
+                    "gamma_unbiased": 0.6151,
+                    "n_items": 500,
+                    "n_judgments": 1093,
+                }
+            )
             for system in list(spec["systems"]) + ["combined"]:
                 for metric in METRICS:
-                    corr.append({"task": task, "prompt": prompt, "system": system, "metric": metric,
-                                 "rho": round(0.1 + 0.4 * rng.random(), 2) + 0.0037, "n_items": 100})
+                    corr.append(
+                        {
+                            "task": task,
+                            "prompt": prompt,
+                            "system": system,
+                            "metric": metric,
+                            "rho": round(0.1 + 0.4 * rng.random(), 2) + 0.0037,
+                            "n_items": 100,
+                        }
+                    )
             for system in spec["systems"]:
                 for metric in METRICS:
                     for condition, base in (("cv", 1.0417), ("noiseless", 1.3337)):
-                        de.append({"task": task, "prompt": prompt, "system": system, "metric": metric,
-                                   "condition": condition, "de": base + round(0.1 * rng.random(), 2),
-                                   "de_theory": base, "rho": 0.3, "gamma": 0.5693})
-                de.append({"task": task, "prompt": prompt, "system": system, "metric": "perfect",
-                           "condition": "perfect", "de": 2.0137 + round(rng.random(), 2),
-                           "de_theory": 2.5, "rho": 1.0, "gamma": 0.5693})
+                        de.append(
+                            {
+                                "task": task,
+                                "prompt": prompt,
+                                "system": system,
+                                "metric": metric,
+                                "condition": condition,
+                                "de": base + round(0.1 * rng.random(), 2),
+                                "de_theory": base,
+                                "rho": 0.3,
+                                "gamma": 0.5693,
+                            }
+                        )
+                de.append(
+                    {
+                        "task": task,
+                        "prompt": prompt,
+                        "system": system,
+                        "metric": "perfect",
+                        "condition": "perfect",
+                        "de": 2.0137 + round(rng.random(), 2),
+                        "de_theory": 2.5,
+                        "rho": 1.0,
+                        "gamma": 0.5693,
+                    }
+                )
     return pd.DataFrame(t2), pd.DataFrame(corr), pd.DataFrame(de)
 
 
@@ -58,7 +94,10 @@ def comparison_table(markdown: str) -> list[dict]:
     """Rows of the report's "Paper vs reproduction" table as dicts keyed by header."""
     section = markdown.split("## Paper vs reproduction", 1)[1].split("\n## ", 1)[0]
     lines = [line for line in section.splitlines() if line.startswith("|")]
-    split = lambda line: [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line)[1:-1]]
+
+    def split(line):
+        return [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line)[1:-1]]
+
     header = split(lines[0])
     return [dict(zip(header, split(line))) for line in lines[2:]]
 
@@ -125,13 +164,25 @@ def test_our_values_come_from_the_input_tables(paper):
     t2 = t2.copy()
     t2.loc[(t2.task == "cnndm") & (t2.prompt == "edit"), "gamma"] = 0.7771
     corr = corr.copy()
-    corr.loc[(corr.task == "msmarco") & (corr.prompt == "any_correct") & (corr.system == "fastqa")
-             & (corr.metric == "rougeL"), "rho"] = 0.4567
+    corr.loc[
+        (corr.task == "msmarco")
+        & (corr.prompt == "any_correct")
+        & (corr.system == "fastqa")
+        & (corr.metric == "rougeL"),
+        "rho",
+    ] = 0.4567
     de = de.copy()
-    de.loc[(de.task == "msmarco") & (de.prompt == "any_correct") & (de.system == "fastqa_ext")
-           & (de.metric == "rouge1") & (de.condition == "cv"), "de"] = 1.2345
-    de.loc[(de.task == "cnndm") & (de.system == "ml") & (de.prompt == "fluency")
-           & (de.condition == "perfect"), "de"] = 9.8765
+    de.loc[
+        (de.task == "msmarco")
+        & (de.prompt == "any_correct")
+        & (de.system == "fastqa_ext")
+        & (de.metric == "rouge1")
+        & (de.condition == "cv"),
+        "de",
+    ] = 1.2345
+    de.loc[
+        (de.task == "cnndm") & (de.system == "ml") & (de.prompt == "fluency") & (de.condition == "perfect"), "de"
+    ] = 9.8765
     after = comparison_table(build(paper, t2, corr, de))
 
     gamma_edit = find(after, "γ,", "CNN/Daily Mail Edit")
@@ -240,9 +291,12 @@ def test_write_report_script(tmp_path, paper):
             figure_files.append(str(path))
     out = results / "report.md"
     snakemake = SimpleNamespace(
-        input=SimpleNamespace(table2=str(inputs["table2"]), correlations=str(inputs["correlations"]),
-                              data_efficiency=str(inputs["data_efficiency"]),
-                              paper_values=str(PAPER_VALUES)),
+        input=SimpleNamespace(
+            table2=str(inputs["table2"]),
+            correlations=str(inputs["correlations"]),
+            data_efficiency=str(inputs["data_efficiency"]),
+            paper_values=str(PAPER_VALUES),
+        ),
         output=SimpleNamespace(report=str(out)),
         params=SimpleNamespace(figures_dir=str(results / "figures"), report_config=CONFIG),
         log=[str(tmp_path / "logs" / "report.log")],

@@ -5,8 +5,13 @@ import pytest
 
 from debias.io import SystemItem
 from debias.variance import (
-    annotator_variance, human_metric_variance, human_metric_variance_unbiased, judgment_matrix,
-    pool_judged_outputs, table2, variance_components,
+    annotator_variance,
+    human_metric_variance,
+    human_metric_variance_unbiased,
+    judgment_matrix,
+    pool_judged_outputs,
+    table2,
+    variance_components,
 )
 
 
@@ -64,7 +69,9 @@ def test_shared_outputs_pool_once():
 def test_table2_on_released_data_is_close_to_the_paper(repo):
     """Checks the estimator definitions against the published table (±0.02, the paper's rounding)."""
     import yaml
+
     from debias.inputs import load_task
+
     config = yaml.safe_load((repo / "config/config.yaml").read_text())
     config["data_dir"] = str(repo / "data")
     items = {t: load_task(config, t)[1] for t in config["tasks"]}

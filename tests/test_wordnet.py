@@ -53,8 +53,9 @@ def isolated_data_path(monkeypatch):
 def lexnames_manpage() -> Path | None:
     candidates = []
     try:
-        listed = subprocess.run(["dpkg", "-L", "wordnet-base"], capture_output=True, text=True,
-                                timeout=60, check=False).stdout.split()
+        listed = subprocess.run(
+            ["dpkg", "-L", "wordnet-base"], capture_output=True, text=True, timeout=60, check=False
+        ).stdout.split()
         candidates += [Path(p) for p in listed if Path(p).name.startswith("lexnames.5")]
     except (OSError, subprocess.SubprocessError):
         pass
@@ -70,7 +71,7 @@ def test_use_wordnet_loads_the_provisioned_wordnet(provisioned):
     assert nltk.data.path[0] == str(provisioned.resolve())
     assert wordnet_version(reader) == "3.0"
     assert "dog.n.01" in [s.name() for s in reader.synsets("dog")]
-    assert "automobile" in {l.name() for l in reader.synset("car.n.01").lemmas()}
+    assert "automobile" in {lemma.name() for lemma in reader.synset("car.n.01").lemmas()}
     assert Path(reader.root.path) == WORDNET_DIR.resolve()
     assert use_wordnet(provisioned) is reader  # cached, not loaded twice
     assert nltk.data.path.count(str(provisioned.resolve())) == 1
@@ -154,16 +155,20 @@ def test_second_run_does_nothing(provisioned):
     stamp = WORDNET_DIR / ".provisioned"
     content = stamp.read_text()
     started = time.monotonic()
-    proc = subprocess.run([sys.executable, str(SCRIPT), "--target", str(NLTK_DATA)],
-                          capture_output=True, text=True, timeout=120, check=False)
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPT), "--target", str(NLTK_DATA)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "nothing to do" in proc.stdout
     assert time.monotonic() - started < 30
     assert stamp.read_text() == content
 
 
-def test_wordnet_already_in_target_gets_checked_and_stamped(tmp_path, provisioned, provisioner,
-                                                            monkeypatch):
+def test_wordnet_already_in_target_gets_checked_and_stamped(tmp_path, provisioned, provisioner, monkeypatch):
     monkeypatch.setattr(nltk.data, "path", list(nltk.data.path))
     target = tmp_path / "nltk_data"
     (target / "corpora" / "wordnet").mkdir(parents=True)
@@ -194,11 +199,19 @@ def test_failure_explains_how_to_get_wordnet(tmp_path):
     home = tmp_path / "home"
     home.mkdir()
     env = {**os.environ, "PATH": str(bare_bin), "HOME": str(home), "NLTK_DATA": ""}
-    proc = subprocess.run([sys.executable, str(SCRIPT), "--target", str(tmp_path / "nd")],
-                          capture_output=True, text=True, timeout=120, env=env, check=False)
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPT), "--target", str(tmp_path / "nd")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        check=False,
+    )
     if proc.returncode == 0:
-        pytest.skip("WordNet could be provisioned here without Debian's tools "
-                    "(another NLTK WordNet or NLTK's downloader), so this failure cannot be shown")
+        pytest.skip(
+            "WordNet could be provisioned here without Debian's tools "
+            "(another NLTK WordNet or NLTK's downloader), so this failure cannot be shown"
+        )
     assert proc.returncode != 0
     for hint in ("nltk.downloader", "wordnet-base wordnet-sense-index", "corpora/wordnet"):
         assert hint in proc.stderr

@@ -14,7 +14,6 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-
 from conftest import REPO, synthetic_task, write_jsonl
 
 pytestmark = pytest.mark.workflow
@@ -41,8 +40,18 @@ def read_config(root: Path) -> dict:
 
 
 def snakemake(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"),
-               "--directory", str(root), "--cores", "2", *args]
+    command = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(root),
+        "--cores",
+        "2",
+        *args,
+    ]
     result = subprocess.run(command, capture_output=True, text=True, cwd=root)
     if check and result.returncode != 0:
         raise AssertionError(f"snakemake failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
@@ -99,8 +108,17 @@ def test_rerun_does_nothing(base_run):
 
 def test_tables_identical_with_one_core(base_run, tmp_path):
     other = make_run_dir(tmp_path / "one-core")
-    command = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"),
-               "--directory", str(other), "--cores", "1"]
+    command = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(other),
+        "--cores",
+        "1",
+    ]
     subprocess.run(command, check=True, capture_output=True, cwd=other)
     for name in TABLES + ["table2.md", "data_efficiency.md"]:
         assert (other / "results/tables" / name).read_bytes() == (base_run / "results/tables" / name).read_bytes(), name
@@ -118,8 +136,12 @@ def test_adding_a_system_reruns_only_its_jobs(base_run, tmp_path):
     write_config(run, config)
     snakemake(run)
     after = result_files(run)
-    for untouched in ["results/metrics/toy/alpha.csv", "results/metrics/toy/beta+1.0.csv",
-                      "results/curves/toy/alpha.csv", "results/curves/toy/beta+1.0.csv"]:
+    for untouched in [
+        "results/metrics/toy/alpha.csv",
+        "results/metrics/toy/beta+1.0.csv",
+        "results/curves/toy/alpha.csv",
+        "results/curves/toy/beta+1.0.csv",
+    ]:
         assert after[untouched] == before[untouched], untouched
     assert "results/metrics/toy/gamma.new.csv" in after
     table = pd.read_csv(run / "results/tables/data_efficiency.csv")
@@ -162,8 +184,11 @@ def test_adding_a_task(base_run, tmp_path):
     run = clone(base_run, tmp_path)
     synthetic_task(run / "data", "second", ["one", "two"], n_items=30, seed=5, prompts=("score",))
     config = read_config(run)
-    config["tasks"]["second"] = {"label": "Second", "systems": {"one": {"label": "one"}, "two": {"label": "two"}},
-                                 "prompts": {"score": {"label": "Score", "min": -1, "max": 1}}}
+    config["tasks"]["second"] = {
+        "label": "Second",
+        "systems": {"one": {"label": "one"}, "two": {"label": "two"}},
+        "prompts": {"score": {"label": "Score", "min": -1, "max": 1}},
+    }
     write_config(run, config)
     before = result_files(run)
     snakemake(run)
@@ -221,9 +246,19 @@ def _bad_input(case: str, run: Path, config: dict) -> list[str]:
     raise ValueError(case)
 
 
-BAD_INPUTS = ["unknown config key", "wrong config type", "missing system file", "not JSON", "missing judgments",
-              "judgment out of range", "judgment not a number", "id without reference", "duplicate id",
-              "too few judged items", "released checksum"]
+BAD_INPUTS = [
+    "unknown config key",
+    "wrong config type",
+    "missing system file",
+    "not JSON",
+    "missing judgments",
+    "judgment out of range",
+    "judgment not a number",
+    "id without reference",
+    "duplicate id",
+    "too few judged items",
+    "released checksum",
+]
 
 
 @pytest.mark.parametrize("case", BAD_INPUTS)
@@ -246,8 +281,23 @@ def test_missing_wordnet_stops_before_any_job(tmp_path):
     config["nltk_data"] = str(tmp_path / "empty-nltk-data")
     write_config(run, config)
     env = {**os.environ, "HOME": str(tmp_path / "home"), "NLTK_DATA": str(tmp_path / "empty-nltk-data")}
-    out = subprocess.run([sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"),
-                          "--directory", str(run), "--cores", "1"], capture_output=True, text=True, cwd=run, env=env)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "--snakefile",
+            str(REPO / "Snakefile"),
+            "--directory",
+            str(run),
+            "--cores",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=run,
+        env=env,
+    )
     if out.returncode == 0:
         pytest.skip("an NLTK WordNet outside the project is visible on this machine")
     assert "WordNet" in out.stderr and "provision_wordnet.py" in out.stderr

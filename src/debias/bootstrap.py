@@ -179,9 +179,7 @@ def bootstrap_ci_widths_from_draws(
     return out
 
 
-def bootstrap_ci_widths(
-    judgments, metrics, *, n_replicates: int, rng: np.random.Generator, level: float = 0.8
-) -> dict:
+def bootstrap_ci_widths(judgments, metrics, *, n_replicates: int, rng: np.random.Generator, level: float = 0.8) -> dict:
     """Bootstrap interval width at every number of judgments n = 1..N, for four estimators.
 
     ``judgments`` is (N, K), NaN-padded, one row per item; ``metrics`` is

@@ -2,27 +2,34 @@
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 import pandas as pd
 
 CONDITIONS = ("cv", "noiseless", "perfect")
-CONDITION_LABELS = {"cv": "Humans + {metric}", "noiseless": "Noiseless humans + {metric}", "perfect": "Humans + perfect metric"}
+CONDITION_LABELS = {
+    "cv": "Humans + {metric}",
+    "noiseless": "Noiseless humans + {metric}",
+    "perfect": "Humans + perfect metric",
+}
 
 
 def sort_efficiency(table: pd.DataFrame, tasks: Mapping, metrics: Mapping) -> pd.DataFrame:
     """Rows in config order (task, prompt, system), then condition, then metric."""
+
     def rank(values, order):
         position = {name: i for i, name in enumerate(order)}
         return values.map(lambda v: position.get(v, len(position)))
 
-    keys = pd.DataFrame({
-        "task": rank(table["task"], list(tasks)),
-        "prompt": [list(tasks[t]["prompts"]).index(p) for t, p in zip(table["task"], table["prompt"])],
-        "system": [list(tasks[t]["systems"]).index(s) for t, s in zip(table["task"], table["system"])],
-        "condition": rank(table["condition"], CONDITIONS),
-        "metric": rank(table["metric"], list(metrics) + ["perfect"]),
-    })
+    keys = pd.DataFrame(
+        {
+            "task": rank(table["task"], list(tasks)),
+            "prompt": [list(tasks[t]["prompts"]).index(p) for t, p in zip(table["task"], table["prompt"])],
+            "system": [list(tasks[t]["systems"]).index(s) for t, s in zip(table["task"], table["system"])],
+            "condition": rank(table["condition"], CONDITIONS),
+            "metric": rank(table["metric"], list(metrics) + ["perfect"]),
+        }
+    )
     order = keys.sort_values(list(keys.columns), kind="mergesort").index
     return table.loc[order].reset_index(drop=True)
 
@@ -30,25 +37,34 @@ def sort_efficiency(table: pd.DataFrame, tasks: Mapping, metrics: Mapping) -> pd
 def efficiency_markdown(table: pd.DataFrame, tasks: Mapping, metrics: Mapping) -> str:
     """One table per task and prompt: rows are condition x metric, columns are systems,
     cells read "bootstrap DE (theory DE)"."""
-    out = ["# Data efficiency", "",
-           "Each cell: data efficiency from the bootstrap, with the theory's (1+γ)/(1−ρ²+γ) in brackets "
-           "(noiseless: (1+γ)/(1−ρ²); perfect metric: (1+γ)/γ). Values above 1 mean fewer human judgments "
-           "are needed for the same confidence-interval width.", ""]
+    out = [
+        "# Data efficiency",
+        "",
+        "Each cell: data efficiency from the bootstrap, with the theory's (1+γ)/(1−ρ²+γ) in brackets "
+        "(noiseless: (1+γ)/(1−ρ²); perfect metric: (1+γ)/γ). Values above 1 mean fewer human judgments "
+        "are needed for the same confidence-interval width.",
+        "",
+    ]
     for task, spec in tasks.items():
         for prompt, prompt_spec in spec["prompts"].items():
             part = table[(table["task"] == task) & (table["prompt"] == prompt)]
             if part.empty:
                 continue
             systems = [s for s in spec["systems"] if s in set(part["system"])]
-            out += [f"## {spec['label']} — {prompt_spec['label']}", "",
-                    "| condition | " + " | ".join(spec["systems"][s]["label"] for s in systems) + " |",
-                    "|---|" + "---:|" * len(systems)]
+            out += [
+                f"## {spec['label']} — {prompt_spec['label']}",
+                "",
+                "| condition | " + " | ".join(spec["systems"][s]["label"] for s in systems) + " |",
+                "|---|" + "---:|" * len(systems),
+            ]
             for condition in CONDITIONS:
                 names = ["perfect"] if condition == "perfect" else list(metrics)
                 for metric in names:
                     cells = []
                     for system in systems:
-                        row = part[(part["system"] == system) & (part["metric"] == metric) & (part["condition"] == condition)]
+                        row = part[
+                            (part["system"] == system) & (part["metric"] == metric) & (part["condition"] == condition)
+                        ]
                         cells.append("–" if row.empty else f"{row['de'].iloc[0]:.2f} ({row['de_theory'].iloc[0]:.2f})")
                     label = CONDITION_LABELS[condition].format(metric=metrics.get(metric, {}).get("label", metric))
                     out.append(f"| {label} | " + " | ".join(cells) + " |")

@@ -4,7 +4,7 @@ and the data efficiencies (bootstrap and theory) that follow from them."""
 from __future__ import annotations
 
 import logging
-from typing import Mapping, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -68,15 +68,34 @@ def system_experiment(
         labelled += [(m, "cv", widths["cv"][i]) for i, m in enumerate(metrics)]
         labelled += [(m, "noiseless", widths["noiseless"][i]) for i, m in enumerate(metrics)]
         for metric, condition, width in labelled:
-            curve_parts.append(pd.DataFrame({"task": task, "prompt": prompt, "system": system, "metric": metric,
-                                             "condition": condition, "n": n, "width": width}))
+            curve_parts.append(
+                pd.DataFrame(
+                    {
+                        "task": task,
+                        "prompt": prompt,
+                        "system": system,
+                        "metric": metric,
+                        "condition": condition,
+                        "n": n,
+                        "width": width,
+                    }
+                )
+            )
         for metric, condition, width in labelled[1:]:
             rho = 1.0 if condition == "perfect" else pearson(item_means, g[metrics.index(metric)])
-            rows.append({
-                "task": task, "prompt": prompt, "system": system, "metric": metric, "condition": condition,
-                "de": float(data_efficiency(widths["mean"], width, n, lo=low, hi=high)),
-                "de_theory": theory_by_condition(rho, gamma)[condition], "rho": rho, "gamma": gamma,
-            })
+            rows.append(
+                {
+                    "task": task,
+                    "prompt": prompt,
+                    "system": system,
+                    "metric": metric,
+                    "condition": condition,
+                    "de": float(data_efficiency(widths["mean"], width, n, lo=low, hi=high)),
+                    "de_theory": theory_by_condition(rho, gamma)[condition],
+                    "rho": rho,
+                    "gamma": gamma,
+                }
+            )
         log.info("%s/%s/%s: %d items, %d replicates, gamma=%.3f", task, system, prompt, len(ids), replicates, gamma)
     curves = pd.concat(curve_parts, ignore_index=True) if curve_parts else pd.DataFrame(columns=CURVE_COLUMNS)
     return curves[CURVE_COLUMNS], pd.DataFrame(rows, columns=EFFICIENCY_COLUMNS)

@@ -177,9 +177,7 @@ def best_metric(
     ``LookupError`` when no candidate has a correlation.
     """
     rows = correlations[
-        (correlations["task"] == task)
-        & (correlations["prompt"] == prompt)
-        & (correlations["system"] == system)
+        (correlations["task"] == task) & (correlations["prompt"] == prompt) & (correlations["system"] == system)
     ]
     if metrics is not None:
         rows = rows[rows["metric"].isin(list(metrics))]
@@ -319,8 +317,7 @@ def _place_labels(ax, fig: Figure, xs, ys, labels, colors, obstacles: Sequence =
 
     points = ax.transData.transform(np.column_stack([xs, ys]))
     blocked = [
-        Bbox.from_extents(px - marker_half, py - marker_half, px + marker_half, py + marker_half)
-        for px, py in points
+        Bbox.from_extents(px - marker_half, py - marker_half, px + marker_half, py + marker_half) for px, py in points
     ]
     for artist in obstacles:
         if artist is not None and artist.get_visible():
@@ -332,14 +329,19 @@ def _place_labels(ax, fig: Figure, xs, ys, labels, colors, obstacles: Sequence =
         best = None
         for dx, dy, ha, va in _candidate_offsets():
             text = ax.annotate(
-                labels[i], (xs[i], ys[i]), xytext=(dx, dy), textcoords="offset points",
-                ha=ha, va=va, fontsize=8, color=colors[i],
+                labels[i],
+                (xs[i], ys[i]),
+                xytext=(dx, dy),
+                textcoords="offset points",
+                ha=ha,
+                va=va,
+                fontsize=8,
+                color=colors[i],
             )
             box = text.get_window_extent(renderer).padded(pad)
             text.remove()
             outside = not (
-                box.x0 >= axes_box.x0 and box.x1 <= axes_box.x1
-                and box.y0 >= axes_box.y0 and box.y1 <= axes_box.y1
+                box.x0 >= axes_box.x0 and box.x1 <= axes_box.x1 and box.y0 >= axes_box.y0 and box.y1 <= axes_box.y1
             )
             cost = sum(_overlap_area(box, other) for other in blocked) + (1e9 if outside else 0.0)
             if best is None or cost < best[0]:
@@ -349,11 +351,16 @@ def _place_labels(ax, fig: Figure, xs, ys, labels, colors, obstacles: Sequence =
         _, dx, dy, ha, va, box = best
         far = np.hypot(dx, dy) > 16
         text = ax.annotate(
-            labels[i], (xs[i], ys[i]), xytext=(dx, dy), textcoords="offset points",
-            ha=ha, va=va, fontsize=8, color=colors[i],
+            labels[i],
+            (xs[i], ys[i]),
+            xytext=(dx, dy),
+            textcoords="offset points",
+            ha=ha,
+            va=va,
+            fontsize=8,
+            color=colors[i],
             bbox={"boxstyle": "round,pad=0.1", "facecolor": "white", "edgecolor": "none", "alpha": 0.85},
-            arrowprops={"arrowstyle": "-", "color": colors[i], "lw": 0.6, "shrinkA": 1, "shrinkB": 4}
-            if far else None,
+            arrowprops={"arrowstyle": "-", "color": colors[i], "lw": 0.6, "shrinkA": 1, "shrinkB": 4} if far else None,
         )
         text.set_in_layout(False)
         blocked.append(box)
@@ -372,8 +379,12 @@ def plot_figure3(table2: pd.DataFrame, correlations: pd.DataFrame, config: Mappi
         rho_grid, gamma_grid = np.meshgrid(np.linspace(0.0, 1.0, 401), np.linspace(0.0, gamma_max, 401))
         levels = np.round(np.arange(0.1, 1.0, 0.1), 1)
         contours = ax.contour(
-            rho_grid, gamma_grid, inverse_data_efficiency(rho_grid, gamma_grid),
-            levels=levels, colors=PALETTE["grey"], linewidths=0.8,
+            rho_grid,
+            gamma_grid,
+            inverse_data_efficiency(rho_grid, gamma_grid),
+            levels=levels,
+            colors=PALETTE["grey"],
+            linewidths=0.8,
         )
         contour_labels = ax.clabel(contours, fmt="%.1f", fontsize=7, inline=True, inline_spacing=3)
         ax.set_xlim(0.0, 1.0)
@@ -394,12 +405,26 @@ def plot_figure3(table2: pd.DataFrame, correlations: pd.DataFrame, config: Mappi
             sub = points[points["task"] == task]
             style = styles[task]
             ax.scatter(
-                sub["rho"], sub["gamma"], s=30, color=style["color"], marker=style["marker"],
-                edgecolor="white", linewidth=0.6, zorder=3,
+                sub["rho"],
+                sub["gamma"],
+                s=30,
+                color=style["color"],
+                marker=style["marker"],
+                edgecolor="white",
+                linewidth=0.6,
+                zorder=3,
             )
             handles.append(
-                Line2D([], [], linestyle="none", marker=style["marker"], color=style["color"],
-                       markeredgecolor="white", markersize=6.5, label=task_label(config, task))
+                Line2D(
+                    [],
+                    [],
+                    linestyle="none",
+                    marker=style["marker"],
+                    color=style["color"],
+                    markeredgecolor="white",
+                    markersize=6.5,
+                    label=task_label(config, task),
+                )
             )
         if handles:
             fig.legend(handles=handles, loc="outside lower center", ncols=len(handles))
@@ -410,7 +435,12 @@ def plot_figure3(table2: pd.DataFrame, correlations: pd.DataFrame, config: Mappi
         ]
         colors = [styles[task]["color"] for task in points["task"]]
         _place_labels(
-            ax, fig, points["rho"].to_numpy(), points["gamma"].to_numpy(), labels, colors,
+            ax,
+            fig,
+            points["rho"].to_numpy(),
+            points["gamma"].to_numpy(),
+            labels,
+            colors,
             obstacles=contour_labels,
         )
         return fig
@@ -442,9 +472,14 @@ def plot_figure5(correlations: pd.DataFrame, config: Mapping, task: str, prompt:
         # pcolormesh keeps every cell a vector rectangle in the PDF (imshow would embed a
         # tiny raster that viewers smooth).
         image = ax.pcolormesh(
-            np.arange(len(columns) + 1) - 0.5, np.arange(len(metrics) + 1) - 0.5,
-            np.ma.masked_invalid(values), cmap=cmap, vmin=-limit, vmax=limit,
-            edgecolors="face", linewidth=0,
+            np.arange(len(columns) + 1) - 0.5,
+            np.arange(len(metrics) + 1) - 0.5,
+            np.ma.masked_invalid(values),
+            cmap=cmap,
+            vmin=-limit,
+            vmax=limit,
+            edgecolors="face",
+            linewidth=0,
         )
         ax.set_xlim(-0.5, len(columns) - 0.5)
         ax.set_ylim(len(metrics) - 0.5, -0.5)
@@ -522,16 +557,15 @@ def plot_figure6(
             ax.plot(line["n"], line["width"], label=label, **_CONDITION_STYLES[condition])
             drawn += 1
         if drawn == 0:
-            raise LookupError(
-                f"{panel_name}: no curves for task={task!r} prompt={prompt!r} system={system!r}"
-            )
+            raise LookupError(f"{panel_name}: no curves for task={task!r} prompt={prompt!r} system={system!r}")
 
         boot = config.get("bootstrap", {}) or {}
         level = float(boot.get("level", 0.8))
         low, high = (boot.get("de_range") or [0.2, 0.9])[:2]
         n_max = float(sub["n"].max())
-        ax.axvspan(low * n_max, high * n_max, color="#EEEEEE", zorder=0,
-                   label=f"n averaged for DE ({low:g}N to {high:g}N)")
+        ax.axvspan(
+            low * n_max, high * n_max, color="#EEEEEE", zorder=0, label=f"n averaged for DE ({low:g}N to {high:g}N)"
+        )
         # Widths shrink like 1/sqrt(n): on log-log axes the curves are parallel lines whose
         # vertical gap is half the log of the data efficiency, visible at every n.
         ax.set_xscale("log")
@@ -549,7 +583,8 @@ def plot_figure6(
 
         how = (
             f"{m_label}: highest |$\\rho$| for this system and prompt"
-            if chosen else f"metric: {m_label} (set in the config)"
+            if chosen
+            else f"metric: {m_label} (set in the config)"
         )
         ax.set_title(
             f"{_panel_letter(panel_name)}{system_label(config, task, system)} on "
@@ -607,9 +642,7 @@ def render_all(
     for task, prompt in (figures.get("figure5") or {}).items():
         builders.append((figure5_name(task), lambda t=task, p=prompt: plot_figure5(correlations, config, t, p)))
     for name in figures.get("figure6") or {}:
-        builders.append(
-            (name, lambda n=name: plot_figure6(curves, data_efficiency, correlations, config, n))
-        )
+        builders.append((name, lambda n=name: plot_figure6(curves, data_efficiency, correlations, config, n)))
     wanted = None if names is None else set(names)
     written = []
     for name, build in builders:

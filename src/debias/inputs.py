@@ -6,8 +6,8 @@ message naming the file, line or key instead of failing half-way through.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 from .io import InputError, SystemItem, read_references, read_system, resolve_jsonl, sha256sum
 
@@ -16,7 +16,9 @@ def references_path(config: Mapping, task: str) -> Path:
     stem = Path(config["data_dir"]) / task / "references"
     found = resolve_jsonl(stem)
     if found is None:
-        raise InputError(f"{stem}.jsonl.gz", f"references file of task '{task}' not found (plain .jsonl is accepted too)")
+        raise InputError(
+            f"{stem}.jsonl.gz", f"references file of task '{task}' not found (plain .jsonl is accepted too)"
+        )
     return found
 
 
@@ -41,7 +43,9 @@ def judged_systems(config: Mapping, task: str) -> list[str]:
     return names
 
 
-def load_task(config: Mapping, task: str, systems: list[str] | None = None) -> tuple[dict[str, str], dict[str, list[SystemItem]]]:
+def load_task(
+    config: Mapping, task: str, systems: list[str] | None = None
+) -> tuple[dict[str, str], dict[str, list[SystemItem]]]:
     """References and validated items of the given systems (default: all judged systems)."""
     prompts = config["tasks"][task]["prompts"]
     references = read_references(references_path(config, task))
@@ -57,7 +61,10 @@ def check_config(config: Mapping) -> None:
     for task, spec in tasks.items():
         ref = spec.get("reference_system")
         if ref and ref in spec["systems"]:
-            raise InputError(f"config: tasks.{task}.reference_system", f"'{ref}' is also listed under systems; judged references are not scored")
+            raise InputError(
+                f"config: tasks.{task}.reference_system",
+                f"'{ref}' is also listed under systems; judged references are not scored",
+            )
         for prompt, bounds in spec["prompts"].items():
             low, high = bounds.get("min"), bounds.get("max")
             if low is not None and high is not None and low > high:
@@ -78,7 +85,10 @@ def check_config(config: Mapping) -> None:
         if spec["system"] not in tasks[task]["systems"]:
             raise InputError(where, f"unknown system '{spec['system']}' for task '{task}'")
         if spec["metric"] != "best" and spec["metric"] not in config["metrics"]:
-            raise InputError(where, f"unknown metric '{spec['metric']}' (configured metrics: {', '.join(config['metrics'])}, or 'best')")
+            raise InputError(
+                where,
+                f"unknown metric '{spec['metric']}' (configured metrics: {', '.join(config['metrics'])}, or 'best')",
+            )
 
 
 def validate_inputs(config: Mapping, base_dir: str | Path = ".") -> dict[str, dict[str, int]]:

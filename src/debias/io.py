@@ -15,9 +15,9 @@ import json
 import math
 import os
 import tempfile
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Mapping
 
 
 class InputError(ValueError):
@@ -44,7 +44,7 @@ def open_text(path: str | os.PathLike) -> io.TextIOBase:
     path = Path(path)
     if path.suffix == ".gz":
         return gzip.open(path, "rt", encoding="utf-8")
-    return open(path, "r", encoding="utf-8")
+    return open(path, encoding="utf-8")
 
 
 def resolve_jsonl(stem: str | os.PathLike) -> Path | None:
@@ -66,7 +66,9 @@ def iter_json_lines(path: str | os.PathLike) -> Iterator[tuple[int, dict]]:
                 try:
                     record = json.loads(line)
                 except json.JSONDecodeError as error:
-                    raise InputError(f"{path}:{number}", f"not valid JSON ({error.msg} at column {error.colno})") from None
+                    raise InputError(
+                        f"{path}:{number}", f"not valid JSON ({error.msg} at column {error.colno})"
+                    ) from None
                 if not isinstance(record, dict):
                     raise InputError(f"{path}:{number}", f"expected a JSON object, found {type(record).__name__}")
                 yield number, record
@@ -84,7 +86,7 @@ def read_references(path: str | os.PathLike) -> dict[str, str]:
         where = f"{path}:{number}"
         for key in ("id", "reference"):
             if key not in record:
-                raise InputError(where, f"missing key '{key}' (expected {{\"id\": ..., \"reference\": ...}})")
+                raise InputError(where, f'missing key \'{key}\' (expected {{"id": ..., "reference": ...}})')
             if not isinstance(record[key], str):
                 raise InputError(where, f"'{key}' must be a string, found {json.dumps(record[key])}")
         item_id = record["id"]
@@ -124,7 +126,7 @@ def read_system(
         where = f"{path}:{number}"
         for key in ("id", "output", "judgments"):
             if key not in record:
-                raise InputError(where, f"missing key '{key}' (expected {{\"id\", \"output\", \"judgments\"}})")
+                raise InputError(where, f'missing key \'{key}\' (expected {{"id", "output", "judgments"}})')
         item_id, output, judgments = record["id"], record["output"], record["judgments"]
         if not isinstance(item_id, str):
             raise InputError(where, f"'id' must be a string, found {json.dumps(item_id)}")

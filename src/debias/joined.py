@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -27,11 +27,13 @@ def scores_for(ids: Sequence[str], scores: pd.DataFrame, metrics: Sequence[str],
 def item_table(items: Sequence[SystemItem], scores: pd.DataFrame, prompt: str, metrics: Sequence[str]) -> pd.DataFrame:
     """One row per item judged on ``prompt``: its mean judgment, judgment count and metric scores."""
     ids, matrix = judgment_matrix(items, prompt)
-    table = pd.DataFrame({
-        "id": ids,
-        "mean_judgment": np.nanmean(matrix, axis=1) if len(ids) else np.array([]),
-        "n_judgments": np.sum(~np.isnan(matrix), axis=1) if len(ids) else np.array([], int),
-    })
+    table = pd.DataFrame(
+        {
+            "id": ids,
+            "mean_judgment": np.nanmean(matrix, axis=1) if len(ids) else np.array([]),
+            "n_judgments": np.sum(~np.isnan(matrix), axis=1) if len(ids) else np.array([], int),
+        }
+    )
     values = scores_for(ids, scores, metrics)
     for row, metric in enumerate(metrics):
         table[metric] = values[row]
@@ -48,11 +50,27 @@ def correlation_table(
     for (task, prompt, system), table in joined.items():
         pools.setdefault((task, prompt), []).append(table)
         for metric in metrics:
-            rows.append({"task": task, "prompt": prompt, "system": system, "metric": metric,
-                         "rho": pearson(table["mean_judgment"], table[metric]), "n_items": len(table)})
+            rows.append(
+                {
+                    "task": task,
+                    "prompt": prompt,
+                    "system": system,
+                    "metric": metric,
+                    "rho": pearson(table["mean_judgment"], table[metric]),
+                    "n_items": len(table),
+                }
+            )
     for (task, prompt), tables in pools.items():
         pooled = pd.concat(tables, ignore_index=True)
         for metric in metrics:
-            rows.append({"task": task, "prompt": prompt, "system": combined_name, "metric": metric,
-                         "rho": pearson(pooled["mean_judgment"], pooled[metric]), "n_items": len(pooled)})
+            rows.append(
+                {
+                    "task": task,
+                    "prompt": prompt,
+                    "system": combined_name,
+                    "metric": metric,
+                    "rho": pearson(pooled["mean_judgment"], pooled[metric]),
+                    "n_items": len(pooled),
+                }
+            )
     return pd.DataFrame(rows, columns=["task", "prompt", "system", "metric", "rho", "n_items"])

@@ -22,9 +22,9 @@ METEOR treat it as an ordinary token, rouge-score's tokeniser drops it.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from functools import lru_cache
 from importlib import metadata
-from typing import Sequence
 
 import nltk
 import pandas as pd
@@ -163,10 +163,7 @@ def score_outputs(
     outputs = _check_texts("outputs", outputs)
     references = _check_texts("references", references)
     if len(outputs) != len(references):
-        raise ValueError(
-            f"{len(outputs)} outputs but {len(references)} references; "
-            "need one reference per output"
-        )
+        raise ValueError(f"{len(outputs)} outputs but {len(references)} references; need one reference per output")
     wants_meteor = "meteor" in metrics
     wants_rouge = any(m in _ROUGE_TYPES for m in metrics)
     wordnet = _meteor_wordnet(use_wordnet(nltk_data_dir)) if wants_meteor else None
@@ -179,13 +176,17 @@ def score_outputs(
             continue
         bleu_score = bleu.sentence_score(output, [reference]).score / 100.0 if "bleu" in metrics else 0.0
         rouge_scores = rouge.score(reference, output) if wants_rouge else {}  # (target, prediction)
-        meteor = meteor_score(
-            [meteor_tokens(reference)],
-            meteor_tokens(output),
-            stemmer=stemmer,
-            wordnet=wordnet,
-            **METEOR_PARAMS,
-        ) if wants_meteor else 0.0
+        meteor = (
+            meteor_score(
+                [meteor_tokens(reference)],
+                meteor_tokens(output),
+                stemmer=stemmer,
+                wordnet=wordnet,
+                **METEOR_PARAMS,
+            )
+            if wants_meteor
+            else 0.0
+        )
         rows.append(
             (
                 bleu_score,
@@ -215,9 +216,7 @@ def metric_versions(nltk_data_dir: str | os.PathLike | None = None, meteor: bool
     else:
         reader = loaded_wordnet()
         if reader is None:
-            raise WordNetUnavailableError(
-                "no WordNet loaded yet: call score_outputs first or pass nltk_data_dir"
-            )
+            raise WordNetUnavailableError("no WordNet loaded yet: call score_outputs first or pass nltk_data_dir")
     bleu = _bleu()
     return {
         "bleu_signature": str(bleu.get_signature()),

@@ -101,8 +101,7 @@ def _lookup(frame: pd.DataFrame | None, column: str, **where) -> float | None:
 
 
 def _de(data_efficiency, task, prompt, system, metric, condition) -> float | None:
-    return _lookup(data_efficiency, "de", task=task, prompt=prompt, system=system,
-                   metric=metric, condition=condition)
+    return _lookup(data_efficiency, "de", task=task, prompt=prompt, system=system, metric=metric, condition=condition)
 
 
 def _config_metrics(config: Mapping) -> list[str]:
@@ -207,8 +206,8 @@ def de_ranges(
     grid_cells = []
     metrics = _config_metrics(config) or None
     for task, spec in (config.get("tasks", {}) or {}).items():
-        for prompt in (spec.get("prompts", {}) or {}):
-            for system in (spec.get("systems", {}) or {}):
+        for prompt in spec.get("prompts", {}) or {}:
+            for system in spec.get("systems", {}) or {}:
                 try:
                     metric = best_metric(correlations, task, prompt, system, metrics)
                 except LookupError:
@@ -243,9 +242,7 @@ def comparison_rows(
     tol = _tolerance(paper_values)
     digits = int(paper_values.get("decimals", 2))
     boot = config.get("bootstrap", {}) or {}
-    boot_text = (
-        f"bootstrap draws differ ({boot.get('replicates', '?')} replicates, seed {boot.get('seed', '?')})"
-    )
+    boot_text = f"bootstrap draws differ ({boot.get('replicates', '?')} replicates, seed {boot.get('seed', '?')})"
     rows: list[ComparisonRow] = []
 
     # Table 2.
@@ -267,11 +264,18 @@ def comparison_rows(
                             "Consistent with the paper's rounded σ_a² and σ_f²: differences "
                             "below their rounding are magnified in the ratio."
                         )
-            rows.append(_scalar_row(
-                f"{symbol}, {task_label(config, task)} {prompt_label(config, task, prompt)}",
-                entry.get("where", "Table 2"), float(entry[column]), ours, tol, reason,
-                ("table2", task, prompt, column), digits,
-            ))
+            rows.append(
+                _scalar_row(
+                    f"{symbol}, {task_label(config, task)} {prompt_label(config, task, prompt)}",
+                    entry.get("where", "Table 2"),
+                    float(entry[column]),
+                    ours,
+                    tol,
+                    reason,
+                    ("table2", task, prompt, column),
+                    digits,
+                )
+            )
 
     # Figure 6 panels.
     panels = (config.get("figures", {}) or {}).get("figure6", {}) or {}
@@ -283,7 +287,8 @@ def comparison_rows(
         paper_metric = entry.get("metric")
         available = entry.get("available", paper_metric in configured_metrics)
         siblings_available = any(
-            other is not entry and other["panel"] == name
+            other is not entry
+            and other["panel"] == name
             and other.get("available", other.get("metric") in configured_metrics)
             for other in entries
         )
@@ -317,9 +322,7 @@ def comparison_rows(
                 row.ours = f"{ours:.3f} ({metric_label(config, metric)})"
                 row.difference = _signed(ours - paper)
                 row.agreement = OTHER_METRIC
-                row.reason = (
-                    f"{REASON_VECSIM}; ours uses {metric_label(config, metric)} ({how}); {boot_text}."
-                )
+                row.reason = f"{REASON_VECSIM}; ours uses {metric_label(config, metric)} ({how}); {boot_text}."
             rows.append(row)
 
     # Data-efficiency ranges.
@@ -332,8 +335,9 @@ def comparison_rows(
             quantity = f"DE range, {entry.get('description', CONDITION_TEXT[condition])} — over {scope_text}"
             if scope == "grid" and result.cells:
                 quantity += f" ({result.cells} cells)"
-            row = ComparisonRow(quantity, entry["where"], f"{low:.{digits}f}–{high:.{digits}f}",
-                                key=("de_range", condition, scope))
+            row = ComparisonRow(
+                quantity, entry["where"], f"{low:.{digits}f}–{high:.{digits}f}", key=("de_range", condition, scope)
+            )
             if result.low is None:
                 row.reason = "No matching rows in the input tables."
             else:
@@ -344,9 +348,7 @@ def comparison_rows(
                 else:
                     extra = "" if condition == "perfect" else "; metric implementations differ"
                     row.agreement = DIFFERS
-                    row.reason = (
-                        f"{REASON_RANGE}{extra}. Ours spans {result.low_cell} to {result.high_cell}."
-                    )
+                    row.reason = f"{REASON_RANGE}{extra}. Ours spans {result.low_cell} to {result.high_cell}."
             rows.append(row)
 
     # Instance-level correlations.
@@ -358,8 +360,18 @@ def comparison_rows(
             f"({system_label(config, task, system)}, {task_label(config, task)}, instance level)"
         )
         reason = f"{REASON_METRIC.get(metric, 'metric implementation differs')}."
-        rows.append(_scalar_row(quantity, entry["where"], float(entry["rho"]), ours, tol, reason,
-                                ("correlation", entry.get("id", metric)), digits))
+        rows.append(
+            _scalar_row(
+                quantity,
+                entry["where"],
+                float(entry["rho"]),
+                ours,
+                tol,
+                reason,
+                ("correlation", entry.get("id", metric)),
+                digits,
+            )
+        )
     return rows
 
 
@@ -378,21 +390,26 @@ def _table(header: list[str], rows: Iterable[list[str]]) -> list[str]:
     return lines
 
 
-def panel_summary(
-    data_efficiency: pd.DataFrame, correlations: pd.DataFrame, config: Mapping
-) -> list[dict]:
+def panel_summary(data_efficiency: pd.DataFrame, correlations: pd.DataFrame, config: Mapping) -> list[dict]:
     """Per configured Figure 6 panel: metric, how it was chosen, rho, gamma and the DEs."""
     out = []
     for name, panel in ((config.get("figures", {}) or {}).get("figure6", {}) or {}).items():
         task, prompt, system = panel["task"], panel["prompt"], panel["system"]
         metric, chosen = _panel_metric(correlations, panel, config)
-        record = {"panel": name, "task": task, "prompt": prompt, "system": system,
-                  "metric": metric, "chosen_as_best": chosen}
+        record = {
+            "panel": name,
+            "task": task,
+            "prompt": prompt,
+            "system": system,
+            "metric": metric,
+            "chosen_as_best": chosen,
+        }
         if metric is not None:
             record["rho"] = _lookup(correlations, "rho", task=task, prompt=prompt, system=system, metric=metric)
             for column in ("de", "de_theory", "gamma"):
-                record[f"cv_{column}"] = _lookup(data_efficiency, column, task=task, prompt=prompt,
-                                                 system=system, metric=metric, condition="cv")
+                record[f"cv_{column}"] = _lookup(
+                    data_efficiency, column, task=task, prompt=prompt, system=system, metric=metric, condition="cv"
+                )
             record["noiseless_de"] = _de(data_efficiency, task, prompt, system, metric, "noiseless")
         record["perfect_de"] = _de(data_efficiency, task, prompt, system, "perfect", "perfect")
         out.append(record)
@@ -430,7 +447,8 @@ def _figure_caption(name: str, config: Mapping, correlations, paper_values: Mapp
         if chosen:
             text += " (chosen as the highest |ρ| for this system and prompt)"
     paper_metrics = [
-        e.get("metric_label", e.get("metric")) for e in paper_values.get("figure6", []) or []
+        e.get("metric_label", e.get("metric"))
+        for e in paper_values.get("figure6", []) or []
         if e.get("panel") == name and e.get("available") is False
     ]
     if paper_metrics and not any(
@@ -487,8 +505,10 @@ def build_report(
     ]
     lines += _table(
         ["#", "Quantity", "Stated in", "Paper", "Ours", "Ours − paper", "Agreement", "Reason for the difference"],
-        ([str(i), r.quantity, r.where, r.paper, r.ours, r.difference, r.agreement, r.reason]
-         for i, r in enumerate(rows, start=1)),
+        (
+            [str(i), r.quantity, r.where, r.paper, r.ours, r.difference, r.agreement, r.reason]
+            for i, r in enumerate(rows, start=1)
+        ),
     )
 
     # Figure 6 panel details.
@@ -497,17 +517,32 @@ def build_report(
     for p in panel_summary(data_efficiency, correlations, config):
         metric = p["metric"]
         how = "highest |ρ|" if p["chosen_as_best"] else "configured"
-        panel_rows.append([
-            p["panel"].removeprefix("figure"),
-            f"{system_label(config, p['task'], p['system'])}, {task_label(config, p['task'])} "
-            f"{prompt_label(config, p['task'], p['prompt'])}",
-            NOT_COMPUTED if metric is None else f"{metric_label(config, metric)} ({how})",
-            _fmt(p.get("rho")), _fmt(p.get("cv_gamma")), _fmt(p.get("cv_de")),
-            _fmt(p.get("cv_de_theory")), _fmt(p.get("noiseless_de")), _fmt(p.get("perfect_de")),
-        ])
+        panel_rows.append(
+            [
+                p["panel"].removeprefix("figure"),
+                f"{system_label(config, p['task'], p['system'])}, {task_label(config, p['task'])} "
+                f"{prompt_label(config, p['task'], p['prompt'])}",
+                NOT_COMPUTED if metric is None else f"{metric_label(config, metric)} ({how})",
+                _fmt(p.get("rho")),
+                _fmt(p.get("cv_gamma")),
+                _fmt(p.get("cv_de")),
+                _fmt(p.get("cv_de_theory")),
+                _fmt(p.get("noiseless_de")),
+                _fmt(p.get("perfect_de")),
+            ]
+        )
     lines += _table(
-        ["Panel", "System, task, prompt", "Metric", "ρ", "γ", "DE", "DE, eq. (7)",
-         "DE, noiseless", "DE, perfect metric"],
+        [
+            "Panel",
+            "System, task, prompt",
+            "Metric",
+            "ρ",
+            "γ",
+            "DE",
+            "DE, eq. (7)",
+            "DE, noiseless",
+            "DE, perfect metric",
+        ],
         panel_rows,
     )
     lines += [

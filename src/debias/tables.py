@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import pandas as pd
 
@@ -18,8 +18,7 @@ def to_markdown(frame: pd.DataFrame, digits: int = 3, headers: Sequence[str] | N
     """A GitHub-flavoured Markdown table, numbers right-aligned."""
     headers = list(headers or frame.columns)
     numeric = [pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns]
-    lines = ["| " + " | ".join(headers) + " |",
-             "|" + "|".join("---:" if n else "---" for n in numeric) + "|"]
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---:" if n else "---" for n in numeric) + "|"]
     for row in frame.itertuples(index=False):
         lines.append("| " + " | ".join(_cell(v, digits) for v in row) + " |")
     return "\n".join(lines) + "\n"

@@ -8,7 +8,7 @@ variance, so the estimators here use those items alone.
 from __future__ import annotations
 
 import json
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -89,8 +89,15 @@ def pool_judged_outputs(systems: Iterable[Sequence[SystemItem]]) -> list[SystemI
 
 
 TABLE2_COLUMNS = [
-    "task", "prompt", "sigma2_a", "sigma2_f", "gamma",
-    "sigma2_f_unbiased", "gamma_unbiased", "n_items", "n_judgments",
+    "task",
+    "prompt",
+    "sigma2_a",
+    "sigma2_f",
+    "gamma",
+    "sigma2_f_unbiased",
+    "gamma_unbiased",
+    "n_items",
+    "n_judgments",
 ]
 
 
@@ -109,7 +116,9 @@ def table2(task_items: dict[str, dict[str, Sequence[SystemItem]]], prompts: dict
     return pd.DataFrame(rows, columns=TABLE2_COLUMNS)
 
 
-def variance_by_system(task_items: dict[str, dict[str, Sequence[SystemItem]]], prompts: dict[str, Sequence[str]]) -> pd.DataFrame:
+def variance_by_system(
+    task_items: dict[str, dict[str, Sequence[SystemItem]]], prompts: dict[str, Sequence[str]]
+) -> pd.DataFrame:
     """The same components for each system on its own."""
     rows = []
     for task, systems in task_items.items():

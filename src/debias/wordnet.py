@@ -113,8 +113,7 @@ def use_wordnet(nltk_data_dir: str | os.PathLike) -> WordNetCorpusReader:
             except Exception as exc:
                 first = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), "")
                 raise WordNetUnavailableError(
-                    f"WordNet at {root} cannot be read by NLTK "
-                    f"({type(exc).__name__}: {first}).\n{PROVISION_HINT}"
+                    f"WordNet at {root} cannot be read by NLTK ({type(exc).__name__}: {first}).\n{PROVISION_HINT}"
                 ) from exc
             if not has_dog or version is None:
                 raise WordNetUnavailableError(

@@ -10,13 +10,13 @@ rule curves:
     output:
         curves=f"{R}/curves/{{task}}/{{system}}.csv",
         efficiency=f"{R}/efficiency/{{task}}/{{system}}.csv",
+    log:
+        f"{R}/logs/curves/{{task}}/{{system}}.log",
+    priority: 1  # on the longest path of a run: scheduled first when cores are scarce
     params:
         prompts=lambda w: prompt_bounds(w.task),
         metrics=METRICS,
         bootstrap=config["bootstrap"],
-    log:
-        f"{R}/logs/curves/{{task}}/{{system}}.log",
-    priority: 1  # on the longest path of a run: scheduled first when cores are scarce
     script:
         "../../scripts/bootstrap_curves.py"
 
@@ -27,10 +27,10 @@ rule data_efficiency:
     output:
         csv=f"{R}/tables/data_efficiency.csv",
         md=f"{R}/tables/data_efficiency.md",
+    log:
+        f"{R}/logs/data_efficiency.log",
     params:
         tasks=config["tasks"],
         metrics=config["metrics"],
-    log:
-        f"{R}/logs/data_efficiency.log",
     script:
         "../../scripts/data_efficiency.py"

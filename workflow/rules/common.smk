@@ -21,12 +21,17 @@ except InputError as error:
 
 def check_wordnet():
     """METEOR is never computed without WordNet: stop now rather than in the first metrics job."""
-    if "meteor" not in config["metrics"] or (Path(config["nltk_data"]) / "corpora/wordnet").is_dir():
+    if (
+        "meteor" not in config["metrics"]
+        or (Path(config["nltk_data"]) / "corpora/wordnet").is_dir()
+    ):
         return
     from debias.wordnet import PROVISION_HINT, WordNetUnavailableError, use_wordnet
 
     try:
-        use_wordnet(config["nltk_data"])  # slow path only: WordNet elsewhere on NLTK's search path
+        use_wordnet(
+            config["nltk_data"]
+        )  # slow path only: WordNet elsewhere on NLTK's search path
     except WordNetUnavailableError:
         raise WorkflowError(
             f"WordNet 3.0, which METEOR needs, is not in {config['nltk_data']}/corpora/wordnet "
@@ -53,7 +58,10 @@ def scored_systems(task):
 
 def prompt_bounds(task):
     """Prompts of a task with only their ranges: a label edit must not rerun per-system jobs."""
-    return {name: {"min": spec["min"], "max": spec["max"]} for name, spec in config["tasks"][task]["prompts"].items()}
+    return {
+        name: {"min": spec["min"], "max": spec["max"]}
+        for name, spec in config["tasks"][task]["prompts"].items()
+    }
 
 
 def per_system(pattern):
@@ -62,14 +70,18 @@ def per_system(pattern):
 
 
 def all_judged_system_files():
-    return [str(system_path(config, t, s)) for t in TASKS for s in judged_systems(config, t)]
+    return [
+        str(system_path(config, t, s)) for t in TASKS for s in judged_systems(config, t)
+    ]
 
 
 def all_reference_files():
     return [str(references_path(config, t)) for t in TASKS]
 
 
-OVERVIEW_FIGURES = ["figure3"] + [f"figure5_{task}" for task in config["figures"].get("figure5", {})]
+OVERVIEW_FIGURES = ["figure3"] + [
+    f"figure5_{task}" for task in config["figures"].get("figure5", {})
+]
 CURVE_FIGURES = list(config["figures"].get("figure6", {}))
 
 

@@ -4,16 +4,18 @@
 rule correlations:
     input:
         scores=per_system(f"{R}/metrics/{{task}}/{{system}}.csv"),
-        systems=[str(system_path(config, t, s)) for t in TASKS for s in scored_systems(t)],
+        systems=[
+            str(system_path(config, t, s)) for t in TASKS for s in scored_systems(t)
+        ],
         references=all_reference_files(),
     output:
         f"{R}/tables/correlations.csv",
+    log:
+        f"{R}/logs/correlations.log",
     params:
         tasks=config["tasks"],
         metrics=METRICS,
         data_dir=config["data_dir"],
-    log:
-        f"{R}/logs/correlations.log",
     script:
         "../../scripts/correlations.py"
 
@@ -23,14 +25,20 @@ def figure_caption(path):
     name = Path(path).stem
     if (Path(workflow.basedir) / "workflow/report" / f"{name}.rst").exists():
         return f"../report/{name}.rst"
-    kind = "figure3" if name == "figure3" else "figure5" if name.startswith("figure5") else "figure6"
+    kind = (
+        "figure3"
+        if name == "figure3"
+        else "figure5" if name.startswith("figure5") else "figure6"
+    )
     return f"../report/{kind}.rst"
 
 
 def figure_outputs(names):
     """PDF and PNG of each named figure; PNGs are registered in the HTML report."""
     paths = [f"{R}/figures/{name}.{ext}" for name in names for ext in ("pdf", "png")]
-    in_report = lambda path: report(path, caption=figure_caption(path), category="Figures")  # noqa: E731
+    in_report = lambda path: report(
+        path, caption=figure_caption(path), category="Figures"
+    )  # noqa: E731
     return [in_report(path) if path.endswith(".png") else path for path in paths]
 
 
@@ -42,13 +50,13 @@ rule figures_overview:
         correlations=f"{R}/tables/correlations.csv",
     output:
         figure_outputs(OVERVIEW_FIGURES),
+    log:
+        f"{R}/logs/figures_overview.log",
     params:
         names=OVERVIEW_FIGURES,
         figures_dir=f"{R}/figures",
         # labels and panel choices: a change in them redraws the figures
         figure_config={k: config[k] for k in ("tasks", "metrics", "figures")},
-    log:
-        f"{R}/logs/figures_overview.log",
     script:
         "../../scripts/render_figures.py"
 
@@ -63,12 +71,14 @@ rule figures_curves:
         curves=per_system(f"{R}/curves/{{task}}/{{system}}.csv"),
     output:
         figure_outputs(CURVE_FIGURES),
-    params:
-        names=CURVE_FIGURES,
-        figures_dir=f"{R}/figures",
-        figure_config={k: config[k] for k in ("tasks", "metrics", "figures", "bootstrap")},
     log:
         f"{R}/logs/figures_curves.log",
     priority: 2  # on the longest path of a run: scheduled first when cores are scarce
+    params:
+        names=CURVE_FIGURES,
+        figures_dir=f"{R}/figures",
+        figure_config={
+            k: config[k] for k in ("tasks", "metrics", "figures", "bootstrap")
+        },
     script:
         "../../scripts/render_figures.py"

@@ -8,12 +8,12 @@ rule metrics:
     output:
         scores=f"{R}/metrics/{{task}}/{{system}}.csv",
         versions=f"{R}/metrics/{{task}}/{{system}}.json",
+    log:
+        f"{R}/logs/metrics/{{task}}/{{system}}.log",
+    priority: 1  # on the longest path of a run: scheduled first when cores are scarce
     params:
         metrics=METRICS,
         prompts=lambda w: prompt_bounds(w.task),
         nltk_data=config["nltk_data"],
-    log:
-        f"{R}/logs/metrics/{{task}}/{{system}}.log",
-    priority: 1  # on the longest path of a run: scheduled first when cores are scarce
     script:
         "../../scripts/compute_metrics.py"

@@ -10,11 +10,13 @@ rule report:
         paper_values=Path(workflow.basedir) / "data/paper/reported_values.yaml",
     output:
         report=f"{R}/report.md",
+    log:
+        f"{R}/logs/report.log",
     params:
         # the report links the figures by name; it does not wait for them to be drawn
         figures_dir=f"{R}/figures",
-        report_config={k: config[k] for k in ("tasks", "metrics", "figures", "bootstrap")},
-    log:
-        f"{R}/logs/report.log",
+        report_config={
+            k: config[k] for k in ("tasks", "metrics", "figures", "bootstrap")
+        },
     script:
         "../../scripts/write_report.py"

@@ -10,10 +10,10 @@ rule table2:
         md=f"{R}/tables/table2.md",
         tex=f"{R}/tables/table2.tex",
         by_system=f"{R}/tables/variance_by_system.csv",
+    log:
+        f"{R}/logs/table2.log",
     params:
         tasks=config["tasks"],
         data_dir=config["data_dir"],
-    log:
-        f"{R}/logs/table2.log",
     script:
         "../../scripts/table2.py"
