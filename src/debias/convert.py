@@ -29,14 +29,26 @@ class CanonicalTask:
     systems: dict[str, dict[str, dict]] = field(default_factory=lambda: defaultdict(dict))
     notes: list[str] = field(default_factory=list)
 
-    def add(self, system: str, item_id: str, output: str, judgments: dict[str, list], where: str) -> None:
-        """Add one judged output; a second judging of the same output is merged into the first."""
+    def add(
+        self, system: str, item_id: str, output: str, judgments: dict[str, list], where: str, shared: bool = False
+    ) -> None:
+        """Add one judged output; a second judging of the same output is merged into the first.
+
+        ``shared`` marks a released line judged once for several systems: each system's copy
+        names that line as its ``judged_output``, so that the judgment is counted once where
+        judged outputs are pooled (Table 2).
+        """
         existing = self.systems[system].get(item_id)
         if existing is None:
-            self.systems[system][item_id] = {"id": item_id, "output": output, "judgments": judgments}
+            record = {"id": item_id, "output": output, "judgments": judgments}
+            if shared:
+                record["judged_output"] = where.rsplit("/", 1)[-1]
+            self.systems[system][item_id] = record
             return
         if existing["output"] != output:
             raise InputError(where, f"system '{system}' has two different outputs for id '{item_id}'")
+        if shared or "judged_output" in existing:
+            raise InputError(where, f"system '{system}' output for id '{item_id}' is judged twice, once shared")
         for prompt, values in judgments.items():
             existing["judgments"].setdefault(prompt, []).extend(values)
         self.notes.append(
@@ -70,8 +82,11 @@ def convert_lqual(path) -> CanonicalTask:
         if not any(judgments.values()):
             task.notes.append(f"{where}: {contents['system']} output for id {item_id} has no judgments; skipped")
             continue
-        for system in contents["system"].split(";"):
-            task.add(system, item_id, contents["text"], {k: list(v) for k, v in judgments.items()}, where)
+        systems = contents["system"].split(";")
+        for system in systems:
+            task.add(
+                system, item_id, contents["text"], {k: list(v) for k, v in judgments.items()}, where, len(systems) > 1
+            )
     return task
 
 
@@ -95,6 +110,9 @@ def convert_qa(path) -> CanonicalTask:
             new: [0 if value is None else value for value in (responses.get(old) or [])]
             for old, new in MSMARCO_PROMPTS.items()
         }
-        for system in contents["system"].split(";"):
-            task.add(system, item_id, contents["answer"], {k: list(v) for k, v in judgments.items()}, where)
+        systems = contents["system"].split(";")
+        for system in systems:
+            task.add(
+                system, item_id, contents["answer"], {k: list(v) for k, v in judgments.items()}, where, len(systems) > 1
+            )
     return task

@@ -2,7 +2,8 @@
 
 A task directory holds ``references.jsonl.gz`` (``{"id", "reference"}`` per line) and
 ``systems/<system>.jsonl.gz`` (``{"id", "output", "judgments": {prompt: [number|null, ...]}}``
-per line); plain ``.jsonl`` is accepted wherever ``.jsonl.gz`` is.
+per line, with an optional ``"judged_output"`` naming a judgment shared with other systems'
+lines); plain ``.jsonl`` is accepted wherever ``.jsonl.gz`` is.
 """
 
 from __future__ import annotations
@@ -31,12 +32,17 @@ class InputError(ValueError):
 
 @dataclass
 class SystemItem:
-    """One judged (or unjudged) output of a system for one input item."""
+    """One judged (or unjudged) output of a system for one input item.
+
+    ``judged_output`` names the crowd judgment this output received when the same judgment
+    serves several systems' lines (an output that several systems produced and that was
+    judged once); ``None`` means the line was judged on its own.
+    """
 
     id: str
     output: str
     judgments: dict[str, list[float]] = field(default_factory=dict)
-    line: int = 0
+    judged_output: str | None = None
 
 
 def open_text(path: str | os.PathLike) -> io.TextIOBase:
@@ -146,8 +152,11 @@ def read_system(
                 raise InputError(where, f"judgments for prompt '{prompt}' must be a list, found {json.dumps(values)}")
             checked = [_check_judgment(v, where, prompt, prompts[prompt]) for v in values]
             clean[prompt] = [v for v in checked if v is not None]
+        judged_output = record.get("judged_output")
+        if judged_output is not None and (not isinstance(judged_output, str) or not judged_output):
+            raise InputError(where, f"'judged_output' must be a non-empty string, found {json.dumps(judged_output)}")
         seen[item_id] = number
-        items.append(SystemItem(item_id, output, clean, number))
+        items.append(SystemItem(item_id, output, clean, judged_output))
     return items
 
 

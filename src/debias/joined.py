@@ -1,76 +1,165 @@
-"""Joining metric scores with human judgments, and the instance-level correlations of Figure 5."""
+"""The joined table of one system: every output × prompt with its judgments and metric scores.
+
+The ``join`` rule writes it once per task and judged system (``results/joined/<task>/<system>.csv``)
+and every later step reads it instead of the raw system file. One row per output and prompt:
+
+========================  ==========================================================================
+``id``                    item id (a string)
+``prompt``                the prompt the judgments answer
+``judged_output``         the shared judgment this line names (see :class:`debias.io.SystemItem`), or empty
+``n_judgments``           number of judgments of this output on this prompt (0: not judged)
+``mean_judgment``         their mean (empty when not judged)
+``judgments``             the judgments themselves, space-separated, full precision
+one column per metric     the metric's score of the output (absent for unscored systems: references)
+========================  ==========================================================================
+
+Numbers are written at full precision, so every step sees exactly the values the join saw.
+"""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
-from .control_variates import correlation as pearson
-from .io import InputError, SystemItem
-from .variance import judgment_matrix
+from .control_variates import correlation
+from .io import InputError, SystemItem, write_csv
+
+__all__ = [
+    "JOINED_COLUMNS",
+    "correlation_table",
+    "join_system",
+    "judged_rows",
+    "judgment_matrix",
+    "metric_columns",
+    "read_joined",
+    "write_joined",
+]
+
+JOINED_COLUMNS = ["id", "prompt", "judged_output", "n_judgments", "mean_judgment", "judgments"]
 
 
-def scores_for(ids: Sequence[str], scores: pd.DataFrame, metrics: Sequence[str], where: str = "scores") -> np.ndarray:
-    """Metric scores aligned to ``ids`` as an (M, N) array; a missing id or metric is an error."""
+def join_system(
+    items: Sequence[SystemItem], prompts: Sequence[str], scores: pd.DataFrame | None, metrics: Sequence[str]
+) -> pd.DataFrame:
+    """Join a system's judgments with its metric scores.
+
+    Parameters
+    ----------
+    items : sequence of SystemItem
+        The validated lines of the system file.
+    prompts : sequence of str
+        The task's prompts; every output gets one row per prompt, judged or not.
+    scores : pandas.DataFrame or None
+        The metric scores, a column ``id`` and one column per metric; ``None`` for a system
+        that is not scored (judged references).
+    metrics : sequence of str
+        Metric columns to carry over (ignored when ``scores`` is None).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`JOINED_COLUMNS` then the metrics, rows ordered by prompt, then file order.
+    """
+    rows = []
+    for prompt in prompts:
+        for item in items:
+            values = item.judgments.get(prompt) or []
+            rows.append(
+                (
+                    item.id,
+                    prompt,
+                    item.judged_output or "",
+                    len(values),
+                    float(np.mean(values)) if values else np.nan,
+                    " ".join(repr(float(v)) for v in values),
+                )
+            )
+    frame = pd.DataFrame(rows, columns=JOINED_COLUMNS)
+    if scores is None:
+        return frame
     indexed = scores.set_index("id")
-    missing_metrics = [m for m in metrics if m not in indexed.columns]
-    if missing_metrics:
-        raise InputError(where, f"missing metric columns {missing_metrics}")
-    missing_ids = [i for i in ids if i not in indexed.index]
-    if missing_ids:
-        raise InputError(where, f"no scores for {len(missing_ids)} judged items (first: {missing_ids[0]})")
-    return indexed.loc[list(ids), list(metrics)].to_numpy(dtype=float).T.copy()
+    missing = [m for m in metrics if m not in indexed.columns]
+    if missing:
+        raise InputError("metric scores", f"missing metric columns {missing}")
+    absent = sorted(set(frame["id"]) - set(indexed.index))
+    if absent:
+        raise InputError("metric scores", f"no scores for {len(absent)} outputs (first: {absent[0]})")
+    aligned = indexed.loc[frame["id"], list(metrics)].to_numpy(dtype=float)
+    for column, metric in enumerate(metrics):
+        frame[metric] = aligned[:, column]
+    return frame
 
 
-def item_table(items: Sequence[SystemItem], scores: pd.DataFrame, prompt: str, metrics: Sequence[str]) -> pd.DataFrame:
-    """One row per item judged on ``prompt``: its mean judgment, judgment count and metric scores."""
-    ids, matrix = judgment_matrix(items, prompt)
-    table = pd.DataFrame(
-        {
-            "id": ids,
-            "mean_judgment": np.nanmean(matrix, axis=1) if len(ids) else np.array([]),
-            "n_judgments": np.sum(~np.isnan(matrix), axis=1) if len(ids) else np.array([], int),
-        }
+def write_joined(frame: pd.DataFrame, path: str | os.PathLike) -> None:
+    """Write a joined table atomically, numbers at full precision."""
+    write_csv(frame, path, float_format=None)
+
+
+def read_joined(path: str | os.PathLike) -> pd.DataFrame:
+    """Read a joined table written by :func:`write_joined`."""
+    return pd.read_csv(
+        path,
+        dtype={"id": str, "prompt": str, "judged_output": str, "judgments": str},
+        keep_default_na=False,
+        na_values={"mean_judgment": [""]},
     )
-    values = scores_for(ids, scores, metrics)
-    for row, metric in enumerate(metrics):
-        table[metric] = values[row]
-    return table
+
+
+def metric_columns(frame: pd.DataFrame) -> list[str]:
+    """The metric columns of a joined table, in file order."""
+    return [column for column in frame.columns if column not in JOINED_COLUMNS]
+
+
+def judged_rows(frame: pd.DataFrame, prompt: str) -> pd.DataFrame:
+    """The rows of ``prompt`` with at least one judgment, in file order."""
+    return frame[(frame["prompt"] == prompt) & (frame["n_judgments"] > 0)].reset_index(drop=True)
+
+
+def judgment_matrix(rows: pd.DataFrame) -> np.ndarray:
+    """The judgments of ``rows`` as an (N, K) array, each row's k_i values first, NaN after."""
+    values = [np.array(text.split(), dtype=float) for text in rows["judgments"]]
+    width = max((len(v) for v in values), default=1)
+    matrix = np.full((len(values), max(width, 1)), np.nan)
+    for row, judged in enumerate(values):
+        matrix[row, : len(judged)] = judged
+    return matrix
 
 
 def correlation_table(
-    joined: Mapping[tuple[str, str, str], pd.DataFrame], metrics: Sequence[str], combined_name: str = "combined"
+    joined: Mapping[tuple[str, str], pd.DataFrame], prompts: Mapping[str, Sequence[str]], metrics: Sequence[str]
 ) -> pd.DataFrame:
-    """Correlation of item mean judgment with each metric, per (task, prompt, system) and with
-    every system of a task pooled (``system == combined_name``)."""
-    rows = []
-    pools: dict[tuple[str, str], list[pd.DataFrame]] = {}
-    for (task, prompt, system), table in joined.items():
-        pools.setdefault((task, prompt), []).append(table)
-        for metric in metrics:
-            rows.append(
-                {
-                    "task": task,
-                    "prompt": prompt,
-                    "system": system,
-                    "metric": metric,
-                    "rho": pearson(table["mean_judgment"], table[metric]),
-                    "n_items": len(table),
-                }
-            )
+    """Pearson ρ of the item mean judgment with each metric over judged items.
+
+    ``joined`` maps (task, system) to the system's joined table; ``prompts`` maps task to its
+    prompts. One row per task × prompt × system × metric, plus every task's systems pooled
+    (``system == "combined"``). Columns ``task, prompt, system, metric, rho, n_items``.
+    """
+    from .config import COMBINED
+
+    rows, pools = [], {}
+    for (task, system), frame in joined.items():
+        for prompt in prompts[task]:
+            judged = judged_rows(frame, prompt)
+            pools.setdefault((task, prompt), []).append(judged)
+            rows += _correlations(task, prompt, system, judged, metrics)
     for (task, prompt), tables in pools.items():
-        pooled = pd.concat(tables, ignore_index=True)
-        for metric in metrics:
-            rows.append(
-                {
-                    "task": task,
-                    "prompt": prompt,
-                    "system": combined_name,
-                    "metric": metric,
-                    "rho": pearson(pooled["mean_judgment"], pooled[metric]),
-                    "n_items": len(pooled),
-                }
-            )
+        rows += _correlations(task, prompt, COMBINED, pd.concat(tables, ignore_index=True), metrics)
     return pd.DataFrame(rows, columns=["task", "prompt", "system", "metric", "rho", "n_items"])
+
+
+def _correlations(task: str, prompt: str, system: str, judged: pd.DataFrame, metrics: Sequence[str]) -> list[dict]:
+    means = judged["mean_judgment"].to_numpy(dtype=float)
+    return [
+        {
+            "task": task,
+            "prompt": prompt,
+            "system": system,
+            "metric": metric,
+            "rho": correlation(means, judged[metric].to_numpy(dtype=float)) if len(judged) > 1 else np.nan,
+            "n_items": len(judged),
+        }
+        for metric in metrics
+    ]

@@ -7,24 +7,12 @@ variance, so the estimators here use those items alone.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
-from .io import SystemItem
-
-
-def judgment_matrix(items: Sequence[SystemItem], prompt: str) -> tuple[list[str], np.ndarray]:
-    """Ids and NaN-padded (N, K) judgments of the items that have any judgment for ``prompt``."""
-    kept = [item for item in items if item.judgments.get(prompt)]
-    width = max((len(item.judgments[prompt]) for item in kept), default=1)
-    matrix = np.full((len(kept), width), np.nan)
-    for row, item in enumerate(kept):
-        values = item.judgments[prompt]
-        matrix[row, : len(values)] = values
-    return [item.id for item in kept], matrix
+from .joined import JOINED_COLUMNS, judged_rows, judgment_matrix
 
 
 def _multiply_judged(judgments: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -77,15 +65,19 @@ def variance_components(judgments: np.ndarray) -> dict[str, float]:
     }
 
 
-def pool_judged_outputs(systems: Iterable[Sequence[SystemItem]]) -> list[SystemItem]:
-    """All distinct judged outputs of a task: an output that several systems share, with the
-    same judgments, was judged once and counts once."""
-    pooled: dict[tuple, SystemItem] = {}
-    for items in systems:
-        for item in items:
-            key = (item.id, item.output, json.dumps(item.judgments, sort_keys=True))
-            pooled.setdefault(key, item)
-    return list(pooled.values())
+def pooled_judged_rows(systems: Mapping[str, pd.DataFrame], prompt: str) -> pd.DataFrame:
+    """Every judged output of a task on ``prompt``, each judgment counted once.
+
+    ``systems`` maps system name to its joined table (:mod:`debias.joined`). A line that
+    names a ``judged_output`` shares that judgment with other systems' lines: the judgment is
+    kept once (for the first system in name order). Every other line is its own judged output,
+    even when another system produced the same text.
+    """
+    parts = [judged_rows(systems[name], prompt) for name in sorted(systems)]
+    pooled = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=JOINED_COLUMNS)
+    shared = pooled["judged_output"] != ""
+    duplicate = shared & pooled["judged_output"].duplicated()
+    return pooled[~duplicate].reset_index(drop=True)
 
 
 TABLE2_COLUMNS = [
@@ -101,30 +93,29 @@ TABLE2_COLUMNS = [
 ]
 
 
-def table2(task_items: dict[str, dict[str, Sequence[SystemItem]]], prompts: dict[str, Sequence[str]]) -> pd.DataFrame:
+def table2(joined: Mapping[str, Mapping[str, pd.DataFrame]], prompts: Mapping[str, Sequence[str]]) -> pd.DataFrame:
     """Table 2: per task and prompt, the variance components of every judged output pooled.
 
-    ``task_items`` maps task -> system -> items (references included); ``prompts`` maps task
-    to its prompts in display order.
+    ``joined`` maps task -> system -> joined table (references included); ``prompts`` maps
+    task to its prompts in display order.
     """
     rows = []
-    for task, systems in task_items.items():
-        pooled = pool_judged_outputs(systems[name] for name in sorted(systems))
+    for task, systems in joined.items():
         for prompt in prompts[task]:
-            _, matrix = judgment_matrix(pooled, prompt)
+            matrix = judgment_matrix(pooled_judged_rows(systems, prompt))
             rows.append({"task": task, "prompt": prompt, **variance_components(matrix)})
     return pd.DataFrame(rows, columns=TABLE2_COLUMNS)
 
 
 def variance_by_system(
-    task_items: dict[str, dict[str, Sequence[SystemItem]]], prompts: dict[str, Sequence[str]]
+    joined: Mapping[str, Mapping[str, pd.DataFrame]], prompts: Mapping[str, Sequence[str]]
 ) -> pd.DataFrame:
     """The same components for each system on its own."""
     rows = []
-    for task, systems in task_items.items():
-        for system, items in systems.items():
+    for task, systems in joined.items():
+        for system, frame in systems.items():
             for prompt in prompts[task]:
-                _, matrix = judgment_matrix(items, prompt)
+                matrix = judgment_matrix(judged_rows(frame, prompt))
                 rows.append({"task": task, "system": system, "prompt": prompt, **variance_components(matrix)})
     columns = ["task", "system"] + TABLE2_COLUMNS[1:]
     return pd.DataFrame(rows, columns=columns)
