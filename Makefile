@@ -6,18 +6,20 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 WORDNET_STAMP := nltk_data/corpora/wordnet/.provisioned
 CORES  ?= all
+TEST_CONFIG := .test/config/config.yaml
 
-.PHONY: setup reproduce test benchmark clean
+.PHONY: setup reproduce test lint test-config benchmark clean
 
 setup: $(STAMP) $(WORDNET_STAMP)
 
-$(STAMP): pyproject.toml
+# Every package at the version in requirements.lock, the project itself editable.
+$(STAMP): pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c requirements.lock -e '.[test]'
 	touch $@
 
-$(WORDNET_STAMP): $(STAMP) scripts/provision_wordnet.py
-	$(BIN)/python scripts/provision_wordnet.py --target nltk_data
+$(WORDNET_STAMP): $(STAMP)
+	$(BIN)/debias-provision-wordnet --target nltk_data
 
 reproduce: setup
 	$(BIN)/snakemake --cores $(CORES)
@@ -25,9 +27,21 @@ reproduce: setup
 test: setup
 	$(BIN)/python -m pytest
 
+# Static checks of the code and the workflow.
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/snakefmt --check workflow
+	$(BIN)/snakemake --lint
+
+# The committed small configuration end to end, and Snakemake's HTML report of it.
+test-config: setup
+	$(BIN)/snakemake --cores 2 --configfile $(TEST_CONFIG)
+	$(BIN)/snakemake --configfile $(TEST_CONFIG) --report .test/results/report.html
+
 benchmark: setup
 	$(BIN)/python benchmarks/bench_bootstrap.py
 	$(BIN)/python benchmarks/bench_pipeline.py
 
 clean:
-	rm -rf results .snakemake
+	rm -rf results .test/results .snakemake

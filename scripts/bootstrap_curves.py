@@ -1,33 +1,25 @@
 """Rule `curves`: bootstrap CI-width curves and data efficiencies for one system."""
 
-import pandas as pd
-
 from debias.experiment import system_experiment
-from debias.io import read_references, read_system, write_csv
-from debias.logs import setup_logging
+from debias.io import write_csv
+from debias.joined import read_joined
+from debias.logs import run_script
 
 
-def main(smk):
-    log = setup_logging(smk.log[0])
-    references = read_references(smk.input.references)
-    items = read_system(smk.input.system, smk.params.prompts, references)
-    scores = pd.read_csv(smk.input.scores, dtype={"id": str})
+def main(smk, log):
     settings = smk.params.bootstrap
     log.info("bootstrap for %s/%s: %d replicates", smk.wildcards.task, smk.wildcards.system, settings["replicates"])
     curves, efficiency = system_experiment(
-        items,
-        scores,
-        task=smk.wildcards.task,
-        system=smk.wildcards.system,
+        read_joined(smk.input.joined),
         prompts=list(smk.params.prompts),
         metrics=list(smk.params.metrics),
         replicates=settings["replicates"],
         seed=settings["seed"],
-        level=settings.get("level", 0.8),
-        de_range=settings.get("de_range", (0.2, 0.9)),
+        level=settings["level"],
+        de_range=settings["de_range"],
     )
     write_csv(curves, smk.output.curves)
     write_csv(efficiency, smk.output.efficiency)
 
 
-main(snakemake)  # noqa: F821
+run_script(main, snakemake)  # noqa: F821

@@ -1,14 +1,13 @@
-"""Rule `data_efficiency`: gather every system's efficiencies into one table (CSV and Markdown)."""
+"""Rule `data_efficiency`: every system's efficiencies in one table (CSV and Markdown)."""
 
 import pandas as pd
 
 from debias.efficiency_tables import efficiency_markdown, sort_efficiency
 from debias.io import write_csv, write_text
-from debias.logs import setup_logging
+from debias.logs import run_script
 
 
-def main(smk):
-    log = setup_logging(smk.log[0])
+def main(smk, log):
     frames = [pd.read_csv(path) for path in smk.input]
     table = sort_efficiency(pd.concat(frames, ignore_index=True), smk.params.tasks, smk.params.metrics)
     write_csv(table, smk.output.csv)
@@ -16,4 +15,4 @@ def main(smk):
     log.info("%d data-efficiency rows", len(table))
 
 
-main(snakemake)  # noqa: F821
+run_script(main, snakemake)  # noqa: F821

@@ -1,11 +1,9 @@
 """The released-to-canonical conversion: counts, merging, sharing, and byte-reproducibility."""
 
-import subprocess
-import sys
-
 import pytest
 
 from debias.convert import convert_lqual, convert_qa
+from debias.convert import main as convert_main
 from debias.io import read_references, read_system
 
 CNNDM_PROMPTS = {p: {"min": None, "max": None} for p in ("fluency", "redundancy", "overall", "edit")}
@@ -53,23 +51,25 @@ def test_unjudged_line_is_skipped_and_said(lqual):
     assert any("000195" in note and "skipped" in note for note in lqual.notes)
 
 
-def test_shared_output_is_in_each_system(lqual, qa):
-    # the one cnndm line judged for "ml;ml+rl"
-    shared = [
-        i
-        for i in lqual.systems["ml"]
-        if i in lqual.systems["ml+rl"] and lqual.systems["ml"][i]["output"] == lqual.systems["ml+rl"][i]["output"]
-    ]
-    assert len(shared) == 1
+def test_shared_output_is_in_each_system_and_names_its_judgment(lqual, qa):
+    # the one cnndm line judged for "ml;ml+rl": both copies name the same released line
+    shared_ml = {r["judged_output"]: i for i, r in lqual.systems["ml"].items() if "judged_output" in r}
+    shared_mlrl = {r["judged_output"]: i for i, r in lqual.systems["ml+rl"].items() if "judged_output" in r}
+    assert len(shared_ml) == 1 and shared_ml == shared_mlrl
+    assert next(iter(shared_ml)).startswith("lqual.jsonl.gz:")
     # msmarco: many answers shared by snet.single and snet.ensemble, with the same judgments
+    single, ensemble = qa.systems["snet.single"], qa.systems["snet.ensemble"]
     both = [
         i
-        for i in qa.systems["snet.single"]
-        if qa.systems["snet.single"][i]["output"] == qa.systems["snet.ensemble"][i]["output"]
+        for i in single
+        if single[i].get("judged_output") and single[i].get("judged_output") == ensemble.get(i, {}).get("judged_output")
     ]
     assert len(both) > 200
-    i = both[0]
-    assert qa.systems["snet.single"][i]["judgments"] == qa.systems["snet.ensemble"][i]["judgments"]
+    for i in both:
+        assert single[i]["judgments"] == ensemble[i]["judgments"] and single[i]["output"] == ensemble[i]["output"]
+    # a line judged for one system alone names no shared judgment
+    alone = [r for r in lqual.systems["seq2seq"].values()]
+    assert alone and not any("judged_output" in r for r in alone)
 
 
 def test_null_correctness_becomes_zero(qa):
@@ -98,19 +98,9 @@ def test_committed_canonical_files_load_and_match_counts(repo):
             assert all(isinstance(i.id, str) for i in items)
 
 
-def test_rerun_reproduces_committed_files_byte_for_byte(repo, tmp_path):
-    subprocess.run(
-        [
-            sys.executable,
-            str(repo / "scripts/convert_released.py"),
-            "--raw",
-            str(repo / "data/raw"),
-            "--out",
-            str(tmp_path),
-        ],
-        check=True,
-        capture_output=True,
-    )
+def test_rerun_reproduces_committed_files_byte_for_byte(repo, tmp_path, capsys):
+    assert convert_main(["--raw", str(repo / "data/raw"), "--out", str(tmp_path)]) == 0
+    assert "msmarco: 500 references" in capsys.readouterr().out
     produced = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*.jsonl.gz"))
     committed = sorted(
         p.relative_to(repo / "data")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -18,15 +19,17 @@ from conftest import REPO, synthetic_task, write_jsonl
 
 pytestmark = pytest.mark.workflow
 
-TABLES = ["table2.csv", "variance_by_system.csv", "data_efficiency.csv", "correlations.csv"]
+TABLES = ["table2.csv", "variance_by_system.csv", "data_efficiency.csv", "correlations.csv", "best_metrics.csv"]
+SNAKEFILE = REPO / "workflow/Snakefile"
 
 
 def make_run_dir(root: Path) -> Path:
+    """A run directory holding the committed test configuration (.test/) and its data."""
     root.mkdir(parents=True, exist_ok=True)
-    config = yaml.safe_load((REPO / "tests/config/config.yaml").read_text())
-    config["nltk_data"] = str(REPO / "nltk_data")
+    config = yaml.safe_load((REPO / ".test/config/config.yaml").read_text())
+    config.update(data_dir="data", results_dir="results", nltk_data=str(REPO / "nltk_data"))
     write_config(root, config)
-    synthetic_task(root / "data", "toy", ["alpha", "beta+1.0", "reference"], n_items=40, seed=3)
+    shutil.copytree(REPO / ".test/data", root / "data")
     return root
 
 
@@ -45,7 +48,7 @@ def snakemake(root: Path, *args: str, check: bool = True) -> subprocess.Complete
         "-m",
         "snakemake",
         "--snakefile",
-        str(REPO / "Snakefile"),
+        str(SNAKEFILE),
         "--directory",
         str(root),
         "--cores",
@@ -92,11 +95,22 @@ def test_every_output_is_written(base_run):
 
 def test_data_efficiency_grid_is_complete(base_run):
     table = pd.read_csv(base_run / "results/tables/data_efficiency.csv")
-    assert list(table.columns) == ["task", "prompt", "system", "metric", "condition", "de", "de_theory", "rho", "gamma"]
+    columns = ["task", "prompt", "system", "metric", "condition", "de", "de_theory", "rho", "gamma_resampling"]
+    assert list(table.columns) == columns
     # 2 systems x 1 prompt x (5 metrics x {cv, noiseless} + perfect)
     assert len(table) == 2 * 11
     assert set(table.loc[table.condition == "perfect", "metric"]) == {"perfect"}
     assert (table["de"] > 0).all()
+
+
+def test_report_alone_draws_the_figures_it_links(tmp_path):
+    run = make_run_dir(tmp_path / "report-only")
+    snakemake(run, "results/report.md")
+    report = (run / "results/report.md").read_text()
+    links = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", report)
+    assert links, "the report embeds figures"
+    for link in links:
+        assert (run / "results" / link).is_file(), link
 
 
 def test_rerun_does_nothing(base_run):
@@ -113,7 +127,7 @@ def test_tables_identical_with_one_core(base_run, tmp_path):
         "-m",
         "snakemake",
         "--snakefile",
-        str(REPO / "Snakefile"),
+        str(SNAKEFILE),
         "--directory",
         str(other),
         "--cores",
@@ -238,6 +252,17 @@ def _bad_input(case: str, run: Path, config: dict) -> list[str]:
     if case == "too few judged items":
         config["min_judged_items"] = 41
         return ["alpha", "40 judged items", "at least 41"]
+    if case == "shared judgment disagrees":
+        beta = run / "data/toy/systems/beta+1.0.jsonl"
+        for path, judgments in ((alpha, [1]), (beta, [0])):
+            _replace_line(
+                path,
+                1,
+                json.dumps(
+                    {"id": "000", "output": "x", "judgments": {"quality": judgments}, "judged_output": "shared-1"}
+                ),
+            )
+        return ["beta+1.0.jsonl", "'shared-1'", "must agree"]
     if case == "released checksum":
         released = run / "data/raw.jsonl.gz"
         released.write_bytes(b"not the released file")
@@ -257,6 +282,7 @@ BAD_INPUTS = [
     "id without reference",
     "duplicate id",
     "too few judged items",
+    "shared judgment disagrees",
     "released checksum",
 ]
 
@@ -287,7 +313,7 @@ def test_missing_wordnet_stops_before_any_job(tmp_path):
             "-m",
             "snakemake",
             "--snakefile",
-            str(REPO / "Snakefile"),
+            str(SNAKEFILE),
             "--directory",
             str(run),
             "--cores",
@@ -300,20 +326,21 @@ def test_missing_wordnet_stops_before_any_job(tmp_path):
     )
     if out.returncode == 0:
         pytest.skip("an NLTK WordNet outside the project is visible on this machine")
-    assert "WordNet" in out.stderr and "provision_wordnet.py" in out.stderr
+    assert "WordNet" in out.stderr and "debias-provision-wordnet" in out.stderr
     assert not (run / "results").exists()
 
 
-def test_failed_job_leaves_no_partial_output(tmp_path):
-    """A job that fails half-way (here: unreadable scores for the bootstrap) leaves no output."""
+def test_failed_job_leaves_no_partial_output_and_logs_its_error(tmp_path):
+    """A job that fails half-way (here: scores missing for the join) leaves no output, and its
+    own log file says why."""
     run = make_run_dir(tmp_path / "fresh")
     snakemake(run, "results/metrics/toy/alpha.csv")
     scores = run / "results/metrics/toy/alpha.csv"
     scores.write_text(scores.read_text().splitlines()[0] + "\n")  # header only: no item has scores
-    out = snakemake(run, "results/curves/toy/alpha.csv", check=False)
+    out = snakemake(run, "results/joined/toy/alpha.csv", check=False)
     assert out.returncode != 0
-    assert "no scores for" in out.stdout + out.stderr
-    assert not (run / "results/curves").exists() or not any((run / "results/curves").rglob("*.csv"))
-    assert not (run / "results/efficiency").exists() or not any((run / "results/efficiency").rglob("*.csv"))
+    assert not (run / "results/joined").exists() or not any((run / "results/joined").rglob("*.csv"))
+    log = (run / "results/logs/join/toy/alpha.log").read_text()
+    assert "no scores for 40 outputs" in log and "Traceback" in log
     leftovers = [p for p in (run / "results").rglob("*") if p.is_file() and p.name.startswith(".")]
     assert leftovers == [], "temporary files left behind"

@@ -1,19 +1,23 @@
-"""Conversion of the paper's released crowd judgments into the canonical input format.
+"""Conversion of the paper's released crowd judgments into the canonical input format
+(``debias-convert-released``).
 
 The released files hold one line per crowd task; a line judged for several systems at once
-(``"system": "a;b"``) is copied to each system. The mapping of field names is documented in
-``data/README.md``.
+(``"system": "a;b"``) is copied to each system, each copy naming the released line as its
+``judged_output``. The mapping of field names is documented in ``data/README.md``. Run once;
+a re-run reproduces the committed files byte for byte::
+
+    debias-convert-released --raw data/raw --out data
 """
 
 from __future__ import annotations
 
-import logging
+import argparse
+import sys
 from collections import defaultdict
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from .io import InputError, iter_json_lines
-
-log = logging.getLogger(__name__)
+from .io import InputError, iter_json_lines, write_jsonl_gz
 
 # released prompt name -> canonical prompt name
 CNNDM_PROMPTS = {"grammar": "fluency", "redundancy": "redundancy", "overall": "overall", "hter": "edit"}
@@ -116,3 +120,33 @@ def convert_qa(path) -> CanonicalTask:
                 system, item_id, contents["answer"], {k: list(v) for k, v in judgments.items()}, where, len(systems) > 1
             )
     return task
+
+
+RELEASED = {"cnndm": ("lqual.jsonl.gz", convert_lqual), "msmarco": ("qa.jsonl.gz", convert_qa)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="debias-convert-released", description=__doc__.splitlines()[0])
+    parser.add_argument("--raw", type=Path, default=Path("data/raw"), help="folder with the released files")
+    parser.add_argument("--out", type=Path, default=Path("data"), help="folder to write <task>/ into")
+    args = parser.parse_args(argv)
+    for task_name, (filename, convert) in RELEASED.items():
+        try:
+            task = convert(args.raw / filename)
+        except InputError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 1
+        out = args.out / task_name
+        write_jsonl_gz(out / "references.jsonl.gz", task.reference_records())
+        for system in sorted(task.systems):
+            records = task.records(system)
+            write_jsonl_gz(out / "systems" / f"{system}.jsonl.gz", records)
+            print(f"{task_name}/{system}: {len(records)} items")
+        print(f"{task_name}: {len(task.references)} references")
+        for note in task.notes:
+            print(f"note: {note}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -6,6 +6,8 @@ from collections.abc import Mapping
 
 import pandas as pd
 
+from .config import condition_label
+
 CONDITIONS = ("cv", "noiseless", "perfect")
 CONDITION_LABELS = {
     "cv": "Humans + {metric}",
@@ -66,7 +68,7 @@ def efficiency_markdown(table: pd.DataFrame, tasks: Mapping, metrics: Mapping) -
                             (part["system"] == system) & (part["metric"] == metric) & (part["condition"] == condition)
                         ]
                         cells.append("–" if row.empty else f"{row['de'].iloc[0]:.2f} ({row['de_theory'].iloc[0]:.2f})")
-                    label = CONDITION_LABELS[condition].format(metric=metrics.get(metric, {}).get("label", metric))
+                    label = condition_label({"metrics": metrics}, condition, metric)
                     out.append(f"| {label} | " + " | ".join(cells) + " |")
             out.append("")
     return "\n".join(out)

@@ -10,15 +10,13 @@ import numpy as np
 import pandas as pd
 
 from .bootstrap import bootstrap_ci_widths, data_efficiency, resampling_variance_components, setting_seed
-from .control_variates import theory_data_efficiency
-from .io import SystemItem
-from .joined import pearson, scores_for
-from .variance import judgment_matrix
+from .control_variates import correlation, theory_data_efficiency
+from .joined import judged_rows, judgment_matrix
 
 log = logging.getLogger(__name__)
 
 CURVE_COLUMNS = ["task", "prompt", "system", "metric", "condition", "n", "width"]
-EFFICIENCY_COLUMNS = ["task", "prompt", "system", "metric", "condition", "de", "de_theory", "rho", "gamma"]
+EFFICIENCY_COLUMNS = ["task", "prompt", "system", "metric", "condition", "de", "de_theory", "rho", "gamma_resampling"]
 
 
 def theory_by_condition(rho: float, gamma: float) -> dict[str, float]:
@@ -32,11 +30,8 @@ def theory_by_condition(rho: float, gamma: float) -> dict[str, float]:
 
 
 def system_experiment(
-    items: Sequence[SystemItem],
-    scores: pd.DataFrame,
+    joined: pd.DataFrame,
     *,
-    task: str,
-    system: str,
     prompts: Sequence[str],
     metrics: Sequence[str],
     replicates: int,
@@ -44,20 +39,22 @@ def system_experiment(
     level: float = 0.8,
     de_range: Sequence[float] = (0.2, 0.9),
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Curves (long format) and efficiencies for one (task, system).
+    """Curves (long format) and efficiencies for the system of one joined table.
 
     Every prompt gets its own random stream, seeded from the base seed and the setting's
     names, so results do not depend on which job runs first; within a prompt all metrics and
     conditions share the same draws.
     """
     low, high = de_range
+    task, system = joined["task"].iloc[0], joined["system"].iloc[0]
     curve_parts, rows = [], []
     for prompt in prompts:
-        ids, judgments = judgment_matrix(items, prompt)
-        if len(ids) < 2:
+        judged = judged_rows(joined, prompt)
+        if len(judged) < 2:
             log.warning("%s/%s/%s: fewer than 2 judged items, skipped", task, system, prompt)
             continue
-        g = scores_for(ids, scores, metrics, where=f"scores of {task}/{system}")
+        judgments = judgment_matrix(judged)
+        g = judged[list(metrics)].to_numpy(dtype=float).T
         rng = np.random.default_rng(setting_seed(seed, task, system, prompt))
         widths = bootstrap_ci_widths(judgments, g, n_replicates=replicates, rng=rng, level=level)
         n = widths["n"]
@@ -82,7 +79,7 @@ def system_experiment(
                 )
             )
         for metric, condition, width in labelled[1:]:
-            rho = 1.0 if condition == "perfect" else pearson(item_means, g[metrics.index(metric)])
+            rho = 1.0 if condition == "perfect" else correlation(item_means, g[metrics.index(metric)])
             rows.append(
                 {
                     "task": task,
@@ -93,9 +90,9 @@ def system_experiment(
                     "de": float(data_efficiency(widths["mean"], width, n, lo=low, hi=high)),
                     "de_theory": theory_by_condition(rho, gamma)[condition],
                     "rho": rho,
-                    "gamma": gamma,
+                    "gamma_resampling": gamma,
                 }
             )
-        log.info("%s/%s/%s: %d items, %d replicates, gamma=%.3f", task, system, prompt, len(ids), replicates, gamma)
+        log.info("%s/%s/%s: %d items, %d replicates, gamma=%.3f", task, system, prompt, len(judged), replicates, gamma)
     curves = pd.concat(curve_parts, ignore_index=True) if curve_parts else pd.DataFrame(columns=CURVE_COLUMNS)
     return curves[CURVE_COLUMNS], pd.DataFrame(rows, columns=EFFICIENCY_COLUMNS)

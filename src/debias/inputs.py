@@ -91,6 +91,31 @@ def check_config(config: Mapping) -> None:
             )
 
 
+def check_shared_judgments(config: Mapping, task: str, systems: Mapping[str, list[SystemItem]]) -> None:
+    """Lines of different systems naming the same ``judged_output`` must agree on it: the same
+    item and the same judgments, since they stand for one judgment."""
+    first: dict[str, tuple[str, SystemItem]] = {}
+    for system, items in systems.items():
+        for item in items:
+            if item.judged_output is None:
+                continue
+            seen = first.setdefault(item.judged_output, (system, item))
+            other_system, other = seen
+            if other is item:
+                continue
+            if other_system == system:
+                raise InputError(
+                    str(system_path(config, task, system)),
+                    f"judged_output '{item.judged_output}' is named by two lines (ids '{other.id}' and '{item.id}')",
+                )
+            if (other.id, other.judgments) != (item.id, item.judgments):
+                raise InputError(
+                    str(system_path(config, task, system)),
+                    f"id '{item.id}' names judged_output '{item.judged_output}', which system '{other_system}' "
+                    f"names for id '{other.id}' with other judgments; lines sharing a judgment must agree",
+                )
+
+
 def validate_inputs(config: Mapping, base_dir: str | Path = ".") -> dict[str, dict[str, int]]:
     """Check released checksums, every configured file and every line; return judged-item counts.
 
@@ -108,6 +133,7 @@ def validate_inputs(config: Mapping, base_dir: str | Path = ".") -> dict[str, di
     counts: dict[str, dict[str, int]] = {}
     for task in config["tasks"]:
         _, systems = load_task(config, task)
+        check_shared_judgments(config, task, systems)
         counts[task] = {}
         for system, items in systems.items():
             judged = sum(1 for item in items if any(item.judgments.values()))

@@ -4,6 +4,7 @@ The ``join`` rule writes it once per task and judged system (``results/joined/<t
 and every later step reads it instead of the raw system file. One row per output and prompt:
 
 ========================  ==========================================================================
+``task``, ``system``      whose output it is
 ``id``                    item id (a string)
 ``prompt``                the prompt the judgments answer
 ``judged_output``         the shared judgment this line names (see :class:`debias.io.SystemItem`), or empty
@@ -38,16 +39,23 @@ __all__ = [
     "write_joined",
 ]
 
-JOINED_COLUMNS = ["id", "prompt", "judged_output", "n_judgments", "mean_judgment", "judgments"]
+JOINED_COLUMNS = ["task", "system", "id", "prompt", "judged_output", "n_judgments", "mean_judgment", "judgments"]
 
 
 def join_system(
-    items: Sequence[SystemItem], prompts: Sequence[str], scores: pd.DataFrame | None, metrics: Sequence[str]
+    task: str,
+    system: str,
+    items: Sequence[SystemItem],
+    prompts: Sequence[str],
+    scores: pd.DataFrame | None,
+    metrics: Sequence[str],
 ) -> pd.DataFrame:
     """Join a system's judgments with its metric scores.
 
     Parameters
     ----------
+    task, system : str
+        Whose outputs these are (written in every row).
     items : sequence of SystemItem
         The validated lines of the system file.
     prompts : sequence of str
@@ -69,6 +77,8 @@ def join_system(
             values = item.judgments.get(prompt) or []
             rows.append(
                 (
+                    task,
+                    system,
                     item.id,
                     prompt,
                     item.judged_output or "",
@@ -129,18 +139,20 @@ def judgment_matrix(rows: pd.DataFrame) -> np.ndarray:
 
 
 def correlation_table(
-    joined: Mapping[tuple[str, str], pd.DataFrame], prompts: Mapping[str, Sequence[str]], metrics: Sequence[str]
+    joined: Sequence[pd.DataFrame], prompts: Mapping[str, Sequence[str]], metrics: Sequence[str]
 ) -> pd.DataFrame:
     """Pearson ρ of the item mean judgment with each metric over judged items.
 
-    ``joined`` maps (task, system) to the system's joined table; ``prompts`` maps task to its
-    prompts. One row per task × prompt × system × metric, plus every task's systems pooled
-    (``system == "combined"``). Columns ``task, prompt, system, metric, rho, n_items``.
+    ``joined`` holds one joined table per scored system; ``prompts`` maps task to its prompts.
+    One row per task × prompt × system × metric, in the order of ``joined``, then every task's
+    systems pooled (``system == "combined"``). Columns ``task, prompt, system, metric, rho,
+    n_items``.
     """
     from .config import COMBINED
 
     rows, pools = [], {}
-    for (task, system), frame in joined.items():
+    for frame in joined:
+        task, system = frame["task"].iloc[0], frame["system"].iloc[0]
         for prompt in prompts[task]:
             judged = judged_rows(frame, prompt)
             pools.setdefault((task, prompt), []).append(judged)

@@ -1,16 +1,34 @@
-"""Logging for rule scripts: progress to the job's log file and to the terminal."""
+"""Logging for rule scripts: progress, and any error with its traceback, in the job's own log."""
 
 from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Callable
 from pathlib import Path
+
+__all__ = ["run_script", "setup_logging"]
 
 
 def setup_logging(log_path: str | None = None, name: str = "debias") -> logging.Logger:
+    """Log to standard error and, when given, to ``log_path`` (overwritten)."""
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     if log_path:
         Path(log_path).parent.mkdir(parents=True, exist_ok=True)
         handlers.append(logging.FileHandler(log_path, mode="w", encoding="utf-8"))
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s", handlers=handlers, force=True)
     return logging.getLogger(name)
+
+
+def run_script(main: Callable, smk) -> None:
+    """Run a rule script's ``main(smk, log)`` with logging to the job's log file.
+
+    An exception is written to the log with its traceback before it propagates, so the file
+    Snakemake points at after a failure says what went wrong.
+    """
+    log = setup_logging(smk.log[0] if smk.log else None)
+    try:
+        main(smk, log)
+    except BaseException as error:
+        log.error("job failed: %s: %s", type(error).__name__, error, exc_info=True)
+        raise

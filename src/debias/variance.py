@@ -93,11 +93,19 @@ TABLE2_COLUMNS = [
 ]
 
 
+def by_task(joined: Sequence[pd.DataFrame]) -> dict[str, dict[str, pd.DataFrame]]:
+    """Group joined tables (one per system) as task -> system -> table, in input order."""
+    grouped: dict[str, dict[str, pd.DataFrame]] = {}
+    for frame in joined:
+        grouped.setdefault(frame["task"].iloc[0], {})[frame["system"].iloc[0]] = frame
+    return grouped
+
+
 def table2(joined: Mapping[str, Mapping[str, pd.DataFrame]], prompts: Mapping[str, Sequence[str]]) -> pd.DataFrame:
     """Table 2: per task and prompt, the variance components of every judged output pooled.
 
-    ``joined`` maps task -> system -> joined table (references included); ``prompts`` maps
-    task to its prompts in display order.
+    ``joined`` maps task -> system -> joined table (references included, see :func:`by_task`);
+    ``prompts`` maps task to its prompts in display order.
     """
     rows = []
     for task, systems in joined.items():

@@ -8,7 +8,7 @@ saying where it looked and how to provision it.
 
 The project keeps its WordNet in a project-local NLTK data directory
 (``nltk_data/corpora/wordnet``), filled by ``make setup`` (which runs
-``scripts/provision_wordnet.py --target nltk_data``).
+``debias-provision-wordnet --target nltk_data``, see :mod:`debias.provision.wordnet`).
 """
 
 from __future__ import annotations
@@ -22,20 +22,17 @@ import nltk
 from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
 __all__ = [
-    "EXPECTED_VERSION",
     "PROVISION_HINT",
     "WordNetUnavailableError",
     "loaded_wordnet",
+    "read_wordnet",
     "use_wordnet",
     "wordnet_version",
 ]
 
-#: The WordNet release the project's METEOR scores are computed with.
-EXPECTED_VERSION = "3.0"
-
 PROVISION_HINT = (
     "Provision it with `make setup`, or directly with "
-    "`python scripts/provision_wordnet.py --target nltk_data` (it tries NLTK's "
+    "`debias-provision-wordnet --target nltk_data` (it tries NLTK's "
     "downloader, then Debian's wordnet-base and wordnet-sense-index packages)."
 )
 
@@ -75,6 +72,36 @@ def _prepend_data_dir(directory: str) -> None:
     nltk.data.path[:] = [directory] + [p for p in nltk.data.path if p != directory]
 
 
+def read_wordnet(directory) -> WordNetCorpusReader:
+    """Open the WordNet in ``directory`` (a path or NLTK path pointer) and check that it works.
+
+    It must know the word "dog" and state its version; otherwise, or when NLTK cannot read it,
+    :class:`WordNetUnavailableError` says why. The provisioning step checks what it installs
+    with this same function.
+    """
+    root = str(directory.path) if hasattr(directory, "path") else str(directory)
+    if not hasattr(directory, "path"):
+        directory = str(directory)
+    try:
+        with warnings.catch_warnings():
+            # Without the Open Multilingual WordNet NLTK warns that its
+            # multilingual functions are unavailable; METEOR needs none.
+            warnings.simplefilter("ignore")
+            reader = EnglishWordNetReader(directory, None)
+        has_dog = bool(reader.synsets("dog"))
+        version = reader.get_version()
+    except Exception as exc:
+        first = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), "")
+        raise WordNetUnavailableError(
+            f"WordNet at {root} cannot be read by NLTK ({type(exc).__name__}: {first}).\n{PROVISION_HINT}"
+        ) from exc
+    if not has_dog or version is None:
+        raise WordNetUnavailableError(
+            f"WordNet at {root} looks broken (no synsets for 'dog' or no version line in data.adj).\n{PROVISION_HINT}"
+        )
+    return reader
+
+
 def use_wordnet(nltk_data_dir: str | os.PathLike) -> WordNetCorpusReader:
     """Return NLTK's WordNet reader, searching *nltk_data_dir* before NLTK's defaults.
 
@@ -102,24 +129,7 @@ def use_wordnet(nltk_data_dir: str | os.PathLike) -> WordNetCorpusReader:
         root = str(pointer.path) if hasattr(pointer, "path") else str(pointer)
         reader = _readers.get(root)
         if reader is None:
-            try:
-                with warnings.catch_warnings():
-                    # Without the Open Multilingual WordNet NLTK warns that its
-                    # multilingual functions are unavailable; METEOR needs none.
-                    warnings.simplefilter("ignore")
-                    reader = EnglishWordNetReader(pointer, None)
-                has_dog = bool(reader.synsets("dog"))
-                version = reader.get_version()
-            except Exception as exc:
-                first = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), "")
-                raise WordNetUnavailableError(
-                    f"WordNet at {root} cannot be read by NLTK ({type(exc).__name__}: {first}).\n{PROVISION_HINT}"
-                ) from exc
-            if not has_dog or version is None:
-                raise WordNetUnavailableError(
-                    f"WordNet at {root} looks broken (no synsets for 'dog' or no "
-                    f"version line in data.adj).\n{PROVISION_HINT}"
-                )
+            reader = read_wordnet(pointer)
             _readers[root] = reader
         _last = reader
         return reader

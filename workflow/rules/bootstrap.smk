@@ -1,20 +1,20 @@
-# Step 4: bootstrap CI width against n for the four conditions, one job per system, then the
+# Bootstrap CI width against n for the four conditions, one job per system, then the
 # data-efficiency grid over every task x prompt x system x metric.
 
 
 rule curves:
     input:
-        system=lambda w: system_path(config, w.task, w.system),
-        references=lambda w: references_path(config, w.task),
-        scores=f"{R}/metrics/{{task}}/{{system}}.csv",
+        joined=f"{RESULTS}/joined/{{task}}/{{system}}.csv",
     output:
-        curves=f"{R}/curves/{{task}}/{{system}}.csv",
-        efficiency=f"{R}/efficiency/{{task}}/{{system}}.csv",
+        curves=f"{RESULTS}/curves/{{task}}/{{system}}.csv",
+        efficiency=f"{RESULTS}/efficiency/{{task}}/{{system}}.csv",
     log:
-        f"{R}/logs/curves/{{task}}/{{system}}.log",
+        f"{RESULTS}/logs/curves/{{task}}/{{system}}.log",
     priority: 1  # on the longest path of a run: scheduled first when cores are scarce
+    conda:
+        ENV
     params:
-        prompts=lambda w: prompt_bounds(w.task),
+        prompts=get_prompt_bounds,
         metrics=METRICS,
         bootstrap=config["bootstrap"],
     script:
@@ -23,12 +23,19 @@ rule curves:
 
 rule data_efficiency:
     input:
-        per_system(f"{R}/efficiency/{{task}}/{{system}}.csv"),
+        get_efficiency_files(),
     output:
-        csv=f"{R}/tables/data_efficiency.csv",
-        md=f"{R}/tables/data_efficiency.md",
+        csv=report(
+            f"{RESULTS}/tables/data_efficiency.csv",
+            caption="../report/data_efficiency.rst",
+            category="Tables",
+        ),
+        md=f"{RESULTS}/tables/data_efficiency.md",
     log:
-        f"{R}/logs/data_efficiency.log",
+        f"{RESULTS}/logs/data_efficiency.log",
+    priority: 1
+    conda:
+        ENV
     params:
         tasks=config["tasks"],
         metrics=config["metrics"],

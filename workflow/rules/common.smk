@@ -1,13 +1,21 @@
-# Configuration checks, input validation and path helpers shared by every rule.
+# Configuration and input checks at start-up, and the input functions every rule uses.
+import os
+import sys
 from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
-from snakemake.utils import min_version, validate
+from snakemake.utils import validate
 
+# This process and every job import the package from this checkout, whichever environment runs them.
+PACKAGE_DIR = str(Path(workflow.basedir).parent / "src")
+sys.path.insert(0, PACKAGE_DIR)
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [PACKAGE_DIR] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+)
+
+from debias.config import figure_names
 from debias.inputs import judged_systems, references_path, system_path, validate_inputs
 from debias.io import InputError
-
-min_version("8.0")
 
 validate(config, schema="../schemas/config.schema.yaml")
 
@@ -29,9 +37,7 @@ def check_wordnet():
     from debias.wordnet import PROVISION_HINT, WordNetUnavailableError, use_wordnet
 
     try:
-        use_wordnet(
-            config["nltk_data"]
-        )  # slow path only: WordNet elsewhere on NLTK's search path
+        use_wordnet(config["nltk_data"])  # WordNet elsewhere on NLTK's search path
     except WordNetUnavailableError:
         raise WorkflowError(
             f"WordNet 3.0, which METEOR needs, is not in {config['nltk_data']}/corpora/wordnet "
@@ -41,14 +47,16 @@ def check_wordnet():
 
 check_wordnet()
 
-R = config["results_dir"]
+RESULTS = config["results_dir"]
 TASKS = list(config["tasks"])
 METRICS = list(config["metrics"])
+ENV = "../envs/debias.yaml"
 
 
 wildcard_constraints:
     task="[^/]+",
     system="[^/]+",
+    panel="[A-Za-z0-9]+",
 
 
 def scored_systems(task):
@@ -56,47 +64,85 @@ def scored_systems(task):
     return list(config["tasks"][task]["systems"])
 
 
-def prompt_bounds(task):
-    """Prompts of a task with only their ranges: a label edit must not rerun per-system jobs."""
+def per_system(pattern, systems=scored_systems):
+    """A results pattern with {task} and {system} expanded over every task's systems."""
+    return [pattern.format(task=t, system=s) for t in TASKS for s in systems(t)]
+
+
+def get_system_file(wildcards):
+    return system_path(config, wildcards.task, wildcards.system)
+
+
+def get_references_file(wildcards):
+    return references_path(config, wildcards.task)
+
+
+def get_metric_scores(wildcards):
+    """The system's metric scores; a judged-reference system has none."""
+    if wildcards.system not in scored_systems(wildcards.task):
+        return []
+    return f"{RESULTS}/metrics/{wildcards.task}/{wildcards.system}.csv"
+
+
+def get_prompt_bounds(wildcards):
+    """Prompts of a task with their ranges only: a label edit must not rerun per-system jobs."""
+    prompts = config["tasks"][wildcards.task]["prompts"]
     return {
-        name: {"min": spec["min"], "max": spec["max"]}
-        for name, spec in config["tasks"][task]["prompts"].items()
+        name: {"min": spec["min"], "max": spec["max"]} for name, spec in prompts.items()
     }
 
 
-def per_system(pattern):
-    """Expand a results pattern with {task} and {system} over every scored system."""
-    return [pattern.format(task=t, system=s) for t in TASKS for s in scored_systems(t)]
+def get_joined(systems=scored_systems):
+    return per_system(f"{RESULTS}/joined/{{task}}/{{system}}.csv", systems)
 
 
-def all_judged_system_files():
+def get_judged_joined():
+    """Joined tables of every judged system, references included."""
+    return get_joined(lambda task: judged_systems(config, task))
+
+
+def get_efficiency_files():
+    return per_system(f"{RESULTS}/efficiency/{{task}}/{{system}}.csv")
+
+
+def get_figure6_panel(wildcards):
+    return config["figures"]["figure6"][wildcards.panel]
+
+
+def get_figure6_curves(wildcards):
+    panel = get_figure6_panel(wildcards)
+    return f"{RESULTS}/curves/{panel['task']}/{panel['system']}.csv"
+
+
+def get_figure5_prompt(wildcards):
+    return config["figures"]["figure5"][wildcards.task]
+
+
+def get_plot_config():
+    """The parts of the config that figures and the report show (labels, panels, levels)."""
+    return {key: config[key] for key in ("tasks", "metrics", "figures", "bootstrap")}
+
+
+def get_figures(suffixes=("pdf", "png")):
     return [
-        str(system_path(config, t, s)) for t in TASKS for s in judged_systems(config, t)
+        f"{RESULTS}/figures/{name}.{ext}"
+        for name in figure_names(config)
+        for ext in suffixes
     ]
 
 
-def all_reference_files():
-    return [str(references_path(config, t)) for t in TASKS]
-
-
-OVERVIEW_FIGURES = ["figure3"] + [
-    f"figure5_{task}" for task in config["figures"].get("figure5", {})
-]
-CURVE_FIGURES = list(config["figures"].get("figure6", {}))
-
-
-def figure_files():
-    names = OVERVIEW_FIGURES + CURVE_FIGURES
-    return [f"{R}/figures/{name}.{ext}" for name in names for ext in ("pdf", "png")]
-
-
-def all_outputs():
+def get_final_outputs():
+    tables = [
+        "table2.csv",
+        "table2.md",
+        "table2.tex",
+        "variance_by_system.csv",
+        "correlations.csv",
+    ]
+    tables += ["best_metrics.csv", "data_efficiency.csv", "data_efficiency.md"]
     return (
-        per_system(f"{R}/metrics/{{task}}/{{system}}.csv")
-        + [f"{R}/tables/table2.{ext}" for ext in ("csv", "md", "tex")]
-        + [f"{R}/tables/variance_by_system.csv"]
-        + [f"{R}/tables/data_efficiency.csv", f"{R}/tables/data_efficiency.md"]
-        + [f"{R}/tables/correlations.csv"]
-        + figure_files()
-        + [f"{R}/report.md"]
+        per_system(f"{RESULTS}/metrics/{{task}}/{{system}}.csv")
+        + [f"{RESULTS}/tables/{name}" for name in tables]
+        + get_figures()
+        + [f"{RESULTS}/report.md"]
     )

@@ -1,0 +1,20 @@
+"""Rule `join`: one system's judgments joined with its metric scores, one row per output x prompt."""
+
+import pandas as pd
+
+from debias.io import read_references, read_system
+from debias.joined import join_system, write_joined
+from debias.logs import run_script
+
+
+def main(smk, log):
+    references = read_references(smk.input.references)
+    items = read_system(smk.input.system, smk.params.prompts, references)
+    scores = pd.read_csv(smk.input.scores, dtype={"id": str}) if smk.input.scores else None
+    metrics = list(smk.params.metrics) if scores is not None else []
+    frame = join_system(smk.wildcards.task, smk.wildcards.system, items, list(smk.params.prompts), scores, metrics)
+    write_joined(frame, smk.output[0])
+    log.info("%d outputs x %d prompts joined with %d metrics", len(items), len(smk.params.prompts), len(metrics))
+
+
+run_script(main, snakemake)  # noqa: F821

@@ -1,0 +1,35 @@
+"""Rule `report`: the reproduction report (Markdown), our numbers beside the paper's, with the
+figures it links as inputs so that none of its links dangles."""
+
+import os
+from pathlib import Path
+
+import pandas as pd
+
+from debias.io import write_text
+from debias.logs import run_script
+from debias.report import build_report, load_paper_values
+
+
+def main(smk, log):
+    out = Path(smk.output.report)
+
+    def relative(folder):
+        return Path(os.path.relpath(folder, out.parent)).as_posix()
+
+    text = build_report(
+        pd.read_csv(smk.input.table2),
+        pd.read_csv(smk.input.correlations),
+        pd.read_csv(smk.input.best_metrics),
+        pd.read_csv(smk.input.data_efficiency),
+        load_paper_values(smk.input.paper_values),
+        smk.params.config,
+        figures=list(smk.input.figures),
+        figures_dir=relative(Path(smk.input.figures[0]).parent),
+        tables_dir=relative(Path(smk.input.table2).parent),
+    )
+    write_text(out, text)
+    log.info("wrote %s", out)
+
+
+run_script(main, snakemake)  # noqa: F821

@@ -1,0 +1,27 @@
+# Instance-level correlation of every metric with the mean human judgment (Figure 5's numbers),
+# and the best metric of every task x prompt x system, chosen once for every figure and the report.
+
+
+rule correlations:
+    input:
+        joined=get_joined(),
+    output:
+        correlations=report(
+            f"{RESULTS}/tables/correlations.csv",
+            caption="../report/correlations.rst",
+            category="Tables",
+        ),
+        best_metrics=report(
+            f"{RESULTS}/tables/best_metrics.csv",
+            caption="../report/best_metrics.rst",
+            category="Tables",
+        ),
+    log:
+        f"{RESULTS}/logs/correlations.log",
+    conda:
+        ENV
+    params:
+        tasks=config["tasks"],
+        metrics=METRICS,
+    script:
+        "../../scripts/correlations.py"

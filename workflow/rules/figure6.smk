@@ -1,0 +1,26 @@
+# Figure 6: bootstrap CI width against the number of human judgments, one configured panel each.
+
+
+rule figure6:
+    input:
+        curves=get_figure6_curves,
+        data_efficiency=f"{RESULTS}/tables/data_efficiency.csv",
+        best_metrics=f"{RESULTS}/tables/best_metrics.csv",
+    output:
+        pdf=f"{RESULTS}/figures/figure6{{panel}}.pdf",
+        png=report(
+            f"{RESULTS}/figures/figure6{{panel}}.png",
+            caption="../report/figure6.rst",
+            category="Figures",
+            subcategory="Figure 6",
+        ),
+    log:
+        f"{RESULTS}/logs/figures/figure6{{panel}}.log",
+    priority: 2  # on the longest path of a run: scheduled first when cores are scarce
+    conda:
+        ENV
+    params:
+        panel=get_figure6_panel,
+        config=get_plot_config(),
+    script:
+        "../../scripts/figure6.py"

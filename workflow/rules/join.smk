@@ -1,0 +1,21 @@
+# One table per judged system: every output x prompt with its judgments and metric scores.
+# Every later step reads these instead of the raw system files.
+
+
+rule join:
+    input:
+        system=get_system_file,
+        references=get_references_file,
+        scores=get_metric_scores,
+    output:
+        f"{RESULTS}/joined/{{task}}/{{system}}.csv",
+    log:
+        f"{RESULTS}/logs/join/{{task}}/{{system}}.log",
+    priority: 1
+    conda:
+        ENV
+    params:
+        prompts=get_prompt_bounds,
+        metrics=METRICS,
+    script:
+        "../../scripts/join.py"

@@ -1,0 +1,23 @@
+# Table 2: annotator and human-metric variance of every judged output, per task and prompt.
+
+
+rule table2:
+    input:
+        joined=get_judged_joined(),
+    output:
+        csv=report(
+            f"{RESULTS}/tables/table2.csv",
+            caption="../report/table2.rst",
+            category="Tables",
+        ),
+        md=f"{RESULTS}/tables/table2.md",
+        tex=f"{RESULTS}/tables/table2.tex",
+        by_system=f"{RESULTS}/tables/variance_by_system.csv",
+    log:
+        f"{RESULTS}/logs/table2.log",
+    conda:
+        ENV
+    params:
+        tasks=config["tasks"],
+    script:
+        "../../scripts/table2.py"
