@@ -8,12 +8,8 @@ import pandas as pd
 
 from .config import condition_label
 
+#: The conditions compared with humans alone, in table order.
 CONDITIONS = ("cv", "noiseless", "perfect")
-CONDITION_LABELS = {
-    "cv": "Humans + {metric}",
-    "noiseless": "Noiseless humans + {metric}",
-    "perfect": "Humans + perfect metric",
-}
 
 
 def sort_efficiency(table: pd.DataFrame, tasks: Mapping, metrics: Mapping) -> pd.DataFrame:

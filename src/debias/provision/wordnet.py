@@ -61,7 +61,7 @@ def write_stamp(wordnet_dir: Path, source: str, version: str) -> None:
         "source": source,
         "wordnet_version": version,
         "files": sorted(p.name for p in wordnet_dir.iterdir() if p.is_file()),
-        "provisioned_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "provisioned_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
     }
     tmp = wordnet_dir / (STAMP_NAME + ".tmp")
     tmp.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
