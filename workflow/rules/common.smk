@@ -1,17 +1,8 @@
 # Configuration and input checks at start-up, and the input functions every rule uses.
-import os
-import sys
 from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
-
-# This process and every job import the package from this checkout, whichever environment runs them.
-PACKAGE_DIR = str(Path(workflow.basedir).parent / "src")
-sys.path.insert(0, PACKAGE_DIR)
-os.environ["PYTHONPATH"] = os.pathsep.join(
-    [PACKAGE_DIR] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-)
 
 from debias.config import figure_names
 from debias.inputs import judged_systems, references_path, system_path, validate_inputs
