@@ -32,7 +32,7 @@ def run(workdir: Path, cores: int) -> float:
             "-m",
             "snakemake",
             "--snakefile",
-            str(REPO / "Snakefile"),
+            str(REPO / "workflow/Snakefile"),
             "--directory",
             str(workdir),
             "--cores",
