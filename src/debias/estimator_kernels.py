@@ -200,11 +200,9 @@ def combined_terms(y, g, g_mean, g_cov, *, labels=None, shrink: bool = True):
         signal = np.sum(cov**2, axis=-2) - s2 * eigenvalues.sum() / n_train
         tau2 = np.maximum(signal, 0.0) / np.sum(eigenvalues**2)
         # beta_p = cov_p / (lambda_p + s2 / (n_t tau2)), written so that tau2 = 0 gives 0
-        beta = (
-            cov
-            * (n_train * tau2)[..., None, :]
-            / (eigenvalues[:, None] * (n_train * tau2)[..., None, :] + s2[..., None, :])
-        )
+        weight = (n_train * tau2)[..., None, :]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            beta = cov * weight / (eigenvalues[:, None] * weight + s2[..., None, :])
         beta = np.nan_to_num(beta)
     else:
         beta = cov / eigenvalues[:, None]

@@ -1,0 +1,142 @@
+"""The estimates of each system's mean human score, and their coverage check, as tables.
+
+Both read the joined tables (:mod:`debias.joined`): one per scored system. For a prompt, the
+judged items are the rows with judgments and the outputs are all rows; the metrics' mean and
+covariance over all outputs are what the control-variate estimators use.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .bootstrap import setting_seed
+from .coverage import COVERAGE_COLUMNS, coverage_experiment
+from .estimators import cv_combined_mean_ci, cv_mean_ci, ppi_tuned_mean_ci, sample_mean_ci
+from .joined import judged_rows, judgment_matrix
+
+__all__ = ["COVERAGE_TABLE_COLUMNS", "ESTIMATE_COLUMNS", "coverage_table", "system_estimates_table"]
+
+ESTIMATE_COLUMNS = [
+    "task",
+    "prompt",
+    "system",
+    "estimator",
+    "n_judged",
+    "n_outputs",
+    "estimate",
+    "ci_low",
+    "ci_high",
+    "level",
+    "effective_n",
+]
+COVERAGE_TABLE_COLUMNS = ["task", "prompt", "system", *COVERAGE_COLUMNS]
+
+log = logging.getLogger(__name__)
+
+
+def _cells(joined: Sequence[pd.DataFrame], prompts: Mapping[str, Sequence[str]]):
+    for frame in joined:
+        task, system = str(frame["task"].iloc[0]), str(frame["system"].iloc[0])
+        for prompt in prompts[task]:
+            yield task, system, prompt, frame[frame["prompt"] == prompt], judged_rows(frame, prompt)
+
+
+def system_estimates_table(
+    joined: Sequence[pd.DataFrame], prompts: Mapping[str, Sequence[str]], metrics: Sequence[str], *, level: float
+) -> pd.DataFrame:
+    """Every estimator of every system's mean human score per prompt (``system_estimates.csv``).
+
+    Each judged item contributes the mean of all its judgments; the annotator variance is
+    pooled over the items judged more than once. ``effective_n`` is n times the variance of
+    ``mean`` over the estimator's (both estimated on the same items): the number of judged
+    items the plain mean would need for the same interval. ``ppi++`` rows need unjudged outputs
+    and are left out when every output is judged.
+    """
+    rows = []
+    for task, system, prompt, outputs, judged in _cells(joined, prompts):
+        if len(judged) < 3:
+            log.warning("%s/%s/%s: %d judged items, no estimate", task, system, prompt, len(judged))
+            continue
+        judgments = judgment_matrix(judged)
+        scores = judged[list(metrics)].to_numpy(dtype=float)
+        every = outputs[list(metrics)].to_numpy(dtype=float)
+        unjudged = outputs.loc[outputs["n_judgments"] == 0, list(metrics)].to_numpy(dtype=float)
+        out = {"mean": sample_mean_ci(judgments, n_outputs=len(outputs), level=level)}
+        for j, metric in enumerate(metrics):
+            out[f"cv:{metric}"] = cv_mean_ci(judgments, scores[:, j], every[:, j], level=level)
+        if len(metrics) > 1:
+            out["cv:combined"] = cv_combined_mean_ci(judgments, scores, every, level=level)
+        if len(unjudged):
+            for j, metric in enumerate(metrics):
+                out[f"ppi++:{metric}"] = ppi_tuned_mean_ci(judgments, scores[:, j], unjudged[:, j], level=level)
+        base = out["mean"].variance
+        for name, result in out.items():
+            rows.append(
+                {
+                    "task": task,
+                    "prompt": prompt,
+                    "system": system,
+                    "estimator": name,
+                    "n_judged": result.n_judged,
+                    "n_outputs": result.n_outputs,
+                    "estimate": result.estimate,
+                    "ci_low": result.ci_low,
+                    "ci_high": result.ci_high,
+                    "level": level,
+                    "effective_n": result.n_judged * base / result.variance if result.variance > 0 else np.nan,
+                }
+            )
+    return pd.DataFrame(rows, columns=ESTIMATE_COLUMNS)
+
+
+def coverage_table(
+    joined: Sequence[pd.DataFrame],
+    prompts: Mapping[str, Sequence[str]],
+    metrics: Sequence[str],
+    *,
+    sample_sizes: Sequence,
+    n_repeats: int,
+    level: float,
+    seed: int,
+    ppi: bool = True,
+) -> pd.DataFrame:
+    """:func:`debias.coverage.coverage_experiment` on every system x prompt (``coverage.csv``).
+
+    The world of a cell is its judged items; each cell's random numbers come from
+    ``setting_seed(seed, task, system, prompt, "coverage")``, so a cell's rows do not depend on
+    which other cells run.
+    """
+    frames = []
+    for task, system, prompt, _, judged in _cells(joined, prompts):
+        if len(judged) < 3:
+            continue
+        rng = np.random.default_rng(setting_seed(seed, task, system, prompt, "coverage"))
+        scores = {metric: judged[metric].to_numpy(dtype=float) for metric in metrics}
+        table = coverage_experiment(
+            judgment_matrix(judged),
+            scores,
+            sample_sizes=sample_sizes,
+            n_repeats=n_repeats,
+            level=level,
+            rng=rng,
+            ppi=ppi,
+        )
+        table.insert(0, "system", system)
+        table.insert(0, "prompt", prompt)
+        table.insert(0, "task", task)
+        frames.append(table)
+        log.info(
+            "%s/%s/%s: coverage of %d estimators x %d sizes",
+            task,
+            system,
+            prompt,
+            table["estimator"].nunique(),
+            table["n"].nunique(),
+        )
+    if not frames:
+        return pd.DataFrame(columns=COVERAGE_TABLE_COLUMNS)
+    return pd.concat(frames, ignore_index=True)
