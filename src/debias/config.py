@@ -12,19 +12,26 @@ from collections.abc import Mapping
 
 __all__ = [
     "COMBINED",
+    "COMPUTED_METRICS",
     "CONDITIONS",
+    "computed_metrics",
     "condition_label",
     "figure_kind",
     "figure_names",
     "metric_label",
     "prompt_is_lower_better",
     "prompt_label",
+    "provided_metrics",
     "system_label",
     "task_label",
 ]
 
 #: Pseudo-system naming every system of a task pooled (correlations, best metrics).
 COMBINED = "combined"
+
+#: The metrics the pipeline computes itself (:mod:`debias.metrics`); any other configured metric
+#: must be declared ``provided: true`` and come with the system files' ``"scores"``.
+COMPUTED_METRICS = ("bleu", "rouge1", "rouge2", "rougeL", "meteor")
 
 #: Estimator conditions of the bootstrap experiment, in display order, and their labels;
 #: ``{metric}`` is replaced by the metric's label.
@@ -95,3 +102,13 @@ def figure_kind(name: str) -> str:
         if name.startswith(kind):
             return kind
     raise ValueError(f"not a figure of this pipeline: {name!r}")
+
+
+def provided_metrics(config: Mapping) -> list[str]:
+    """Configured metrics whose scores the system files carry (``provided: true``), in config order."""
+    return [name for name, spec in config["metrics"].items() if (spec or {}).get("provided", False)]
+
+
+def computed_metrics(config: Mapping) -> list[str]:
+    """Configured metrics the pipeline computes from outputs and references, in config order."""
+    return [name for name in config["metrics"] if name not in provided_metrics(config)]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from .config import COMPUTED_METRICS, provided_metrics
 from .io import InputError, SystemItem, read_references, read_system, resolve_jsonl, sha256sum
 
 
@@ -49,15 +50,26 @@ def load_task(
     """References and validated items of the given systems (default: all judged systems)."""
     prompts = config["tasks"][task]["prompts"]
     references = read_references(references_path(config, task))
+    scored = config["tasks"][task]["systems"]
+    provided = provided_metrics(config)
     loaded = {}
     for system in systems if systems is not None else judged_systems(config, task):
-        loaded[system] = read_system(system_path(config, task, system), prompts, references)
+        path = system_path(config, task, system)
+        loaded[system] = read_system(path, prompts, references, provided if system in scored else ())
     return references, loaded
 
 
 def check_config(config: Mapping) -> None:
     """Cross-references the schema cannot express (names that must exist elsewhere in the config)."""
     tasks = config["tasks"]
+    provided = provided_metrics(config)
+    for metric in config["metrics"]:
+        if metric not in provided and metric not in COMPUTED_METRICS:
+            raise InputError(
+                f"config: metrics.{metric}",
+                f"unknown metric '{metric}': the pipeline computes {', '.join(COMPUTED_METRICS)}; a metric scored "
+                "elsewhere needs 'provided: true' and a score on every line of every system file",
+            )
     for task, spec in tasks.items():
         ref = spec.get("reference_system")
         if ref and ref in spec["systems"]:

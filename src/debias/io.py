@@ -3,7 +3,8 @@
 A task directory holds ``references.jsonl.gz`` (``{"id", "reference"}`` per line) and
 ``systems/<system>.jsonl.gz`` (``{"id", "output", "judgments": {prompt: [number|null, ...]}}``
 per line, with an optional ``"judged_output"`` naming a judgment shared with other systems'
-lines); plain ``.jsonl`` is accepted wherever ``.jsonl.gz`` is.
+lines and an optional ``"scores": {metric: number}`` for metrics computed elsewhere); plain
+``.jsonl`` is accepted wherever ``.jsonl.gz`` is. ``"judgments": {}`` is an output nobody judged.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import json
 import math
 import os
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,13 +37,15 @@ class SystemItem:
 
     ``judged_output`` names the crowd judgment this output received when the same judgment
     serves several systems' lines (an output that several systems produced and that was
-    judged once); ``None`` means the line was judged on its own.
+    judged once); ``None`` means the line was judged on its own. ``scores`` holds the
+    output's scores on the metrics declared in config as provided (computed elsewhere).
     """
 
     id: str
     output: str
     judgments: dict[str, list[float]] = field(default_factory=dict)
     judged_output: str | None = None
+    scores: dict[str, float] = field(default_factory=dict)
 
 
 def open_text(path: str | os.PathLike) -> io.TextIOBase:
@@ -115,21 +118,46 @@ def _check_judgment(value, where: str, prompt: str, bounds: Mapping) -> float | 
     return float(value)
 
 
+def _check_scores(scores, where: str, provided: Sequence[str]) -> dict[str, float]:
+    if not isinstance(scores, dict):
+        raise InputError(where, "'scores' must be an object mapping metric name to a number")
+    clean = {}
+    for metric, value in scores.items():
+        if metric not in provided:
+            declared = ", ".join(provided) if provided else "none"
+            raise InputError(
+                where,
+                f"score for metric '{metric}', which the config does not declare as provided "
+                f"(metrics.<name>.provided: true; provided metrics: {declared})",
+            )
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise InputError(where, f"score for metric '{metric}' must be a finite number, found {json.dumps(value)}")
+        clean[metric] = float(value)
+    return clean
+
+
 def read_system(
     path: str | os.PathLike,
     prompts: Mapping[str, Mapping],
     references: Mapping[str, str] | None = None,
+    provided: Sequence[str] = (),
 ) -> list[SystemItem]:
     """Read and validate one system file.
 
     ``prompts`` maps each declared prompt to its ``{min, max}`` bounds. Null judgments are
-    dropped (an annotator who gave none); ids must be unique and, when ``references`` is given,
-    have a reference.
+    dropped (an annotator who gave none); ``"judgments": {}`` is an unjudged output. Ids must be
+    unique and, when ``references`` is given, have a reference. ``provided`` names the metrics
+    whose scores the file carries (``"scores": {metric: number}``): every line needs a finite
+    score for each of them, and a score for any other metric is an error.
     """
     items: list[SystemItem] = []
     seen: dict[str, int] = {}
+    first_missing: dict[str, int] = {}
+    present: set[str] = set()
+    first_line = None
     for number, record in iter_json_lines(path):
         where = f"{path}:{number}"
+        first_line = first_line or number
         for key in ("id", "output", "judgments"):
             if key not in record:
                 raise InputError(where, f'missing key \'{key}\' (expected {{"id", "output", "judgments"}})')
@@ -139,7 +167,9 @@ def read_system(
         if not isinstance(output, str):
             raise InputError(where, f"'output' must be a string, found {json.dumps(output)[:60]}")
         if not isinstance(judgments, dict):
-            raise InputError(where, "'judgments' must be an object mapping prompt to a list of numbers")
+            raise InputError(
+                where, "'judgments' must be an object mapping prompt to a list of numbers ({} if unjudged)"
+            )
         if item_id in seen:
             raise InputError(where, f"id '{item_id}' appears twice in this file (first on line {seen[item_id]})")
         if references is not None and item_id not in references:
@@ -155,8 +185,26 @@ def read_system(
         judged_output = record.get("judged_output")
         if judged_output is not None and (not isinstance(judged_output, str) or not judged_output):
             raise InputError(where, f"'judged_output' must be a non-empty string, found {json.dumps(judged_output)}")
+        scores = _check_scores(record.get("scores", {}), where, provided)
+        present.update(scores)
+        for metric in provided:
+            if metric not in scores:
+                first_missing.setdefault(metric, number)
         seen[item_id] = number
-        items.append(SystemItem(item_id, output, clean, judged_output))
+        items.append(SystemItem(item_id, output, clean, judged_output, scores))
+    for metric in provided:
+        if metric not in present and first_line is not None:
+            raise InputError(
+                f"{path}:{first_line}",
+                f"metric '{metric}' is declared in config as provided, but no line of this file has a score "
+                f'for it (expected "scores": {{"{metric}": <number>}} on every line)',
+            )
+        if metric in first_missing:
+            raise InputError(
+                f"{path}:{first_missing[metric]}",
+                f"no score for metric '{metric}', which the config declares as provided: every line needs "
+                f'"scores": {{"{metric}": <number>}}',
+            )
     return items
 
 

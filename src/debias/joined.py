@@ -49,6 +49,7 @@ def join_system(
     prompts: Sequence[str],
     scores: pd.DataFrame | None,
     metrics: Sequence[str],
+    provided: Sequence[str] = (),
 ) -> pd.DataFrame:
     """Join a system's judgments with its metric scores.
 
@@ -61,10 +62,14 @@ def join_system(
     prompts : sequence of str
         The task's prompts; every output gets one row per prompt, judged or not.
     scores : pandas.DataFrame or None
-        The metric scores, a column ``id`` and one column per metric; ``None`` for a system
-        that is not scored (judged references).
+        The computed metric scores, a column ``id`` and one column per metric; ``None`` when
+        no metric is computed for this system.
     metrics : sequence of str
-        Metric columns to carry over (ignored when ``scores`` is None).
+        Metric columns to write, in order; empty for a system that is not scored (judged
+        references).
+    provided : sequence of str
+        The metrics among ``metrics`` whose scores come with the system file
+        (:attr:`debias.io.SystemItem.scores`) instead of ``scores``.
 
     Returns
     -------
@@ -88,18 +93,24 @@ def join_system(
                 )
             )
     frame = pd.DataFrame(rows, columns=JOINED_COLUMNS)
-    if scores is None:
-        return frame
-    indexed = scores.set_index("id")
-    missing = [m for m in metrics if m not in indexed.columns]
-    if missing:
-        raise InputError("metric scores", f"missing metric columns {missing}")
-    absent = sorted(set(frame["id"]) - set(indexed.index))
-    if absent:
-        raise InputError("metric scores", f"no scores for {len(absent)} outputs (first: {absent[0]})")
-    aligned = indexed.loc[frame["id"], list(metrics)].to_numpy(dtype=float)
-    for column, metric in enumerate(metrics):
-        frame[metric] = aligned[:, column]
+    computed = [m for m in metrics if m not in provided]
+    if computed:
+        if scores is None:
+            raise InputError("metric scores", f"no computed scores given for metrics {computed}")
+        indexed = scores.set_index("id")
+        missing = [m for m in computed if m not in indexed.columns]
+        if missing:
+            raise InputError("metric scores", f"missing metric columns {missing}")
+        absent = sorted(set(frame["id"]) - set(indexed.index))
+        if absent:
+            raise InputError("metric scores", f"no scores for {len(absent)} outputs (first: {absent[0]})")
+        aligned = indexed.loc[frame["id"], computed].to_numpy(dtype=float)
+    by_id = {item.id: item.scores for item in items}
+    for metric in metrics:
+        if metric in provided:
+            frame[metric] = [by_id[item_id][metric] for item_id in frame["id"]]
+        else:
+            frame[metric] = aligned[:, computed.index(metric)]
     return frame
 
 

@@ -35,6 +35,7 @@ from rouge_score import rouge_scorer, tokenize, tokenizers
 from sacrebleu.metrics import BLEU
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
+from debias.config import COMPUTED_METRICS
 from debias.wordnet import (
     WordNetUnavailableError,
     loaded_wordnet,
@@ -44,7 +45,7 @@ from debias.wordnet import (
 
 __all__ = ["METRICS", "METEOR_PARAMS", "meteor_tokens", "metric_versions", "score_outputs"]
 
-METRICS = ("bleu", "rouge1", "rouge2", "rougeL", "meteor")
+METRICS = COMPUTED_METRICS
 
 #: NLTK's defaults, recorded explicitly so that a change of default would show.
 METEOR_PARAMS = {"alpha": 0.9, "beta": 3.0, "gamma": 0.5}
