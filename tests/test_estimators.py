@@ -1,0 +1,245 @@
+"""Properties of the estimators of a system's mean human score and of their intervals."""
+
+import numpy as np
+import pytest
+
+from debias.control_variates import theory_variance
+from debias.coverage import coverage_experiment, draw_samples, resolve_sample_sizes
+from debias.estimator_kernels import combined_terms, cv_terms, fold_labels, t_interval
+from debias.estimators import (
+    check_estimator_inputs,
+    cv_combined_mean_ci,
+    cv_mean_ci,
+    item_noise,
+    ppi_tuned_mean_ci,
+    sample_mean_ci,
+)
+
+SIGMA2_F, SIGMA2_A, MU = 0.5, 0.3, 1.0
+
+
+def gaussian(rng, reps, n, rho):
+    """(reps, n) one-judgment samples: g ~ N(0, 1), f = MU + rho sigma_f g + ..., y = f + noise."""
+    sigma_f = np.sqrt(SIGMA2_F)
+    g = rng.standard_normal((reps, n))
+    f = MU + rho * sigma_f * g + sigma_f * np.sqrt(1 - rho**2) * rng.standard_normal((reps, n))
+    return f + np.sqrt(SIGMA2_A) * rng.standard_normal((reps, n)), g
+
+
+@pytest.mark.parametrize("rho", [0.0, 0.7, -0.8])
+def test_cv_is_unbiased_with_the_variance_of_eq6(rho):
+    rng = np.random.default_rng(1)
+    n, reps = 40, 40000
+    y, g = gaussian(rng, reps, n, rho)
+    terms, extra = cv_terms(y, g, 0.0, 1.0, n_outputs=10**12)
+    result = t_interval(terms, fitted=2, n_outputs=10**12, noise=SIGMA2_A, level=0.8, extra_variance=extra)
+    theory = theory_variance(SIGMA2_F, SIGMA2_A, rho, n)
+    se = np.sqrt(theory / reps)
+    assert abs(result.estimate.mean() - MU) < 4 * se + 0.25 / n  # O(1/n) bias at most (Prop. 3.1)
+    # Eq. (6) plus the plug-in coefficient's O(1/n^2) cost, which the interval includes.
+    assert result.estimate.var() == pytest.approx(theory * (1 + 1 / n), rel=0.04)
+    assert np.mean(result.variance) == pytest.approx(result.estimate.var(), rel=0.04)
+    covered = (result.ci_low <= MU) & (MU <= result.ci_high)
+    assert covered.mean() == pytest.approx(0.8, abs=0.01)
+
+
+def test_sample_mean_variance_is_eq2():
+    rng = np.random.default_rng(2)
+    y, _ = gaussian(rng, 40000, 25, 0.5)
+    result = t_interval(y, fitted=1, n_outputs=10**12, noise=SIGMA2_A, level=0.9)
+    theory = theory_variance(SIGMA2_F, SIGMA2_A, 0.0, 25)
+    assert result.estimate.var() == pytest.approx(theory, rel=0.03)
+    assert np.mean(result.variance) == pytest.approx(theory, rel=0.03)
+    assert np.mean((result.ci_low <= MU) & (MU <= result.ci_high)) == pytest.approx(0.9, abs=0.008)
+
+
+def test_negatively_correlated_metric_helps():
+    rng = np.random.default_rng(3)
+    y, g = gaussian(rng, 4000, 50, -0.8)
+    terms, extra = cv_terms(y, g, 0.0, 1.0, n_outputs=10**12)
+    cv = t_interval(terms, fitted=2, n_outputs=10**12, noise=SIGMA2_A, level=0.8, extra_variance=extra)
+    mean = t_interval(y, fitted=1, n_outputs=10**12, noise=SIGMA2_A, level=0.8)
+    ratio = np.mean(mean.width**2) / np.mean(cv.width**2)
+    gamma = SIGMA2_A / SIGMA2_F
+    assert ratio > 1.5
+    assert ratio == pytest.approx((1 + gamma) / (1 - 0.64 + gamma), rel=0.08)
+
+
+def finite_world(rng, n_items=60, k=3):
+    """A fixed set of items, each with k judgments around its own mean, and a correlated metric."""
+    f = rng.normal(0, 1, n_items)
+    judgments = f[:, None] + rng.normal(0, 0.7, (n_items, k))
+    metric = f + rng.normal(0, 0.8, n_items)
+    return judgments, metric
+
+
+def test_finite_population_correction_keeps_annotator_noise():
+    rng = np.random.default_rng(4)
+    judgments, metric = finite_world(rng)
+    n_items = len(judgments)
+    noise = np.mean(np.var(judgments, axis=1))  # what one uniformly drawn judgment carries
+    items, values = draw_samples(judgments, 20000, rng)
+    theta = judgments.mean(axis=1).mean()
+    for n in (20, 45, n_items):
+        result = t_interval(values[:, :n], fitted=1, n_outputs=n_items, noise=noise, level=0.8)
+        expected = theory_variance(judgments.mean(axis=1).var(), noise, 0.0, n, n_population=n_items)
+        assert result.estimate.var() == pytest.approx(expected, rel=0.05)
+        assert np.mean(result.variance) == pytest.approx(expected, rel=0.06)
+        assert np.mean((result.ci_low <= theta) & (theta <= result.ci_high)) == pytest.approx(0.8, abs=0.025)
+    # n = N, one judgment each: only the annotators' noise is left, and the interval keeps it.
+    everything = sample_mean_ci(values[0][:, None], n_outputs=n_items, annotator_variance=noise, level=0.8)
+    assert everything.se == pytest.approx(np.sqrt(noise / n_items), rel=0.35)
+    assert everything.width > 0.5 * 2 * 1.28 * np.sqrt(noise / n_items)
+
+
+def test_noise_is_estimated_from_items_judged_more_than_once():
+    judgments = np.array([[1.0, 3.0], [2.0, np.nan], [0.0, 2.0]])
+    assert item_noise(judgments) == pytest.approx(2.0 * np.mean([0.5, 1.0, 0.5]))
+    assert item_noise(judgments[:, :1]) is None  # unknown: no correction for sampling without replacement
+    assert item_noise(judgments[:, :1], annotator_variance=0.4) == pytest.approx(0.4)
+    wide = sample_mean_ci(judgments[:, :1], n_outputs=3)
+    corrected = sample_mean_ci(judgments[:, :1], n_outputs=3, annotator_variance=0.0)
+    assert wide.width > corrected.width == pytest.approx(0.0)
+
+
+def test_public_cv_matches_algorithm_1():
+    rng = np.random.default_rng(5)
+    judgments, metric = finite_world(rng, n_items=200)
+    sample = rng.choice(200, 30, replace=False)
+    result = cv_mean_ci(judgments[sample], metric[sample], metric, level=0.8)
+    y, g = judgments[sample].mean(axis=1), metric[sample]
+    alpha = np.mean((y - y.mean()) * (g - g.mean())) / metric.var()
+    assert result.estimate == pytest.approx(y.mean() - alpha * (g.mean() - metric.mean()))
+    assert (result.n_judged, result.n_outputs, result.df) == (30, 200, 28.0)
+    assert result.ci_low < result.estimate < result.ci_high
+
+
+def test_cross_fitting_never_uses_an_items_own_judgment():
+    rng = np.random.default_rng(6)
+    y = rng.normal(size=25)
+    g = rng.normal(size=(3, 25)) + y
+    g_cov = np.cov(g, ddof=0)
+    for labels in (None, fold_labels(25, 5, np.random.default_rng(0))):
+        for shrink in (True, False):
+            base = combined_terms(y, g, g.mean(axis=1), g_cov, labels=labels, shrink=shrink)
+            changed = y.copy()
+            changed[7] += 10.0
+            moved = combined_terms(changed, g, g.mean(axis=1), g_cov, labels=labels, shrink=shrink)
+            assert moved[7] - base[7] == pytest.approx(10.0)  # item 7's correction ignores y_7
+
+
+def test_leave_one_out_matches_a_literal_loop():
+    rng = np.random.default_rng(7)
+    y = rng.normal(size=15)
+    g = rng.normal(size=(2, 15)) + 0.5 * y
+    mean, cov = g.mean(axis=1), np.cov(g, ddof=0)
+    terms = combined_terms(y, g, mean, cov, shrink=False)
+    for i in range(15):
+        keep = np.arange(15) != i
+        sgy = np.mean((g[:, keep] - g[:, keep].mean(axis=1, keepdims=True)) * (y[keep] - y[keep].mean()), axis=1)
+        alpha = np.linalg.solve(cov, sgy)
+        assert terms[i] == pytest.approx(y[i] - alpha @ (g[:, i] - mean))
+
+
+def test_combined_shrinks_to_the_mean_without_signal_and_helps_with_it():
+    rng = np.random.default_rng(8)
+    noise_only = rng.normal(size=(5, 400))
+    y = rng.normal(size=400)
+    terms = combined_terms(y[None, :40], noise_only[:, :40][None], noise_only.mean(1), np.cov(noise_only, ddof=0))
+    plain = combined_terms(y[:40], noise_only[:, :40], noise_only.mean(1), np.cov(noise_only, ddof=0), shrink=False)
+    assert np.var(terms - y[:40]) < np.var(plain - y[:40])
+    f = rng.normal(size=400)
+    metrics = np.stack([f + rng.normal(0, s, 400) for s in (0.5, 0.7, 1.0)])
+    judged = f + rng.normal(0, 0.3, 400)
+    result = cv_combined_mean_ci(judged[:100, None], metrics[:, :100].T, metrics.T, level=0.8)
+    mean = sample_mean_ci(judged[:100, None], n_outputs=400, annotator_variance=0.09, level=0.8)
+    assert result.width < 0.75 * mean.width
+
+
+def test_ppi_wrapper_reports_the_packages_interval():
+    from ppi_py import ppi_mean_ci, ppi_mean_pointestimate
+
+    rng = np.random.default_rng(9)
+    judgments, metric = finite_world(rng, n_items=120)
+    y = judgments[:40].mean(axis=1)
+    result = ppi_tuned_mean_ci(judgments[:40], metric[:40], metric[40:], level=0.9)
+    low, high = ppi_mean_ci(y, metric[:40], metric[40:], alpha=0.1)
+    assert (result.ci_low, result.ci_high) == pytest.approx((float(low[0]), float(high[0])))
+    assert result.estimate == pytest.approx(float(np.squeeze(ppi_mean_pointestimate(y, metric[:40], metric[40:]))))
+    assert result.n_outputs == 120
+    with pytest.raises(ValueError, match="unjudged"):
+        ppi_tuned_mean_ci(judgments[:40], metric[:40], metric[:0])
+
+
+def test_coverage_kernel_equals_a_literal_loop():
+    rng = np.random.default_rng(10)
+    judgments, metric = finite_world(rng, n_items=30)
+    judgments[::4, 2] = np.nan  # some items with two judgments
+    metrics = {"a": metric, "b": metric**2 + rng.normal(size=30)}
+    table = coverage_experiment(
+        judgments, metrics, sample_sizes=[5, 12, "0.5N"], n_repeats=40, level=0.8, rng=np.random.default_rng(3)
+    )
+    items, values = draw_samples(judgments, 40, np.random.default_rng(3))
+    theta = np.nanmean(judgments, axis=1).mean()
+    within = np.nanmean((judgments - np.nanmean(judgments, axis=1, keepdims=True)) ** 2, axis=1).mean()
+    every = np.stack([metrics["a"], metrics["b"]], axis=1)
+    for n in (5, 12, 15):
+        found = {name: [] for name in ("mean", "cv:a", "cv:b", "cv:combined", "ppi++:a", "ppi++:b")}
+        for r in range(40):
+            sample, y = items[r, :n], values[r, :n, None]
+            found["mean"].append(sample_mean_ci(y, n_outputs=30, annotator_variance=within))
+            for j, name in enumerate("ab"):
+                found[f"cv:{name}"].append(cv_mean_ci(y, every[sample, j], every[:, j], annotator_variance=within))
+                unjudged = every[items[r, n:], j]
+                found[f"ppi++:{name}"].append(ppi_tuned_mean_ci(y, every[sample, j], unjudged))
+            found["cv:combined"].append(cv_combined_mean_ci(y, every[sample], every, annotator_variance=within))
+        base = np.mean([e.width**2 for e in found["mean"]])
+        for name, results in found.items():
+            row = table[(table["n"] == n) & (table["estimator"] == name)].iloc[0]
+            covered = np.mean([e.ci_low <= theta <= e.ci_high for e in results])
+            assert row["coverage"] == pytest.approx(covered)
+            assert row["mean_width"] == pytest.approx(np.mean([e.width for e in results]))
+            assert row["de"] == pytest.approx(base / np.mean([e.width**2 for e in results]))
+
+
+def test_sample_sizes():
+    assert resolve_sample_sizes([20, 50, 100, "0.5N", "0.8N"], 520) == [20, 50, 100, 260, 416]
+    assert resolve_sample_sizes([2, 20, 50, "1N"], 30) == [20, 30]
+    for bad in ("half", "1.5N", "xN"):
+        with pytest.raises(ValueError):
+            resolve_sample_sizes([bad], 100)
+
+
+@pytest.mark.parametrize(
+    "args, kwargs, message",
+    [
+        ((np.ones((2, 1)),), {}, "at least 3"),
+        ((np.ones((5, 2, 1)),), {}, r"\(n, K\)"),
+        ((np.array([[1.0], [np.inf], [2.0]]),), {}, "finite"),
+        ((np.array([[np.nan, 1.0], [1.0, 2.0], [2.0, 3.0]]),), {}, "NaN-padded"),
+        ((np.ones((4, 1)),), {"level": 1.0}, "level"),
+        ((np.ones((4, 1)),), {"annotator_variance": -1.0}, "annotator_variance"),
+        ((np.ones((4, 1)), np.ones(3), np.ones(10)), {}, "one row per judged item"),
+        ((np.ones((4, 1)), np.ones(4), np.ones(3)), {}, "fewer than"),
+        ((np.ones((4, 1)), np.ones((4, 2)), np.ones((10, 3))), {}, "all_scores must be"),
+        ((np.ones((4, 1)), np.array([1, 2, np.nan, 4.0]), np.ones(10)), {}, "finite"),
+        ((np.ones((4, 1)), np.ones(4)), {}, "go together"),
+    ],
+)
+def test_input_checks(args, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        check_estimator_inputs(*args, **kwargs)
+
+
+def test_folds_need_a_generator_and_other_argument_errors():
+    judgments, metric = finite_world(np.random.default_rng(11))
+    with pytest.raises(ValueError, match="rng"):
+        cv_combined_mean_ci(judgments[:20], metric[:20, None], metric[:, None], folds=5)
+    result = cv_combined_mean_ci(
+        judgments[:20], metric[:20, None], metric[:, None], folds=5, rng=np.random.default_rng(0)
+    )
+    assert result.n_judged == 20 and np.isfinite(result.se)
+    with pytest.raises(ValueError, match="one metric"):
+        cv_mean_ci(judgments[:20], np.ones((20, 2)), np.ones((60, 2)))
+    with pytest.raises(ValueError, match="n_outputs"):
+        sample_mean_ci(judgments[:20], n_outputs=10)
