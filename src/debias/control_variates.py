@@ -75,7 +75,7 @@ def control_variates_estimate(y, g, g_mean: float, g_var: float) -> tuple[float,
 
 
 def alpha_estimation_variance(y_var, alpha, g_var, n, n_population=None):
-    r"""Variance that estimating Algorithm 1's ``alpha`` from the same n items adds.
+    r"""Variance that estimating Algorithm 1's ``alpha`` adds beyond what its residuals show.
 
     Parameters
     ----------
@@ -93,25 +93,27 @@ def alpha_estimation_variance(y_var, alpha, g_var, n, n_population=None):
     Returns
     -------
     numpy.ndarray
-        The second-order term; broadcasts.
+        The second-order term, never negative; broadcasts.
 
     Notes
     -----
     The estimate is :math:`\bar y - \alpha(\bar g - \mu_g) - (\hat\alpha - \alpha)(\bar g - \mu_g)`.
-    The last term has mean zero to first order and, with :math:`\hat\alpha` nearly independent
-    of :math:`\bar g` (exactly so for Gaussian data, whose sample mean and sample covariance are
-    independent), variance :math:`\operatorname{Var}(\hat\alpha)\operatorname{Var}(\bar g)` with
-    :math:`\operatorname{Var}(\hat\alpha) \approx (\sigma_y^2 \sigma_g^2 + \alpha^2\sigma_g^4) / (n \sigma_g^4)` and
-    :math:`\operatorname{Var}(\bar g) = (1 - n/N)\sigma_g^2 / n`:
+    With :math:`\hat\alpha` independent of the sample means (exactly so for Gaussian data), the
+    last term adds :math:`\operatorname{Var}(\hat\alpha)\operatorname{Var}(\bar g) =
+    (\sigma_y^2 + \alpha^2\sigma_g^2)(1 - n/N) / n^2` to Eq. (6). The residuals
+    :math:`y_i - \hat\alpha g_i` already show :math:`2\alpha^2\sigma_g^2 / n` of it (their coefficient
+    is not the least-squares one), so what remains to add is
 
-    .. math:: \frac{(1 - n/N)(\sigma_y^2 + \alpha^2 \sigma_g^2)}{n^2}.
+    .. math:: \frac{(1 - n/N)(\sigma_y^2 - \alpha^2 \sigma_g^2)}{n^2} = \frac{(1 - n/N)\,\sigma_r^2}{n^2},
 
-    It is the O(1/n^2) price of the plug-in coefficient behind Proposition 3.1; left out, an
-    interval built on Eq. (6) alone covers about one point less at n = 20.
+    the residual variance over n^2: the O(1/n^2) price of the plug-in coefficient behind
+    Proposition 3.1, the analogue of the factor :math:`1 + 1/(n - 3)` of the regression
+    estimator (Cochran, Sampling Techniques, Section 7.5).
     """
     n = np.asarray(n, dtype=float)
     fraction = 0.0 if n_population is None else n / float(n_population)
-    return (1.0 - fraction) * (np.asarray(y_var, dtype=float) + np.asarray(alpha, dtype=float) ** 2 * g_var) / n**2
+    residual = np.asarray(y_var, dtype=float) - np.asarray(alpha, dtype=float) ** 2 * g_var
+    return (1.0 - fraction) * np.maximum(residual, 0.0) / n**2
 
 
 def correlation(f, g) -> float:
