@@ -11,7 +11,7 @@ from debias.metrics import metric_versions, score_outputs
 
 def main(smk, log):
     references = read_references(smk.input.references)
-    items = read_system(smk.input.system, smk.params.prompts, references)
+    items = read_system(smk.input.system, smk.params.prompts, references, smk.params.provided)
     metrics = list(smk.params.metrics)
     log.info("scoring %d outputs of %s with %s", len(items), smk.input.system, ", ".join(metrics))
     outputs, targets = [item.output for item in items], [references[item.id] for item in items]

@@ -9,10 +9,13 @@ from debias.logs import run_script
 
 def main(smk, log):
     references = read_references(smk.input.references)
-    items = read_system(smk.input.system, smk.params.prompts, references)
+    scored = smk.params.scored
+    provided = list(smk.params.provided) if scored else []
+    items = read_system(smk.input.system, smk.params.prompts, references, provided)
     scores = pd.read_csv(smk.input.scores, dtype={"id": str}) if smk.input.scores else None
-    metrics = list(smk.params.metrics) if scores is not None else []
-    frame = join_system(smk.wildcards.task, smk.wildcards.system, items, list(smk.params.prompts), scores, metrics)
+    metrics = list(smk.params.metrics) if scored else []
+    prompts = list(smk.params.prompts)
+    frame = join_system(smk.wildcards.task, smk.wildcards.system, items, prompts, scores, metrics, provided)
     write_joined(frame, smk.output[0])
     log.info("%d outputs x %d prompts joined with %d metrics", len(items), len(smk.params.prompts), len(metrics))
 

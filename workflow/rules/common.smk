@@ -4,7 +4,7 @@ from pathlib import Path
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
-from debias.config import figure_names
+from debias.config import computed_metrics, figure_names, provided_metrics
 from debias.inputs import judged_systems, references_path, system_path, validate_inputs
 from debias.io import InputError
 
@@ -41,6 +41,8 @@ check_wordnet()
 RESULTS = config["results_dir"]
 TASKS = list(config["tasks"])
 METRICS = list(config["metrics"])
+COMPUTED_METRICS = computed_metrics(config)
+PROVIDED_METRICS = provided_metrics(config)
 ENV = "../envs/debias.yaml"
 
 
@@ -69,8 +71,9 @@ def get_references_file(wildcards):
 
 
 def get_metric_scores(wildcards):
-    """The system's metric scores; a judged-reference system has none."""
-    if wildcards.system not in scored_systems(wildcards.task):
+    """The system's computed metric scores; a judged-reference system has none, and neither
+    does any system when every metric is provided with the system files."""
+    if wildcards.system not in scored_systems(wildcards.task) or not COMPUTED_METRICS:
         return []
     return f"{RESULTS}/metrics/{wildcards.task}/{wildcards.system}.csv"
 
@@ -92,6 +95,30 @@ def get_judged_joined():
     return get_joined(lambda task: judged_systems(config, task))
 
 
+def get_estimates_config():
+    """The ``estimates`` section with its defaults, and the base seed of every random draw."""
+    spec = config.get("estimates") or {}
+    return {
+        "level": spec.get("level", 0.8),
+        "sample_sizes": spec.get("sample_sizes", [20, 50, 100, "0.5N", "0.8N"]),
+        "repeats": spec.get("repeats", 2000),
+        "ppi": spec.get("ppi", True),
+        "seed": config["bootstrap"]["seed"],
+    }
+
+
+def get_coverage_files():
+    return per_system(f"{RESULTS}/coverage/{{task}}/{{system}}.csv")
+
+
+def get_system_scores_figures():
+    return [
+        f"{RESULTS}/figures/system_scores_{task}.{ext}"
+        for task in TASKS
+        for ext in ("pdf", "png")
+    ]
+
+
 def get_efficiency_files():
     return per_system(f"{RESULTS}/efficiency/{{task}}/{{system}}.csv")
 
@@ -111,7 +138,9 @@ def get_figure5_prompt(wildcards):
 
 def get_plot_config():
     """The parts of the config that figures and the report show (labels, panels, levels)."""
-    return {key: config[key] for key in ("tasks", "metrics", "figures", "bootstrap")}
+    shown = {key: config[key] for key in ("tasks", "metrics", "figures", "bootstrap")}
+    shown["estimates"] = get_estimates_config()
+    return shown
 
 
 def get_figures(suffixes=("pdf", "png")):
@@ -131,9 +160,16 @@ def get_final_outputs():
         "correlations.csv",
     ]
     tables += ["best_metrics.csv", "data_efficiency.csv", "data_efficiency.md"]
-    return (
+    tables += ["system_estimates.csv", "coverage.csv"]
+    scores = (
         per_system(f"{RESULTS}/metrics/{{task}}/{{system}}.csv")
+        if COMPUTED_METRICS
+        else []
+    )
+    return (
+        scores
         + [f"{RESULTS}/tables/{name}" for name in tables]
         + get_figures()
+        + get_system_scores_figures()
         + [f"{RESULTS}/report.md"]
     )

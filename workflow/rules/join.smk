@@ -17,5 +17,7 @@ rule join:
     params:
         prompts=get_prompt_bounds,
         metrics=METRICS,
+        provided=PROVIDED_METRICS,
+        scored=lambda wildcards: wildcards.system in scored_systems(wildcards.task),
     script:
         "../../scripts/join.py"

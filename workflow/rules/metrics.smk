@@ -14,7 +14,8 @@ rule metrics:
     conda:
         ENV
     params:
-        metrics=METRICS,
+        metrics=COMPUTED_METRICS,
+        provided=PROVIDED_METRICS,
         prompts=get_prompt_bounds,
         nltk_data=config["nltk_data"],
     script:

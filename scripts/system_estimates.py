@@ -1,0 +1,17 @@
+"""Rule `system_estimates`: every estimator of every system's mean human score, per prompt."""
+
+from debias.estimate_tables import system_estimates_table
+from debias.io import write_csv
+from debias.joined import read_joined
+from debias.logs import run_script
+
+
+def main(smk, log):
+    prompts = {task: list(spec["prompts"]) for task, spec in smk.params.tasks.items()}
+    joined = [read_joined(path) for path in smk.input.joined]
+    table = system_estimates_table(joined, prompts, list(smk.params.metrics), level=smk.params.estimates["level"])
+    write_csv(table, smk.output[0])
+    log.info("%d estimates of %d systems", len(table), len(joined))
+
+
+run_script(main, snakemake)  # noqa: F821

@@ -1,0 +1,21 @@
+"""Rule `system_scores_figure`: each system's estimated mean human score per prompt, judgments
+alone and with the best metric, with intervals."""
+
+from pathlib import Path
+
+import pandas as pd
+
+from debias.figures import save_figure
+from debias.logs import run_script
+from debias.system_scores_figure import plot_system_scores
+
+
+def main(smk, log):
+    estimates = pd.read_csv(smk.input.estimates, dtype={"system": str, "prompt": str, "task": str})
+    best = pd.read_csv(smk.input.best_metrics, dtype={"system": str, "prompt": str, "task": str})
+    figure = plot_system_scores(estimates, best, smk.params.config, smk.wildcards.task)
+    written = save_figure(figure, Path(smk.output.pdf).with_suffix(""))
+    log.info("wrote %s", ", ".join(map(str, written)))
+
+
+run_script(main, snakemake)  # noqa: F821

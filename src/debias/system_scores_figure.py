@@ -1,0 +1,92 @@
+"""Figure: each system's estimated mean human score per prompt, judgments alone and with the best
+control variate, with their intervals (``results/figures/system_scores_<task>.{pdf,png}``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import matplotlib as mpl
+import numpy as np
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from .config import metric_label, prompt_is_lower_better, prompt_label, system_label, task_label
+from .figures import PALETTE, STYLE
+
+__all__ = ["plot_system_scores"]
+
+_STYLES = {
+    "mean": {"color": PALETTE["black"], "marker": "o", "offset": -0.12},
+    "cv": {"color": PALETTE["blue"], "marker": "s", "offset": 0.12},
+}
+
+
+def _best_cv(estimates: pd.DataFrame, best_metrics: pd.DataFrame, task, prompt, system) -> pd.Series | None:
+    chosen = best_metrics[
+        (best_metrics["task"] == task) & (best_metrics["prompt"] == prompt) & (best_metrics["system"] == system)
+    ]
+    if chosen.empty:
+        return None
+    name = f"cv:{chosen['metric'].iloc[0]}"
+    row = estimates[(estimates["system"] == system) & (estimates["prompt"] == prompt) & (estimates["estimator"] == name)]
+    return None if row.empty else row.iloc[0]
+
+
+def plot_system_scores(estimates: pd.DataFrame, best_metrics: pd.DataFrame, config: Mapping, task: str) -> Figure:
+    """One panel per prompt of ``task``: every system's ``mean`` and best-metric ``cv`` estimate.
+
+    ``estimates`` is ``system_estimates.csv``; ``best_metrics`` names the metric with the highest
+    |correlation| per system and prompt. Systems are listed in config order; a lower-is-better
+    prompt says so in its title.
+    """
+    prompts = list(config["tasks"][task]["prompts"])
+    systems = [s for s in config["tasks"][task]["systems"] if s in set(estimates["system"])]
+    rows = estimates[estimates["task"] == task]
+    with mpl.rc_context(STYLE):
+        fig = Figure(figsize=(3.0 * len(prompts) + 0.4, 0.45 * len(systems) + 1.5), layout="constrained")
+        FigureCanvasAgg(fig)
+        axes = np.atleast_1d(fig.subplots(1, len(prompts), sharey=True, squeeze=False)[0])
+        positions = np.arange(len(systems))[::-1]
+        for ax, prompt in zip(axes, prompts):
+            for y, system in zip(positions, systems):
+                mean = rows[(rows["system"] == system) & (rows["prompt"] == prompt) & (rows["estimator"] == "mean")]
+                for kind, row in (("mean", mean.iloc[0] if len(mean) else None), ("cv", _best_cv(rows, best_metrics, task, prompt, system))):
+                    if row is None:
+                        continue
+                    style = _STYLES[kind]
+                    ax.errorbar(
+                        row["estimate"],
+                        y + style["offset"],
+                        xerr=[[row["estimate"] - row["ci_low"]], [row["ci_high"] - row["estimate"]]],
+                        fmt=style["marker"],
+                        color=style["color"],
+                        markersize=4,
+                        capsize=2,
+                        linewidth=1.2,
+                    )
+                    if kind == "cv":
+                        metric = row["estimator"].split(":", 1)[1]
+                        ax.annotate(
+                            metric_label(config, metric),
+                            (row["ci_high"], y + style["offset"]),
+                            xytext=(3, 0),
+                            textcoords="offset points",
+                            va="center",
+                            fontsize=6.5,
+                            color=style["color"],
+                        )
+            title = prompt_label(config, task, prompt)
+            ax.set_title(f"{title} (lower is better)" if prompt_is_lower_better(config, task, prompt) else title)
+            ax.set_xlabel("mean human score")
+            ax.grid(axis="x", color=PALETTE["grey"], alpha=0.25, linewidth=0.6)
+            ax.margins(x=0.15)
+        axes[0].set_yticks(positions, [system_label(config, task, s) for s in systems])
+        level = rows["level"].iloc[0] if len(rows) else float("nan")
+        handles = [
+            mpl.lines.Line2D([], [], color=_STYLES["mean"]["color"], marker="o", label="judgments alone (mean)"),
+            mpl.lines.Line2D([], [], color=_STYLES["cv"]["color"], marker="s", label="with the best metric (cv)"),
+        ]
+        fig.legend(handles=handles, loc="outside lower center", ncol=2)
+        fig.suptitle(f"{task_label(config, task)}: estimated mean human score with {level:.0%} intervals")
+    return fig

@@ -1,0 +1,79 @@
+# Each system's mean human score estimated from its judged outputs and the metrics on all of its
+# outputs (mean, cv per metric, cv:combined, ppi++), and the check that the intervals hold their
+# level: coverage by resampling the judged items, one job per system, then one table.
+
+
+rule system_estimates:
+    input:
+        joined=get_joined(),
+    output:
+        report(
+            f"{RESULTS}/tables/system_estimates.csv",
+            caption="../report/system_estimates.rst",
+            category="Tables",
+        ),
+    log:
+        f"{RESULTS}/logs/system_estimates.log",
+    conda:
+        ENV
+    params:
+        tasks=config["tasks"],
+        metrics=METRICS,
+        estimates=get_estimates_config(),
+    script:
+        "../../scripts/system_estimates.py"
+
+
+rule coverage_system:
+    input:
+        joined=f"{RESULTS}/joined/{{task}}/{{system}}.csv",
+    output:
+        f"{RESULTS}/coverage/{{task}}/{{system}}.csv",
+    log:
+        f"{RESULTS}/logs/coverage/{{task}}/{{system}}.log",
+    conda:
+        ENV
+    params:
+        prompts=get_prompt_bounds,
+        metrics=METRICS,
+        estimates=get_estimates_config(),
+    script:
+        "../../scripts/coverage_system.py"
+
+
+rule coverage:
+    input:
+        get_coverage_files(),
+    output:
+        report(
+            f"{RESULTS}/tables/coverage.csv",
+            caption="../report/coverage.rst",
+            category="Tables",
+        ),
+    log:
+        f"{RESULTS}/logs/coverage.log",
+    conda:
+        ENV
+    script:
+        "../../scripts/concat_tables.py"
+
+
+rule system_scores_figure:
+    input:
+        estimates=f"{RESULTS}/tables/system_estimates.csv",
+        best_metrics=f"{RESULTS}/tables/best_metrics.csv",
+    output:
+        pdf=report(
+            f"{RESULTS}/figures/system_scores_{{task}}.pdf",
+            caption="../report/system_scores.rst",
+            category="Figures",
+        ),
+        png=f"{RESULTS}/figures/system_scores_{{task}}.png",
+    log:
+        f"{RESULTS}/logs/figures/system_scores_{{task}}.log",
+    conda:
+        ENV
+    params:
+        config=get_plot_config(),
+    script:
+        "../../scripts/system_scores_figure.py"
