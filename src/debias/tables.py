@@ -14,13 +14,23 @@ def _cell(value, digits: int) -> str:
     return str(value)
 
 
+def _markdown_escape(text: str) -> str:
+    """A cell's text on one line, with ``|`` escaped so that it does not end the cell."""
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
 def to_markdown(frame: pd.DataFrame, digits: int = 3, headers: Sequence[str] | None = None) -> str:
-    """A GitHub-flavoured Markdown table, numbers right-aligned."""
+    """A GitHub-flavoured Markdown table, numbers right-aligned (other columns take the
+    renderer's default). Floats are shown with ``digits`` decimals, NaN as "–"; a ``|`` in a
+    cell is escaped and a line break becomes a space."""
     headers = list(headers or frame.columns)
     numeric = [pd.api.types.is_numeric_dtype(frame[c]) for c in frame.columns]
-    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---:" if n else "---" for n in numeric) + "|"]
+    lines = [
+        "| " + " | ".join(_markdown_escape(str(h)) for h in headers) + " |",
+        "|" + "|".join("---:" if n else "---" for n in numeric) + "|",
+    ]
     for row in frame.itertuples(index=False):
-        lines.append("| " + " | ".join(_cell(v, digits) for v in row) + " |")
+        lines.append("| " + " | ".join(_markdown_escape(_cell(v, digits)) for v in row) + " |")
     return "\n".join(lines) + "\n"
 
 
