@@ -14,7 +14,7 @@ from conftest import PAPER_CONFIG, REPO
 
 from debias.config import figure_names
 from debias.io import InputError
-from debias.report import build_report, load_paper_values
+from debias.report import build_report, load_paper_values, markdown
 from debias.report.comparison import REASON_TABLE2
 from debias.selection import best_metrics
 
@@ -375,3 +375,19 @@ def test_gamma_reason_depends_on_the_interval_the_rounded_variances_allow(paper)
     assert low < entry["gamma"] < high
     assert reasons["inside"].startswith("Consistent with the paper's rounded")
     assert reasons["outside"] == REASON_TABLE2
+
+
+def test_sections_come_from_the_list_of_section_builders(paper, monkeypatch):
+    """A section is one function in SECTIONS: its lines appear in list order, set off by blank
+    lines; a section with nothing to say leaves no trace."""
+    plain = build(paper)
+    n_rows = len(comparison_table(plain))
+
+    def extra(ctx):
+        return ["## Extra", "", f"{len(ctx.rows)} comparison rows"]
+
+    sections = list(markdown.SECTIONS)
+    monkeypatch.setattr(markdown, "SECTIONS", [*sections[:-1], extra, lambda ctx: [], sections[-1]])
+    text = build(paper)
+    assert f"\n\n## Extra\n\n{n_rows} comparison rows\n\n## Tables\n\n" in text
+    assert text.replace(f"## Extra\n\n{n_rows} comparison rows\n\n", "") == plain

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from ..config import metric_label, prompt_label, system_label, task_label
-from .summary import de_ranges, lookup, lookup_de, panel_choice
+from .summary import BEST, de_ranges, lookup, lookup_de, panel_choice
 
 __all__ = [
     "DIFFERS",
@@ -29,12 +29,6 @@ WITHIN = "within rounding"
 DIFFERS = "differs"
 OTHER_METRIC = "different metric"
 NOT_COMPARABLE = "not comparable"
-
-CONDITION_TEXT = {
-    "cv": "current automatic metrics",
-    "noiseless": "noiseless humans + current metrics",
-    "perfect": "perfect metric",
-}
 
 # Why a number may differ, by kind of number. Each is one line in the report's table.
 REASON_TABLE2 = (
@@ -209,7 +203,7 @@ def _figure6_rows(data_efficiency, paper_values, config, best_metrics, tol, digi
             if ours is None:
                 row.reason = f"{panel.missing_reason}; no substitute DE in the input tables."
             else:
-                how = "highest |ρ|" if panel.chosen_as_best else "configured"
+                how = BEST if panel.chosen_as_best else "configured"
                 row.ours = f"{ours:.3f} ({metric_label(config, metric)})"
                 row.difference = _signed(ours - paper)
                 row.agreement = OTHER_METRIC
@@ -226,7 +220,7 @@ def _range_rows(data_efficiency, paper_values, config, best_metrics, tol, digits
         low, high = float(entry["low"]), float(entry["high"])
         for scope, scope_text in (("panels", "our Figure 6 panels"), ("grid", "every system × prompt, best metric")):
             result = ranges[scope][condition]
-            quantity = f"DE range, {entry.get('description', CONDITION_TEXT[condition])} — over {scope_text}"
+            quantity = f"DE range, {entry['description']} — over {scope_text}"
             if scope == "grid" and result.cells:
                 quantity += f" ({result.cells} cells)"
             row = ComparisonRow(

@@ -9,8 +9,9 @@ from collections.abc import Mapping
 
 from ..config import figure_kind, metric_label, prompt_label, system_label, task_label
 from .comparison import PaperPanel
+from .summary import BEST
 
-__all__ = ["BEST", "caption", "known_differences"]
+__all__ = ["caption", "known_differences"]
 
 # What a metric of the paper that this project cannot compute is, for the known differences.
 _PAPER_ONLY_METRICS = {"vecsim": "sent2vec sentence similarity"}
@@ -22,8 +23,6 @@ _IMPLEMENTATION_NOTES = [
     ),
     (("meteor",), "- METEOR: NLTK's implementation here; the paper used METEOR 1.5 (Java)."),
 ]
-#: How a metric chosen as the best is described.
-BEST = "highest |ρ|"
 
 
 def _enumerate(items: list[str]) -> str:

@@ -17,6 +17,7 @@ from ..config import metric_label, prompt_label, system_label
 from ..selection import panel_metric
 
 __all__ = [
+    "BEST",
     "COMPARED_CONDITIONS",
     "RangeResult",
     "configured_panels",
@@ -30,11 +31,14 @@ __all__ = [
 #: Conditions compared with humans alone, in the order the report lists them.
 COMPARED_CONDITIONS = ("cv", "noiseless", "perfect")
 
+#: How the report describes a metric chosen as the best one (rather than configured).
+BEST = "highest |ρ|"
 
-def lookup(frame: pd.DataFrame | None, column: str, **where) -> float | None:
+
+def lookup(frame: pd.DataFrame, column: str, **where) -> float | None:
     """The value of ``column`` in the first row of ``frame`` matching ``where``; ``None`` when
-    the frame, a column or a matching row is missing, or the value is NaN."""
-    if frame is None or column not in frame.columns:
+    a column or a matching row is missing, or the value is NaN."""
+    if column not in frame.columns:
         return None
     mask = pd.Series(True, index=frame.index)
     for key, value in where.items():
