@@ -4,12 +4,12 @@ import numpy as np
 import pytest
 
 from debias.io import SystemItem
+from debias.joined import join_system, judgment_matrix
 from debias.variance import (
     annotator_variance,
     human_metric_variance,
     human_metric_variance_unbiased,
-    judgment_matrix,
-    pool_judged_outputs,
+    pooled_judged_rows,
     table2,
     variance_components,
 )
@@ -58,12 +58,21 @@ def test_hand_computed_example():
     assert human_metric_variance(m) == pytest.approx(np.var([0.0, 1.0], ddof=1))
 
 
-def test_shared_outputs_pool_once():
-    a = [SystemItem("1", "same text", {"p": [1.0, 0.0]}), SystemItem("2", "x", {"p": [1.0, 1.0]})]
-    b = [SystemItem("1", "same text", {"p": [1.0, 0.0]}), SystemItem("2", "y", {"p": [0.0, 0.0]})]
-    assert len(pool_judged_outputs([a, b])) == 3
-    ids, matrix = judgment_matrix(pool_judged_outputs([a, b]), "p")
-    assert matrix.shape == (3, 2)
+def test_shared_judgments_pool_once_and_same_text_alone_does_not():
+    a = [
+        SystemItem("1", "same text", {"p": [1.0, 0.0]}, judged_output="shared:1"),
+        SystemItem("2", "x", {"p": [1.0, 1.0]}),
+    ]
+    b = [
+        SystemItem("1", "same text", {"p": [1.0, 0.0]}, judged_output="shared:1"),
+        SystemItem("2", "x", {"p": [0.0, 0.0]}),
+    ]
+    systems = {name: join_system("t", name, items, ["p"], None, []) for name, items in {"a": a, "b": b}.items()}
+    pooled = pooled_judged_rows(systems, "p")
+    # the shared judgment counts once; the two "x" lines were judged separately and both count
+    assert len(pooled) == 3
+    assert judgment_matrix(pooled).shape == (3, 2)
+    assert sorted(pooled["mean_judgment"]) == [0.0, 0.5, 1.0]
 
 
 def test_table2_on_released_data_is_close_to_the_paper(repo):
@@ -74,8 +83,15 @@ def test_table2_on_released_data_is_close_to_the_paper(repo):
 
     config = yaml.safe_load((repo / "config/config.yaml").read_text())
     config["data_dir"] = str(repo / "data")
-    items = {t: load_task(config, t)[1] for t in config["tasks"]}
-    table = table2(items, {t: list(s["prompts"]) for t, s in config["tasks"].items()}).set_index(["task", "prompt"])
+    prompts = {t: list(spec["prompts"]) for t, spec in config["tasks"].items()}
+    joined = {
+        task: {
+            system: join_system(task, system, items, prompts[task], None, [])
+            for system, items in load_task(config, task)[1].items()
+        }
+        for task in config["tasks"]
+    }
+    table = table2(joined, prompts).set_index(["task", "prompt"])
     paper = yaml.safe_load((repo / "data/paper/reported_values.yaml").read_text())
     rows = paper_table2_rows(paper)
     assert len(rows) == 6
