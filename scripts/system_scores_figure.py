@@ -5,15 +5,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from debias.figures import save_figure
 from debias.logs import run_script
-from debias.system_scores_figure import plot_system_scores
+from debias.plots import draw_system_scores, save_figure
 
 
 def main(smk, log):
     estimates = pd.read_csv(smk.input.estimates, dtype={"system": str, "prompt": str, "task": str})
     best = pd.read_csv(smk.input.best_metrics, dtype={"system": str, "prompt": str, "task": str})
-    figure = plot_system_scores(estimates, best, smk.params.config, smk.wildcards.task)
+    figure = draw_system_scores(estimates, best, smk.params.config, smk.wildcards.task)
     written = save_figure(figure, Path(smk.output.pdf).with_suffix(""))
     log.info("wrote %s", ", ".join(map(str, written)))
 

@@ -1,6 +1,6 @@
 """Figures of the reproduction: Figure 3 (inverse data efficiency over ρ and γ), Figure 5
 (metric-human correlations) and Figure 6 (confidence-interval width against the number of
-human judgments).
+human judgments), and each system's estimated mean human score (``draw_system_scores``).
 
 Every ``draw_*`` function takes the pipeline's tables (pandas frames) and the parsed config and
 returns a :class:`matplotlib.figure.Figure`; none chooses a metric itself (the best metrics come
@@ -13,6 +13,7 @@ from .figure5 import draw_figure5
 from .figure6 import draw_figure6
 from .labels import place_labels
 from .style import DPI, FIGSIZE, PALETTE, STYLE, new_figure, save_figure
+from .system_scores import draw_system_scores
 
 __all__ = [
     "DPI",
@@ -22,6 +23,7 @@ __all__ = [
     "draw_figure3",
     "draw_figure5",
     "draw_figure6",
+    "draw_system_scores",
     "new_figure",
     "place_labels",
     "save_figure",

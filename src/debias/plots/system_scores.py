@@ -11,10 +11,10 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from .config import metric_label, prompt_is_lower_better, prompt_label, system_label, task_label
-from .figures import PALETTE, STYLE
+from ..config import metric_label, prompt_is_lower_better, prompt_label, system_label, task_label
+from .style import DPI, PALETTE, STYLE
 
-__all__ = ["plot_system_scores"]
+__all__ = ["draw_system_scores"]
 
 _STYLES = {
     "mean": {"color": PALETTE["black"], "marker": "o", "offset": -0.12},
@@ -29,29 +29,49 @@ def _best_cv(estimates: pd.DataFrame, best_metrics: pd.DataFrame, task, prompt, 
     if chosen.empty:
         return None
     name = f"cv:{chosen['metric'].iloc[0]}"
-    row = estimates[(estimates["system"] == system) & (estimates["prompt"] == prompt) & (estimates["estimator"] == name)]
+    row = estimates[
+        (estimates["system"] == system) & (estimates["prompt"] == prompt) & (estimates["estimator"] == name)
+    ]
     return None if row.empty else row.iloc[0]
 
 
-def plot_system_scores(estimates: pd.DataFrame, best_metrics: pd.DataFrame, config: Mapping, task: str) -> Figure:
+def draw_system_scores(estimates: pd.DataFrame, best_metrics: pd.DataFrame, config: Mapping, task: str) -> Figure:
     """One panel per prompt of ``task``: every system's ``mean`` and best-metric ``cv`` estimate.
 
-    ``estimates`` is ``system_estimates.csv``; ``best_metrics`` names the metric with the highest
-    |correlation| per system and prompt. Systems are listed in config order; a lower-is-better
-    prompt says so in its title.
+    Parameters
+    ----------
+    estimates : pandas.DataFrame
+        ``results/tables/system_estimates.csv``.
+    best_metrics : pandas.DataFrame
+        ``results/tables/best_metrics.csv``: the metric chosen per task, prompt and system.
+    config : mapping
+        The parsed configuration (labels, system order, prompt direction).
+    task : str
+        The task to draw.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Systems as rows in config order, each with its two intervals; a lower-is-better prompt
+        says so in its title.
     """
     prompts = list(config["tasks"][task]["prompts"])
     systems = [s for s in config["tasks"][task]["systems"] if s in set(estimates["system"])]
     rows = estimates[estimates["task"] == task]
     with mpl.rc_context(STYLE):
-        fig = Figure(figsize=(3.0 * len(prompts) + 0.4, 0.45 * len(systems) + 1.5), layout="constrained")
+        # Sized by the number of prompts and systems, unlike the paper's fixed-size figures.
+        size = (3.0 * len(prompts) + 0.4, 0.45 * len(systems) + 1.5)
+        fig = Figure(figsize=size, dpi=DPI, layout="constrained")
         FigureCanvasAgg(fig)
         axes = np.atleast_1d(fig.subplots(1, len(prompts), sharey=True, squeeze=False)[0])
         positions = np.arange(len(systems))[::-1]
         for ax, prompt in zip(axes, prompts):
             for y, system in zip(positions, systems):
                 mean = rows[(rows["system"] == system) & (rows["prompt"] == prompt) & (rows["estimator"] == "mean")]
-                for kind, row in (("mean", mean.iloc[0] if len(mean) else None), ("cv", _best_cv(rows, best_metrics, task, prompt, system))):
+                for kind, row in (
+                    ("mean", mean.iloc[0] if len(mean) else None),
+                    ("cv", _best_cv(rows, best_metrics, task, prompt, system)),
+                ):
                     if row is None:
                         continue
                     style = _STYLES[kind]
