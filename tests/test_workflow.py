@@ -21,6 +21,7 @@ pytestmark = pytest.mark.workflow
 
 TABLES = ["table2.csv", "variance_by_system.csv", "data_efficiency.csv", "correlations.csv", "best_metrics.csv"]
 SNAKEFILE = REPO / "workflow/Snakefile"
+METRICS = ["bleu", "rouge1", "rouge2", "rougeL", "meteor"]
 
 
 def make_run_dir(root: Path) -> Path:
@@ -91,6 +92,56 @@ def test_every_output_is_written(base_run):
     assert scores[["bleu", "rouge1", "rouge2", "rougeL", "meteor"]].apply(lambda c: c.between(0, 1).all()).all()
     versions = json.loads((results / "metrics/toy/alpha.json").read_text())
     assert "nrefs:1" in json.dumps(versions)  # the sacrebleu signature is recorded
+
+
+def test_estimate_and_coverage_tables(base_run):
+    results = base_run / "results"
+    estimators = ["mean"] + [f"cv:{m}" for m in METRICS] + ["cv:combined"]
+    estimates = pd.read_csv(results / "tables/system_estimates.csv")
+    columns = ["task", "prompt", "system", "estimator", "n_judged", "n_outputs", "estimate", "ci_low", "ci_high"]
+    assert list(estimates.columns) == columns + ["level", "effective_n"]
+    for system in ("alpha", "beta+1.0"):
+        rows = estimates[estimates["system"] == system]
+        # every output is judged: no unjudged outputs for ppi++ to use
+        assert sorted(rows["estimator"]) == sorted(estimators), system
+        assert ((rows["ci_low"] <= rows["estimate"]) & (rows["estimate"] <= rows["ci_high"])).all()
+        assert (rows["level"] == 0.8).all()
+    coverage = pd.read_csv(results / "tables/coverage.csv")
+    assert set(coverage["n"]) == {10, 20}  # sample_sizes [10, 0.5N] with N = 40
+    assert len(coverage) == 2 * 2 * (len(estimators) + len(METRICS))  # and ppi++ per metric
+    assert (coverage["repeats"] == 50).all() and coverage["coverage"].between(0, 1).all()
+    assert (coverage.loc[coverage["estimator"] == "mean", "de"] == 1).all()
+    for task in ("toy",):
+        assert (results / f"figures/system_scores_{task}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert (results / f"figures/system_scores_{task}.pdf").read_bytes()[:4] == b"%PDF"
+
+
+def test_provided_score_and_unjudged_outputs_end_to_end(tmp_path):
+    """A metric scored elsewhere is used like a computed one; unjudged outputs only add to the
+    metric's population, so the estimate's n_judged < n_outputs while Table 2 counts judged items."""
+    run = make_run_dir(tmp_path / "provided")
+    config = read_config(run)
+    config["metrics"] = {"judge": {"label": "Judge", "provided": True}}
+    config["figures"].pop("figure6", None)
+    write_config(run, config)
+    for path in [run / "data/toy/systems/alpha.jsonl", run / "data/toy/systems/beta+1.0.jsonl"]:
+        lines = []
+        for number, line in enumerate(path.read_text().splitlines()):
+            record = json.loads(line)
+            judged = record["judgments"].get("quality") or [0.0]
+            record["scores"] = {"judge": sum(judged) / len(judged) + 0.1 * ((number * 7) % 5)}
+            if path.stem == "alpha" and number % 10 < 3:
+                record["judgments"] = {}
+            lines.append(json.dumps(record))
+        path.write_text("\n".join(lines) + "\n")
+    snakemake(run, "results/tables/system_estimates.csv", "results/tables/table2.csv")
+    estimates = pd.read_csv(run / "results/tables/system_estimates.csv")
+    alpha = estimates[(estimates["system"] == "alpha")].set_index("estimator")
+    assert set(alpha.index) == {"mean", "cv:judge", "ppi++:judge"}
+    assert alpha.loc["mean", "n_judged"] == 28 and alpha.loc["mean", "n_outputs"] == 40
+    mean_width = alpha.loc["mean", "ci_high"] - alpha.loc["mean", "ci_low"]
+    assert alpha.loc["cv:judge", "ci_high"] - alpha.loc["cv:judge", "ci_low"] < mean_width
+    assert not (run / "results/metrics").exists(), "nothing to compute when every metric is provided"
 
 
 def test_data_efficiency_grid_is_complete(base_run):
@@ -263,6 +314,24 @@ def _bad_input(case: str, run: Path, config: dict) -> list[str]:
                 ),
             )
         return ["beta+1.0.jsonl", "'shared-1'", "must agree"]
+    if case.startswith("provided score"):
+        config["metrics"]["judge"] = {"label": "Judge", "provided": True}
+        for path in [alpha, run / "data/toy/systems/beta+1.0.jsonl"]:  # the reference system is not scored
+            records = [json.loads(line) for line in path.read_text().splitlines()]
+            for number, record in enumerate(records, start=1):
+                if case == "provided score missing" and path == alpha and number == 4:
+                    continue
+                if case == "provided score not finite" and path == alpha and number == 7:
+                    record["scores"] = {"judge": "NaN"}
+                    continue
+                if case != "provided score absent everywhere":
+                    record["scores"] = {"judge": 0.5}
+            path.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+        if case == "provided score missing":
+            return [where(4), "judge"]
+        if case == "provided score not finite":
+            return [where(7), "judge"]
+        return ["alpha.jsonl", "judge"]
     if case == "released checksum":
         released = run / "data/raw.jsonl.gz"
         released.write_bytes(b"not the released file")
@@ -284,6 +353,9 @@ BAD_INPUTS = [
     "too few judged items",
     "shared judgment disagrees",
     "released checksum",
+    "provided score missing",
+    "provided score not finite",
+    "provided score absent everywhere",
 ]
 
 
