@@ -27,6 +27,8 @@ def main(smk, log):
         figures=list(smk.input.figures),
         figures_dir=relative(Path(smk.input.figures[0]).parent),
         tables_dir=relative(Path(smk.input.table2).parent),
+        system_estimates=pd.read_csv(smk.input.system_estimates, dtype={"system": str, "prompt": str}),
+        coverage=pd.read_csv(smk.input.coverage, dtype={"system": str, "prompt": str}),
     )
     write_text(out, text)
     log.info("wrote %s", out)

@@ -7,6 +7,8 @@ rule report:
         correlations=f"{RESULTS}/tables/correlations.csv",
         best_metrics=f"{RESULTS}/tables/best_metrics.csv",
         data_efficiency=f"{RESULTS}/tables/data_efficiency.csv",
+        system_estimates=f"{RESULTS}/tables/system_estimates.csv",
+        coverage=f"{RESULTS}/tables/coverage.csv",
         figures=get_figures(("png",)),
         paper_values=Path(workflow.basedir).parent / "data/paper/reported_values.yaml",
     output:

@@ -31,6 +31,7 @@ from .comparison import (
     paper_panels,
     tolerance,
 )
+from .estimates import estimates_lines
 from .prose import caption, known_differences
 from .summary import BEST, configured_panels, lookup, panel_summary
 
@@ -52,6 +53,8 @@ class ReportContext:
     figures: frozenset[str]
     figures_dir: str
     tables_dir: str
+    system_estimates: pd.DataFrame | None = None
+    coverage: pd.DataFrame | None = None
 
     @cached_property
     def rows(self) -> list[ComparisonRow]:
@@ -190,12 +193,20 @@ def table2_section(ctx: ReportContext) -> list[str]:
     return ["## Table 2 as computed", "", *_table(header, rows)]
 
 
+def estimates_section(ctx: ReportContext) -> list[str]:
+    return estimates_lines(ctx.system_estimates, ctx.coverage, ctx.config, _table)
+
+
 def tables_section(ctx: ReportContext) -> list[str]:
     described = [
         ("table2", "variance components per task × prompt."),
         ("correlations", "metric–human correlations per system and pooled."),
         ("data_efficiency", "data efficiency per task, prompt, system, metric and condition."),
     ]
+    if ctx.system_estimates is not None:
+        described.append(("system_estimates", "each system's estimated mean human score per estimator."))
+    if ctx.coverage is not None:
+        described.append(("coverage", "coverage, width and DE of every estimator's interval per sample size."))
     return ["## Tables", ""] + [f"- [`{ctx.table_link(n)}`]({ctx.table_link(n)}): {text}" for n, text in described]
 
 
@@ -207,6 +218,7 @@ SECTIONS: list[Section] = [
     differences_section,
     figures_section,
     table2_section,
+    estimates_section,
     tables_section,
 ]
 
@@ -222,6 +234,8 @@ def build_report(
     figures: Iterable[str | os.PathLike],
     figures_dir: str = "figures",
     tables_dir: str = "tables",
+    system_estimates: pd.DataFrame | None = None,
+    coverage: pd.DataFrame | None = None,
 ) -> str:
     """The reproduction report as Markdown: every section of :data:`SECTIONS`, in order.
 
@@ -240,6 +254,9 @@ def build_report(
         marked as not rendered when it is not among them.
     figures_dir, tables_dir : str
         Folders of the figures and tables, relative to the report.
+    system_estimates, coverage : pandas.DataFrame, optional
+        ``system_estimates.csv`` and ``coverage.csv``; without them the section "Estimating
+        your systems" is left out.
 
     Returns
     -------
@@ -256,6 +273,8 @@ def build_report(
         figures=frozenset(Path(f).stem for f in figures),
         figures_dir=figures_dir,
         tables_dir=tables_dir,
+        system_estimates=system_estimates,
+        coverage=coverage,
     )
     lines: list[str] = []
     for section in SECTIONS:

@@ -1,0 +1,89 @@
+"""The report section "Estimating your systems": each system's mean human score from its judged
+outputs, judgments alone and with the metric that narrows the interval most, and how well the
+intervals held their level in the coverage experiment."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pandas as pd
+
+from ..config import prompt_label, system_label, task_label
+
+__all__ = ["estimates_lines"]
+
+
+def _interval(row) -> str:
+    return f"{row.estimate:.3f} [{row.ci_low:.3f}, {row.ci_high:.3f}]"
+
+
+def _estimate_rows(estimates: pd.DataFrame, config: Mapping) -> list[list[str]]:
+    rows = []
+    for (task, prompt, system), cell in estimates.groupby(["task", "prompt", "system"], sort=False):
+        mean = cell[cell["estimator"] == "mean"]
+        cvs = cell[cell["estimator"].str.startswith("cv:")]
+        if mean.empty or cvs.empty:
+            continue
+        m = next(mean.itertuples())
+        best = next(cvs.assign(width=cvs["ci_high"] - cvs["ci_low"]).sort_values("width", kind="stable").itertuples())
+        rows.append(
+            [
+                task_label(config, task),
+                prompt_label(config, task, prompt),
+                system_label(config, task, system),
+                f"{m.n_judged} of {m.n_outputs}",
+                _interval(m),
+                f"{best.estimator}: {_interval(best)}",
+                f"{best.effective_n:.0f}",
+            ]
+        )
+    return rows
+
+
+def _coverage_rows(coverage: pd.DataFrame) -> list[list[str]]:
+    rows = []
+    for (estimator, n), group in coverage.groupby(["estimator", "n"], sort=False):
+        worst = group.iloc[(group["coverage"] - group["coverage"].mean()).abs().argmax()]
+        rows.append(
+            [
+                estimator,
+                str(n),
+                f"{group['coverage'].mean():.3f}",
+                f"{worst['coverage']:.3f} ({worst['system']}, {worst['prompt']})",
+                f"{group['de'].mean():.2f}",
+            ]
+        )
+    return rows
+
+
+def estimates_lines(estimates: pd.DataFrame | None, coverage: pd.DataFrame | None, config: Mapping, table) -> list[str]:
+    """Markdown lines of the section; empty when the estimate table is not given. ``table``
+    renders a header and rows of text cells as Markdown table lines."""
+    if estimates is None or estimates.empty:
+        return []
+    level = float(estimates["level"].iloc[0])
+    lines = [
+        "## Estimating your systems",
+        "",
+        f"Each system's mean human score with its {level:.0%} interval, from the judged outputs "
+        "alone (*mean*) and with the control variate whose interval is narrowest (*cv:<metric>*: "
+        "Algorithm 1 with the metric scored on all outputs; *cv:combined*: all metrics at once, "
+        "cross-fitted). Both are unbiased; the metric only narrows the interval. *Effective n* is "
+        "the number of judged items the plain mean would need for the same interval width.",
+        "",
+    ]
+    header = ["Task", "Prompt", "System", "Judged", "Mean [interval]", "Best control variate", "Effective n"]
+    lines += table(header, _estimate_rows(estimates, config))
+    if coverage is not None and not coverage.empty:
+        repeats = int(coverage["repeats"].iloc[0])
+        lines += [
+            "",
+            f"How to read the intervals: for every system, prompt and sample size n, {repeats} samples of "
+            "n judged items (one judgment each) were drawn without replacement and each estimator's "
+            f"interval built. Coverage is the share of intervals holding the full-data mean; it should "
+            f"be near {level:.2f} (Monte-Carlo s.e. ≈ {(level * (1 - level) / repeats) ** 0.5:.3f} per row). "
+            "DE is the mean squared width of *mean* over the estimator's (above 1: fewer judgments needed).",
+            "",
+        ]
+        lines += table(["Estimator", "n", "Mean coverage", "Furthest row", "Mean DE"], _coverage_rows(coverage))
+    return lines
