@@ -42,6 +42,7 @@ test-config: setup
 benchmark: setup
 	$(BIN)/python benchmarks/bench_bootstrap.py
 	$(BIN)/python benchmarks/bench_pipeline.py
+	$(BIN)/python benchmarks/bench_estimates.py
 
 clean:
 	rm -rf results .test/results .snakemake
