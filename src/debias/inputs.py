@@ -57,8 +57,19 @@ def load_task(
 
 def check_config(config: Mapping) -> None:
     """Cross-references the schema cannot express (names that must exist elsewhere in the config)."""
+    from .metrics import resolve_implementations
+
+    try:
+        resolve_implementations(config.get("metrics", {}))
+    except ValueError as error:
+        raise InputError("config: metrics", str(error)) from None
     tasks = config["tasks"]
     for task, spec in tasks.items():
+        if (spec.get("table2") or {}).get("require_judged_reference") and not spec.get("reference_system"):
+            raise InputError(
+                f"config: tasks.{task}.table2.require_judged_reference",
+                "needs tasks.{task}.reference_system (the judged references to require)".replace("{task}", task),
+            )
         ref = spec.get("reference_system")
         if ref and ref in spec["systems"]:
             raise InputError(

@@ -3,7 +3,8 @@
 A task directory holds ``references.jsonl.gz`` (``{"id", "reference"}`` per line) and
 ``systems/<system>.jsonl.gz`` (``{"id", "output", "judgments": {prompt: [number|null, ...]}}``
 per line, with an optional ``"judged_output"`` naming a judgment shared with other systems'
-lines); plain ``.jsonl`` is accepted wherever ``.jsonl.gz`` is.
+lines; a null judgment is dropped unless the prompt declares ``null_as``); plain ``.jsonl``
+is accepted wherever ``.jsonl.gz`` is.
 """
 
 from __future__ import annotations
@@ -122,9 +123,10 @@ def read_system(
 ) -> list[SystemItem]:
     """Read and validate one system file.
 
-    ``prompts`` maps each declared prompt to its ``{min, max}`` bounds. Null judgments are
-    dropped (an annotator who gave none); ids must be unique and, when ``references`` is given,
-    have a reference.
+    ``prompts`` maps each declared prompt to its ``{min, max}`` bounds and, optionally,
+    ``null_as``: the value a null judgment counts as for that prompt. Without ``null_as`` a
+    null judgment is dropped (an annotator who gave none). Ids must be unique and, when
+    ``references`` is given, have a reference.
     """
     items: list[SystemItem] = []
     seen: dict[str, int] = {}
@@ -151,7 +153,10 @@ def read_system(
             if not isinstance(values, list):
                 raise InputError(where, f"judgments for prompt '{prompt}' must be a list, found {json.dumps(values)}")
             checked = [_check_judgment(v, where, prompt, prompts[prompt]) for v in values]
-            clean[prompt] = [v for v in checked if v is not None]
+            null_as = prompts[prompt].get("null_as")
+            clean[prompt] = [
+                float(null_as) if v is None else v for v in checked if v is not None or null_as is not None
+            ]
         judged_output = record.get("judged_output")
         if judged_output is not None and (not isinstance(judged_output, str) or not judged_output):
             raise InputError(where, f"'judged_output' must be a non-empty string, found {json.dumps(judged_output)}")

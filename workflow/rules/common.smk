@@ -7,6 +7,7 @@ from snakemake.utils import validate
 from debias.config import figure_names
 from debias.inputs import judged_systems, references_path, system_path, validate_inputs
 from debias.io import InputError
+from debias.metrics import resolve_implementations
 
 validate(config, schema="../schemas/config.schema.yaml")
 
@@ -21,7 +22,7 @@ except InputError as error:
 def check_wordnet():
     """METEOR is never computed without WordNet: stop now rather than in the first metrics job."""
     if (
-        "meteor" not in config["metrics"]
+        "nltk-meteor" not in resolve_implementations(config["metrics"]).values()
         or (Path(config["nltk_data"]) / "corpora/wordnet").is_dir()
     ):
         return
@@ -38,9 +39,29 @@ def check_wordnet():
 
 check_wordnet()
 
+
+def check_metric_implementations():
+    """Every configured metric can run here: stop now, naming what to install, if one cannot."""
+    from debias.metrics import implementation_unavailable
+
+    problems = []
+    for metric, implementation in resolve_implementations(config["metrics"]).items():
+        reason = implementation_unavailable(implementation)
+        if reason:
+            problems.append(f"metric '{metric}' ({implementation}): {reason}")
+    if problems:
+        raise WorkflowError(
+            "configured metrics cannot run on this machine:\n  " + "\n  ".join(problems)
+        )
+
+
+check_metric_implementations()
+
 RESULTS = config["results_dir"]
 TASKS = list(config["tasks"])
 METRICS = list(config["metrics"])
+# Metric name -> the implementation that computes it (a params value: changing it reruns).
+IMPLEMENTATIONS = resolve_implementations(config["metrics"])
 ENV = "../envs/debias.yaml"
 
 
@@ -79,7 +100,8 @@ def get_prompt_bounds(wildcards):
     """Prompts of a task with their ranges only: a label edit must not rerun per-system jobs."""
     prompts = config["tasks"][wildcards.task]["prompts"]
     return {
-        name: {"min": spec["min"], "max": spec["max"]} for name, spec in prompts.items()
+        name: {"min": spec["min"], "max": spec["max"], "null_as": spec.get("null_as")}
+        for name, spec in prompts.items()
     }
 
 

@@ -14,8 +14,9 @@ rule metrics:
     conda:
         ENV
     params:
-        metrics=METRICS,
+        metrics=IMPLEMENTATIONS,
         prompts=get_prompt_bounds,
         nltk_data=config["nltk_data"],
+        cache_dir=f"{RESULTS}/cache/metrics",
     script:
         "../../scripts/compute_metrics.py"
