@@ -88,9 +88,9 @@ PAPER_CONFIG = {
     "figures": {
         "figure5": {"msmarco": "any_correct", "cnndm": "edit"},
         "figure6": {
-            "figure6a": {"task": "cnndm", "prompt": "overall", "system": "seq2seq", "metric": "best"},
-            "figure6b": {"task": "cnndm", "prompt": "edit", "system": "seq2seq", "metric": "best"},
-            "figure6c": {"task": "msmarco", "prompt": "any_correct", "system": "fastqa_ext", "metric": "rouge1"},
+            "a": {"task": "cnndm", "prompt": "overall", "system": "seq2seq", "metric": "best"},
+            "b": {"task": "cnndm", "prompt": "edit", "system": "seq2seq", "metric": "best"},
+            "c": {"task": "msmarco", "prompt": "any_correct", "system": "fastqa_ext", "metric": "rouge1"},
         },
     },
 }

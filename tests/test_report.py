@@ -1,29 +1,34 @@
-"""Report: one row per number the paper states, our values read from the input tables,
-paper values confined to the Paper column, and missing inputs reported, not fatal."""
+"""Report: one row per number the paper states, our values read from the input tables, metric
+choices read from the best-metrics table, paper values confined to the Paper column, prose that
+follows the configuration, and missing inputs reported, not fatal."""
 
 from __future__ import annotations
 
+import copy
 import re
-import runpy
-from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 import pytest
 from conftest import PAPER_CONFIG, REPO
 
-from debias import figures, report
+from debias.config import figure_names
+from debias.io import InputError
+from debias.report import build_report, load_paper_values, markdown
+from debias.report.comparison import REASON_TABLE2
+from debias.selection import best_metrics
 
 PAPER_VALUES = REPO / "data" / "paper" / "reported_values.yaml"
 
 METRICS = ["bleu", "rouge1", "rouge2", "rougeL", "meteor"]
 CONFIG = PAPER_CONFIG
 N_STATED = 18 + 4 + 3 * 2 + 1  # Table 2, Figure 6 DEs, three ranges (two scopes each), Figure 1b rho
+ALL_FIGURES = [f"figures/{name}.png" for name in figure_names(CONFIG)]
 
 
 @pytest.fixture(scope="module")
 def paper():
-    return report.load_paper_values(PAPER_VALUES)
+    return load_paper_values(PAPER_VALUES)
 
 
 def tables(seed=0):
@@ -48,51 +53,36 @@ def tables(seed=0):
             )
             for system in list(spec["systems"]) + ["combined"]:
                 for metric in METRICS:
-                    corr.append(
-                        {
-                            "task": task,
-                            "prompt": prompt,
-                            "system": system,
-                            "metric": metric,
-                            "rho": round(0.1 + 0.4 * rng.random(), 2) + 0.0037,
-                            "n_items": 100,
-                        }
-                    )
+                    rho = round(0.1 + 0.4 * rng.random(), 2) + 0.0037
+                    corr.append({"task": task, "prompt": prompt, "system": system, "metric": metric, "rho": rho})
             for system in spec["systems"]:
+                cell = {"task": task, "prompt": prompt, "system": system, "rho": 0.3, "gamma_resampling": 0.5693}
                 for metric in METRICS:
                     for condition, base in (("cv", 1.0417), ("noiseless", 1.3337)):
                         de.append(
                             {
-                                "task": task,
-                                "prompt": prompt,
-                                "system": system,
+                                **cell,
                                 "metric": metric,
                                 "condition": condition,
                                 "de": base + round(0.1 * rng.random(), 2),
                                 "de_theory": base,
-                                "rho": 0.3,
-                                "gamma": 0.5693,
                             }
                         )
                 de.append(
                     {
-                        "task": task,
-                        "prompt": prompt,
-                        "system": system,
+                        **cell,
                         "metric": "perfect",
                         "condition": "perfect",
                         "de": 2.0137 + round(rng.random(), 2),
                         "de_theory": 2.5,
                         "rho": 1.0,
-                        "gamma": 0.5693,
                     }
                 )
-    return pd.DataFrame(t2), pd.DataFrame(corr), pd.DataFrame(de)
+    corr = pd.DataFrame(corr)
+    return pd.DataFrame(t2), corr, best_metrics(corr, METRICS), pd.DataFrame(de)
 
 
-def comparison_table(markdown: str) -> list[dict]:
-    """Rows of the report's "Paper vs reproduction" table as dicts keyed by header."""
-    section = markdown.split("## Paper vs reproduction", 1)[1].split("\n## ", 1)[0]
+def markdown_rows(section: str) -> list[dict]:
     lines = [line for line in section.splitlines() if line.startswith("|")]
 
     def split(line):
@@ -102,18 +92,25 @@ def comparison_table(markdown: str) -> list[dict]:
     return [dict(zip(header, split(line))) for line in lines[2:]]
 
 
+def section(markdown: str, title: str) -> str:
+    return markdown.split(f"## {title}", 1)[1].split("\n## ", 1)[0]
+
+
+def comparison_table(markdown: str) -> list[dict]:
+    """Rows of the report's "Paper vs reproduction" table as dicts keyed by header."""
+    return markdown_rows(section(markdown, "Paper vs reproduction"))
+
+
 def find(rows, *fragments):
     hits = [r for r in rows if all(f in r["Quantity"] for f in fragments)]
     assert len(hits) == 1, (fragments, [r["Quantity"] for r in hits])
     return hits[0]
 
 
-def build(paper, t2=None, corr=None, de=None, **kwargs):
+def build(paper, t2=None, corr=None, best=None, de=None, config=CONFIG, figures=ALL_FIGURES):
     base = tables()
-    t2 = base[0] if t2 is None else t2
-    corr = base[1] if corr is None else corr
-    de = base[2] if de is None else de
-    return report.build_report(t2, corr, de, paper, CONFIG, **kwargs)
+    t2, corr, best, de = (b if given is None else given for b, given in zip(base, (t2, corr, best, de)))
+    return build_report(t2, corr, best, de, paper, config, figures=figures)
 
 
 def test_paper_values_file_is_complete_and_consistent(paper):
@@ -127,12 +124,32 @@ def test_paper_values_file_is_complete_and_consistent(paper):
         low = (r["sigma2_a"] - half) / (r["sigma2_f"] + half)
         high = (r["sigma2_a"] + half) / (r["sigma2_f"] - half)
         assert low - half <= r["gamma"] <= high + half, r
-    assert sorted({e["panel"] for e in paper["figure6"]}) == ["figure6a", "figure6b", "figure6c"]
+    assert sorted({e["panel"] for e in paper["figure6"]}) == ["a", "b", "c"]
     assert {e["condition"] for e in paper["de_ranges"]} == {"cv", "noiseless", "perfect"}
-    assert all(e["low"] < e["high"] for e in paper["de_ranges"])
     assert [c["id"] for c in paper["correlations"]] == ["figure1b"]
-    for entry in paper["figure6"] + paper["de_ranges"] + paper["correlations"] + paper["table2"]:
-        assert entry["where"], entry
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ("    de: 1.15\n", "    de: high\n", "'de' must be number"),
+        ("    de: 1.15\n", "", "lacks 'de'"),
+        ("  - panel: c\n", "  - panel: (c)\n", "panel letter"),
+        ("    low: 1.42\n", "    low: 1.72\n", "low < high"),
+        ("  - condition: perfect\n", "  - condition: best\n", "condition must be one of"),
+        ("    rho: 0.31\n", "    rho: 0.31\n    extra: 1\n", "unknown key 'extra'"),
+    ],
+)
+def test_malformed_paper_values_name_file_and_line(tmp_path, old, new, message):
+    text = PAPER_VALUES.read_text(encoding="utf-8")
+    assert old in text
+    before = text[: text.index(old) + len(old)].splitlines()
+    entry_line = max(i for i, line in enumerate(before, start=1) if line.startswith("  - "))
+    path = tmp_path / "reported_values.yaml"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    with pytest.raises(InputError, match=re.escape(message)) as error:
+        load_paper_values(path)
+    assert error.value.where == f"{path}:{entry_line}"
 
 
 def test_report_has_a_row_for_every_stated_number(paper):
@@ -147,7 +164,7 @@ def test_report_has_a_row_for_every_stated_number(paper):
             assert row["Paper"] == f"{entry[column]:.2f}"
             assert row["Stated in"] == "Table 2"
     for entry in paper["figure6"]:
-        row = find(rows, f"Figure {entry['panel'].removeprefix('figure')} ", entry["metric_label"])
+        row = find(rows, f"Figure 6{entry['panel']} ", entry["metric_label"])
         assert row["Paper"] == f"{entry['de']:.2f}"
     for entry in paper["de_ranges"]:
         for scope in ("our Figure 6 panels", "every system × prompt"):
@@ -158,32 +175,26 @@ def test_report_has_a_row_for_every_stated_number(paper):
 
 
 def test_our_values_come_from_the_input_tables(paper):
-    t2, corr, de = tables()
+    t2, corr, best, de = tables()
     before = comparison_table(build(paper))
 
     t2 = t2.copy()
     t2.loc[(t2.task == "cnndm") & (t2.prompt == "edit"), "gamma"] = 0.7771
     corr = corr.copy()
-    corr.loc[
+    fastqa_rougel = (
         (corr.task == "msmarco")
         & (corr.prompt == "any_correct")
         & (corr.system == "fastqa")
-        & (corr.metric == "rougeL"),
-        "rho",
-    ] = 0.4567
+        & (corr.metric == "rougeL")
+    )
+    corr.loc[fastqa_rougel, "rho"] = 0.4567
     de = de.copy()
-    de.loc[
-        (de.task == "msmarco")
-        & (de.prompt == "any_correct")
-        & (de.system == "fastqa_ext")
-        & (de.metric == "rouge1")
-        & (de.condition == "cv"),
-        "de",
-    ] = 1.2345
+    panel_c = (de.task == "msmarco") & (de.prompt == "any_correct") & (de.system == "fastqa_ext")
+    de.loc[panel_c & (de.metric == "rouge1") & (de.condition == "cv"), "de"] = 1.2345
     de.loc[
         (de.task == "cnndm") & (de.system == "ml") & (de.prompt == "fluency") & (de.condition == "perfect"), "de"
     ] = 9.8765
-    after = comparison_table(build(paper, t2, corr, de))
+    after = comparison_table(build(paper, t2, corr, best, de))
 
     gamma_edit = find(after, "γ,", "CNN/Daily Mail Edit")
     assert gamma_edit["Ours"] == "0.777"
@@ -198,9 +209,8 @@ def test_our_values_come_from_the_input_tables(paper):
 
 
 def test_agreement_within_rounding_and_beyond(paper):
-    t2, corr, de = tables()
+    t2 = tables()[0].copy()
     target = next(r for r in paper["table2"] if r["prompt"] == "overall")
-    t2 = t2.copy()
     mask = (t2.task == "cnndm") & (t2.prompt == "overall")
     t2.loc[mask, "sigma2_a"] = target["sigma2_a"] + 0.004
     t2.loc[mask, "sigma2_f"] = target["sigma2_f"] + 0.02
@@ -212,17 +222,77 @@ def test_agreement_within_rounding_and_beyond(paper):
     assert far["Ours − paper"] == "+0.020"
 
 
-def test_panels_without_the_papers_metric_say_so(paper):
-    rows = comparison_table(build(paper))
-    t2, corr, de = tables()
+def test_panels_without_the_papers_metric_use_the_best_metrics_table(paper):
+    """Figure 6a substitutes the metric best_metrics.csv names, not the one correlations.csv
+    would suggest."""
+    _, corr, best, de = tables()
     sub = corr[(corr.task == "cnndm") & (corr.prompt == "overall") & (corr.system == "seq2seq")]
-    best = sub.loc[sub["rho"].abs().idxmax(), "metric"]
-    label = CONFIG["metrics"][best]["label"]
-    a = find(rows, "Figure 6a")
+    weakest = sub.loc[sub["rho"].abs().idxmin(), "metric"]
+    assert weakest != best.loc[(best.prompt == "overall") & (best.system == "seq2seq"), "metric"].iloc[0]
+    best = best.copy()
+    best.loc[(best.prompt == "overall") & (best.system == "seq2seq"), "metric"] = weakest
+    label = CONFIG["metrics"][weakest]["label"]
+    markdown = build(paper, best=best)
+    a = find(comparison_table(markdown), "Figure 6a")
+    ours = de[(de.prompt == "overall") & (de.system == "seq2seq") & (de.metric == weakest) & (de.condition == "cv")]
     assert a["Agreement"] == "different metric"
-    assert f"({label})" in a["Ours"] and "VecSim" in a["Reason for the difference"]
-    vecsim_c = find(rows, "Figure 6c", "VecSim")
-    assert vecsim_c["Ours"] == "not computed" and "VecSim" in vecsim_c["Reason for the difference"]
+    assert a["Ours"] == f"{ours['de'].iloc[0]:.3f} ({label})"
+    assert "VecSim" in a["Reason for the difference"] and "(highest |ρ|)" in a["Reason for the difference"]
+    panels = markdown_rows(section(markdown, "Figure 6 panels"))
+    assert panels[0]["Metric"] == f"{label} (highest |ρ|)"
+    caption = next(line for line in markdown.splitlines() if line.startswith("**Figure 6a.**"))
+    assert f"metric {label} (chosen as the highest |ρ| for this system and prompt)" in caption
+    vecsim_c = find(comparison_table(markdown), "Figure 6c", "VecSim")
+    assert vecsim_c["Ours"] == "not computed" and vecsim_c["Agreement"] == "not comparable"
+
+
+def test_figure6_panel_table_reads_the_resampled_gamma(paper):
+    _, _, _, de = tables()
+    de = de.copy()
+    panel_c = (de.task == "msmarco") & (de.prompt == "any_correct") & (de.system == "fastqa_ext")
+    de.loc[panel_c & (de.metric == "rouge1") & (de.condition == "cv"), "gamma_resampling"] = 0.8123
+    panels = markdown_rows(section(build(paper, de=de), "Figure 6 panels"))
+    assert [p["Panel"] for p in panels] == ["6a", "6b", "6c"]
+    assert panels[2]["γ"] == "0.812"
+    assert panels[2]["Metric"] == "ROUGE-1 (configured)"
+
+
+def known_differences(markdown: str) -> list[str]:
+    return [line for line in section(markdown, "Known differences from the paper's setup").splitlines() if line]
+
+
+def test_known_differences_follow_the_configured_panels_and_metrics(paper):
+    default = known_differences(build(paper))
+    assert any(line.startswith("- ROUGE: ") for line in default)
+    assert any(line.startswith("- METEOR: ") for line in default)
+    vecsim = next(line for line in default if line.startswith("- VecSim"))
+    assert "Figure 6a and 6b use the metric with the highest |ρ| instead" in vecsim
+    assert "the paper's VecSim DE for 6c has no counterpart" in vecsim
+
+    config = copy.deepcopy(CONFIG)
+    config["figures"]["figure6"]["a"]["metric"] = "rouge2"
+    del config["metrics"]["meteor"]
+    t2, corr, _, de = tables()
+    best = best_metrics(corr, [m for m in METRICS if m != "meteor"])
+    markdown = build(paper, t2, corr, best, de, config=config)
+    lines = known_differences(markdown)
+    assert not any(line.startswith("- METEOR: ") for line in lines)
+    vecsim = next(line for line in lines if line.startswith("- VecSim"))
+    assert "Figure 6a uses ROUGE-2 (set in the config)" in vecsim
+    assert "Figure 6b uses the metric with the highest |ρ|" in vecsim
+    assert "6a and 6b" not in vecsim
+    assert find(comparison_table(markdown), "Figure 6a")["Ours"].endswith("(ROUGE-2)")
+    caption = next(line for line in markdown.splitlines() if line.startswith("**Figure 6a.**"))
+    assert "metric ROUGE-2" in caption and "chosen" not in caption
+
+
+def test_figure6_caption_mentions_the_papers_panel_only_for_the_same_cell(paper):
+    config = copy.deepcopy(CONFIG)
+    config["figures"]["figure6"]["a"]["system"] = "pointer"
+    markdown = build(paper, config=config)
+    captions = {line.split("**")[1]: line for line in markdown.splitlines() if line.startswith("**Figure 6")}
+    assert "the paper's panel used VecSim" not in captions["Figure 6a."]
+    assert captions["Figure 6b."].endswith("; the paper's panel used VecSim, which this project does not have.")
 
 
 def test_paper_numbers_appear_only_in_the_paper_column(paper):
@@ -233,8 +303,7 @@ def test_paper_numbers_appear_only_in_the_paper_column(paper):
         paper_numbers = re.findall(r"\d+\.\d+", row["Paper"])
         assert not {float(x) for x in ours} & {float(x) for x in paper_numbers}, row
     # Remove the Paper column and look for any paper number anywhere else in the report.
-    section = markdown.split("## Paper vs reproduction", 1)[1].split("\n## ", 1)[0]
-    stripped = markdown.replace(section, "")
+    stripped = markdown.replace(section(markdown, "Paper vs reproduction"), "")
     stripped += "\n".join(" ".join(v for k, v in r.items() if k != "Paper") for r in rows)
     numbers = [r[c] for r in paper["table2"] for c in ("sigma2_a", "sigma2_f", "gamma")]
     numbers += [e["de"] for e in paper["figure6"]]
@@ -247,74 +316,54 @@ def test_paper_numbers_appear_only_in_the_paper_column(paper):
 
 
 def test_missing_inputs_are_reported_not_fatal(paper):
-    t2, corr, de = tables()
+    t2, corr, best, de = tables()
     t2 = t2[t2.prompt != "edit"]
     corr = corr[corr.system != "fastqa"]
+    best = best[best.system != "seq2seq"]
     de = de.iloc[0:0]
-    markdown = build(paper, t2, corr, de, figures=["figures/figure3.png"])
+    markdown = build(paper, t2, corr, best, de, figures=["figures/figure3.png"])
     rows = comparison_table(markdown)
     assert len(rows) == N_STATED
     assert find(rows, "γ,", "CNN/Daily Mail Edit")["Ours"] == "not computed"
     assert find(rows, "ρ, ROUGE-L vs AnyCorrect")["Ours"] == "not computed"
     assert find(rows, "Figure 6c", "ROUGE-1")["Ours"] == "not computed"
+    assert "no substitute DE" in find(rows, "Figure 6a")["Reason for the difference"]
     assert all(r["Ours"] == "not computed" for r in rows if "DE range" in r["Quantity"])
+    assert markdown_rows(section(markdown, "Figure 6 panels"))[0]["Metric"] == "not computed"
+    vecsim = next(line for line in known_differences(markdown) if line.startswith("- VecSim"))
+    assert vecsim.endswith(" is not computed here, so the paper's VecSim DE for 6a, 6b and 6c has no counterpart.")
     assert "*figure6a: not rendered.*" in markdown
     assert "![figure3](figures/figure3.png)" in markdown
     # Entirely empty tables still give a report.
     empty = pd.DataFrame()
-    rows = comparison_table(report.build_report(empty, empty, empty, paper, CONFIG))
+    rows = comparison_table(build_report(empty, empty, empty, empty, paper, CONFIG, figures=[]))
     assert len(rows) == N_STATED and all(r["Ours"] == "not computed" for r in rows)
 
 
-def test_report_embeds_figures_and_links_tables(paper):
-    markdown = build(paper)
-    for name in ["figure3", "figure5_msmarco", "figure5_cnndm", "figure6a", "figure6b", "figure6c"]:
+def test_report_embeds_every_configured_figure_and_links_tables(paper):
+    config = copy.deepcopy(CONFIG)
+    config["figures"]["figure6"]["d"] = {
+        "task": "msmarco",
+        "prompt": "avg_correct",
+        "system": "fastqa",
+        "metric": "best",
+    }
+    names = figure_names(config)
+    markdown = build(paper, config=config, figures=[f"out/{name}.pdf" for name in names])
+    for name in names:
         assert f"![{name}](figures/{name}.png)" in markdown
+    assert "**Figure 6d.** fastqa on MS MARCO, AvgCorrect" in markdown
     for name in ["table2", "correlations", "data_efficiency"]:
         assert f"(tables/{name}.csv)" in markdown
-
-
-def test_write_report_script(tmp_path, paper):
-    t2, corr, de = tables()
-    results = tmp_path / "results"
-    (results / "tables").mkdir(parents=True)
-    (results / "figures").mkdir()
-    inputs = {}
-    for name, frame in (("table2", t2), ("correlations", corr), ("data_efficiency", de)):
-        inputs[name] = results / "tables" / f"{name}.csv"
-        frame.to_csv(inputs[name], index=False)
-    figure_files = []
-    for name in ("figure3", "figure6a"):
-        for ext in ("pdf", "png"):
-            path = results / "figures" / f"{name}.{ext}"
-            path.write_bytes(b"")
-            figure_files.append(str(path))
-    out = results / "report.md"
-    snakemake = SimpleNamespace(
-        input=SimpleNamespace(
-            table2=str(inputs["table2"]),
-            correlations=str(inputs["correlations"]),
-            data_efficiency=str(inputs["data_efficiency"]),
-            paper_values=str(PAPER_VALUES),
-        ),
-        output=SimpleNamespace(report=str(out)),
-        params=SimpleNamespace(figures_dir=str(results / "figures"), report_config=CONFIG),
-        log=[str(tmp_path / "logs" / "report.log")],
-    )
-    runpy.run_path(str(REPO / "scripts" / "write_report.py"), init_globals={"snakemake": snakemake})
-    text = out.read_text(encoding="utf-8")
-    assert text == report.build_report(t2, corr, de, paper, CONFIG, figures=None)
-    # every configured figure is linked, relative to the report
-    for name in figures.figure_names(CONFIG):
-        assert f"![{name}](figures/{name}.png)" in text
-    assert sorted(p.name for p in results.iterdir()) == ["figures", "report.md", "tables"]
+    other = build_report(*tables(), paper, CONFIG, figures=ALL_FIGURES, figures_dir="../fig", tables_dir="tab")
+    assert "![figure3](../fig/figure3.png)" in other and "(tab/table2.csv)" in other
 
 
 def test_gamma_reason_depends_on_the_interval_the_rounded_variances_allow(paper):
     entry = next(r for r in paper["table2"] if r["prompt"] == "fluency")
     low = (entry["sigma2_a"] - 0.005) / (entry["sigma2_f"] + 0.005)
     high = (entry["sigma2_a"] + 0.005) / (entry["sigma2_f"] - 0.005)
-    t2, _, _ = tables()
+    t2 = tables()[0]
     mask = (t2.task == "cnndm") & (t2.prompt == "fluency")
     reasons = {}
     for label, gamma in (("inside", (entry["gamma"] + high) / 2 + 0.0013), ("outside", high + 0.1013)):
@@ -325,4 +374,20 @@ def test_gamma_reason_depends_on_the_interval_the_rounded_variances_allow(paper)
         reasons[label] = row["Reason for the difference"]
     assert low < entry["gamma"] < high
     assert reasons["inside"].startswith("Consistent with the paper's rounded")
-    assert reasons["outside"] == report.REASON_TABLE2
+    assert reasons["outside"] == REASON_TABLE2
+
+
+def test_sections_come_from_the_list_of_section_builders(paper, monkeypatch):
+    """A section is one function in SECTIONS: its lines appear in list order, set off by blank
+    lines; a section with nothing to say leaves no trace."""
+    plain = build(paper)
+    n_rows = len(comparison_table(plain))
+
+    def extra(ctx):
+        return ["## Extra", "", f"{len(ctx.rows)} comparison rows"]
+
+    sections = list(markdown.SECTIONS)
+    monkeypatch.setattr(markdown, "SECTIONS", [*sections[:-1], extra, lambda ctx: [], sections[-1]])
+    text = build(paper)
+    assert f"\n\n## Extra\n\n{n_rows} comparison rows\n\n## Tables\n\n" in text
+    assert text.replace(f"## Extra\n\n{n_rows} comparison rows\n\n", "") == plain

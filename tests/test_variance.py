@@ -63,6 +63,23 @@ def joined(task, systems):
     return {name: join_system(task, name, items, ["p"], None, []) for name, items in systems.items()}
 
 
+def test_shared_judgments_pool_once_and_same_text_alone_does_not():
+    a = [
+        SystemItem("1", "same text", {"p": [1.0, 0.0]}, judged_output="shared:1"),
+        SystemItem("2", "x", {"p": [1.0, 1.0]}),
+    ]
+    b = [
+        SystemItem("1", "same text", {"p": [1.0, 0.0]}, judged_output="shared:1"),
+        SystemItem("2", "x", {"p": [0.0, 0.0]}),
+    ]
+    systems = {name: join_system("t", name, items, ["p"], None, []) for name, items in {"a": a, "b": b}.items()}
+    pooled = pooled_judged_rows(systems, "p")
+    # the shared judgment counts once; the two "x" lines were judged separately and both count
+    assert len(pooled) == 3
+    assert judgment_matrix(pooled).shape == (3, 2)
+    assert sorted(pooled["mean_judgment"]) == [0.0, 0.5, 1.0]
+
+
 def test_shared_judgments_count_once_or_once_per_system():
     shared = {"p": [1.0, 0.0]}
     systems = joined(

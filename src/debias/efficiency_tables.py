@@ -6,7 +6,8 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from .config import condition_label
+from .config import condition_label, prompt_label, system_label, task_label
+from .tables import to_markdown
 
 #: The conditions compared with humans alone, in table order.
 CONDITIONS = ("cv", "noiseless", "perfect")
@@ -35,6 +36,7 @@ def sort_efficiency(table: pd.DataFrame, tasks: Mapping, metrics: Mapping) -> pd
 def efficiency_markdown(table: pd.DataFrame, tasks: Mapping, metrics: Mapping) -> str:
     """One table per task and prompt: rows are condition x metric, columns are systems,
     cells read "bootstrap DE (theory DE)"."""
+    config = {"tasks": tasks, "metrics": metrics}
     out = [
         "# Data efficiency",
         "",
@@ -44,27 +46,22 @@ def efficiency_markdown(table: pd.DataFrame, tasks: Mapping, metrics: Mapping) -
         "",
     ]
     for task, spec in tasks.items():
-        for prompt, prompt_spec in spec["prompts"].items():
+        for prompt in spec["prompts"]:
             part = table[(table["task"] == task) & (table["prompt"] == prompt)]
             if part.empty:
                 continue
             systems = [s for s in spec["systems"] if s in set(part["system"])]
-            out += [
-                f"## {spec['label']} — {prompt_spec['label']}",
-                "",
-                "| condition | " + " | ".join(spec["systems"][s]["label"] for s in systems) + " |",
-                "|---|" + "---:|" * len(systems),
+            cells = {
+                (row.system, row.metric, row.condition): f"{row.de:.2f} ({row.de_theory:.2f})"
+                for row in part.itertuples(index=False)
+            }
+            rows = [
+                [condition_label(config, condition, metric)] + [cells.get((s, metric, condition), "–") for s in systems]
+                for condition in CONDITIONS
+                for metric in (["perfect"] if condition == "perfect" else list(metrics))
             ]
-            for condition in CONDITIONS:
-                names = ["perfect"] if condition == "perfect" else list(metrics)
-                for metric in names:
-                    cells = []
-                    for system in systems:
-                        row = part[
-                            (part["system"] == system) & (part["metric"] == metric) & (part["condition"] == condition)
-                        ]
-                        cells.append("–" if row.empty else f"{row['de'].iloc[0]:.2f} ({row['de_theory'].iloc[0]:.2f})")
-                    label = condition_label({"metrics": metrics}, condition, metric)
-                    out.append(f"| {label} | " + " | ".join(cells) + " |")
-            out.append("")
+            grid = pd.DataFrame(rows, columns=["condition"] + systems, dtype=object)
+            headers = ["condition"] + [system_label(config, task, s) for s in systems]
+            out += [f"## {task_label(config, task)} — {prompt_label(config, task, prompt)}", ""]
+            out.append(to_markdown(grid, headers=headers, align=["default"] + ["right"] * len(systems)))
     return "\n".join(out)

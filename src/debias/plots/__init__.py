@@ -1,0 +1,28 @@
+"""Figures of the reproduction: Figure 3 (inverse data efficiency over ρ and γ), Figure 5
+(metric-human correlations) and Figure 6 (confidence-interval width against the number of
+human judgments).
+
+Every ``draw_*`` function takes the pipeline's tables (pandas frames) and the parsed config and
+returns a :class:`matplotlib.figure.Figure`; none chooses a metric itself (the best metrics come
+from ``results/tables/best_metrics.csv``, see :mod:`debias.selection`). :func:`save_figure`
+writes a figure as PDF and PNG.
+"""
+
+from .figure3 import draw_figure3
+from .figure5 import draw_figure5
+from .figure6 import draw_figure6
+from .labels import place_labels
+from .style import DPI, FIGSIZE, PALETTE, STYLE, new_figure, save_figure
+
+__all__ = [
+    "DPI",
+    "FIGSIZE",
+    "PALETTE",
+    "STYLE",
+    "draw_figure3",
+    "draw_figure5",
+    "draw_figure6",
+    "new_figure",
+    "place_labels",
+    "save_figure",
+]

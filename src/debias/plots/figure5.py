@@ -1,0 +1,106 @@
+"""Figure 5: heatmap of each metric's instance-level correlation with the mean human judgment,
+per system and with all systems pooled."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import matplotlib as mpl
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from ..config import COMBINED, metric_label, prompt_is_lower_better, prompt_label, system_label, task_label
+from .style import CORRELATION_CMAP, STYLE, new_figure
+
+__all__ = ["draw_figure5"]
+
+_MISSING_COLOUR = "#E6E6E6"
+
+
+def _grid(correlations: pd.DataFrame, config: Mapping, task: str, prompt: str):
+    """Row names (metrics), column names (systems, then ``combined``) and the ρ matrix (NaN
+    where missing). Configured metrics and systems come first, in configuration order, then
+    any others the table holds."""
+    metrics = list(config.get("metrics") or {})
+    systems = list(((config.get("tasks") or {}).get(task) or {}).get("systems") or {})
+    rows = correlations[(correlations["task"] == task) & (correlations["prompt"] == prompt)]
+    metrics += [m for m in dict.fromkeys(rows["metric"]) if m not in metrics and m != "perfect"]
+    columns = systems + [s for s in dict.fromkeys(rows["system"]) if s not in systems and s != COMBINED]
+    columns.append(COMBINED)
+    values = np.full((len(metrics), len(columns)), np.nan)
+    for r in rows.itertuples(index=False):
+        if r.metric in metrics and r.system in columns:
+            values[metrics.index(r.metric), columns.index(r.system)] = float(r.rho)
+    return metrics, columns, values
+
+
+def draw_figure5(correlations: pd.DataFrame, config: Mapping, task: str, prompt: str) -> Figure:
+    """Heatmap of correlations for one task and prompt: metrics as rows, systems as columns.
+
+    Parameters
+    ----------
+    correlations : pandas.DataFrame
+        Columns ``task, prompt, system, metric, rho`` (``system`` ``combined`` = all pooled).
+    config : mapping
+        The parsed configuration (labels, metric and system order, prompt direction).
+    task, prompt : str
+        The task and prompt to draw.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        A diverging map centred at 0, every cell annotated with its ρ (``n/a`` when missing)
+        and a colour bar; the title says when negative ρ means agreement (lower-is-better
+        prompts such as Edit).
+    """
+    with mpl.rc_context(STYLE):
+        metrics, columns, values = _grid(correlations, config, task, prompt)
+        finite = np.abs(values[np.isfinite(values)])
+        limit = max(0.1, float(np.ceil(finite.max() * 10.0) / 10.0)) if finite.size else 1.0
+        limit = min(limit, 1.0)
+
+        fig = new_figure("figure5")
+        ax = fig.add_subplot()
+        cmap = mpl.colormaps[CORRELATION_CMAP].with_extremes(bad=_MISSING_COLOUR)
+        # pcolormesh keeps every cell a vector rectangle in the PDF (imshow would embed a
+        # tiny raster that viewers smooth).
+        image = ax.pcolormesh(
+            np.arange(len(columns) + 1) - 0.5,
+            np.arange(len(metrics) + 1) - 0.5,
+            np.ma.masked_invalid(values),
+            cmap=cmap,
+            vmin=-limit,
+            vmax=limit,
+            edgecolors="face",
+            linewidth=0,
+        )
+        ax.set_xlim(-0.5, len(columns) - 0.5)
+        ax.set_ylim(len(metrics) - 0.5, -0.5)
+        ax.set_xticks(range(len(columns)), [system_label(config, task, s) for s in columns])
+        ax.set_yticks(range(len(metrics)), [metric_label(config, m) for m in metrics])
+        ax.tick_params(length=0)
+        for side in ("top", "right", "bottom", "left"):
+            ax.spines[side].set_visible(False)
+        ax.axvline(len(columns) - 1.5, color="white", linewidth=3)
+        ax.set_xlabel("System (Combined: all systems pooled)")
+        ax.set_ylabel("Automatic metric")
+
+        for i in range(len(metrics)):
+            for j in range(len(columns)):
+                value = values[i, j]
+                if np.isfinite(value):
+                    text, color = f"{value:.2f}", "white" if abs(value) > 0.6 * limit else "black"
+                else:
+                    text, color = "n/a", "black"
+                ax.text(j, i, text, ha="center", va="center", fontsize=8, color=color)
+
+        colorbar = fig.colorbar(image, ax=ax, shrink=0.95, pad=0.02)
+        colorbar.set_label(r"Pearson $\rho$ (item mean human judgment vs metric)")
+        colorbar.outline.set_visible(False)
+
+        title = f"{task_label(config, task)}, {prompt_label(config, task, prompt)}: instance-level correlation"
+        if prompt_is_lower_better(config, task, prompt):
+            title += f"\n{prompt_label(config, task, prompt)} is lower-is-better, so negative $\\rho$ means agreement"
+        ax.set_title(title)
+        return fig

@@ -1,0 +1,117 @@
+"""One look for every figure: sizes, resolution, colours, rc settings, and the writer that saves
+a figure as PDF and PNG.
+
+Figures are built on the object-oriented API with an explicit Agg canvas, so nothing here
+touches pyplot's global state or the process-wide backend.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import matplotlib as mpl
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from ..io import atomic_path
+
+__all__ = [
+    "CONDITION_STYLES",
+    "CORRELATION_CMAP",
+    "DPI",
+    "FIGSIZE",
+    "PALETTE",
+    "STYLE",
+    "TASK_STYLES",
+    "new_figure",
+    "save_figure",
+]
+
+#: Raster resolution of every PNG (dots per inch).
+DPI = 200
+
+#: Figure sizes in inches, one per kind of figure. PNGs are FIGSIZE x DPI pixels.
+FIGSIZE: dict[str, tuple[float, float]] = {
+    "figure3": (6.4, 4.6),
+    "figure5": (6.4, 3.8),
+    "figure6": (6.4, 4.4),
+}
+
+#: Okabe-Ito palette: distinguishable under the common colour-vision deficiencies.
+PALETTE: dict[str, str] = {
+    "black": "#000000",
+    "orange": "#E69F00",
+    "sky_blue": "#56B4E9",
+    "bluish_green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "reddish_purple": "#CC79A7",
+    "grey": "#7F7F7F",
+}
+
+#: Diverging colormap for correlations (ColorBrewer PuOr: colour-blind safe), centred at 0.
+CORRELATION_CMAP = "PuOr"
+
+#: One style for every figure: bundled font, so output does not depend on system fonts.
+STYLE: dict[str, object] = {
+    "font.family": "DejaVu Sans",
+    "font.size": 9,
+    "axes.titlesize": 9.5,
+    "axes.labelsize": 9,
+    "xtick.labelsize": 8,
+    "ytick.labelsize": 8,
+    "legend.fontsize": 8,
+    "legend.frameon": False,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "lines.linewidth": 1.6,
+    "pdf.fonttype": 42,
+    "savefig.dpi": DPI,
+}
+
+#: Colour and marker of each task in Figure 3, in configuration order (cycled).
+TASK_STYLES: list[dict[str, str]] = [
+    {"color": PALETTE["blue"], "marker": "o"},
+    {"color": PALETTE["vermillion"], "marker": "s"},
+    {"color": PALETTE["bluish_green"], "marker": "^"},
+    {"color": PALETTE["reddish_purple"], "marker": "D"},
+]
+
+#: Colour and line style of each bootstrap condition in Figure 6.
+CONDITION_STYLES: dict[str, dict[str, str]] = {
+    "mean": {"color": PALETTE["black"], "linestyle": "-"},
+    "cv": {"color": PALETTE["blue"], "linestyle": "-"},
+    "noiseless": {"color": PALETTE["vermillion"], "linestyle": ":"},
+    "perfect": {"color": PALETTE["bluish_green"], "linestyle": ":"},
+}
+
+# Metadata that would change from run to run (creation dates, software version) is left out.
+_METADATA = {"pdf": {"CreationDate": None, "ModDate": None}, "png": {"Software": None}}
+
+
+def new_figure(kind: str) -> Figure:
+    """An empty figure of the size of ``kind`` (``figure3``, ``figure5``, ``figure6``) on its own
+    Agg canvas, with constrained layout."""
+    fig = Figure(figsize=FIGSIZE[kind], dpi=DPI, layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def save_figure(fig: Figure, path_without_suffix: str | os.PathLike) -> list[Path]:
+    """Write ``fig`` as ``<path>.pdf`` (vector) and ``<path>.png`` (:data:`DPI`); returns both paths.
+
+    Each file is written under a temporary name beside its target and renamed into place, so
+    an interrupted save never leaves a truncated figure; the same figure gives the same bytes
+    on every run.
+    """
+    base = Path(path_without_suffix)
+    written = []
+    with mpl.rc_context(STYLE):
+        for suffix in ("pdf", "png"):
+            target = base.with_name(f"{base.name}.{suffix}")
+            with atomic_path(target) as tmp:
+                fig.savefig(tmp, format=suffix, dpi=DPI, metadata=_METADATA[suffix])
+            written.append(target)
+    return written

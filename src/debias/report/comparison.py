@@ -1,0 +1,277 @@
+"""The paper-vs-reproduction rows: one :class:`ComparisonRow` per number the paper states, our
+value read from the pipeline's tables and the paper's from ``reported_values.yaml``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from ..config import metric_label, prompt_label, system_label, task_label
+from .summary import BEST, de_ranges, lookup, lookup_de, panel_choice
+
+__all__ = [
+    "DIFFERS",
+    "NOT_COMPARABLE",
+    "NOT_COMPUTED",
+    "OTHER_METRIC",
+    "WITHIN",
+    "ComparisonRow",
+    "PaperPanel",
+    "comparison_rows",
+    "paper_panels",
+    "tolerance",
+]
+
+NOT_COMPUTED = "not computed"
+WITHIN = "within rounding"
+DIFFERS = "differs"
+OTHER_METRIC = "different metric"
+NOT_COMPARABLE = "not comparable"
+
+# Why a number may differ, by kind of number. Each is one line in the report's table.
+REASON_TABLE2 = (
+    "Same released judgments; estimator details the paper leaves open "
+    "(ddof, outputs shared by several systems, 5-annotator items)."
+)
+REASON_GAMMA_ROUNDING = (
+    "Consistent with the paper's rounded σ_a² and σ_f²: differences below their rounding are magnified in the ratio."
+)
+REASON_METRIC = {
+    "rouge1": "ROUGE-1 from rouge-score (Python) vs the paper's ROUGE-1.5.5 (Perl, stop words removed)",
+    "rouge2": "ROUGE-2 from rouge-score (Python) vs the paper's ROUGE-1.5.5 (Perl, stop words removed)",
+    "rougeL": "ROUGE-L from rouge-score (Python) vs the paper's ROUGE-1.5.5 (Perl, stop words removed)",
+    "meteor": "METEOR from NLTK vs the paper's METEOR 1.5 (Java)",
+    "bleu": "BLEU implementation not stated in the paper",
+}
+REASON_VECSIM = "The paper used VecSim (sent2vec sentence embeddings), which this project does not have"
+REASON_RANGE = "The paper does not say which systems, prompts and metrics its range spans"
+
+
+@dataclass
+class ComparisonRow:
+    """One number the paper states, next to ours."""
+
+    quantity: str
+    where: str
+    paper: str
+    ours: str = NOT_COMPUTED
+    difference: str = "—"
+    agreement: str = NOT_COMPUTED
+    reason: str = ""
+    key: tuple = field(default=(), compare=False)
+
+
+@dataclass
+class PaperPanel:
+    """A Figure 6 number of the paper and how the reproduction meets it.
+
+    ``status`` is ``"compared"`` (we compute the paper's metric), ``"not comparable"`` (we
+    do not, but compare another of the panel's numbers) or ``"substituted"`` (we compare the
+    metric our configuration uses for that panel: ``metric``, ``chosen_as_best``). ``de`` is
+    our data efficiency of the compared metric, ``None`` when the tables do not hold it.
+    """
+
+    entry: Mapping
+    status: str
+    metric: str | None = None
+    chosen_as_best: bool = False
+    de: float | None = None
+
+    @property
+    def missing(self) -> str:
+        """The paper's metric and why we do not compute it, e.g. "VecSim, which this project
+        does not have"."""
+        if self.entry.get("available") is False:
+            return f"{self.entry['metric_label']}, which this project does not have"
+        return f"{self.entry['metric_label']}, which the configuration does not compute"
+
+    @property
+    def missing_reason(self) -> str:
+        """Why the paper's number is not compared as it stands, as a sentence."""
+        return REASON_VECSIM if self.entry["metric"] == "vecsim" else f"The paper used {self.missing}"
+
+
+def tolerance(paper_values: Mapping) -> float:
+    """Half a unit in the paper's last stated digit (plus floating-point slack)."""
+    return 0.5 * 10.0 ** (-int(paper_values.get("decimals", 2))) + 1e-9
+
+
+def _fmt(value: float | None, digits: int = 3) -> str:
+    return NOT_COMPUTED if value is None else f"{value:.{digits}f}"
+
+
+def _signed(value: float, digits: int = 3) -> str:
+    return f"{value:+.{digits}f}"
+
+
+def _scalar_row(quantity, where, paper, ours, tol, reason, key, paper_digits) -> ComparisonRow:
+    row = ComparisonRow(quantity=quantity, where=where, paper=f"{paper:.{paper_digits}f}", key=key)
+    if ours is None:
+        row.reason = "No matching row in the input tables."
+        return row
+    row.ours = _fmt(ours)
+    row.difference = _signed(ours - paper)
+    if abs(ours - paper) <= tol:
+        row.agreement, row.reason = WITHIN, "—"
+    else:
+        row.agreement, row.reason = DIFFERS, reason
+    return row
+
+
+def paper_panels(
+    paper_values: Mapping, config: Mapping, best_metrics: pd.DataFrame, data_efficiency: pd.DataFrame
+) -> list[PaperPanel]:
+    """Each Figure 6 number of the paper, resolved against the configured metrics and panels.
+
+    A number is compared when its metric is computable and configured. Otherwise, when another
+    number of the same panel is compared, it is not comparable; else it is compared with the
+    paper's system and prompt under the metric the configured panel of that letter uses
+    (``best`` when there is no such panel), read from ``best_metrics``.
+    """
+    configured = set(config.get("metrics") or {})
+    panels = ((config.get("figures") or {}).get("figure6")) or {}
+    entries = paper_values.get("figure6") or []
+
+    def computable(entry) -> bool:
+        return entry.get("available", True) is not False and entry["metric"] in configured
+
+    def de(entry, metric) -> float | None:
+        if metric is None:
+            return None
+        return lookup_de(data_efficiency, entry["task"], entry["prompt"], entry["system"], metric, "cv")
+
+    out = []
+    for entry in entries:
+        if computable(entry):
+            out.append(PaperPanel(entry, "compared", entry["metric"], False, de(entry, entry["metric"])))
+        elif any(other is not entry and other["panel"] == entry["panel"] and computable(other) for other in entries):
+            out.append(PaperPanel(entry, "not comparable"))
+        else:
+            spec = {"metric": "best", **panels.get(entry["panel"], {})}
+            spec.update(task=entry["task"], prompt=entry["prompt"], system=entry["system"])
+            metric, chosen = panel_choice(spec, best_metrics)
+            out.append(PaperPanel(entry, "substituted", metric, chosen, de(entry, metric)))
+    return out
+
+
+def _table2_rows(table2, paper_values, config, tol, digits) -> list[ComparisonRow]:
+    rows = []
+    for entry in paper_values.get("table2") or []:
+        task, prompt = entry["task"], entry["prompt"]
+        for column, symbol in (("sigma2_a", "σ_a²"), ("sigma2_f", "σ_f²"), ("gamma", "γ")):
+            ours = lookup(table2, column, task=task, prompt=prompt)
+            reason = REASON_TABLE2
+            if column == "gamma" and ours is not None:
+                # The paper's gamma is a ratio of two variances it rounds: when ours lies in
+                # the interval those rounded variances allow, rounding explains the gap.
+                a, f = float(entry["sigma2_a"]), float(entry["sigma2_f"])
+                half = tol - 1e-9
+                if f > half and (a - half) / (f + half) <= ours <= (a + half) / (f - half):
+                    reason = REASON_GAMMA_ROUNDING
+            quantity = f"{symbol}, {task_label(config, task)} {prompt_label(config, task, prompt)}"
+            key = ("table2", task, prompt, column)
+            rows.append(_scalar_row(quantity, entry["where"], float(entry[column]), ours, tol, reason, key, digits))
+    return rows
+
+
+def _figure6_rows(data_efficiency, paper_values, config, best_metrics, tol, digits) -> list[ComparisonRow]:
+    boot = config.get("bootstrap") or {}
+    boot_text = f"bootstrap draws differ ({boot.get('replicates', '?')} replicates, seed {boot.get('seed', '?')})"
+    rows = []
+    for panel in paper_panels(paper_values, config, best_metrics, data_efficiency):
+        entry = panel.entry
+        task, prompt, system = entry["task"], entry["prompt"], entry["system"]
+        quantity = (
+            f"DE, Figure 6{entry['panel']} ({system_label(config, task, system)}, "
+            f"{task_label(config, task)} {prompt_label(config, task, prompt)}, {entry['metric_label']})"
+        )
+        key = ("figure6", entry["panel"], entry["metric"])
+        paper = float(entry["de"])
+        if panel.status == "compared":
+            ours = panel.de
+            reason = f"{REASON_METRIC.get(entry['metric'], 'metric implementation differs')}; {boot_text}."
+            rows.append(_scalar_row(quantity, entry["where"], paper, ours, tol, reason, key, digits))
+            continue
+        row = ComparisonRow(quantity, entry["where"], f"{paper:.{digits}f}", key=key)
+        if panel.status == "not comparable":
+            row.agreement = NOT_COMPARABLE
+            row.reason = f"{panel.missing_reason}."
+        else:
+            metric, ours = panel.metric, panel.de
+            if ours is None:
+                row.reason = f"{panel.missing_reason}; no substitute DE in the input tables."
+            else:
+                how = BEST if panel.chosen_as_best else "configured"
+                row.ours = f"{ours:.3f} ({metric_label(config, metric)})"
+                row.difference = _signed(ours - paper)
+                row.agreement = OTHER_METRIC
+                row.reason = f"{panel.missing_reason}; ours uses {metric_label(config, metric)} ({how}); {boot_text}."
+        rows.append(row)
+    return rows
+
+
+def _range_rows(data_efficiency, paper_values, config, best_metrics, tol, digits) -> list[ComparisonRow]:
+    ranges = de_ranges(data_efficiency, best_metrics, config)
+    rows = []
+    for entry in paper_values.get("de_ranges") or []:
+        condition = entry["condition"]
+        low, high = float(entry["low"]), float(entry["high"])
+        for scope, scope_text in (("panels", "our Figure 6 panels"), ("grid", "every system × prompt, best metric")):
+            result = ranges[scope][condition]
+            quantity = f"DE range, {entry['description']} — over {scope_text}"
+            if scope == "grid" and result.cells:
+                quantity += f" ({result.cells} cells)"
+            row = ComparisonRow(
+                quantity, entry["where"], f"{low:.{digits}f}–{high:.{digits}f}", key=("de_range", condition, scope)
+            )
+            if result.low is None:
+                row.reason = "No matching rows in the input tables."
+            else:
+                row.ours = f"{result.low:.3f}–{result.high:.3f}"
+                row.difference = f"low {_signed(result.low - low)}, high {_signed(result.high - high)}"
+                if abs(result.low - low) <= tol and abs(result.high - high) <= tol:
+                    row.agreement, row.reason = WITHIN, "—"
+                else:
+                    extra = "" if condition == "perfect" else "; metric implementations differ"
+                    row.agreement = DIFFERS
+                    row.reason = f"{REASON_RANGE}{extra}. Ours spans {result.low_cell} to {result.high_cell}."
+            rows.append(row)
+    return rows
+
+
+def _correlation_rows(correlations, paper_values, config, tol, digits) -> list[ComparisonRow]:
+    rows = []
+    for entry in paper_values.get("correlations") or []:
+        task, prompt, system, metric = entry["task"], entry["prompt"], entry["system"], entry["metric"]
+        ours = lookup(correlations, "rho", task=task, prompt=prompt, system=system, metric=metric)
+        quantity = (
+            f"ρ, {metric_label(config, metric)} vs {prompt_label(config, task, prompt)} "
+            f"({system_label(config, task, system)}, {task_label(config, task)}, instance level)"
+        )
+        reason = f"{REASON_METRIC.get(metric, 'metric implementation differs')}."
+        key = ("correlation", entry["id"])
+        rows.append(_scalar_row(quantity, entry["where"], float(entry["rho"]), ours, tol, reason, key, digits))
+    return rows
+
+
+def comparison_rows(
+    table2: pd.DataFrame,
+    correlations: pd.DataFrame,
+    best_metrics: pd.DataFrame,
+    data_efficiency: pd.DataFrame,
+    paper_values: Mapping,
+    config: Mapping,
+) -> list[ComparisonRow]:
+    """One row per number the paper states: Table 2, the Figure 6 data efficiencies, the
+    data-efficiency ranges (over our panels and over every cell) and the correlations, each
+    section in the order of ``paper_values``."""
+    tol = tolerance(paper_values)
+    digits = int(paper_values.get("decimals", 2))
+    return (
+        _table2_rows(table2, paper_values, config, tol, digits)
+        + _figure6_rows(data_efficiency, paper_values, config, best_metrics, tol, digits)
+        + _range_rows(data_efficiency, paper_values, config, best_metrics, tol, digits)
+        + _correlation_rows(correlations, paper_values, config, tol, digits)
+    )

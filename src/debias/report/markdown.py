@@ -1,0 +1,265 @@
+"""The reproduction report as one Markdown page, assembled from sections.
+
+Each section is a function of a :class:`ReportContext` returning its lines (without blank lines
+around it); :data:`SECTIONS` lists them in page order and :func:`build_report` joins them with a
+blank line between. A new section is one more function in that list; what it needs from the
+pipeline's tables or the paper's values is in the context, where derived values shared by
+several sections (the comparison rows, the resolved Figure 6 panels) are computed once.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+import pandas as pd
+
+from ..config import figure_names, metric_label, prompt_label, system_label, task_label
+from ..tables import to_markdown
+from .comparison import (
+    DIFFERS,
+    NOT_COMPARABLE,
+    NOT_COMPUTED,
+    OTHER_METRIC,
+    WITHIN,
+    ComparisonRow,
+    PaperPanel,
+    comparison_rows,
+    paper_panels,
+    tolerance,
+)
+from .prose import caption, known_differences
+from .summary import BEST, configured_panels, lookup, panel_summary
+
+__all__ = ["SECTIONS", "ReportContext", "build_report"]
+
+
+@dataclass
+class ReportContext:
+    """What the sections of the report read: the pipeline's tables, the paper's values, the
+    configuration, the names of the figures that exist and the folders of figures and tables
+    relative to the report."""
+
+    table2: pd.DataFrame
+    correlations: pd.DataFrame
+    best_metrics: pd.DataFrame
+    data_efficiency: pd.DataFrame
+    paper_values: Mapping
+    config: Mapping
+    figures: frozenset[str]
+    figures_dir: str
+    tables_dir: str
+
+    @cached_property
+    def rows(self) -> list[ComparisonRow]:
+        """One row per number the paper states."""
+        return comparison_rows(
+            self.table2, self.correlations, self.best_metrics, self.data_efficiency, self.paper_values, self.config
+        )
+
+    @cached_property
+    def paper_panels(self) -> list[PaperPanel]:
+        """The paper's Figure 6 numbers, resolved against the configuration."""
+        return paper_panels(self.paper_values, self.config, self.best_metrics, self.data_efficiency)
+
+    @cached_property
+    def panels(self) -> dict[str, dict]:
+        """The configured Figure 6 panels by letter, their metrics resolved."""
+        return {p["name"]: p for p in configured_panels(self.config, self.best_metrics)}
+
+    def table_link(self, name: str) -> str:
+        return f"{self.tables_dir}/{name}.csv"
+
+
+Section = Callable[[ReportContext], list[str]]
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    """A Markdown table of text cells, every column left to the renderer's default alignment."""
+    frame = pd.DataFrame(rows, columns=header, dtype=object)
+    return to_markdown(frame, align=["default"] * len(header)).rstrip("\n").split("\n")
+
+
+def _fmt(value: float | None) -> str:
+    return NOT_COMPUTED if value is None else f"{value:.3f}"
+
+
+def intro_section(ctx: ReportContext) -> list[str]:
+    counts = {
+        status: sum(row.agreement == status for row in ctx.rows)
+        for status in (WITHIN, DIFFERS, OTHER_METRIC, NOT_COMPARABLE, NOT_COMPUTED)
+    }
+    links = ", ".join(f"[{name}]({ctx.table_link(name)})" for name in ("table2", "correlations", "data_efficiency"))
+    return [
+        "# Reproduction report: *The price of debiasing automatic metrics in natural language evaluation*",
+        "",
+        f"Paper: {str(ctx.paper_values.get('paper', '')).strip()}. Below, each number the paper "
+        "states for Table 2, the Figure 6 data efficiencies, the Section 5 data-efficiency ranges "
+        "and Figure 1b's correlation sits beside ours: the *Paper* column is taken from "
+        f"`data/paper/reported_values.yaml`, the *Ours* column from the pipeline's tables ({links}).",
+        "",
+        f"**{len(ctx.rows)} numbers: {counts[WITHIN]} within rounding, {counts[DIFFERS]} differ, "
+        f"{counts[OTHER_METRIC]} compared with a different metric, "
+        f"{counts[NOT_COMPARABLE]} not comparable, {counts[NOT_COMPUTED]} not computed.** "
+        f"*Within rounding* means |ours − paper| ≤ {tolerance(ctx.paper_values):.3f}, half a unit in "
+        "the paper's last digit.",
+    ]
+
+
+def comparison_section(ctx: ReportContext) -> list[str]:
+    header = ["#", "Quantity", "Stated in", "Paper", "Ours", "Ours − paper", "Agreement", "Reason for the difference"]
+    rows = [
+        [str(i), r.quantity, r.where, r.paper, r.ours, r.difference, r.agreement, r.reason]
+        for i, r in enumerate(ctx.rows, start=1)
+    ]
+    return ["## Paper vs reproduction", "", *_table(header, rows)]
+
+
+def panels_section(ctx: ReportContext) -> list[str]:
+    config, boot = ctx.config, ctx.config.get("bootstrap") or {}
+    rows = []
+    for p in panel_summary(ctx.data_efficiency, ctx.correlations, ctx.best_metrics, config):
+        how = BEST if p["chosen_as_best"] else "configured"
+        rows.append(
+            [
+                f"6{p['name']}",
+                f"{system_label(config, p['task'], p['system'])}, {task_label(config, p['task'])} "
+                f"{prompt_label(config, p['task'], p['prompt'])}",
+                NOT_COMPUTED if p["metric"] is None else f"{metric_label(config, p['metric'])} ({how})",
+                _fmt(p.get("rho")),
+                _fmt(p.get("cv_gamma_resampling")),
+                _fmt(p.get("cv_de")),
+                _fmt(p.get("cv_de_theory")),
+                _fmt(p.get("noiseless_de")),
+                _fmt(p.get("perfect_de")),
+            ]
+        )
+    header = [
+        "Panel",
+        "System, task, prompt",
+        "Metric",
+        "ρ",
+        "γ",
+        "DE",
+        "DE, eq. (7)",
+        "DE, noiseless",
+        "DE, perfect metric",
+    ]
+    return [
+        "## Figure 6 panels",
+        "",
+        *_table(header, rows),
+        "",
+        "DE is measured from bootstrap confidence intervals "
+        f"({boot.get('replicates', '?')} replicates, {float(boot.get('level', 0.8)):.0%} level, "
+        f"squared widths averaged over n in {boot.get('de_range', '?')} × N); "
+        "*DE, eq. (7)* is (1 + γ)/(1 − ρ² + γ) from the same ρ and γ.",
+    ]
+
+
+def differences_section(ctx: ReportContext) -> list[str]:
+    return ["## Known differences from the paper's setup", "", *known_differences(ctx.config, ctx.paper_panels)]
+
+
+def figures_section(ctx: ReportContext) -> list[str]:
+    """Every configured figure with its caption, embedded when it exists."""
+    lines = ["## Figures"]
+    for name in figure_names(ctx.config):
+        image = f"![{name}]({ctx.figures_dir}/{name}.png)" if name in ctx.figures else f"*{name}: not rendered.*"
+        lines += ["", caption(name, ctx.config, ctx.panels, ctx.paper_panels), "", image]
+    return lines
+
+
+def table2_section(ctx: ReportContext) -> list[str]:
+    """Table 2 with the columns the paper has no counterpart for (unbiased estimates, counts)."""
+    config, table2 = ctx.config, ctx.table2
+    rows = []
+    if {"task", "prompt"} <= set(table2.columns):
+        for task, prompt in zip(table2["task"], table2["prompt"]):
+            cells = [task_label(config, task), prompt_label(config, task, prompt)]
+            for column in ("sigma2_a", "sigma2_f", "gamma", "sigma2_f_unbiased", "gamma_unbiased"):
+                cells.append(_fmt(lookup(table2, column, task=task, prompt=prompt)))
+            for column in ("n_items", "n_judgments"):
+                value = lookup(table2, column, task=task, prompt=prompt)
+                cells.append(NOT_COMPUTED if value is None else f"{value:.0f}")
+            rows.append(cells)
+    header = ["Task", "Prompt", "σ_a²", "σ_f²", "γ", "σ_f² (unbiased)", "γ (unbiased)", "Items", "Judgments"]
+    return ["## Table 2 as computed", "", *_table(header, rows)]
+
+
+def tables_section(ctx: ReportContext) -> list[str]:
+    described = [
+        ("table2", "variance components per task × prompt."),
+        ("correlations", "metric–human correlations per system and pooled."),
+        ("data_efficiency", "data efficiency per task, prompt, system, metric and condition."),
+    ]
+    return ["## Tables", ""] + [f"- [`{ctx.table_link(n)}`]({ctx.table_link(n)}): {text}" for n, text in described]
+
+
+#: The sections of the report, in page order.
+SECTIONS: list[Section] = [
+    intro_section,
+    comparison_section,
+    panels_section,
+    differences_section,
+    figures_section,
+    table2_section,
+    tables_section,
+]
+
+
+def build_report(
+    table2: pd.DataFrame,
+    correlations: pd.DataFrame,
+    best_metrics: pd.DataFrame,
+    data_efficiency: pd.DataFrame,
+    paper_values: Mapping,
+    config: Mapping,
+    *,
+    figures: Iterable[str | os.PathLike],
+    figures_dir: str = "figures",
+    tables_dir: str = "tables",
+) -> str:
+    """The reproduction report as Markdown: every section of :data:`SECTIONS`, in order.
+
+    Parameters
+    ----------
+    table2, correlations, best_metrics, data_efficiency : pandas.DataFrame
+        The pipeline's tables; a missing row or column makes the value "not computed".
+        Metric choices ("best") are read from ``best_metrics``, never made here.
+    paper_values : mapping
+        What :func:`debias.report.load_paper_values` returns; shown only in the Paper column.
+    config : mapping
+        The parsed configuration (labels, metrics, Figure 6 panels, bootstrap settings).
+    figures : iterable of path
+        The figure files that exist (any suffix; only their names are used). Every figure of
+        :func:`debias.config.figure_names` is embedded as ``<figures_dir>/<name>.png``, or
+        marked as not rendered when it is not among them.
+    figures_dir, tables_dir : str
+        Folders of the figures and tables, relative to the report.
+
+    Returns
+    -------
+    str
+        The page, ending in a newline.
+    """
+    ctx = ReportContext(
+        table2=table2,
+        correlations=correlations,
+        best_metrics=best_metrics,
+        data_efficiency=data_efficiency,
+        paper_values=paper_values,
+        config=config,
+        figures=frozenset(Path(f).stem for f in figures),
+        figures_dir=figures_dir,
+        tables_dir=tables_dir,
+    )
+    lines: list[str] = []
+    for section in SECTIONS:
+        body = section(ctx)
+        if body:
+            lines += ([""] if lines else []) + body
+    return "\n".join(lines) + "\n"
