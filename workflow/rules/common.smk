@@ -49,6 +49,10 @@ def check_metric_implementations():
         reason = implementation_unavailable(implementation)
         if reason:
             problems.append(f"metric '{metric}' ({implementation}): {reason}")
+    if config.get("table1"):
+        reason = implementation_unavailable(config["table1"]["implementation"])
+        if reason:
+            problems.append(f"table1 ({config['table1']['implementation']}): {reason}")
     if problems:
         raise WorkflowError(
             "configured metrics cannot run on this machine:\n  " + "\n  ".join(problems)
@@ -153,6 +157,8 @@ def get_final_outputs():
         "correlations.csv",
     ]
     tables += ["best_metrics.csv", "data_efficiency.csv", "data_efficiency.md"]
+    if config.get("table1"):
+        tables += ["table1.csv", "table1.md"]
     return (
         per_system(f"{RESULTS}/metrics/{{task}}/{{system}}.csv")
         + [f"{RESULTS}/tables/{name}" for name in tables]
