@@ -49,6 +49,11 @@ def check_metric_implementations():
         reason = implementation_unavailable(implementation)
         if reason:
             problems.append(f"metric '{metric}' ({implementation}): {reason}")
+    figure1 = (config.get("figures") or {}).get("figure1")
+    if figure1 and implementation_unavailable(figure1["implementation"]):
+        problems.append(
+            f"figure1 ({figure1['implementation']}): {implementation_unavailable(figure1['implementation'])}"
+        )
     if config.get("table1"):
         reason = implementation_unavailable(config["table1"]["implementation"])
         if reason:
@@ -159,9 +164,16 @@ def get_final_outputs():
     tables += ["best_metrics.csv", "data_efficiency.csv", "data_efficiency.md"]
     if config.get("table1"):
         tables += ["table1.csv", "table1.md"]
+    figure1 = []
+    if (config.get("figures") or {}).get("figure1"):
+        tables.append("figure1.csv")
+        figure1 = [
+            f"{RESULTS}/figures/figure1{p}.{e}" for p in "ab" for e in ("pdf", "png")
+        ]
     return (
         per_system(f"{RESULTS}/metrics/{{task}}/{{system}}.csv")
         + [f"{RESULTS}/tables/{name}" for name in tables]
         + get_figures()
+        + figure1
         + [f"{RESULTS}/report.md"]
     )
