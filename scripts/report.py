@@ -27,6 +27,8 @@ def main(smk, log):
         figures=list(smk.input.figures),
         figures_dir=relative(Path(smk.input.figures[0]).parent),
         tables_dir=relative(Path(smk.input.table2).parent),
+        table1=pd.read_csv(smk.input.table1) if smk.input.get("table1") else None,
+        figure1=pd.read_csv(smk.input.figure1) if smk.input.get("figure1") else None,
     )
     write_text(out, text)
     log.info("wrote %s", out)

@@ -263,10 +263,16 @@ def comparison_rows(
     data_efficiency: pd.DataFrame,
     paper_values: Mapping,
     config: Mapping,
+    table1: pd.DataFrame | None = None,
+    figure1: pd.DataFrame | None = None,
 ) -> list[ComparisonRow]:
     """One row per number the paper states: Table 2, the Figure 6 data efficiencies, the
-    data-efficiency ranges (over our panels and over every cell) and the correlations, each
-    section in the order of ``paper_values``."""
+    data-efficiency ranges (over our panels and over every cell), the correlations, Table 1's
+    counts and Figure 1b's ρ by each definition (``table1``, ``figure1``: the pipeline's
+    ``table1.csv`` and ``figure1.csv``, None when not configured), each section in the order
+    of ``paper_values``."""
+    from .bias_rows import figure1_rows, table1_rows
+
     tol = tolerance(paper_values)
     digits = int(paper_values.get("decimals", 2))
     return (
@@ -274,4 +280,6 @@ def comparison_rows(
         + _figure6_rows(data_efficiency, paper_values, config, best_metrics, tol, digits)
         + _range_rows(data_efficiency, paper_values, config, best_metrics, tol, digits)
         + _correlation_rows(correlations, paper_values, config, tol, digits)
+        + table1_rows(table1, paper_values, config)
+        + figure1_rows(figure1, paper_values, config, tol, digits)
     )

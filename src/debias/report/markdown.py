@@ -52,12 +52,21 @@ class ReportContext:
     figures: frozenset[str]
     figures_dir: str
     tables_dir: str
+    table1: pd.DataFrame | None = None
+    figure1: pd.DataFrame | None = None
 
     @cached_property
     def rows(self) -> list[ComparisonRow]:
         """One row per number the paper states."""
         return comparison_rows(
-            self.table2, self.correlations, self.best_metrics, self.data_efficiency, self.paper_values, self.config
+            self.table2,
+            self.correlations,
+            self.best_metrics,
+            self.data_efficiency,
+            self.paper_values,
+            self.config,
+            self.table1,
+            self.figure1,
         )
 
     @cached_property
@@ -222,6 +231,8 @@ def build_report(
     figures: Iterable[str | os.PathLike],
     figures_dir: str = "figures",
     tables_dir: str = "tables",
+    table1: pd.DataFrame | None = None,
+    figure1: pd.DataFrame | None = None,
 ) -> str:
     """The reproduction report as Markdown: every section of :data:`SECTIONS`, in order.
 
@@ -240,6 +251,9 @@ def build_report(
         marked as not rendered when it is not among them.
     figures_dir, tables_dir : str
         Folders of the figures and tables, relative to the report.
+    table1, figure1 : pandas.DataFrame, optional
+        The pipeline's ``table1.csv`` and ``figure1.csv`` when configured (rows for Table 1's
+        counts and Figure 1b's ρ; "not computed" without them).
 
     Returns
     -------
@@ -256,6 +270,8 @@ def build_report(
         figures=frozenset(Path(f).stem for f in figures),
         figures_dir=figures_dir,
         tables_dir=tables_dir,
+        table1=table1,
+        figure1=figure1,
     )
     lines: list[str] = []
     for section in SECTIONS:
