@@ -32,8 +32,9 @@ NOT_COMPARABLE = "not comparable"
 
 # Why a number may differ, by kind of number. Each is one line in the report's table.
 REASON_TABLE2 = (
-    "Same released judgments; estimator details the paper leaves open "
-    "(ddof, outputs shared by several systems, 5-annotator items)."
+    "Same released judgments and record handling as configured (tasks.<task>.table2); a gap just past "
+    "the rounding is consistent with the paper truncating rather than rounding, or with marginally "
+    "different records; other handling (shared judgments once, 5-annotator pilot items kept) moves it further."
 )
 REASON_GAMMA_ROUNDING = (
     "Consistent with the paper's rounded σ_a² and σ_f²: differences below their rounding are magnified in the ratio."
