@@ -5,17 +5,39 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 WORDNET_STAMP := nltk_data/corpora/wordnet/.provisioned
+SYSTEM_STAMP := $(VENV)/.system-packages
+VECSIM_STAMP := $(VENV)/.vecsim
+# Debian packages the paper's metric implementations run on: Perl's XML::Parser for
+# ROUGE-1.5.5 (Perl and DB_File come with Debian's perl) and Java for METEOR 1.5.
+SYSTEM_PACKAGES := perl libxml-parser-perl default-jre-headless
+PIP := $(BIN)/python -m pip install --quiet --disable-pip-version-check -c requirements.lock
 CORES  ?= all
 TEST_CONFIG := .test/config/config.yaml
 
-.PHONY: setup reproduce test lint test-config benchmark clean
+.PHONY: setup setup-vecsim system-packages reproduce test lint test-config benchmark clean
 
-setup: $(STAMP) $(WORDNET_STAMP)
+setup: $(STAMP) $(WORDNET_STAMP) $(SYSTEM_STAMP)
 
-# Every package at the version in requirements.lock, the project itself editable.
+# Every package at the version in requirements.lock, the project itself editable. The setup
+# script of rouge 0.2.1 imports numpy, so it is built without isolation once numpy is there.
 $(STAMP): pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -c requirements.lock -e '.[test]'
+	$(PIP) numpy wheel setuptools
+	$(PIP) --no-build-isolation rouge
+	$(PIP) -e '.[test]'
+	touch $@
+
+# Debian packages: installed with apt-get when running as root; otherwise the step stops and
+# names them. Checked again whenever the stamp is missing.
+system-packages: $(SYSTEM_STAMP)
+$(SYSTEM_STAMP): $(STAMP)
+	$(BIN)/debias-provision-system --packages $(SYSTEM_PACKAGES)
+	touch $@
+
+# Optional: the sentence-embedding substitute for VecSim (torch CPU build, ~1.5 GB).
+setup-vecsim: $(VECSIM_STAMP)
+$(VECSIM_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[vecsim]'
 	touch $@
 
 $(WORDNET_STAMP): $(STAMP)

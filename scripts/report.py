@@ -29,6 +29,8 @@ def main(smk, log):
         tables_dir=relative(Path(smk.input.table2).parent),
         system_estimates=pd.read_csv(smk.input.system_estimates, dtype={"system": str, "prompt": str}),
         coverage=pd.read_csv(smk.input.coverage, dtype={"system": str, "prompt": str}),
+        table1=pd.read_csv(smk.input.table1) if smk.input.get("table1") else None,
+        figure1=pd.read_csv(smk.input.figure1) if smk.input.get("figure1") else None,
     )
     write_text(out, text)
     log.info("wrote %s", out)

@@ -4,7 +4,7 @@ from debias.io import write_csv, write_text
 from debias.joined import read_joined
 from debias.logs import run_script
 from debias.tables import to_latex, to_markdown
-from debias.variance import by_task, table2, variance_by_system
+from debias.variance import RecordHandling, by_task, table2, variance_by_system
 
 HEADERS_MD = ["Task", "Prompt", "σ_a²", "σ_f²", "γ", "σ_f² (unbiased)", "γ (unbiased)", "items", "judgments"]
 HEADERS_TEX = [
@@ -24,7 +24,8 @@ def main(smk, log):
     tasks = smk.params.tasks
     joined = by_task([read_joined(path) for path in smk.input.joined])
     prompts = {task: list(spec["prompts"]) for task, spec in tasks.items()}
-    table = table2(joined, prompts)
+    handling = {task: RecordHandling.from_config(spec) for task, spec in tasks.items()}
+    table = table2(joined, prompts, handling)
     write_csv(table, smk.output.csv)
     write_csv(variance_by_system(joined, prompts), smk.output.by_system)
     shown = table.copy()

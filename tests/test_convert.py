@@ -7,7 +7,8 @@ from debias.convert import main as convert_main
 from debias.io import read_references, read_system
 
 CNNDM_PROMPTS = {p: {"min": None, "max": None} for p in ("fluency", "redundancy", "overall", "edit")}
-MSMARCO_PROMPTS = {p: {"min": 0, "max": 1} for p in ("any_correct", "avg_correct")}
+# As configured: a null correctness judgment (no passage supports the answer) counts as 0.
+MSMARCO_PROMPTS = {p: {"min": 0, "max": 1, "null_as": 0} for p in ("any_correct", "avg_correct")}
 
 
 def judged(items):
@@ -72,9 +73,26 @@ def test_shared_output_is_in_each_system_and_names_its_judgment(lqual, qa):
     assert alone and not any("judged_output" in r for r in alone)
 
 
-def test_null_correctness_becomes_zero(qa):
+def test_null_correctness_is_kept_as_released(qa, repo):
     values = [v for s in qa.systems for r in qa.systems[s].values() for v in r["judgments"]["any_correct"]]
-    assert None not in values and set(values) <= {0, 1}
+    assert set(values) == {0, 1, None}
+    # Released line 1127 (snet.single alone) has only null AnyCorrect votes: unjudged unless
+    # the prompt says what a null counts as.
+    refs = read_references(repo / "data/msmarco/references.jsonl.gz")
+    path = repo / "data/msmarco/systems/snet.single.jsonl.gz"
+    dropped = {
+        i.id: i.judgments["any_correct"]
+        for i in read_system(path, {p: {"min": 0, "max": 1} for p in MSMARCO_PROMPTS}, refs)
+    }
+    as_zero = {i.id: i.judgments["any_correct"] for i in read_system(path, MSMARCO_PROMPTS, refs)}
+    empty = [i for i, v in dropped.items() if not v]
+    assert empty and all(as_zero[i] and set(as_zero[i]) == {0.0} for i in empty)
+    assert sum(len(v) for v in as_zero.values()) > sum(len(v) for v in dropped.values())
+
+
+def test_questions_kept_with_msmarco_references(qa):
+    assert len(qa.inputs) == len(qa.references) == 500
+    assert all(isinstance(q, str) and q for q in qa.inputs.values())
 
 
 def test_prompt_mapping(lqual):

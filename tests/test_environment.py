@@ -13,8 +13,13 @@ def split(requirement: str) -> tuple[str, str]:
 
 
 def conda_specs(path) -> dict[str, str]:
+    """Conda packages and the PyPI-only ones of the ``pip:`` section (not the project itself)."""
     env = yaml.safe_load(path.read_text())
-    return dict(split(d) for d in env["dependencies"] if isinstance(d, str) and not d.startswith(("python", "pip")))
+    specs = dict(split(d) for d in env["dependencies"] if isinstance(d, str) and not d.startswith(("python", "pip")))
+    for entry in env["dependencies"]:
+        if isinstance(entry, dict):
+            specs.update(split(r) for r in entry.get("pip", []) if not r.startswith("-"))
+    return specs
 
 
 def test_conda_and_pip_dependencies_agree(repo):

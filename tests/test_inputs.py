@@ -134,6 +134,14 @@ def test_figure_config_names_must_exist(tmp_path):
     assert "figures.figure6.p" in error_of(config) and "zzz" in error_of(config)
 
 
+def test_table1_config_names_must_exist(tmp_path):
+    config = base_config(tmp_path)
+    config["table1"] = {"task": "toy", "prompt": "quality", "judgment_threshold": 0.5, "implementation": "rouge9"}
+    assert "table1.implementation" in error_of(config) and "rouge9" in error_of(config)
+    config["table1"].update(implementation="rouge021-L", prompt="zzz")
+    assert "table1.prompt" in error_of(config) and "zzz" in error_of(config)
+
+
 def test_empty_output_is_valid(tmp_path):
     path = write_jsonl(tmp_path / "s.jsonl", [{"id": "1", "output": "", "judgments": {"quality": [0, None]}}])
     (item,) = read_system(path, PROMPTS, {"1": "ref"})

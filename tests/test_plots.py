@@ -261,3 +261,34 @@ def test_figure5_marks_missing_correlations():
     corr = corr[~((corr.system == "pointer") & (corr.metric == "meteor"))]
     ax = draw_figure5(corr, CONFIG, "cnndm", "edit").axes[0]
     assert [t.get_text() for t in ax.texts].count("n/a") == 1
+
+
+def test_figure1_panels_show_every_system_and_output_with_rho_in_the_title():
+    from debias.bias import SystemPoint
+    from debias.plots import draw_figure1a, draw_figure1b
+
+    points = [
+        SystemPoint(s, 10, j, j - 0.1, j + 0.1, g, g - 0.05, g + 0.05) for s, j, g in [("x", 0.2, 0.3), ("y", 0.6, 0.5)]
+    ]
+    fig = draw_figure1a(points, 0.97, "Quality", "ROUGE-L", {"x": "sys x"})
+    (ax,) = fig.axes
+    assert "0.97" in ax.get_title() and [t.get_text() for t in ax.texts] == ["sys x", "y"]
+    rows = pd.DataFrame({"mean_judgment": [0.0, 0.5, 1.0], "m": [0.1, 0.2, 0.9]})
+    (ax,) = draw_figure1b(rows, "m", 0.31, "Quality", "ROUGE-L").axes
+    assert "0.31" in ax.get_title() and ax.collections[0].get_offsets().shape == (3, 2)
+
+
+def test_figure5_draws_the_corrected_quantity_and_keeps_pearson_without_it():
+    rows = [
+        {"task": "cnndm", "prompt": "edit", "system": s, "metric": m, "rho": -0.2, "rho_corrected": -0.45}
+        for s in ["seq2seq", "combined"]
+        for m in METRICS
+    ]
+    corrected = pd.DataFrame(rows)
+    texts = [t.get_text() for t in draw_figure5(corrected, CONFIG, "cnndm", "edit").axes[0].texts]
+    assert texts.count("-0.45") == 2 * len(METRICS) and "-0.20" not in texts
+    texts = [
+        t.get_text()
+        for t in draw_figure5(corrected.drop(columns="rho_corrected"), CONFIG, "cnndm", "edit").axes[0].texts
+    ]
+    assert texts.count("-0.20") == 2 * len(METRICS)

@@ -22,7 +22,9 @@ PAPER_VALUES = REPO / "data" / "paper" / "reported_values.yaml"
 
 METRICS = ["bleu", "rouge1", "rouge2", "rougeL", "meteor"]
 CONFIG = PAPER_CONFIG
-N_STATED = 18 + 4 + 3 * 2 + 1  # Table 2, Figure 6 DEs, three ranges (two scopes each), Figure 1b rho
+# Table 2, Figure 6 DEs, three ranges (two scopes each), Figure 1b rho, Table 1's 2 x 4 cells and
+# Figure 1b's rho as Figure 1's own table gives it (one "not computed" row without that table)
+N_STATED = 18 + 4 + 3 * 2 + 1 + 8 + 1
 ALL_FIGURES = [f"figures/{name}.png" for name in figure_names(CONFIG)]
 
 
@@ -391,3 +393,44 @@ def test_sections_come_from_the_list_of_section_builders(paper, monkeypatch):
     text = build(paper)
     assert f"\n\n## Extra\n\n{n_rows} comparison rows\n\n## Tables\n\n" in text
     assert text.replace(f"## Extra\n\n{n_rows} comparison rows\n\n", "") == plain
+
+
+def test_table1_rows_need_exact_counts_and_say_why_a_task_is_not_computed(paper):
+    from debias.report.bias_rows import table1_rows
+    from debias.report.comparison import DIFFERS, NOT_COMPUTED, WITHIN
+
+    cells = [("good", "high", 285), ("bad", "high", 20), ("good", "low", 815), ("bad", "low", 335)]
+    ours = pd.DataFrame(
+        [
+            {"task": "msmarco", "prompt": "any_correct", "judgment": j, "metric_side": m, "count": c, "metric": "x"}
+            for j, m, c in cells
+        ]
+    )
+    rows = table1_rows(ours, paper, PAPER_CONFIG)
+    assert [r.agreement for r in rows[:4]] == [WITHIN, DIFFERS, WITHIN, DIFFERS]
+    assert rows[1].difference == "+1" and rows[1].reason
+    assert all(r.agreement == NOT_COMPUTED and "sent2vec" in r.reason for r in rows[4:])
+    assert all(r.agreement == NOT_COMPUTED for r in table1_rows(None, paper, PAPER_CONFIG))
+
+
+def test_figure1_rows_one_per_definition_each_with_a_reason(paper):
+    from debias.report.bias_rows import figure1_rows
+    from debias.report.comparison import DIFFERS, WITHIN
+
+    ours = pd.DataFrame(
+        [
+            {
+                "task": "msmarco",
+                "system": "fastqa",
+                "panel": "b",
+                "metric": "m",
+                "definition": d,
+                "rho": r,
+                "description": d,
+            }
+            for d, r in [("own_lines", 0.309), ("per_judgment", 0.317)]
+        ]
+    )
+    rows = figure1_rows(ours, paper, PAPER_CONFIG, 0.005, 2)
+    assert [r.agreement for r in rows] == [WITHIN, DIFFERS]
+    assert "per judgment" in rows[1].reason

@@ -30,6 +30,7 @@ class CanonicalTask:
     """A task in canonical form: references by id, and per system the lines of its file."""
 
     references: dict[str, str] = field(default_factory=dict)
+    inputs: dict[str, str] = field(default_factory=dict)
     systems: dict[str, dict[str, dict]] = field(default_factory=lambda: defaultdict(dict))
     notes: list[str] = field(default_factory=list)
 
@@ -64,7 +65,11 @@ class CanonicalTask:
         return [self.systems[system][k] for k in sorted(self.systems[system])]
 
     def reference_records(self) -> list[dict]:
-        return [{"id": k, "reference": self.references[k]} for k in sorted(self.references)]
+        records = [{"id": k, "reference": self.references[k]} for k in sorted(self.references)]
+        for record in records:
+            if record["id"] in self.inputs:
+                record["input"] = self.inputs[record["id"]]
+        return records
 
 
 def _set_reference(task: CanonicalTask, item_id: str, reference: str, where: str) -> None:
@@ -95,13 +100,19 @@ def convert_lqual(path) -> CanonicalTask:
 
 
 def convert_qa(path) -> CanonicalTask:
-    """MS MARCO answers: AnyCorrect and AvgCorrect, with an implausible (null) judgment as 0."""
+    """MS MARCO answers: AnyCorrect and AvgCorrect, null judgments kept as released.
+
+    A null correctness judgment is an annotator who marked no passage as supporting the
+    answer; the configuration says how it counts (``null_as`` of the prompt). The question
+    is kept with the reference answer as the item's ``input``.
+    """
     task = CanonicalTask()
     lines = list(iter_json_lines(path))
     for number, record in lines:
         contents = record["input"]["contents"]
         if REFERENCE_SYSTEM in contents["system"].split(";"):
             _set_reference(task, str(contents["id"]), contents["answer"], f"{path}:{number}")
+            task.inputs[str(contents["id"])] = contents["query"]
     for number, record in lines:
         where = f"{path}:{number}"
         contents = record["input"]["contents"]
@@ -110,10 +121,7 @@ def convert_qa(path) -> CanonicalTask:
         if item_id not in task.references:
             task.notes.append(f"{where}: query {item_id} has no reference answer; skipped")
             continue
-        judgments = {
-            new: [0 if value is None else value for value in (responses.get(old) or [])]
-            for old, new in MSMARCO_PROMPTS.items()
-        }
+        judgments = {new: list(responses.get(old) or []) for old, new in MSMARCO_PROMPTS.items()}
         systems = contents["system"].split(";")
         for system in systems:
             task.add(

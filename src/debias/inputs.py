@@ -61,6 +61,12 @@ def load_task(
 
 def check_config(config: Mapping) -> None:
     """Cross-references the schema cannot express (names that must exist elsewhere in the config)."""
+    from .metrics import resolve_implementations
+
+    try:
+        resolve_implementations(config.get("metrics", {}))
+    except ValueError as error:
+        raise InputError("config: metrics", str(error)) from None
     tasks = config["tasks"]
     provided = provided_metrics(config)
     for metric in config["metrics"]:
@@ -71,6 +77,11 @@ def check_config(config: Mapping) -> None:
                 "elsewhere needs 'provided: true' and a score on every line of every system file",
             )
     for task, spec in tasks.items():
+        if (spec.get("table2") or {}).get("require_judged_reference") and not spec.get("reference_system"):
+            raise InputError(
+                f"config: tasks.{task}.table2.require_judged_reference",
+                "needs tasks.{task}.reference_system (the judged references to require)".replace("{task}", task),
+            )
         ref = spec.get("reference_system")
         if ref and ref in spec["systems"]:
             raise InputError(
@@ -81,6 +92,19 @@ def check_config(config: Mapping) -> None:
             low, high = bounds.get("min"), bounds.get("max")
             if low is not None and high is not None and low > high:
                 raise InputError(f"config: tasks.{task}.prompts.{prompt}", f"min {low} is greater than max {high}")
+    table1 = config.get("table1")
+    if table1:
+        from .metrics import IMPLEMENTATIONS
+
+        if table1["task"] not in tasks:
+            raise InputError("config: table1.task", f"unknown task '{table1['task']}' (tasks: {', '.join(tasks)})")
+        if table1["prompt"] not in tasks[table1["task"]]["prompts"]:
+            raise InputError("config: table1.prompt", f"unknown prompt '{table1['prompt']}' for '{table1['task']}'")
+        if table1["implementation"] not in IMPLEMENTATIONS:
+            raise InputError(
+                "config: table1.implementation",
+                f"unknown implementation '{table1['implementation']}'; known: {', '.join(IMPLEMENTATIONS)}",
+            )
     figures = config.get("figures", {})
     for task, prompt in figures.get("figure5", {}).items():
         if task not in tasks:

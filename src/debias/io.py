@@ -3,8 +3,9 @@
 A task directory holds ``references.jsonl.gz`` (``{"id", "reference"}`` per line) and
 ``systems/<system>.jsonl.gz`` (``{"id", "output", "judgments": {prompt: [number|null, ...]}}``
 per line, with an optional ``"judged_output"`` naming a judgment shared with other systems'
-lines and an optional ``"scores": {metric: number}`` for metrics computed elsewhere); plain
-``.jsonl`` is accepted wherever ``.jsonl.gz`` is. ``"judgments": {}`` is an output nobody judged.
+lines, an optional ``"scores": {metric: number}`` for metrics computed elsewhere; a null
+judgment is dropped unless the prompt declares ``null_as``); plain ``.jsonl`` is accepted
+wherever ``.jsonl.gz`` is. ``"judgments": {}`` is an output nobody judged.
 """
 
 from __future__ import annotations
@@ -144,11 +145,13 @@ def read_system(
 ) -> list[SystemItem]:
     """Read and validate one system file.
 
-    ``prompts`` maps each declared prompt to its ``{min, max}`` bounds. Null judgments are
-    dropped (an annotator who gave none); ``"judgments": {}`` is an unjudged output. Ids must be
-    unique and, when ``references`` is given, have a reference. ``provided`` names the metrics
-    whose scores the file carries (``"scores": {metric: number}``): every line needs a finite
-    score for each of them, and a score for any other metric is an error.
+    ``prompts`` maps each declared prompt to its ``{min, max}`` bounds and, optionally,
+    ``null_as``: the value a null judgment counts as for that prompt. Without ``null_as`` a
+    null judgment is dropped (an annotator who gave none); ``"judgments": {}`` is an unjudged
+    output. Ids must be unique and, when ``references`` is given, have a reference.
+    ``provided`` names the metrics whose scores the file carries (``"scores": {metric:
+    number}``): every line needs a finite score for each of them, and a score for any other
+    metric is an error.
     """
     items: list[SystemItem] = []
     seen: dict[str, int] = {}
@@ -181,7 +184,10 @@ def read_system(
             if not isinstance(values, list):
                 raise InputError(where, f"judgments for prompt '{prompt}' must be a list, found {json.dumps(values)}")
             checked = [_check_judgment(v, where, prompt, prompts[prompt]) for v in values]
-            clean[prompt] = [v for v in checked if v is not None]
+            null_as = prompts[prompt].get("null_as")
+            clean[prompt] = [
+                float(null_as) if v is None else v for v in checked if v is not None or null_as is not None
+            ]
         judged_output = record.get("judged_output")
         if judged_output is not None and (not isinstance(judged_output, str) or not judged_output):
             raise InputError(where, f"'judged_output' must be a non-empty string, found {json.dumps(judged_output)}")

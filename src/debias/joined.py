@@ -152,12 +152,15 @@ def judgment_matrix(rows: pd.DataFrame) -> np.ndarray:
 def correlation_table(
     joined: Sequence[pd.DataFrame], prompts: Mapping[str, Sequence[str]], metrics: Sequence[str]
 ) -> pd.DataFrame:
-    """Pearson ρ of the item mean judgment with each metric over judged items.
+    """Pearson ρ of the item mean judgment with each metric over judged items, and beside it
+    the paper's attenuation-corrected quantity Cov(ȳ, g) / (σ_f · sd(g))
+    (:func:`debias.control_variates.attenuation_corrected_correlation`; NaN when no output
+    was judged twice).
 
     ``joined`` holds one joined table per scored system; ``prompts`` maps task to its prompts.
     One row per task × prompt × system × metric, in the order of ``joined``, then every task's
     systems pooled (``system == "combined"``). Columns ``task, prompt, system, metric, rho,
-    n_items``.
+    rho_corrected, n_items``.
     """
     from .config import COMBINED
 
@@ -170,11 +173,20 @@ def correlation_table(
             rows += _correlations(task, prompt, system, judged, metrics)
     for (task, prompt), tables in pools.items():
         rows += _correlations(task, prompt, COMBINED, pd.concat(tables, ignore_index=True), metrics)
-    return pd.DataFrame(rows, columns=["task", "prompt", "system", "metric", "rho", "n_items"])
+    return pd.DataFrame(rows, columns=["task", "prompt", "system", "metric", "rho", "rho_corrected", "n_items"])
+
+
+def _corrected(matrix: np.ndarray, g: np.ndarray) -> float:
+    from .control_variates import attenuation_corrected_correlation
+
+    if len(g) < 2 or not np.any(np.sum(~np.isnan(matrix), axis=1) >= 2):
+        return np.nan  # no output judged twice: the annotator variance is not identified
+    return attenuation_corrected_correlation(matrix, g)
 
 
 def _correlations(task: str, prompt: str, system: str, judged: pd.DataFrame, metrics: Sequence[str]) -> list[dict]:
     means = judged["mean_judgment"].to_numpy(dtype=float)
+    matrix = judgment_matrix(judged) if len(judged) else np.empty((0, 0))
     return [
         {
             "task": task,
@@ -182,6 +194,7 @@ def _correlations(task: str, prompt: str, system: str, judged: pd.DataFrame, met
             "system": system,
             "metric": metric,
             "rho": correlation(means, judged[metric].to_numpy(dtype=float)) if len(judged) > 1 else np.nan,
+            "rho_corrected": _corrected(matrix, judged[metric].to_numpy(dtype=float)),
             "n_items": len(judged),
         }
         for metric in metrics

@@ -8,6 +8,7 @@ variance, so the estimators here use those items alone.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -65,19 +66,67 @@ def variance_components(judgments: np.ndarray) -> dict[str, float]:
     }
 
 
-def pooled_judged_rows(systems: Mapping[str, pd.DataFrame], prompt: str) -> pd.DataFrame:
-    """Every judged output of a task on ``prompt``, each judgment counted once.
+@dataclass(frozen=True)
+class RecordHandling:
+    """Which judged lines of a task Table 2 pools, and how often each counts.
 
-    ``systems`` maps system name to its joined table (:mod:`debias.joined`). A line that
-    names a ``judged_output`` shares that judgment with other systems' lines: the judgment is
-    kept once (for the first system in name order). Every other line is its own judged output,
-    even when another system produced the same text.
+    ``shared_judgments``: a judgment that several systems' lines share (their
+    ``judged_output``) counts ``"once"``, or once for each system (``"per_system"``), as the
+    paper's analysis counted the MS MARCO answers several systems gave. ``once`` treats each
+    judgment as one observation; ``per_system`` weighs an answer by how many systems gave it.
+
+    ``require_judged_reference``: leave out the lines of items whose reference
+    (``reference_system``) has no judgment on the prompt, as the paper's analysis did for
+    CNN/Daily Mail, where these are the pilot batch (five annotators per summary, articles
+    whose references were never judged). ``False`` keeps every judged line.
     """
+
+    shared_judgments: str = "once"
+    require_judged_reference: bool = False
+    reference_system: str | None = None
+
+    def __post_init__(self):
+        if self.shared_judgments not in SHARED_JUDGMENTS:
+            raise ValueError(f"shared_judgments must be one of {SHARED_JUDGMENTS}, not {self.shared_judgments!r}")
+        if self.require_judged_reference and not self.reference_system:
+            raise ValueError("require_judged_reference needs the name of the reference system")
+
+    @classmethod
+    def from_config(cls, task_config: Mapping) -> RecordHandling:
+        """From a task's configuration (its ``table2`` entry and ``reference_system``)."""
+        options = task_config.get("table2") or {}
+        return cls(
+            shared_judgments=options.get("shared_judgments", "once"),
+            require_judged_reference=bool(options.get("require_judged_reference", False)),
+            reference_system=task_config.get("reference_system"),
+        )
+
+
+SHARED_JUDGMENTS = ("once", "per_system")
+
+
+def pooled_judged_rows(
+    systems: Mapping[str, pd.DataFrame], prompt: str, handling: RecordHandling | None = None
+) -> pd.DataFrame:
+    """Every judged output of a task on ``prompt``, pooled over systems (references included).
+
+    ``systems`` maps system name to its joined table (:mod:`debias.joined`). With the default
+    handling a line that names a ``judged_output`` shares that judgment with other systems'
+    lines and the judgment is kept once (for the first system in name order); every other
+    line is its own judged output, even when another system produced the same text. See
+    :class:`RecordHandling` for the other choices.
+    """
+    handling = handling or RecordHandling()
     parts = [judged_rows(systems[name], prompt) for name in sorted(systems)]
     pooled = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=JOINED_COLUMNS)
-    shared = pooled["judged_output"] != ""
-    duplicate = shared & pooled["judged_output"].duplicated()
-    return pooled[~duplicate].reset_index(drop=True)
+    if handling.shared_judgments == "once":
+        shared = pooled["judged_output"] != ""
+        pooled = pooled[~(shared & pooled["judged_output"].duplicated())]
+    if handling.require_judged_reference:
+        reference = systems.get(handling.reference_system)
+        judged_ids = set(judged_rows(reference, prompt)["id"]) if reference is not None else set()
+        pooled = pooled[pooled["id"].isin(judged_ids)]
+    return pooled.reset_index(drop=True)
 
 
 TABLE2_COLUMNS = [
@@ -101,16 +150,21 @@ def by_task(joined: Sequence[pd.DataFrame]) -> dict[str, dict[str, pd.DataFrame]
     return grouped
 
 
-def table2(joined: Mapping[str, Mapping[str, pd.DataFrame]], prompts: Mapping[str, Sequence[str]]) -> pd.DataFrame:
+def table2(
+    joined: Mapping[str, Mapping[str, pd.DataFrame]],
+    prompts: Mapping[str, Sequence[str]],
+    handling: Mapping[str, RecordHandling] | None = None,
+) -> pd.DataFrame:
     """Table 2: per task and prompt, the variance components of every judged output pooled.
 
     ``joined`` maps task -> system -> joined table (references included, see :func:`by_task`);
-    ``prompts`` maps task to its prompts in display order.
+    ``prompts`` maps task to its prompts in display order; ``handling`` maps task to its
+    :class:`RecordHandling` (default: each judgment once, every judged line).
     """
     rows = []
     for task, systems in joined.items():
         for prompt in prompts[task]:
-            matrix = judgment_matrix(pooled_judged_rows(systems, prompt))
+            matrix = judgment_matrix(pooled_judged_rows(systems, prompt, (handling or {}).get(task)))
             rows.append({"task": task, "prompt": prompt, **variance_components(matrix)})
     return pd.DataFrame(rows, columns=TABLE2_COLUMNS)
 

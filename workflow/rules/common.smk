@@ -7,6 +7,7 @@ from snakemake.utils import validate
 from debias.config import computed_metrics, figure_names, provided_metrics
 from debias.inputs import judged_systems, references_path, system_path, validate_inputs
 from debias.io import InputError
+from debias.metrics import resolve_implementations
 
 validate(config, schema="../schemas/config.schema.yaml")
 
@@ -21,7 +22,7 @@ except InputError as error:
 def check_wordnet():
     """METEOR is never computed without WordNet: stop now rather than in the first metrics job."""
     if (
-        "meteor" not in config["metrics"]
+        "nltk-meteor" not in resolve_implementations(config["metrics"]).values()
         or (Path(config["nltk_data"]) / "corpora/wordnet").is_dir()
     ):
         return
@@ -38,11 +39,40 @@ def check_wordnet():
 
 check_wordnet()
 
+
+def check_metric_implementations():
+    """Every configured metric can run here: stop now, naming what to install, if one cannot."""
+    from debias.metrics import implementation_unavailable
+
+    problems = []
+    for metric, implementation in resolve_implementations(config["metrics"]).items():
+        reason = implementation_unavailable(implementation)
+        if reason:
+            problems.append(f"metric '{metric}' ({implementation}): {reason}")
+    figure1 = (config.get("figures") or {}).get("figure1")
+    if figure1 and implementation_unavailable(figure1["implementation"]):
+        problems.append(
+            f"figure1 ({figure1['implementation']}): {implementation_unavailable(figure1['implementation'])}"
+        )
+    if config.get("table1"):
+        reason = implementation_unavailable(config["table1"]["implementation"])
+        if reason:
+            problems.append(f"table1 ({config['table1']['implementation']}): {reason}")
+    if problems:
+        raise WorkflowError(
+            "configured metrics cannot run on this machine:\n  " + "\n  ".join(problems)
+        )
+
+
+check_metric_implementations()
+
 RESULTS = config["results_dir"]
 TASKS = list(config["tasks"])
 METRICS = list(config["metrics"])
 COMPUTED_METRICS = computed_metrics(config)
 PROVIDED_METRICS = provided_metrics(config)
+# Metric name -> the implementation that computes it (a params value: changing it reruns).
+IMPLEMENTATIONS = resolve_implementations(config["metrics"])
 ENV = "../envs/debias.yaml"
 
 
@@ -82,7 +112,8 @@ def get_prompt_bounds(wildcards):
     """Prompts of a task with their ranges only: a label edit must not rerun per-system jobs."""
     prompts = config["tasks"][wildcards.task]["prompts"]
     return {
-        name: {"min": spec["min"], "max": spec["max"]} for name, spec in prompts.items()
+        name: {"min": spec["min"], "max": spec["max"], "null_as": spec.get("null_as")}
+        for name, spec in prompts.items()
     }
 
 
@@ -161,6 +192,14 @@ def get_final_outputs():
     ]
     tables += ["best_metrics.csv", "data_efficiency.csv", "data_efficiency.md"]
     tables += ["system_estimates.csv", "coverage.csv"]
+    if config.get("table1"):
+        tables += ["table1.csv", "table1.md"]
+    figure1 = []
+    if (config.get("figures") or {}).get("figure1"):
+        tables.append("figure1.csv")
+        figure1 = [
+            f"{RESULTS}/figures/figure1{p}.{e}" for p in "ab" for e in ("pdf", "png")
+        ]
     scores = (
         per_system(f"{RESULTS}/metrics/{{task}}/{{system}}.csv")
         if COMPUTED_METRICS
@@ -171,5 +210,6 @@ def get_final_outputs():
         + [f"{RESULTS}/tables/{name}" for name in tables]
         + get_figures()
         + get_system_scores_figures()
+        + figure1
         + [f"{RESULTS}/report.md"]
     )

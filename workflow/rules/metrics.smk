@@ -14,9 +14,10 @@ rule metrics:
     conda:
         ENV
     params:
-        metrics=COMPUTED_METRICS,
+        metrics=IMPLEMENTATIONS,
         provided=PROVIDED_METRICS,
         prompts=get_prompt_bounds,
         nltk_data=config["nltk_data"],
+        cache_dir=f"{RESULTS}/cache/metrics",
     script:
         "../../scripts/compute_metrics.py"

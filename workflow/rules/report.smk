@@ -10,6 +10,14 @@ rule report:
         system_estimates=f"{RESULTS}/tables/system_estimates.csv",
         coverage=f"{RESULTS}/tables/coverage.csv",
         figures=get_figures(("png",)),
+        table1=lambda wildcards: (
+            f"{RESULTS}/tables/table1.csv" if config.get("table1") else []
+        ),
+        figure1=lambda wildcards: (
+            f"{RESULTS}/tables/figure1.csv"
+            if (config.get("figures") or {}).get("figure1")
+            else []
+        ),
         paper_values=Path(workflow.basedir).parent / "data/paper/reported_values.yaml",
     output:
         report=f"{RESULTS}/report.md",

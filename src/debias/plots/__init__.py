@@ -1,4 +1,5 @@
-"""Figures of the reproduction: Figure 3 (inverse data efficiency over ρ and γ), Figure 5
+"""Figures of the reproduction: Figure 1 (system- and instance-level agreement),
+Figure 3 (inverse data efficiency over ρ and γ), Figure 5
 (metric-human correlations) and Figure 6 (confidence-interval width against the number of
 human judgments), and each system's estimated mean human score (``draw_system_scores``).
 
@@ -8,6 +9,7 @@ from ``results/tables/best_metrics.csv``, see :mod:`debias.selection`). :func:`s
 writes a figure as PDF and PNG.
 """
 
+from .figure1 import draw_figure1a, draw_figure1b
 from .figure3 import draw_figure3
 from .figure5 import draw_figure5
 from .figure6 import draw_figure6
@@ -20,6 +22,8 @@ __all__ = [
     "FIGSIZE",
     "PALETTE",
     "STYLE",
+    "draw_figure1a",
+    "draw_figure1b",
     "draw_figure3",
     "draw_figure5",
     "draw_figure6",

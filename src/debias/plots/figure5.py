@@ -18,6 +18,11 @@ __all__ = ["draw_figure5"]
 _MISSING_COLOUR = "#E6E6E6"
 
 
+def _drawn_column(correlations: pd.DataFrame) -> str:
+    """The paper's attenuation-corrected quantity when the table has it, else Pearson's ρ."""
+    return "rho_corrected" if "rho_corrected" in correlations.columns else "rho"
+
+
 def _grid(correlations: pd.DataFrame, config: Mapping, task: str, prompt: str):
     """Row names (metrics), column names (systems, then ``combined``) and the ρ matrix (NaN
     where missing). Configured metrics and systems come first, in configuration order, then
@@ -29,9 +34,10 @@ def _grid(correlations: pd.DataFrame, config: Mapping, task: str, prompt: str):
     columns = systems + [s for s in dict.fromkeys(rows["system"]) if s not in systems and s != COMBINED]
     columns.append(COMBINED)
     values = np.full((len(metrics), len(columns)), np.nan)
-    for r in rows.itertuples(index=False):
-        if r.metric in metrics and r.system in columns:
-            values[metrics.index(r.metric), columns.index(r.system)] = float(r.rho)
+    column = _drawn_column(correlations)
+    for r in rows.to_dict("records"):
+        if r["metric"] in metrics and r["system"] in columns:
+            values[metrics.index(r["metric"]), columns.index(r["system"])] = float(r[column])
     return metrics, columns, values
 
 
@@ -96,7 +102,10 @@ def draw_figure5(correlations: pd.DataFrame, config: Mapping, task: str, prompt:
                 ax.text(j, i, text, ha="center", va="center", fontsize=8, color=color)
 
         colorbar = fig.colorbar(image, ax=ax, shrink=0.95, pad=0.02)
-        colorbar.set_label(r"Pearson $\rho$ (item mean human judgment vs metric)")
+        if _drawn_column(correlations) == "rho_corrected":
+            colorbar.set_label(r"$\mathrm{Cov}(f,g)\,/\,(\sigma_f\,\mathrm{sd}(g))$ (paper's $\rho$)")
+        else:
+            colorbar.set_label(r"Pearson $\rho$ (item mean human judgment vs metric)")
         colorbar.outline.set_visible(False)
 
         title = f"{task_label(config, task)}, {prompt_label(config, task, prompt)}: instance-level correlation"

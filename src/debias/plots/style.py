@@ -33,6 +33,7 @@ DPI = 200
 
 #: Figure sizes in inches, one per kind of figure. PNGs are FIGSIZE x DPI pixels.
 FIGSIZE: dict[str, tuple[float, float]] = {
+    "figure1": (3.4, 3.0),
     "figure3": (6.4, 4.6),
     "figure5": (6.4, 3.8),
     "figure6": (6.4, 4.4),

@@ -32,8 +32,9 @@ NOT_COMPARABLE = "not comparable"
 
 # Why a number may differ, by kind of number. Each is one line in the report's table.
 REASON_TABLE2 = (
-    "Same released judgments; estimator details the paper leaves open "
-    "(ddof, outputs shared by several systems, 5-annotator items)."
+    "Same released judgments and record handling as configured (tasks.<task>.table2); a gap just past "
+    "the rounding is consistent with the paper truncating rather than rounding, or with marginally "
+    "different records; other handling (shared judgments once, 5-annotator pilot items kept) moves it further."
 )
 REASON_GAMMA_ROUNDING = (
     "Consistent with the paper's rounded σ_a² and σ_f²: differences below their rounding are magnified in the ratio."
@@ -263,10 +264,16 @@ def comparison_rows(
     data_efficiency: pd.DataFrame,
     paper_values: Mapping,
     config: Mapping,
+    table1: pd.DataFrame | None = None,
+    figure1: pd.DataFrame | None = None,
 ) -> list[ComparisonRow]:
     """One row per number the paper states: Table 2, the Figure 6 data efficiencies, the
-    data-efficiency ranges (over our panels and over every cell) and the correlations, each
-    section in the order of ``paper_values``."""
+    data-efficiency ranges (over our panels and over every cell), the correlations, Table 1's
+    counts and Figure 1b's ρ by each definition (``table1``, ``figure1``: the pipeline's
+    ``table1.csv`` and ``figure1.csv``, None when not configured), each section in the order
+    of ``paper_values``."""
+    from .bias_rows import figure1_rows, table1_rows
+
     tol = tolerance(paper_values)
     digits = int(paper_values.get("decimals", 2))
     return (
@@ -274,4 +281,6 @@ def comparison_rows(
         + _figure6_rows(data_efficiency, paper_values, config, best_metrics, tol, digits)
         + _range_rows(data_efficiency, paper_values, config, best_metrics, tol, digits)
         + _correlation_rows(correlations, paper_values, config, tol, digits)
+        + table1_rows(table1, paper_values, config)
+        + figure1_rows(figure1, paper_values, config, tol, digits)
     )

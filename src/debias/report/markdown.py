@@ -55,12 +55,21 @@ class ReportContext:
     tables_dir: str
     system_estimates: pd.DataFrame | None = None
     coverage: pd.DataFrame | None = None
+    table1: pd.DataFrame | None = None
+    figure1: pd.DataFrame | None = None
 
     @cached_property
     def rows(self) -> list[ComparisonRow]:
         """One row per number the paper states."""
         return comparison_rows(
-            self.table2, self.correlations, self.best_metrics, self.data_efficiency, self.paper_values, self.config
+            self.table2,
+            self.correlations,
+            self.best_metrics,
+            self.data_efficiency,
+            self.paper_values,
+            self.config,
+            self.table1,
+            self.figure1,
         )
 
     @cached_property
@@ -236,6 +245,8 @@ def build_report(
     tables_dir: str = "tables",
     system_estimates: pd.DataFrame | None = None,
     coverage: pd.DataFrame | None = None,
+    table1: pd.DataFrame | None = None,
+    figure1: pd.DataFrame | None = None,
 ) -> str:
     """The reproduction report as Markdown: every section of :data:`SECTIONS`, in order.
 
@@ -257,6 +268,9 @@ def build_report(
     system_estimates, coverage : pandas.DataFrame, optional
         ``system_estimates.csv`` and ``coverage.csv``; without them the section "Estimating
         your systems" is left out.
+    table1, figure1 : pandas.DataFrame, optional
+        The pipeline's ``table1.csv`` and ``figure1.csv`` when configured (rows for Table 1's
+        counts and Figure 1b's ρ; "not computed" without them).
 
     Returns
     -------
@@ -275,6 +289,8 @@ def build_report(
         tables_dir=tables_dir,
         system_estimates=system_estimates,
         coverage=coverage,
+        table1=table1,
+        figure1=figure1,
     )
     lines: list[str] = []
     for section in SECTIONS:

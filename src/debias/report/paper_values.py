@@ -20,7 +20,7 @@ __all__ = ["RANGE_CONDITIONS", "load_paper_values"]
 #: Conditions whose data-efficiency range the paper states.
 RANGE_CONDITIONS = ("cv", "noiseless", "perfect")
 
-_TEXT, _NUMBER, _FLAG = "text", "number", "true or false"
+_TEXT, _NUMBER, _FLAG, _CELLS = "text", "number", "true or false", "a list of cells"
 
 # Per section: the keys every entry needs, and the optional ones, with the kind of value.
 _REQUIRED = {
@@ -52,7 +52,16 @@ _REQUIRED = {
         "rho": _NUMBER,
         "where": _TEXT,
     },
+    "table1": {
+        "task": _TEXT,
+        "prompt": _TEXT,
+        "metric_label": _TEXT,
+        "total": _NUMBER,
+        "cells": _CELLS,
+        "where": _TEXT,
+    },
 }
+_CELL_KEYS = {"judgment", "metric_side", "count", "percent"}
 _OPTIONAL = {"figure6": {"available": _FLAG, "note": _TEXT}, "table2": {"note": _TEXT}}
 _PANEL = re.compile(r"^[A-Za-z0-9]+$")
 
@@ -62,6 +71,8 @@ def _kind_ok(value, kind: str) -> bool:
         return isinstance(value, numbers.Real) and not isinstance(value, bool)
     if kind == _FLAG:
         return isinstance(value, bool)
+    if kind == _CELLS:
+        return isinstance(value, list) and all(isinstance(c, Mapping) and set(c) == _CELL_KEYS for c in value)
     return isinstance(value, str) and bool(value.strip())
 
 
@@ -105,7 +116,8 @@ def load_paper_values(path: str | os.PathLike) -> dict:
     -------
     dict
         ``paper`` (the citation), ``decimals`` (the digits the paper states), and the lists
-        ``table2``, ``figure6``, ``de_ranges`` and ``correlations`` (empty when absent).
+        ``table2``, ``figure6``, ``de_ranges``, ``correlations`` and ``table1`` (empty when
+        absent; a Table 1 cell has ``judgment, metric_side, count, percent``).
         Raises :class:`debias.io.InputError` naming the file and line of a malformed entry.
     """
     with open(path, encoding="utf-8") as handle:

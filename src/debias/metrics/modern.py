@@ -1,7 +1,8 @@
-"""Sentence-level automatic metrics: BLEU, ROUGE-1/2/L and METEOR.
+"""Today's sentence-level metrics from maintained packages: BLEU, ROUGE-1/2/L and METEOR.
 
-Every system output is scored against the single reference of its item; all
-scores lie in [0, 1].
+The implementations behind the metric names ``bleu``, ``rouge1``, ``rouge2``, ``rougeL``
+and ``meteor`` (see :mod:`debias.metrics` for the registry). Every system output is
+scored against the single reference of its item; all scores lie in [0, 1].
 
 * ``bleu``: sacrebleu's sentence BLEU with its defaults (13a tokenisation,
   case-sensitive, exponential smoothing, effective n-gram order), divided by
@@ -14,20 +15,20 @@ scores lie in [0, 1].
   NLTK data directory.  It is never computed without WordNet:
   :func:`debias.wordnet.use_wordnet` raises when WordNet is missing.
 
-An output or reference that is empty or only whitespace scores 0 on every
-metric.  Texts may contain the unknown-token mark ``▃`` (U+2583); BLEU and
-METEOR treat it as an ordinary token, rouge-score's tokeniser drops it.
+Blank outputs and references never reach this module (the registry scores them 0).
+Texts may contain the unknown-token mark ``▃`` (U+2583); BLEU and METEOR treat it as an
+ordinary token, rouge-score's tokeniser drops it.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from importlib import metadata
 
 import nltk
-import pandas as pd
+import numpy as np
 import sacrebleu
 from nltk.stem.porter import PorterStemmer
 from nltk.translate.meteor_score import meteor_score
@@ -43,7 +44,7 @@ from debias.wordnet import (
     wordnet_version,
 )
 
-__all__ = ["METRICS", "METEOR_PARAMS", "meteor_tokens", "metric_versions", "score_outputs"]
+__all__ = ["METRICS", "METEOR_PARAMS", "meteor_tokens", "score", "versions"]
 
 METRICS = COMPUTED_METRICS
 
@@ -129,86 +130,41 @@ def _meteor_wordnet(reader) -> _SynonymCache:
     return _SynonymCache(reader)
 
 
-def _is_blank(text: str) -> bool:
-    return not text or text.isspace()
+def score(
+    outputs: Sequence[str], references: Sequence[str], variants: Sequence[str], context: Mapping
+) -> dict[str, np.ndarray]:
+    """Score non-blank ``outputs`` against ``references`` on each variant of :data:`METRICS`.
 
-
-def _check_texts(name: str, texts: Sequence[str]) -> list[str]:
-    if isinstance(texts, str):
-        raise TypeError(f"{name} must be a sequence of strings, not a single string")
-    checked = list(texts)
-    for i, text in enumerate(checked):
-        if not isinstance(text, str):
-            raise TypeError(f"{name}[{i}] is {type(text).__name__}, not str")
-    return checked
-
-
-def score_outputs(
-    outputs: Sequence[str],
-    references: Sequence[str],
-    nltk_data_dir: str | os.PathLike,
-    metrics: Sequence[str] = METRICS,
-) -> pd.DataFrame:
-    """Score each output against its reference on each of ``metrics`` (default: all of
-    :data:`METRICS`).
-
-    Returns a DataFrame with one row per output (in order, default index) and
-    one float column per metric, every value in [0, 1].  When METEOR is asked
-    for, WordNet is loaded from *nltk_data_dir* (see
-    :func:`debias.wordnet.use_wordnet`) before anything is scored, so a missing
-    WordNet fails loudly instead of lowering METEOR.
+    ``context["nltk_data"]`` is the NLTK data directory WordNet is loaded from when METEOR
+    is asked for (see :func:`debias.wordnet.use_wordnet`): it is loaded before anything is
+    scored, so a missing WordNet fails loudly instead of lowering METEOR.
     """
-    unknown = [m for m in metrics if m not in METRICS]
-    if unknown:
-        raise ValueError(f"unknown metrics {unknown}; known: {', '.join(METRICS)}")
-    outputs = _check_texts("outputs", outputs)
-    references = _check_texts("references", references)
-    if len(outputs) != len(references):
-        raise ValueError(f"{len(outputs)} outputs but {len(references)} references; need one reference per output")
-    wants_meteor = "meteor" in metrics
-    wants_rouge = any(m in _ROUGE_TYPES for m in metrics)
-    wordnet = _meteor_wordnet(use_wordnet(nltk_data_dir)) if wants_meteor else None
+    wants_meteor = "meteor" in variants
+    wants_rouge = any(m in _ROUGE_TYPES for m in variants)
+    wordnet = _meteor_wordnet(use_wordnet(context["nltk_data"])) if wants_meteor else None
     bleu, rouge, stemmer = _bleu(), _rouge(), _stemmer()
-
-    rows = []
-    for output, reference in zip(outputs, references):
-        if _is_blank(output) or _is_blank(reference):
-            rows.append((0.0,) * len(METRICS))
-            continue
-        bleu_score = bleu.sentence_score(output, [reference]).score / 100.0 if "bleu" in metrics else 0.0
-        rouge_scores = rouge.score(reference, output) if wants_rouge else {}  # (target, prediction)
-        meteor = (
-            meteor_score(
-                [meteor_tokens(reference)],
-                meteor_tokens(output),
-                stemmer=stemmer,
-                wordnet=wordnet,
-                **METEOR_PARAMS,
+    scores = {name: np.zeros(len(outputs)) for name in variants}
+    for row, (output, reference) in enumerate(zip(outputs, references)):
+        if "bleu" in variants:
+            scores["bleu"][row] = bleu.sentence_score(output, [reference]).score / 100.0
+        if wants_rouge:
+            rouge_scores = rouge.score(reference, output)  # (target, prediction)
+            for kind in _ROUGE_TYPES:
+                if kind in variants:
+                    scores[kind][row] = rouge_scores[kind].fmeasure
+        if wants_meteor:
+            scores["meteor"][row] = meteor_score(
+                [meteor_tokens(reference)], meteor_tokens(output), stemmer=stemmer, wordnet=wordnet, **METEOR_PARAMS
             )
-            if wants_meteor
-            else 0.0
-        )
-        rows.append(
-            (
-                bleu_score,
-                *(rouge_scores[kind].fmeasure if kind in rouge_scores else 0.0 for kind in _ROUGE_TYPES),
-                float(meteor),
-            )
-        )
-    frame = pd.DataFrame(rows, columns=list(METRICS), dtype=float)[list(metrics)]
-    # Guard against floating-point overshoot (e.g. 1.0000000000000002) only.
-    overshoot = (frame < -1e-9) | (frame > 1 + 1e-9)
-    if overshoot.any().any():
-        raise AssertionError(f"metric outside [0, 1]:\n{frame[overshoot.any(axis=1)]}")
-    return frame.clip(0.0, 1.0)
+    return scores
 
 
-def metric_versions(nltk_data_dir: str | os.PathLike | None = None, meteor: bool = True) -> dict:
-    """Versions and settings of the metric implementations, to store with scores.
+def versions(nltk_data_dir: str | os.PathLike | None = None, meteor: bool = True) -> dict:
+    """Versions and settings of these implementations, to store with scores.
 
     The WordNet entry describes the WordNet of *nltk_data_dir*, or, when it is
-    omitted, the one the latest :func:`score_outputs` call used; with
-    ``meteor=False`` (METEOR not computed) no WordNet is involved.
+    omitted, the one the latest scoring call used; with ``meteor=False``
+    (METEOR not computed) no WordNet is involved.
     """
     if not meteor:
         reader = None
@@ -217,7 +173,7 @@ def metric_versions(nltk_data_dir: str | os.PathLike | None = None, meteor: bool
     else:
         reader = loaded_wordnet()
         if reader is None:
-            raise WordNetUnavailableError("no WordNet loaded yet: call score_outputs first or pass nltk_data_dir")
+            raise WordNetUnavailableError("no WordNet loaded yet: score METEOR first or pass nltk_data_dir")
     bleu = _bleu()
     return {
         "bleu_signature": str(bleu.get_signature()),

@@ -1,0 +1,26 @@
+# Table 1: judged responses of one task by human judgment and metric, with an example per cell.
+
+
+rule table1:
+    input:
+        references=lambda wildcards: references_path(config, config["table1"]["task"]),
+        systems=lambda wildcards: [
+            system_path(config, config["table1"]["task"], s)
+            for s in scored_systems(config["table1"]["task"])
+        ],
+    output:
+        csv=report(
+            f"{RESULTS}/tables/table1.csv",
+            caption="../report/table1.rst",
+            category="Tables",
+        ),
+        md=f"{RESULTS}/tables/table1.md",
+    log:
+        f"{RESULTS}/logs/table1.log",
+    conda:
+        ENV
+    params:
+        table1=config.get("table1"),
+        config={key: config[key] for key in ("data_dir", "tasks")},
+    script:
+        "../../scripts/table1.py"
