@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from .config import COMPUTED_METRICS, provided_metrics
+from .config import provided_metrics
 from .io import InputError, SystemItem, read_references, read_system, resolve_jsonl, sha256sum
 
 
@@ -61,21 +61,23 @@ def load_task(
 
 def check_config(config: Mapping) -> None:
     """Cross-references the schema cannot express (names that must exist elsewhere in the config)."""
-    from .metrics import resolve_implementations
+    from .metrics import DEFAULT_IMPLEMENTATIONS, IMPLEMENTATIONS, resolve_implementations
 
-    try:
-        resolve_implementations(config.get("metrics", {}))
-    except ValueError as error:
-        raise InputError("config: metrics", str(error)) from None
     tasks = config["tasks"]
-    provided = provided_metrics(config)
-    for metric in config["metrics"]:
-        if metric not in provided and metric not in COMPUTED_METRICS:
+    for metric, spec in config["metrics"].items():
+        spec = spec or {}
+        if not spec.get("provided") and not spec.get("implementation") and metric not in DEFAULT_IMPLEMENTATIONS:
             raise InputError(
                 f"config: metrics.{metric}",
-                f"unknown metric '{metric}': the pipeline computes {', '.join(COMPUTED_METRICS)}; a metric scored "
-                "elsewhere needs 'provided: true' and a score on every line of every system file",
+                f"unknown metric '{metric}': without an implementation key the pipeline computes only "
+                f"{', '.join(DEFAULT_IMPLEMENTATIONS)}; name its implementation (one of "
+                f"{', '.join(IMPLEMENTATIONS)}) or, for a metric scored elsewhere, declare "
+                "'provided: true' and give a score on every line of every system file",
             )
+    try:
+        resolve_implementations(config["metrics"])
+    except ValueError as error:
+        raise InputError("config: metrics", str(error)) from None
     for task, spec in tasks.items():
         if (spec.get("table2") or {}).get("require_judged_reference") and not spec.get("reference_system"):
             raise InputError(

@@ -32,6 +32,8 @@ rule figure1:
         ENV
     params:
         figure1=config.get("figures", {}).get("figure1"),
-        config={key: config[key] for key in ("data_dir", "tasks", "bootstrap")},
+        config={
+            key: config[key] for key in ("data_dir", "tasks", "metrics", "bootstrap")
+        },
     script:
         "../../scripts/figure1.py"

@@ -21,6 +21,6 @@ rule table1:
         ENV
     params:
         table1=config.get("table1"),
-        config={key: config[key] for key in ("data_dir", "tasks")},
+        config={key: config[key] for key in ("data_dir", "tasks", "metrics")},
     script:
         "../../scripts/table1.py"
