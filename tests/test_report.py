@@ -434,3 +434,26 @@ def test_figure1_rows_one_per_definition_each_with_a_reason(paper):
     rows = figure1_rows(ours, paper, PAPER_CONFIG, 0.005, 2)
     assert [r.agreement for r in rows] == [WITHIN, DIFFERS]
     assert "per judgment" in rows[1].reason
+
+
+def test_paper_numbers_are_compared_with_the_papers_implementation_when_configured(paper):
+    # Panel (c)'s ROUGE-1 is ROUGE-1.5.5 in the paper: with only rouge-score's ROUGE-1 configured
+    # the row compares that and says so; with a ROUGE-1.5.5 metric configured beside it, that one.
+    t2, corr, best, de = tables()
+    panel_c = (
+        (de.task == "msmarco") & (de.prompt == "any_correct") & (de.system == "fastqa_ext") & (de.condition == "cv")
+    )
+    extra = de[panel_c & (de.metric == "rouge1")].assign(metric="rouge1_155", de=1.3579)
+    de = pd.concat([de, extra], ignore_index=True)
+    today = find(comparison_table(build(paper, t2, corr, best, de)), "Figure 6c", "ROUGE-1")
+    assert "rouge-score" in today["Reason for the difference"]
+    assert today["Ours"] != "1.358"
+
+    config = copy.deepcopy(CONFIG)
+    config["metrics"]["rouge1_155"] = {"label": "ROUGE-1 (1.5.5)", "implementation": "rouge155-1"}
+    markdown = build(paper, t2, corr, best, de, config=config)
+    row = find(comparison_table(markdown), "Figure 6c", "ROUGE-1")
+    assert row["Ours"] == "1.358"
+    assert "ROUGE-1 (1.5.5) is the paper's implementation" in row["Reason for the difference"]
+    rouge = next(line for line in known_differences(markdown) if line.startswith("- ROUGE: "))
+    assert "computed beside" in rouge

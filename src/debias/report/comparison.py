@@ -39,12 +39,13 @@ REASON_TABLE2 = (
 REASON_GAMMA_ROUNDING = (
     "Consistent with the paper's rounded σ_a² and σ_f²: differences below their rounding are magnified in the ratio."
 )
-REASON_METRIC = {
-    "rouge1": "ROUGE-1 from rouge-score (Python) vs the paper's ROUGE-1.5.5 (Perl, stop words removed)",
-    "rouge2": "ROUGE-2 from rouge-score (Python) vs the paper's ROUGE-1.5.5 (Perl, stop words removed)",
-    "rougeL": "ROUGE-L from rouge-score (Python) vs the paper's ROUGE-1.5.5 (Perl, stop words removed)",
-    "meteor": "METEOR from NLTK vs the paper's METEOR 1.5 (Java)",
-    "bleu": "BLEU implementation not stated in the paper",
+# What each of today's implementations differs from in the paper, by implementation name.
+REASON_IMPLEMENTATION = {
+    "rouge-score-1": "ROUGE-1 from rouge-score (Python) vs the paper's ROUGE-1.5.5 (Perl, stop words removed)",
+    "rouge-score-2": "ROUGE-2 from rouge-score (Python) vs the paper's ROUGE-1.5.5 (Perl, stop words removed)",
+    "rouge-score-L": "ROUGE-L from rouge-score (Python) vs the paper's ROUGE-1.5.5 (Perl, stop words removed)",
+    "nltk-meteor": "METEOR from NLTK vs the paper's METEOR 1.5 (Java)",
+    "sacrebleu": "BLEU implementation not stated in the paper",
 }
 REASON_VECSIM = "The paper used VecSim (sent2vec sentence embeddings), which this project does not have"
 REASON_RANGE = "The paper does not say which systems, prompts and metrics its range spans"
@@ -94,6 +95,30 @@ class PaperPanel:
         return REASON_VECSIM if self.entry["metric"] == "vecsim" else f"The paper used {self.missing}"
 
 
+def paper_metric(entry: Mapping, config: Mapping) -> str | None:
+    """The configured metric that stands for the paper's metric of ``entry``: the one computed by
+    the paper's implementation (``entry["implementation"]``) when configured, else the metric of
+    the paper's name, else ``None``."""
+    from ..metrics import resolve_implementations
+
+    implementations = resolve_implementations(config.get("metrics") or {})
+    wanted = entry.get("implementation")
+    same = [name for name, implementation in implementations.items() if wanted and implementation == wanted]
+    if same:
+        return same[0]
+    return entry["metric"] if entry["metric"] in (config.get("metrics") or {}) else None
+
+
+def metric_reason(config: Mapping, metric: str, paper_implementation: str | None = None) -> str:
+    """Why a number computed with the configured ``metric`` may differ from the paper's."""
+    from ..metrics import resolve_implementations
+
+    implementation = resolve_implementations(config.get("metrics") or {}).get(metric)
+    if implementation is not None and implementation == paper_implementation:
+        return f"{metric_label(config, metric)} is the paper's implementation"
+    return REASON_IMPLEMENTATION.get(implementation, "metric implementation differs")
+
+
 def tolerance(paper_values: Mapping) -> float:
     """Half a unit in the paper's last stated digit (plus floating-point slack)."""
     return 0.5 * 10.0 ** (-int(paper_values.get("decimals", 2))) + 1e-9
@@ -131,12 +156,11 @@ def paper_panels(
     paper's system and prompt under the metric the configured panel of that letter uses
     (``best`` when there is no such panel), read from ``best_metrics``.
     """
-    configured = set(config.get("metrics") or {})
     panels = ((config.get("figures") or {}).get("figure6")) or {}
     entries = paper_values.get("figure6") or []
 
     def computable(entry) -> bool:
-        return entry.get("available", True) is not False and entry["metric"] in configured
+        return entry.get("available", True) is not False and paper_metric(entry, config) is not None
 
     def de(entry, metric) -> float | None:
         if metric is None:
@@ -146,7 +170,8 @@ def paper_panels(
     out = []
     for entry in entries:
         if computable(entry):
-            out.append(PaperPanel(entry, "compared", entry["metric"], False, de(entry, entry["metric"])))
+            metric = paper_metric(entry, config)
+            out.append(PaperPanel(entry, "compared", metric, False, de(entry, metric)))
         elif any(other is not entry and other["panel"] == entry["panel"] and computable(other) for other in entries):
             out.append(PaperPanel(entry, "not comparable"))
         else:
@@ -192,7 +217,7 @@ def _figure6_rows(data_efficiency, paper_values, config, best_metrics, tol, digi
         paper = float(entry["de"])
         if panel.status == "compared":
             ours = panel.de
-            reason = f"{REASON_METRIC.get(entry['metric'], 'metric implementation differs')}; {boot_text}."
+            reason = f"{metric_reason(config, panel.metric, entry.get('implementation'))}; {boot_text}."
             rows.append(_scalar_row(quantity, entry["where"], paper, ours, tol, reason, key, digits))
             continue
         row = ComparisonRow(quantity, entry["where"], f"{paper:.{digits}f}", key=key)
@@ -251,7 +276,7 @@ def _correlation_rows(correlations, paper_values, config, tol, digits) -> list[C
             f"ρ, {metric_label(config, metric)} vs {prompt_label(config, task, prompt)} "
             f"({system_label(config, task, system)}, {task_label(config, task)}, instance level)"
         )
-        reason = f"{REASON_METRIC.get(metric, 'metric implementation differs')}."
+        reason = f"{metric_reason(config, metric)}."
         key = ("correlation", entry["id"])
         rows.append(_scalar_row(quantity, entry["where"], float(entry["rho"]), ours, tol, reason, key, digits))
     return rows

@@ -62,7 +62,7 @@ _REQUIRED = {
     },
 }
 _CELL_KEYS = {"judgment", "metric_side", "count", "percent"}
-_OPTIONAL = {"figure6": {"available": _FLAG, "note": _TEXT}, "table2": {"note": _TEXT}}
+_OPTIONAL = {"figure6": {"available": _FLAG, "note": _TEXT, "implementation": _TEXT}, "table2": {"note": _TEXT}}
 _PANEL = re.compile(r"^[A-Za-z0-9]+$")
 
 

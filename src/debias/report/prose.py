@@ -15,13 +15,22 @@ __all__ = ["caption", "known_differences"]
 
 # What a metric of the paper that this project cannot compute is, for the known differences.
 _PAPER_ONLY_METRICS = {"vecsim": "sent2vec sentence similarity"}
-# A known difference of implementation, shown when one of its metrics is configured.
+# A known difference of implementation: (today's implementations, the paper's, the note when
+# only today's are configured, the note when the paper's are configured beside them).
 _IMPLEMENTATION_NOTES = [
     (
-        ("rouge1", "rouge2", "rougeL"),
+        ("rouge-score-1", "rouge-score-2", "rouge-score-L"),
+        ("rouge155-1", "rouge155-2", "rouge155-3", "rouge155-4", "rouge155-L", "rouge155-SU4"),
         "- ROUGE: `rouge-score` (Python) here; the paper used ROUGE-1.5.5 (Perl wrapper, stop words removed).",
+        "- ROUGE: the paper's ROUGE-1.5.5 (Perl, recall, stop words removed; labelled 1.5.5) is computed "
+        "beside `rouge-score` (Python, F-measure); the paper's numbers are compared with the 1.5.5 scores.",
     ),
-    (("meteor",), "- METEOR: NLTK's implementation here; the paper used METEOR 1.5 (Java)."),
+    (
+        ("nltk-meteor",),
+        ("meteor15",),
+        "- METEOR: NLTK's implementation here; the paper used METEOR 1.5 (Java).",
+        "- METEOR: the paper's METEOR 1.5 (Java; labelled 1.5) is computed beside NLTK's implementation.",
+    ),
 ]
 
 
@@ -69,8 +78,13 @@ def known_differences(config: Mapping, panels: list[PaperPanel]) -> list[str]:
     """The bullet lines of "Known differences from the paper's setup": the implementation notes
     of the configured metrics, how the paper's Figure 6 numbers are met (``panels``, from
     :func:`debias.report.comparison.paper_panels`), and the notes on the paper itself."""
-    configured = set(config.get("metrics") or {})
-    lines = [note for metrics, note in _IMPLEMENTATION_NOTES if configured.intersection(metrics)]
+    from ..metrics import resolve_implementations
+
+    configured = set(resolve_implementations(config.get("metrics") or {}).values())
+    lines = []
+    for today, papers, alone, beside in _IMPLEMENTATION_NOTES:
+        if configured.intersection(today):
+            lines.append(beside if configured.intersection(papers) else alone)
     lines += _substitutions(panels, config)
     lines += [
         "- The paper's Figure 6 caption names ROUGE-1 for panel (c), its Section 5 text ROUGE-L; "
