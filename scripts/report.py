@@ -24,7 +24,7 @@ def main(smk, log):
         pd.read_csv(smk.input.data_efficiency),
         load_paper_values(smk.input.paper_values),
         smk.params.config,
-        figures=list(smk.input.figures),
+        figures=list(smk.input.figures) + list(smk.input.figure1_figures),
         figures_dir=relative(Path(smk.input.figures[0]).parent),
         tables_dir=relative(Path(smk.input.table2).parent),
         system_estimates=pd.read_csv(smk.input.system_estimates, dtype={"system": str, "prompt": str}),

@@ -182,6 +182,13 @@ def get_figures(suffixes=("pdf", "png")):
     ]
 
 
+def get_figure1_figures(suffixes=("pdf", "png")):
+    """Figure 1's two panels when the config asks for them (figures.figure1), else nothing."""
+    if not (config.get("figures") or {}).get("figure1"):
+        return []
+    return [f"{RESULTS}/figures/figure1{p}.{e}" for p in "ab" for e in suffixes]
+
+
 def get_final_outputs():
     tables = [
         "table2.csv",
@@ -194,12 +201,8 @@ def get_final_outputs():
     tables += ["system_estimates.csv", "coverage.csv"]
     if config.get("table1"):
         tables += ["table1.csv", "table1.md"]
-    figure1 = []
     if (config.get("figures") or {}).get("figure1"):
         tables.append("figure1.csv")
-        figure1 = [
-            f"{RESULTS}/figures/figure1{p}.{e}" for p in "ab" for e in ("pdf", "png")
-        ]
     scores = (
         per_system(f"{RESULTS}/metrics/{{task}}/{{system}}.csv")
         if COMPUTED_METRICS
@@ -210,6 +213,6 @@ def get_final_outputs():
         + [f"{RESULTS}/tables/{name}" for name in tables]
         + get_figures()
         + get_system_scores_figures()
-        + figure1
+        + get_figure1_figures()
         + [f"{RESULTS}/report.md"]
     )

@@ -10,6 +10,7 @@ rule report:
         system_estimates=f"{RESULTS}/tables/system_estimates.csv",
         coverage=f"{RESULTS}/tables/coverage.csv",
         figures=get_figures(("png",)),
+        figure1_figures=get_figure1_figures(("png",)),
         table1=lambda wildcards: (
             f"{RESULTS}/tables/table1.csv" if config.get("table1") else []
         ),

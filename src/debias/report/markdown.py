@@ -179,7 +179,10 @@ def differences_section(ctx: ReportContext) -> list[str]:
 def figures_section(ctx: ReportContext) -> list[str]:
     """Every configured figure with its caption, embedded when it exists."""
     lines = ["## Figures"]
-    for name in figure_names(ctx.config):
+    names = figure_names(ctx.config)
+    if (ctx.config.get("figures") or {}).get("figure1"):
+        names = ["figure1a", "figure1b", *names]
+    for name in names:
         image = f"![{name}]({ctx.figures_dir}/{name}.png)" if name in ctx.figures else f"*{name}: not rendered.*"
         lines += ["", caption(name, ctx.config, ctx.panels, ctx.paper_panels), "", image]
     return lines

@@ -122,9 +122,30 @@ def _figure6_caption(panel: Mapping, config: Mapping, papers: list[PaperPanel]) 
     return text + "."
 
 
+def _figure1_caption(panel: str, config: Mapping) -> str:
+    from ..metrics import IMPLEMENTATIONS
+
+    spec = config["figures"]["figure1"]
+    task, prompt = spec["task"], spec["prompt"]
+    metric = IMPLEMENTATIONS[spec["implementation"]].label
+    if panel == "a":
+        return (
+            f"**Figure 1a.** {metric} against {prompt_label(config, task, prompt)} across the "
+            f"{task_label(config, task)} systems: each system's mean of both over its judged outputs, "
+            "with 80% bootstrap intervals."
+        )
+    return (
+        f"**Figure 1b.** {metric} against {prompt_label(config, task, prompt)} for the outputs of "
+        f"{system_label(config, task, spec['system'])} on {task_label(config, task)}, one point per "
+        "output judged for that system alone (ρ by every definition in the figure1 table)."
+    )
+
+
 def caption(name: str, config: Mapping, panels: dict[str, Mapping], papers: list[PaperPanel]) -> str:
     """The caption of figure ``name`` (a :func:`debias.config.figure_names` entry); ``panels``
     are the resolved configured Figure 6 panels by letter."""
+    if name in ("figure1a", "figure1b"):
+        return _figure1_caption(name[-1], config)
     kind = figure_kind(name)
     if kind == "figure3":
         return (
@@ -137,7 +158,8 @@ def caption(name: str, config: Mapping, panels: dict[str, Mapping], papers: list
         prompt = ((config.get("figures") or {}).get("figure5") or {}).get(task, "")
         return (
             f"**Figure 5 ({task_label(config, task)}, {prompt_label(config, task, prompt)}).** "
-            "Pearson correlation of each metric with the item's mean human judgment, per system "
-            "and with all systems pooled."
+            "Correlation of each metric with the human judgment, corrected for annotator noise as "
+            "the paper's code computes it, Cov(ȳ, g) / (σ_f · sd(g)), per system and with all "
+            "systems pooled (Pearson's ρ, which picks the best metric, is in the correlations table)."
         )
     return _figure6_caption(panels[name.removeprefix("figure6")], config, papers)
