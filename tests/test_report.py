@@ -22,9 +22,10 @@ PAPER_VALUES = REPO / "data" / "paper" / "reported_values.yaml"
 
 METRICS = ["bleu", "rouge1", "rouge2", "rougeL", "meteor"]
 CONFIG = PAPER_CONFIG
-# Table 2, Figure 6 DEs, three ranges (two scopes each), Figure 1b rho, Table 1's 2 x 4 cells and
-# Figure 1b's rho as Figure 1's own table gives it (one "not computed" row without that table)
-N_STATED = 18 + 4 + 3 * 2 + 1 + 8 + 1
+# Table 2, Figure 6 DEs, three ranges (two scopes each), Figure 1b rho, the three-fold γ ratio,
+# Table 1's 2 x 4 cells, Figure 1b's rho as Figure 1's own table gives it (one "not computed" row
+# without that table) and three claims from manual inspection
+N_STATED = 18 + 4 + 3 * 2 + 1 + 1 + 8 + 1 + 3
 ALL_FIGURES = [f"figures/{name}.png" for name in figure_names(CONFIG)]
 
 
@@ -46,7 +47,8 @@ def tables(seed=0):
                     "prompt": prompt,
                     "sigma2_a": 0.1237,
                     "sigma2_f": 0.2173,
-                    "gamma": 0.5693,
+                    # Edit's differs, so that the "three-fold" ratio is no paper value either.
+                    "gamma": 0.5693 if prompt != "edit" else 0.2237,
                     "sigma2_f_unbiased": 0.2011,
                     "gamma_unbiased": 0.6151,
                     "n_items": 500,
@@ -457,3 +459,18 @@ def test_paper_numbers_are_compared_with_the_papers_implementation_when_configur
     assert "ROUGE-1 (1.5.5) is the paper's implementation" in row["Reason for the difference"]
     rouge = next(line for line in known_differences(markdown) if line.startswith("- ROUGE: "))
     assert "computed beside" in rouge
+
+
+def test_three_fold_claim_is_checked_at_its_stated_precision_and_inspection_claims_are_listed(paper):
+    t2 = tables()[0].copy()
+    cnndm = t2.task == "cnndm"
+    t2.loc[cnndm & (t2.prompt == "overall"), "gamma"] = 1.0052
+    t2.loc[cnndm & (t2.prompt == "edit"), "gamma"] = 0.3570
+    rows = comparison_table(build(paper, t2))
+    ratio = find(rows, "γ ratio", "Overall / Edit")
+    assert (ratio["Paper"], ratio["Ours"], ratio["Agreement"]) == ("3", "2.816", "within rounding")
+    t2.loc[cnndm & (t2.prompt == "edit"), "gamma"] = 0.4070  # ratio 2.470: more than half a unit off
+    assert find(comparison_table(build(paper, t2)), "γ ratio")["Agreement"] == "differs"
+    inspected = [r for r in rows if r["Agreement"] == "not checkable"]
+    assert [r["Paper"] for r in inspected] == ["95%", "62%", "about 90%"]
+    assert all("manual inspection" in r["Reason for the difference"] for r in inspected)

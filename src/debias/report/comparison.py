@@ -15,6 +15,7 @@ __all__ = [
     "DIFFERS",
     "NOT_COMPARABLE",
     "NOT_COMPUTED",
+    "NOT_CHECKABLE",
     "OTHER_METRIC",
     "WITHIN",
     "ComparisonRow",
@@ -28,6 +29,7 @@ NOT_COMPUTED = "not computed"
 WITHIN = "within rounding"
 DIFFERS = "differs"
 OTHER_METRIC = "different metric"
+NOT_CHECKABLE = "not checkable"
 NOT_COMPARABLE = "not comparable"
 
 # Why a number may differ, by kind of number. Each is one line in the report's table.
@@ -282,6 +284,47 @@ def _correlation_rows(correlations, paper_values, config, tol, digits) -> list[C
     return rows
 
 
+def _gamma_ratio_rows(table2, paper_values, config) -> list[ComparisonRow]:
+    """A claim such as "three-fold": the ratio of two prompts' γ, at the precision stated."""
+    rows = []
+    for entry in paper_values.get("gamma_ratios") or []:
+        task, top, bottom = entry["task"], entry["numerator"], entry["denominator"]
+        decimals = int(entry["decimals"])
+        quantity = (
+            f"γ ratio, {task_label(config, task)} {prompt_label(config, task, top)} / "
+            f"{prompt_label(config, task, bottom)}: {entry['description']}"
+        )
+        row = ComparisonRow(quantity, entry["where"], f"{entry['ratio']:.{decimals}f}", key=("gamma_ratio", task))
+        high, low = lookup(table2, "gamma", task=task, prompt=top), lookup(table2, "gamma", task=task, prompt=bottom)
+        if high is None or not low:
+            row.reason = "No matching rows in Table 2."
+        else:
+            ours = high / low
+            row.ours, row.difference = f"{ours:.3f}", _signed(ours - float(entry["ratio"]))
+            if abs(ours - float(entry["ratio"])) <= 0.5 * 10.0**-decimals + 1e-9:
+                row.agreement = WITHIN
+                row.reason = f"Stated to {decimals} decimals: within half a unit of that."
+            else:
+                row.agreement, row.reason = DIFFERS, REASON_TABLE2
+        rows.append(row)
+    return rows
+
+
+def _not_checkable_rows(paper_values) -> list[ComparisonRow]:
+    """Claims the released files cannot check (the authors' manual inspection)."""
+    return [
+        ComparisonRow(
+            entry["claim"],
+            entry["where"],
+            entry["value"],
+            agreement=NOT_CHECKABLE,
+            reason="From the authors' manual inspection; the released files hold nothing to check it against.",
+            key=("not_checkable", entry["claim"]),
+        )
+        for entry in paper_values.get("not_checkable") or []
+    ]
+
+
 def comparison_rows(
     table2: pd.DataFrame,
     correlations: pd.DataFrame,
@@ -306,6 +349,8 @@ def comparison_rows(
         + _figure6_rows(data_efficiency, paper_values, config, best_metrics, tol, digits)
         + _range_rows(data_efficiency, paper_values, config, best_metrics, tol, digits)
         + _correlation_rows(correlations, paper_values, config, tol, digits)
+        + _gamma_ratio_rows(table2, paper_values, config)
         + table1_rows(table1, paper_values, config)
         + figure1_rows(figure1, paper_values, config, tol, digits)
+        + _not_checkable_rows(paper_values)
     )

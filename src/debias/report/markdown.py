@@ -21,6 +21,7 @@ from ..config import figure_names, metric_label, prompt_label, system_label, tas
 from ..tables import to_markdown
 from .comparison import (
     DIFFERS,
+    NOT_CHECKABLE,
     NOT_COMPARABLE,
     NOT_COMPUTED,
     OTHER_METRIC,
@@ -102,7 +103,7 @@ def _fmt(value: float | None) -> str:
 def intro_section(ctx: ReportContext) -> list[str]:
     counts = {
         status: sum(row.agreement == status for row in ctx.rows)
-        for status in (WITHIN, DIFFERS, OTHER_METRIC, NOT_COMPARABLE, NOT_COMPUTED)
+        for status in (WITHIN, DIFFERS, OTHER_METRIC, NOT_COMPARABLE, NOT_COMPUTED, NOT_CHECKABLE)
     }
     links = ", ".join(f"[{name}]({ctx.table_link(name)})" for name in ("table2", "correlations", "data_efficiency"))
     return [
@@ -115,9 +116,10 @@ def intro_section(ctx: ReportContext) -> list[str]:
         "",
         f"**{len(ctx.rows)} numbers: {counts[WITHIN]} within rounding, {counts[DIFFERS]} differ, "
         f"{counts[OTHER_METRIC]} compared with a different metric, "
-        f"{counts[NOT_COMPARABLE]} not comparable, {counts[NOT_COMPUTED]} not computed.** "
+        f"{counts[NOT_COMPARABLE]} not comparable, {counts[NOT_COMPUTED]} not computed, "
+        f"{counts[NOT_CHECKABLE]} not checkable.** "
         f"*Within rounding* means |ours − paper| ≤ {tolerance(ctx.paper_values):.3f}, half a unit in "
-        "the paper's last digit.",
+        "the paper's last digit (half a unit of the stated precision for a claim such as three-fold).",
     ]
 
 

@@ -52,6 +52,16 @@ _REQUIRED = {
         "rho": _NUMBER,
         "where": _TEXT,
     },
+    "gamma_ratios": {
+        "task": _TEXT,
+        "numerator": _TEXT,
+        "denominator": _TEXT,
+        "ratio": _NUMBER,
+        "decimals": _NUMBER,
+        "description": _TEXT,
+        "where": _TEXT,
+    },
+    "not_checkable": {"claim": _TEXT, "value": _TEXT, "where": _TEXT},
     "table1": {
         "task": _TEXT,
         "prompt": _TEXT,
@@ -116,8 +126,9 @@ def load_paper_values(path: str | os.PathLike) -> dict:
     -------
     dict
         ``paper`` (the citation), ``decimals`` (the digits the paper states), and the lists
-        ``table2``, ``figure6``, ``de_ranges``, ``correlations`` and ``table1`` (empty when
-        absent; a Table 1 cell has ``judgment, metric_side, count, percent``).
+        ``table2``, ``figure6``, ``de_ranges``, ``correlations``, ``gamma_ratios``,
+        ``not_checkable`` and ``table1`` (empty when absent; a Table 1 cell has ``judgment,
+        metric_side, count, percent``).
         Raises :class:`debias.io.InputError` naming the file and line of a malformed entry.
     """
     with open(path, encoding="utf-8") as handle:
