@@ -31,6 +31,7 @@ def main(smk, log):
         coverage=pd.read_csv(smk.input.coverage, dtype={"system": str, "prompt": str}),
         table1=pd.read_csv(smk.input.table1) if smk.input.get("table1") else None,
         figure1=pd.read_csv(smk.input.figure1) if smk.input.get("figure1") else None,
+        by_system=pd.read_csv(smk.input.by_system, dtype={"system": str, "prompt": str}),
     )
     write_text(out, text)
     log.info("wrote %s", out)

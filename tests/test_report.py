@@ -23,9 +23,10 @@ PAPER_VALUES = REPO / "data" / "paper" / "reported_values.yaml"
 METRICS = ["bleu", "rouge1", "rouge2", "rougeL", "meteor"]
 CONFIG = PAPER_CONFIG
 # Table 2, Figure 6 DEs, three ranges (two scopes each), Figure 1b rho, the three-fold γ ratio,
+# the reference answers' AnyCorrect and their lead over snet.ens,
 # Table 1's 2 x 4 cells, Figure 1b's rho as Figure 1's own table gives it (one "not computed" row
 # without that table) and three claims from manual inspection
-N_STATED = 18 + 4 + 3 * 2 + 1 + 1 + 8 + 1 + 3
+N_STATED = 18 + 4 + 3 * 2 + 1 + 1 + 2 + 8 + 1 + 3
 ALL_FIGURES = [f"figures/{name}.png" for name in figure_names(CONFIG)]
 
 
@@ -474,3 +475,22 @@ def test_three_fold_claim_is_checked_at_its_stated_precision_and_inspection_clai
     inspected = [r for r in rows if r["Agreement"] == "not checkable"]
     assert [r["Paper"] for r in inspected] == ["95%", "62%", "about 90%"]
     assert all("manual inspection" in r["Reason for the difference"] for r in inspected)
+
+
+def test_system_means_and_leads_come_from_the_per_system_table(paper):
+    by_system = pd.DataFrame(
+        {
+            "task": "msmarco",
+            "system": ["reference", "snet.ensemble", "fastqa"],
+            "prompt": "any_correct",
+            "mean": [0.7351, 0.7112, 0.6013],
+        }
+    )
+    t2, corr, best, de = tables()
+    rows = comparison_table(build_report(t2, corr, best, de, paper, CONFIG, figures=ALL_FIGURES, by_system=by_system))
+    level = find(rows, "AnyCorrect mean", "correctness of the reference")
+    assert (level["Paper"], level["Ours"], level["Agreement"]) == ("0.735", "0.735", "within rounding")
+    lead = find(rows, "AnyCorrect mean", "above the leading system")
+    assert (lead["Paper"], lead["Ours"], lead["Agreement"]) == ("0.02", "0.024", "within rounding")
+    missing = comparison_table(build(paper))
+    assert find(missing, "correctness of the reference")["Agreement"] == "not computed"

@@ -172,12 +172,17 @@ def table2(
 def variance_by_system(
     joined: Mapping[str, Mapping[str, pd.DataFrame]], prompts: Mapping[str, Sequence[str]]
 ) -> pd.DataFrame:
-    """The same components for each system on its own."""
+    """The same components for each system on its own, and its mean judgment (the mean over
+    its judged outputs of each output's mean judgment)."""
     rows = []
     for task, systems in joined.items():
         for system, frame in systems.items():
             for prompt in prompts[task]:
-                matrix = judgment_matrix(judged_rows(frame, prompt))
-                rows.append({"task": task, "system": system, "prompt": prompt, **variance_components(matrix)})
-    columns = ["task", "system"] + TABLE2_COLUMNS[1:]
+                judged = judged_rows(frame, prompt)
+                matrix = judgment_matrix(judged)
+                mean = float(judged["mean_judgment"].mean()) if len(judged) else float("nan")
+                rows.append(
+                    {"task": task, "system": system, "prompt": prompt, **variance_components(matrix), "mean": mean}
+                )
+    columns = ["task", "system"] + TABLE2_COLUMNS[1:] + ["mean"]
     return pd.DataFrame(rows, columns=columns)

@@ -4,6 +4,7 @@
 rule report:
     input:
         table2=f"{RESULTS}/tables/table2.csv",
+        by_system=f"{RESULTS}/tables/variance_by_system.csv",
         correlations=f"{RESULTS}/tables/correlations.csv",
         best_metrics=f"{RESULTS}/tables/best_metrics.csv",
         data_efficiency=f"{RESULTS}/tables/data_efficiency.csv",

@@ -310,6 +310,40 @@ def _gamma_ratio_rows(table2, paper_values, config) -> list[ComparisonRow]:
     return rows
 
 
+REASON_SYSTEM_MEAN = (
+    "The paper does not say how it averaged (over outputs or single judgments; null votes as "
+    "configured by the prompt's null_as)"
+)
+
+
+def _system_mean_rows(by_system, paper_values, config) -> list[ComparisonRow]:
+    """A system's mean judgment, or its lead over another system, at the precision stated."""
+    rows = []
+    for entry in paper_values.get("system_means") or []:
+        task, prompt, system, other = entry["task"], entry["prompt"], entry["system"], entry.get("minus")
+        decimals = int(entry["decimals"])
+        subject = system_label(config, task, system) if system in config["tasks"][task]["systems"] else system
+        if other:
+            subject += f" − {system_label(config, task, other)}"
+        quantity = (
+            f"{prompt_label(config, task, prompt)} mean, {task_label(config, task)} {subject}: {entry['description']}"
+        )
+        ours = None
+        if by_system is not None and "mean" in by_system.columns:
+            ours = lookup(by_system, "mean", task=task, prompt=prompt, system=system)
+            if ours is not None and other:
+                base = lookup(by_system, "mean", task=task, prompt=prompt, system=other)
+                ours = None if base is None else ours - base
+        tol = 0.5 * 10.0**-decimals + 1e-9
+        key = ("system_mean", task, prompt, system, other)
+        rows.append(
+            _scalar_row(
+                quantity, entry["where"], float(entry["mean"]), ours, tol, f"{REASON_SYSTEM_MEAN}.", key, decimals
+            )
+        )
+    return rows
+
+
 def _not_checkable_rows(paper_values) -> list[ComparisonRow]:
     """Claims the released files cannot check (the authors' manual inspection)."""
     return [
@@ -334,12 +368,13 @@ def comparison_rows(
     config: Mapping,
     table1: pd.DataFrame | None = None,
     figure1: pd.DataFrame | None = None,
+    by_system: pd.DataFrame | None = None,
 ) -> list[ComparisonRow]:
     """One row per number the paper states: Table 2, the Figure 6 data efficiencies, the
     data-efficiency ranges (over our panels and over every cell), the correlations, Table 1's
     counts and Figure 1b's ρ by each definition (``table1``, ``figure1``: the pipeline's
-    ``table1.csv`` and ``figure1.csv``, None when not configured), each section in the order
-    of ``paper_values``."""
+    ``table1.csv`` and ``figure1.csv``, None when not configured), the systems' mean judgments
+    (``by_system``: ``variance_by_system.csv``), each section in the order of ``paper_values``."""
     from .bias_rows import figure1_rows, table1_rows
 
     tol = tolerance(paper_values)
@@ -350,6 +385,7 @@ def comparison_rows(
         + _range_rows(data_efficiency, paper_values, config, best_metrics, tol, digits)
         + _correlation_rows(correlations, paper_values, config, tol, digits)
         + _gamma_ratio_rows(table2, paper_values, config)
+        + _system_mean_rows(by_system, paper_values, config)
         + table1_rows(table1, paper_values, config)
         + figure1_rows(figure1, paper_values, config, tol, digits)
         + _not_checkable_rows(paper_values)

@@ -58,6 +58,7 @@ class ReportContext:
     coverage: pd.DataFrame | None = None
     table1: pd.DataFrame | None = None
     figure1: pd.DataFrame | None = None
+    by_system: pd.DataFrame | None = None
 
     @cached_property
     def rows(self) -> list[ComparisonRow]:
@@ -71,6 +72,7 @@ class ReportContext:
             self.config,
             self.table1,
             self.figure1,
+            self.by_system,
         )
 
     @cached_property
@@ -252,6 +254,7 @@ def build_report(
     coverage: pd.DataFrame | None = None,
     table1: pd.DataFrame | None = None,
     figure1: pd.DataFrame | None = None,
+    by_system: pd.DataFrame | None = None,
 ) -> str:
     """The reproduction report as Markdown: every section of :data:`SECTIONS`, in order.
 
@@ -276,6 +279,9 @@ def build_report(
     table1, figure1 : pandas.DataFrame, optional
         The pipeline's ``table1.csv`` and ``figure1.csv`` when configured (rows for Table 1's
         counts and Figure 1b's ρ; "not computed" without them).
+    by_system : pandas.DataFrame, optional
+        ``variance_by_system.csv`` (its ``mean`` column: the systems' mean judgments the paper
+        states); "not computed" without it.
 
     Returns
     -------
@@ -296,6 +302,7 @@ def build_report(
         coverage=coverage,
         table1=table1,
         figure1=figure1,
+        by_system=by_system,
     )
     lines: list[str] = []
     for section in SECTIONS:

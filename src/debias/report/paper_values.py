@@ -62,6 +62,15 @@ _REQUIRED = {
         "where": _TEXT,
     },
     "not_checkable": {"claim": _TEXT, "value": _TEXT, "where": _TEXT},
+    "system_means": {
+        "task": _TEXT,
+        "prompt": _TEXT,
+        "system": _TEXT,
+        "mean": _NUMBER,
+        "decimals": _NUMBER,
+        "description": _TEXT,
+        "where": _TEXT,
+    },
     "table1": {
         "task": _TEXT,
         "prompt": _TEXT,
@@ -72,7 +81,11 @@ _REQUIRED = {
     },
 }
 _CELL_KEYS = {"judgment", "metric_side", "count", "percent"}
-_OPTIONAL = {"figure6": {"available": _FLAG, "note": _TEXT, "implementation": _TEXT}, "table2": {"note": _TEXT}}
+_OPTIONAL = {
+    "system_means": {"minus": _TEXT},
+    "figure6": {"available": _FLAG, "note": _TEXT, "implementation": _TEXT},
+    "table2": {"note": _TEXT},
+}
 _PANEL = re.compile(r"^[A-Za-z0-9]+$")
 
 
@@ -127,7 +140,7 @@ def load_paper_values(path: str | os.PathLike) -> dict:
     dict
         ``paper`` (the citation), ``decimals`` (the digits the paper states), and the lists
         ``table2``, ``figure6``, ``de_ranges``, ``correlations``, ``gamma_ratios``,
-        ``not_checkable`` and ``table1`` (empty when absent; a Table 1 cell has ``judgment,
+        ``not_checkable``, ``system_means`` and ``table1`` (empty when absent; a Table 1 cell has ``judgment,
         metric_side, count, percent``).
         Raises :class:`debias.io.InputError` naming the file and line of a malformed entry.
     """
