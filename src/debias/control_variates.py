@@ -24,7 +24,25 @@ __all__ = [
 
 
 def sample_mean(y) -> float:
-    """Plain average of human judgments: the unbiased baseline (Section 3.1)."""
+    r"""Plain average of human judgments: the unbiased baseline (Section 3.1).
+
+    Parameters
+    ----------
+    y : array_like
+        Human judgments of sampled outputs, one per output.
+
+    Returns
+    -------
+    float
+        :math:`\hat\mu_{mean} = \frac{1}{n} \sum_i y_i`, whose variance is Eq. (2),
+        :math:`(\sigma_f^2 + \sigma_a^2)/n`.
+
+    References
+    ----------
+    A. Chaganty, S. Mussmann and P. Liang. The price of debiasing automatic metrics in natural
+    language evaluation. In *Proceedings of the 56th Annual Meeting of the Association for
+    Computational Linguistics (ACL)*, pages 643-653, Melbourne, 2018.
+    """
     y = np.asarray(y, dtype=float)
     if y.size == 0:
         raise ValueError("sample_mean needs at least one judgment")
@@ -32,14 +50,29 @@ def sample_mean(y) -> float:
 
 
 def control_variates_alpha(y, g, g_var):
-    """Algorithm 1's coefficient, line 3: ``alpha = (1/n) sum_i (y_i - ybar)(g_i - gbar) / g_var``.
+    r"""Algorithm 1's coefficient (line 3).
 
-    ``g_var`` is the metric's (population, ddof 0) variance over *all* outputs; dividing by it
-    is the paper's standardisation of ``g``. The coefficient is not clipped: a metric that
-    correlates negatively with the human score gets a negative ``alpha`` and helps as much as
-    a positive one. Vectorised: the sample runs along the last axis of ``y`` and ``g``
-    (broadcast against each other) and ``g_var`` broadcasts against the leading axes. A
-    constant metric (``g_var == 0``) carries no information: ``alpha = 0``.
+    Parameters
+    ----------
+    y, g : array_like
+        Judgments and metric scores of the sample, along the last axis (broadcast together).
+    g_var : float or array_like
+        The metric's population variance (ddof 0) over *all* outputs; broadcasts against the
+        leading axes.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`\hat\alpha = \frac{1}{n}\sum_i (y_i - \bar y)(g_i - \bar g) / \operatorname{Var}(g)`.
+        Dividing by ``g_var`` is the paper's standardisation of ``g``. Not clipped: a metric
+        that correlates negatively with the human score gets a negative coefficient and helps
+        as much. A constant metric (``g_var == 0``) carries no information: 0.
+
+    References
+    ----------
+    A. Chaganty, S. Mussmann and P. Liang. The price of debiasing automatic metrics in natural
+    language evaluation. In *Proceedings of the 56th Annual Meeting of the Association for
+    Computational Linguistics (ACL)*, pages 643-653, Melbourne, 2018.
     """
     y = np.asarray(y, dtype=float)
     g = np.asarray(g, dtype=float)
@@ -50,7 +83,7 @@ def control_variates_alpha(y, g, g_var):
 
 
 def control_variates_estimate(y, g, g_mean: float, g_var: float) -> tuple[float, float]:
-    """Algorithm 1 on one sample: subtract the part of ``y`` that ``g`` predicts.
+    r"""Algorithm 1 on one sample: subtract the part of ``y`` that ``g`` predicts.
 
     ``g_mean`` and ``g_var`` are the mean and (population) variance of the
     metric over *all* of the system's outputs; they are free to compute, and
@@ -62,7 +95,25 @@ def control_variates_estimate(y, g, g_mean: float, g_var: float) -> tuple[float,
     O(1/n) bias (Proposition 3.1). A constant metric (``g_var == 0``) carries no
     information, so ``alpha = 0`` and the estimate falls back to the sample mean.
 
-    Returns ``(estimate, alpha)``.
+    Parameters
+    ----------
+    y, g : array_like, shape (n,)
+        Judgments and metric scores of the n sampled outputs.
+    g_mean, g_var : float
+        The metric's mean and population variance over all outputs.
+
+    Returns
+    -------
+    tuple of float
+        ``(estimate, alpha)`` with estimate :math:`\bar y - \hat\alpha(\bar g - \mu_g)`
+        (Algorithm 1, line 4); its variance with α at its optimum is Eq. (6),
+        :math:`(\sigma_f^2 (1 - \rho^2) + \sigma_a^2)/n`.
+
+    References
+    ----------
+    A. Chaganty, S. Mussmann and P. Liang. The price of debiasing automatic metrics in natural
+    language evaluation. In *Proceedings of the 56th Annual Meeting of the Association for
+    Computational Linguistics (ACL)*, pages 643-653, Melbourne, 2018.
     """
     y = np.asarray(y, dtype=float)
     g = np.asarray(g, dtype=float)
@@ -118,7 +169,21 @@ def alpha_estimation_variance(y_var, alpha, g_var, n, n_population=None):
 
 
 def correlation(f, g) -> float:
-    """Pearson correlation; NaN when either side is constant (rho is undefined)."""
+    r"""Pearson's correlation of two equally long samples.
+
+    Parameters
+    ----------
+    f, g : array_like, shape (n,)
+        Two samples, e.g. item mean judgments and metric scores.
+
+    Returns
+    -------
+    float
+        :math:`r = \sum (f_i - \bar f)(g_i - \bar g) / \sqrt{\sum (f_i - \bar f)^2 \sum (g_i - \bar g)^2}`,
+        clipped to [-1, 1]; NaN when either side is constant (ρ is undefined). It estimates
+        the paper's ρ attenuated by annotator noise; see
+        :func:`attenuation_corrected_correlation`.
+    """
     f = np.asarray(f, dtype=float)
     g = np.asarray(g, dtype=float)
     if f.shape != g.shape or f.ndim != 1:
@@ -255,12 +320,28 @@ def theory_variance(sigma2_f, sigma2_a, rho, n, *, k=1, n_population=None):
 
 
 def theory_data_efficiency(rho, gamma):
-    """Data efficiency, Eq. (7): (1 + gamma) / (1 - rho^2 + gamma).
+    r"""Data efficiency, Eq. (7): the ratio of Eq. (2) to Eq. (6).
 
-    It is the factor by which the control-variates estimator cuts the number
-    of human judgments for the same variance; it depends only on ``rho`` and
-    ``gamma``, which is why the paper points at better metrics *and* better
-    prompts. Broadcasts; ``rho = 1, gamma = 0`` gives ``inf``.
+    Parameters
+    ----------
+    rho : float or array_like
+        Correlation of the metric with the mean human judgment f.
+    gamma : float or array_like
+        Normalised annotator variance :math:`\sigma_a^2 / \sigma_f^2`.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`DE = (1 + \gamma) / (1 - \rho^2 + \gamma)`: the factor by which the
+        control-variates estimator cuts the number of human judgments for the same variance.
+        It depends only on ρ and γ, which is why the paper points at better metrics *and*
+        better prompts. Broadcasts; ``rho = 1, gamma = 0`` gives ``inf``.
+
+    References
+    ----------
+    A. Chaganty, S. Mussmann and P. Liang. The price of debiasing automatic metrics in natural
+    language evaluation. In *Proceedings of the 56th Annual Meeting of the Association for
+    Computational Linguistics (ACL)*, pages 643-653, Melbourne, 2018.
     """
     rho = np.asarray(rho, dtype=float)
     gamma = np.asarray(gamma, dtype=float)

@@ -23,8 +23,27 @@ def _multiply_judged(judgments: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def annotator_variance(judgments: np.ndarray) -> float:
-    """Pooled within-item variance σ_a²: squared deviations from each item's own mean,
-    divided by Σ(k_i − 1), so it is unbiased whatever the number of annotators per item."""
+    r"""Annotator variance σ_a², pooled within items.
+
+    Parameters
+    ----------
+    judgments : numpy.ndarray, shape (N, K)
+        Judgments of N items, row i's k_i judgments first and NaN after them; items with
+        fewer than two judgments are left out.
+
+    Returns
+    -------
+    float
+        :math:`\hat\sigma_a^2 = \sum_i \sum_j (y_{ij} - \bar y_i)^2 / \sum_i (k_i - 1)`: unbiased
+        for :math:`E[\operatorname{Var}(Y \mid z)]` whatever the number of annotators per item;
+        NaN without an item judged twice.
+
+    References
+    ----------
+    A. Chaganty, S. Mussmann and P. Liang. The price of debiasing automatic metrics in natural
+    language evaluation. In *Proceedings of the 56th Annual Meeting of the Association for
+    Computational Linguistics (ACL)*, pages 643-653, Melbourne, 2018. Table 2.
+    """
     multi, counts = _multiply_judged(judgments)
     if multi.shape[0] == 0:
         return float("nan")
@@ -33,8 +52,27 @@ def annotator_variance(judgments: np.ndarray) -> float:
 
 
 def human_metric_variance(judgments: np.ndarray) -> float:
-    """σ_f² as the paper's Table 2 reports it: the variance (ddof 1) across items of the
-    per-item mean judgment. It still contains the noise of averaging only k_i judgments."""
+    r"""σ_f² as the paper's Table 2 reports it.
+
+    Parameters
+    ----------
+    judgments : numpy.ndarray, shape (N, K)
+        Judgments of N items, row i's k_i judgments first and NaN after them; items with
+        fewer than two judgments are left out.
+
+    Returns
+    -------
+    float
+        :math:`\hat\sigma_f^2 = \frac{1}{N' - 1} \sum_i (\bar y_i - \bar{\bar y})^2` over the N'
+        items judged at least twice: it still contains the noise :math:`\sigma_a^2 / k_i` of
+        averaging only k_i judgments (see :func:`human_metric_variance_unbiased`).
+
+    References
+    ----------
+    A. Chaganty, S. Mussmann and P. Liang. The price of debiasing automatic metrics in natural
+    language evaluation. In *Proceedings of the 56th Annual Meeting of the Association for
+    Computational Linguistics (ACL)*, pages 643-653, Melbourne, 2018. Table 2.
+    """
     multi, _ = _multiply_judged(judgments)
     if multi.shape[0] < 2:
         return float("nan")
@@ -42,7 +80,26 @@ def human_metric_variance(judgments: np.ndarray) -> float:
 
 
 def human_metric_variance_unbiased(judgments: np.ndarray) -> float:
-    """σ_f² with the annotator noise of the item means removed: Var(mean_i) − mean(σ_a² / k_i)."""
+    r"""σ_f² with the annotator noise of the item means removed.
+
+    Parameters
+    ----------
+    judgments : numpy.ndarray, shape (N, K)
+        Judgments of N items, row i's k_i judgments first and NaN after them; items with
+        fewer than two judgments are left out.
+
+    Returns
+    -------
+    float
+        :math:`\hat\sigma_f^2 - \hat\sigma_a^2 \cdot \frac{1}{N'} \sum_i 1/k_i`, unbiased for
+        :math:`\operatorname{Var}(f)`; it can be negative on small samples.
+
+    References
+    ----------
+    A. Chaganty, S. Mussmann and P. Liang. The price of debiasing automatic metrics in natural
+    language evaluation. In *Proceedings of the 56th Annual Meeting of the Association for
+    Computational Linguistics (ACL)*, pages 643-653, Melbourne, 2018. Table 2.
+    """
     multi, counts = _multiply_judged(judgments)
     if multi.shape[0] < 2:
         return float("nan")
