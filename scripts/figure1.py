@@ -4,12 +4,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from debias.bias import INSTANCE_DEFINITIONS, instance_correlations, system_level_points
+from debias.bias import INSTANCE_DEFINITIONS, instance_correlations, score_systems, system_level_points
 from debias.inputs import load_task
 from debias.io import write_csv
 from debias.joined import join_system, judged_rows
 from debias.logs import run_script
-from debias.metrics import IMPLEMENTATIONS, score_outputs
+from debias.metrics import IMPLEMENTATIONS
 from debias.plots import draw_figure1a, draw_figure1b, save_figure
 
 
@@ -18,15 +18,11 @@ def main(smk, log):
     task, prompt, implementation = spec["task"], spec["prompt"], spec["implementation"]
     task_spec = config["tasks"][task]
     references, systems = load_task(config, task, list(task_spec["systems"]))
-    joined = {}
-    for system, items in systems.items():
-        log.info("scoring %d outputs of %s with %s", len(items), system, implementation)
-        scores = score_outputs(
-            [i.output for i in items], [references[i.id] for i in items], metrics={"m": implementation}
-        )
-        joined[system] = join_system(
-            task, system, items, list(task_spec["prompts"]), scores.assign(id=[i.id for i in items]), ["m"]
-        )
+    scores = score_systems(systems, references, implementation)
+    joined = {
+        system: join_system(task, system, items, list(task_spec["prompts"]), scores[system], ["m"])
+        for system, items in systems.items()
+    }
     boot = config["bootstrap"]
     points, across = system_level_points(joined, prompt, "m", boot.get("level", 0.8), boot["replicates"], boot["seed"])
     correlations = instance_correlations(joined[spec["system"]], prompt, ["m"])

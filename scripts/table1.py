@@ -1,10 +1,10 @@
 """Rule `table1`: judged system responses by human judgment (good/bad) and metric (high/low)."""
 
-from debias.bias import bias_quadrants, unique_responses
+from debias.bias import bias_quadrants, score_systems, unique_responses
 from debias.inputs import load_task, references_path
 from debias.io import iter_json_lines, write_csv, write_text
 from debias.logs import run_script
-from debias.metrics import IMPLEMENTATIONS, score_outputs
+from debias.metrics import IMPLEMENTATIONS
 from debias.tables import to_markdown
 
 HEADERS = ["Human", "Metric", "Count", "%", "Example question", "Reference", "Output", "Systems", "Human", "Metric"]
@@ -30,13 +30,7 @@ def main(smk, log):
         task_spec["prompts"] = {p: {**s, "null_as": float("nan")} for p, s in task_spec["prompts"].items()}
     loading = {**config, "tasks": {**config["tasks"], task: task_spec}}
     references, systems = load_task(loading, task, list(task_spec["systems"]))
-    scores = {}
-    for system, items in systems.items():
-        log.info("scoring %d outputs of %s with %s", len(items), system, implementation)
-        frame = score_outputs(
-            [i.output for i in items], [references[i.id] for i in items], metrics={"m": implementation}
-        )
-        scores[system] = frame.assign(id=[i.id for i in items])
+    scores = score_systems(systems, references, implementation)
     inputs = {row["id"]: row.get("input", "") for _, row in iter_json_lines(references_path(loading, task))}
     responses = unique_responses(systems, references, prompt, scores, inputs)
     table = bias_quadrants(

@@ -12,6 +12,7 @@ A *response* is one judged output text: lines of several systems that share one 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -22,7 +23,10 @@ from .bootstrap import setting_seed
 from .control_variates import correlation
 from .io import SystemItem
 
+log = logging.getLogger(__name__)
+
 __all__ = [
+    "score_systems",
     "INSTANCE_DEFINITIONS",
     "QUADRANT_COLUMNS",
     "SystemPoint",
@@ -267,3 +271,20 @@ def instance_correlations(frame: pd.DataFrame, prompt: str, metrics: Sequence[st
         for definition, (rho, n) in values.items():
             out.append({"definition": definition, "metric": metric, "rho": rho, "n": n})
     return pd.DataFrame(out, columns=["definition", "metric", "rho", "n"])
+
+
+def score_systems(
+    systems: Mapping[str, Sequence[SystemItem]], references: Mapping[str, str], implementation: str, column: str = "m"
+) -> dict[str, pd.DataFrame]:
+    """Every system's outputs scored against their references by one metric implementation:
+    per system a frame with the score in ``column`` and the output's ``id``."""
+    from .metrics import score_outputs
+
+    scored = {}
+    for system, items in systems.items():
+        log.info("scoring %d outputs of %s with %s", len(items), system, implementation)
+        frame = score_outputs(
+            [i.output for i in items], [references[i.id] for i in items], metrics={column: implementation}
+        )
+        scored[system] = frame.assign(id=[i.id for i in items])
+    return scored
