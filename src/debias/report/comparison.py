@@ -322,7 +322,8 @@ def _system_mean_rows(by_system, paper_values, config) -> list[ComparisonRow]:
     for entry in paper_values.get("system_means") or []:
         task, prompt, system, other = entry["task"], entry["prompt"], entry["system"], entry.get("minus")
         decimals = int(entry["decimals"])
-        subject = system_label(config, task, system) if system in config["tasks"][task]["systems"] else system
+        systems = ((config.get("tasks") or {}).get(task) or {}).get("systems") or {}
+        subject = system_label(config, task, system) if system in systems else system
         if other:
             subject += f" − {system_label(config, task, other)}"
         quantity = (
