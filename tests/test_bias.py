@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from debias.bias import bias_quadrants, instance_correlations, system_level_points, unique_responses
-from debias.control_variates import attenuation_corrected_correlation, correlation
+from debias.correlation import attenuation_corrected_correlation, correlation
 from debias.inputs import load_task, references_path
 from debias.io import SystemItem, iter_json_lines
 from debias.joined import join_system

@@ -12,7 +12,8 @@ from debias.bootstrap import (
     resampling_variance_components,
     setting_seed,
 )
-from debias.control_variates import control_variates_estimate, correlation, theory_data_efficiency
+from debias.control_variates import control_variates_estimate, theory_data_efficiency
+from debias.correlation import correlation
 
 
 def synthetic_population(rng, n_items, sigma2_f, sigma2_a, rhos, k_choices=(2, 3)):

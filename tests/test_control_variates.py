@@ -5,11 +5,11 @@ import pytest
 
 from debias.control_variates import (
     control_variates_estimate,
-    correlation,
     sample_mean,
     theory_data_efficiency,
     theory_variance,
 )
+from debias.correlation import correlation
 
 
 def gaussian_model(rng, reps, n, mu, sigma2_f, sigma2_a, rho):

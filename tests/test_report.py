@@ -15,7 +15,7 @@ from conftest import PAPER_CONFIG, REPO
 from debias.config import figure_names
 from debias.io import InputError
 from debias.report import build_report, load_paper_values, markdown
-from debias.report.comparison import REASON_TABLE2
+from debias.report.table2_rows import REASON_TABLE2
 from debias.selection import best_metrics
 
 PAPER_VALUES = REPO / "data" / "paper" / "reported_values.yaml"

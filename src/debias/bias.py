@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .bootstrap import setting_seed
-from .control_variates import correlation
+from .correlation import correlation
 from .io import SystemItem
 
 log = logging.getLogger(__name__)
@@ -247,7 +247,7 @@ def instance_correlations(frame: pd.DataFrame, prompt: str, metrics: Sequence[st
     :data:`INSTANCE_DEFINITIONS` and metric: columns ``definition, metric, rho, n``, where
     ``n`` counts the points (outputs, or judgments for ``per_judgment``).
     """
-    from .control_variates import attenuation_corrected_correlation
+    from .correlation import attenuation_corrected_correlation
     from .joined import judged_rows, judgment_matrix
 
     rows = judged_rows(frame, prompt)

@@ -15,7 +15,7 @@ import json
 
 import numpy as np
 
-from .control_variates import correlation
+from .correlation import correlation
 
 __all__ = [
     "setting_seed",

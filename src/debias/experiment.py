@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 
 from .bootstrap import bootstrap_ci_widths, data_efficiency, resampling_variance_components, setting_seed
-from .control_variates import correlation, theory_data_efficiency
+from .control_variates import theory_data_efficiency
+from .correlation import correlation
 from .joined import judged_rows, judgment_matrix
 
 log = logging.getLogger(__name__)

@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .control_variates import correlation
+from .correlation import correlation
 from .io import InputError, SystemItem, write_csv
 
 __all__ = [
@@ -154,7 +154,7 @@ def correlation_table(
 ) -> pd.DataFrame:
     """Pearson ρ of the item mean judgment with each metric over judged items, and beside it
     the paper's attenuation-corrected quantity Cov(ȳ, g) / (σ_f · sd(g))
-    (:func:`debias.control_variates.attenuation_corrected_correlation`; NaN when no output
+    (:func:`debias.correlation.attenuation_corrected_correlation`; NaN when no output
     was judged twice).
 
     ``joined`` holds one joined table per scored system; ``prompts`` maps task to its prompts.
@@ -177,7 +177,7 @@ def correlation_table(
 
 
 def _corrected(matrix: np.ndarray, g: np.ndarray) -> float:
-    from .control_variates import attenuation_corrected_correlation
+    from .correlation import attenuation_corrected_correlation
 
     if len(g) < 2 or not np.any(np.sum(~np.isnan(matrix), axis=1) >= 2):
         return np.nan  # no output judged twice: the annotator variance is not identified
