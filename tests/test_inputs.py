@@ -136,10 +136,12 @@ def test_figure_config_names_must_exist(tmp_path):
 
 def test_table1_config_names_must_exist(tmp_path):
     config = base_config(tmp_path)
-    config["table1"] = {"task": "toy", "prompt": "quality", "judgment_threshold": 0.5, "implementation": "rouge9"}
-    assert "table1.implementation" in error_of(config) and "rouge9" in error_of(config)
-    config["table1"].update(implementation="rouge021-L", prompt="zzz")
-    assert "table1.prompt" in error_of(config) and "zzz" in error_of(config)
+    config["table1"] = {
+        "a": {"task": "toy", "prompt": "quality", "judgment_threshold": 0.5, "implementation": "rouge9"}
+    }
+    assert "table1.a.implementation" in error_of(config) and "rouge9" in error_of(config)
+    config["table1"]["a"].update(implementation="rouge021-L", prompt="zzz")
+    assert "table1.a.prompt" in error_of(config) and "zzz" in error_of(config)
 
 
 def test_empty_output_is_valid(tmp_path):

@@ -405,8 +405,9 @@ def test_table1_rows_need_exact_counts_and_say_why_a_task_is_not_computed(paper)
     cells = [("good", "high", 285), ("bad", "high", 20), ("good", "low", 815), ("bad", "low", 335)]
     ours = pd.DataFrame(
         [
-            {"task": "msmarco", "prompt": "any_correct", "judgment": j, "metric_side": m, "count": c, "metric": "x"}
+            {"task": "msmarco", "prompt": "any_correct", "judgment": j, "metric_side": m, "count": c, "metric": metric}
             for j, m, c in cells
+            for metric in ["rouge021-L"]
         ]
     )
     rows = table1_rows(ours, paper, PAPER_CONFIG)
@@ -414,6 +415,31 @@ def test_table1_rows_need_exact_counts_and_say_why_a_task_is_not_computed(paper)
     assert rows[1].difference == "+1" and rows[1].reason
     assert all(r.agreement == NOT_COMPUTED and "sent2vec" in r.reason for r in rows[4:])
     assert all(r.agreement == NOT_COMPUTED for r in table1_rows(None, paper, PAPER_CONFIG))
+
+
+def test_table1_rows_compare_the_human_side_when_the_papers_metric_is_missing(paper):
+    from debias.report.bias_rows import table1_rows
+    from debias.report.comparison import DIFFERS, NOT_COMPUTED, OTHER_METRIC, WITHIN
+
+    def ours(cells, metric):
+        return pd.DataFrame(
+            [
+                {"task": "cnndm", "prompt": "edit", "judgment": j, "metric_side": m, "count": c, "metric": metric}
+                for j, m, c in cells
+            ]
+        )
+
+    split = ours([("good", "", 1368), ("bad", "", 633)], "")
+    rows = [r for r in table1_rows(split, paper, PAPER_CONFIG) if r.key[1] == "cnndm"]
+    assert [r.key[3] for r in rows[:2]] == ["any", "any"]
+    assert [r.agreement for r in rows[:2]] == [WITHIN, DIFFERS] and rows[1].difference == "+1"
+    assert len(rows) == 6 and all(r.agreement == NOT_COMPUTED and "sent2vec" in r.reason for r in rows[2:])
+
+    quadrants = [("good", "high", 1000), ("bad", "high", 300), ("good", "low", 368), ("bad", "low", 332)]
+    rows = [r for r in table1_rows(ours(quadrants, "vecsim-minilm"), paper, PAPER_CONFIG) if r.key[1] == "cnndm"]
+    assert [r.agreement for r in rows[:2]] == [WITHIN, WITHIN]
+    assert all(r.agreement == OTHER_METRIC and "vecsim-minilm" in r.reason for r in rows[2:])
+    assert [r.ours for r in rows[2:]] == ["1,000", "300", "368", "332"]
 
 
 def test_figure1_rows_one_per_definition_each_with_a_reason(paper):

@@ -94,18 +94,19 @@ def check_config(config: Mapping) -> None:
             low, high = bounds.get("min"), bounds.get("max")
             if low is not None and high is not None and low > high:
                 raise InputError(f"config: tasks.{task}.prompts.{prompt}", f"min {low} is greater than max {high}")
-    table1 = config.get("table1")
-    if table1:
+    for panel, spec in (config.get("table1") or {}).items():
         from .metrics import IMPLEMENTATIONS
 
-        if table1["task"] not in tasks:
-            raise InputError("config: table1.task", f"unknown task '{table1['task']}' (tasks: {', '.join(tasks)})")
-        if table1["prompt"] not in tasks[table1["task"]]["prompts"]:
-            raise InputError("config: table1.prompt", f"unknown prompt '{table1['prompt']}' for '{table1['task']}'")
-        if table1["implementation"] not in IMPLEMENTATIONS:
+        key = f"config: table1.{panel}"
+        if spec["task"] not in tasks:
+            raise InputError(f"{key}.task", f"unknown task '{spec['task']}' (tasks: {', '.join(tasks)})")
+        if spec["prompt"] not in tasks[spec["task"]]["prompts"]:
+            raise InputError(f"{key}.prompt", f"unknown prompt '{spec['prompt']}' for '{spec['task']}'")
+        implementation = spec.get("implementation")
+        if implementation is not None and implementation not in IMPLEMENTATIONS:
             raise InputError(
-                "config: table1.implementation",
-                f"unknown implementation '{table1['implementation']}'; known: {', '.join(IMPLEMENTATIONS)}",
+                f"{key}.implementation",
+                f"unknown implementation '{implementation}'; known: {', '.join(IMPLEMENTATIONS)}",
             )
     figures = config.get("figures", {})
     for task, prompt in figures.get("figure5", {}).items():

@@ -54,10 +54,12 @@ def check_metric_implementations():
         problems.append(
             f"figure1 ({figure1['implementation']}): {implementation_unavailable(figure1['implementation'])}"
         )
-    if config.get("table1"):
-        reason = implementation_unavailable(config["table1"]["implementation"])
+    for panel, spec in (config.get("table1") or {}).items():
+        reason = spec.get("implementation") and implementation_unavailable(
+            spec["implementation"]
+        )
         if reason:
-            problems.append(f"table1 ({config['table1']['implementation']}): {reason}")
+            problems.append(f"table1.{panel} ({spec['implementation']}): {reason}")
     if problems:
         raise WorkflowError(
             "configured metrics cannot run on this machine:\n  " + "\n  ".join(problems)
@@ -124,6 +126,20 @@ def get_joined(systems=scored_systems):
 def get_judged_joined():
     """Joined tables of every judged system, references included."""
     return get_joined(lambda task: judged_systems(config, task))
+
+
+def get_table1_inputs(wildcards):
+    """Every Table 1 panel's references and system files; a panel that counts only items
+    with a judged reference also reads the reference system's file."""
+    files = []
+    for spec in (config.get("table1") or {}).values():
+        task = spec["task"]
+        systems = scored_systems(task)
+        if spec.get("require_judged_reference"):
+            systems = systems + [config["tasks"][task]["reference_system"]]
+        files.append(references_path(config, task))
+        files += [system_path(config, task, s) for s in systems]
+    return sorted(set(files))
 
 
 def get_estimates_config():

@@ -1,13 +1,10 @@
-# Table 1: judged responses of one task by human judgment and metric, with an example per cell.
+# Table 1: per panel, one task's judged responses by human judgment and metric, with an
+# example per cell.
 
 
 rule table1:
     input:
-        references=lambda wildcards: references_path(config, config["table1"]["task"]),
-        systems=lambda wildcards: [
-            system_path(config, config["table1"]["task"], s)
-            for s in scored_systems(config["table1"]["task"])
-        ],
+        get_table1_inputs,
     output:
         csv=report(
             f"{RESULTS}/tables/table1.csv",

@@ -85,6 +85,7 @@ _OPTIONAL = {
     "system_means": {"minus": _TEXT},
     "figure6": {"available": _FLAG, "note": _TEXT, "implementation": _TEXT},
     "table2": {"note": _TEXT},
+    "table1": {"implementation": _TEXT},
 }
 _PANEL = re.compile(r"^[A-Za-z0-9]+$")
 
