@@ -95,6 +95,8 @@ def _joined(args, config, path: Path, scores_path, task: str):
     from .config import provided_metrics
     from .joined import join_system
 
+    if not path.is_file():
+        raise InputError(str(path), "system file not found (a canonical .jsonl or .jsonl.gz file)")
     prompts = config["tasks"][task]["prompts"]
     references_file = Path(args.references) if args.references else resolve_jsonl(path.parent.parent / "references")
     if references_file is None:
