@@ -74,7 +74,7 @@ def draw_comparisons(comparisons: pd.DataFrame, config: Mapping, task: str, prom
                 )
                 if kind == "cv":
                     ax.annotate(
-                        f"{row['estimator']}, DE {row['de_vs_independent']:.2f}",
+                        f"{row['estimator']}, DE vs independent {row['de_vs_independent']:.2f}",
                         (row["ci_high"], y + style["offset"]),
                         xytext=(3, 0),
                         textcoords="offset points",
