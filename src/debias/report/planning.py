@@ -40,17 +40,24 @@ def _comparison_rows(comparisons: pd.DataFrame, config: Mapping) -> list[list[st
     return rows
 
 
+def _design(row) -> str:
+    return "unreachable" if row.n == 0 else f"{row.n} × {row.k}"
+
+
 def _plan_rows(plan: pd.DataFrame, config: Mapping) -> list[list[str]]:
+    """One row per cell and target: the plan of ``mean`` beside that of the best ``cv``."""
     rows = []
-    for row in plan.itertuples():
+    for (task, prompt, system, target), cell in plan.groupby(["task", "prompt", "system", "target_width"], sort=False):
+        mean = cell[cell["estimator"] == "mean"]
+        cv = cell[cell["estimator"] != "mean"]
         rows.append(
             [
-                task_label(config, row.task),
-                prompt_label(config, row.task, row.prompt),
-                system_label(config, row.task, row.system),
-                row.estimator,
-                f"{row.target_width:.3f}",
-                "unreachable" if row.n == 0 else f"{row.n} × {row.k}",
+                task_label(config, task),
+                prompt_label(config, task, prompt),
+                system_label(config, task, system),
+                f"{target:.3f}",
+                _design(next(mean.itertuples())) if len(mean) else "–",
+                f"{_design(next(cv.itertuples()))} ({cv['estimator'].iloc[0]})" if len(cv) else "–",
             ]
         )
     return rows
@@ -103,9 +110,8 @@ def planning_lines(
             f"{assurance:.0%} assurance (planned on an upper confidence bound of the variances):",
             "",
         ]
-        lines += table(
-            ["Task", "Prompt", "System", "Estimator", "Target width", "Plan (n × k)"], _plan_rows(plan, config)
-        )
+        header = ["Task", "Prompt", "System", "Target width", "mean: n × k", "best cv: n × k"]
+        lines += table(header, _plan_rows(plan, config))
     if plan_check is not None and not plan_check.empty:
         rows = []
         for estimator, group in plan_check.groupby("estimator", sort=False):
@@ -126,4 +132,6 @@ def planning_lines(
             "",
         ]
         lines += table(["Estimator", "Mean met", "Lowest cell", "Median realised/target"], rows)
+    while len(lines) > 2 and lines[2] == "":
+        del lines[2]
     return lines
