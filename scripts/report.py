@@ -32,6 +32,12 @@ def main(smk, log):
         table1=pd.read_csv(smk.input.table1) if smk.input.get("table1") else None,
         figure1=pd.read_csv(smk.input.figure1) if smk.input.get("figure1") else None,
         by_system=pd.read_csv(smk.input.by_system, dtype={"system": str, "prompt": str}),
+        comparisons=pd.read_csv(smk.input.comparisons, dtype={"system_a": str, "system_b": str, "prompt": str}),
+        comparison_coverage=pd.read_csv(
+            smk.input.comparison_coverage, dtype={"system_a": str, "system_b": str, "prompt": str}
+        ),
+        plan=pd.read_csv(smk.input.plan, dtype={"system": str, "prompt": str}),
+        plan_check=pd.read_csv(smk.input.plan_check, dtype={"system": str, "prompt": str}),
     )
     write_text(out, text)
     log.info("wrote %s", out)

@@ -292,3 +292,31 @@ def test_figure5_draws_the_corrected_quantity_and_keeps_pearson_without_it():
         for t in draw_figure5(corrected.drop(columns="rho_corrected"), CONFIG, "cnndm", "edit").axes[0].texts
     ]
     assert texts.count("-0.20") == 2 * len(METRICS)
+
+
+def test_comparisons_forest_plot_draws_mean_and_best_cv_per_pair():
+    from debias.plots import draw_comparisons
+    from debias.plots.comparisons import best_cv_rows
+
+    rows = []
+    for a, b, shift in (("fastqa", "fastqa_ext", 0.01), ("fastqa", "snet.single", 0.07)):
+        for estimator, de in (("mean", 1.3), ("cv:bleu", 1.31), ("cv:rougeL", 1.36), ("cv:combined", 1.35)):
+            rows.append(
+                {
+                    "task": "msmarco",
+                    "prompt": "any_correct",
+                    "system_a": a,
+                    "system_b": b,
+                    "estimator": estimator,
+                    "difference": shift,
+                    "ci_low": shift - 0.02,
+                    "ci_high": shift + 0.02,
+                    "de_vs_independent": de,
+                }
+            )
+    table = pd.DataFrame(rows)
+    assert list(best_cv_rows(table)["estimator"]) == ["cv:rougeL", "cv:rougeL"]
+    fig = draw_comparisons(table, PAPER_CONFIG, "msmarco", "any_correct", 0.8)
+    ax = fig.axes[0]
+    assert len(ax.containers) == 4  # two pairs, mean and best cv each
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["fastqa_ext − fastqa", "snet − fastqa"]

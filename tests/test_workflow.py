@@ -416,3 +416,29 @@ def test_failed_job_leaves_no_partial_output_and_logs_its_error(tmp_path):
     assert "no scores for 40 outputs" in log and "Traceback" in log
     leftovers = [p for p in (run / "results").rglob("*") if p.is_file() and p.name.startswith(".")]
     assert leftovers == [], "temporary files left behind"
+
+
+def test_comparison_and_plan_tables_and_the_command_agree(base_run):
+    results = base_run / "results"
+    comparisons = pd.read_csv(results / "tables/system_comparisons.csv", dtype={"system_a": str, "system_b": str})
+    assert set(zip(comparisons["system_a"], comparisons["system_b"])) == {("alpha", "beta+1.0")}
+    assert list(comparisons["estimator"]) == ["mean"] + [f"cv:{m}" for m in METRICS] + ["cv:combined"]
+    assert (
+        (comparisons["ci_low"] <= comparisons["difference"]) & (comparisons["difference"] <= comparisons["ci_high"])
+    ).all()
+    coverage = pd.read_csv(results / "tables/comparison_coverage.csv")
+    assert set(coverage["n"]) == {10, 20} and (coverage["repeats"] == 50).all()
+    plan = pd.read_csv(results / "tables/plan.csv", dtype={"system": str})
+    assert set(plan["system"]) == {"alpha", "beta+1.0"} and (plan["n"] > 0).all()
+    check = pd.read_csv(results / "tables/plan_check.csv")
+    assert (check["pilots"] == 20).all() and check["met"].between(0, 1).all()
+    assert (results / "figures/comparisons/toy/quality.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "## Comparing systems and planning" in (results / "report.md").read_text()
+    # the command prints the workflow's rows for the same files (scores from results/metrics/)
+    systems = [str(base_run / "data/toy/systems" / f"{s}.jsonl") for s in ("alpha", "beta+1.0")]
+    command = [sys.executable, "-m", "debias.cli"]
+    printed = subprocess.run(command + ["compare", *systems], capture_output=True, text=True, cwd=base_run, check=True)
+    assert printed.stdout == (results / "tables/system_comparisons.csv").read_text()
+    printed = subprocess.run(command + ["plan", systems[0]], capture_output=True, text=True, cwd=base_run, check=True)
+    expected = (results / "tables/plan.csv").read_text().splitlines()
+    assert printed.stdout.splitlines() == [expected[0]] + [line for line in expected[1:] if ",alpha," in line]

@@ -4,10 +4,12 @@ from pathlib import Path
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
+from debias.comparison_tables import compare_spec
 from debias.config import computed_metrics, figure_names, provided_metrics
 from debias.inputs import judged_systems, references_path, system_path, validate_inputs
 from debias.io import InputError
 from debias.metrics import resolve_implementations
+from debias.plan_tables import plan_spec
 
 validate(config, schema="../schemas/config.schema.yaml")
 
@@ -81,6 +83,7 @@ ENV = "../envs/debias.yaml"
 wildcard_constraints:
     task="[^/]+",
     system="[^/]+",
+    prompt="[^/]+",
     panel="[A-Za-z0-9]+",
 
 
@@ -154,6 +157,34 @@ def get_estimates_config():
     }
 
 
+def get_compare_config():
+    """The ``compare`` section with its defaults, level, seed and min_judged_items."""
+    return compare_spec(config)
+
+
+def get_plan_config():
+    """The ``plan`` section with its defaults, the estimates' level and the seed."""
+    return plan_spec(config)
+
+
+def get_task_joined(wildcards):
+    """Joined tables of one task's scored systems."""
+    return [
+        f"{RESULTS}/joined/{wildcards.task}/{system}.csv"
+        for system in scored_systems(wildcards.task)
+    ]
+
+
+def get_comparison_figures(suffixes=("pdf", "png")):
+    return [
+        f"{RESULTS}/figures/comparisons/{task}/{prompt}.{ext}"
+        for task in TASKS
+        if len(scored_systems(task)) > 1
+        for prompt in config["tasks"][task]["prompts"]
+        for ext in suffixes
+    ]
+
+
 def get_coverage_files():
     return per_system(f"{RESULTS}/coverage/{{task}}/{{system}}.csv")
 
@@ -215,6 +246,12 @@ def get_final_outputs():
     ]
     tables += ["best_metrics.csv", "data_efficiency.csv", "data_efficiency.md"]
     tables += ["system_estimates.csv", "coverage.csv"]
+    tables += [
+        "system_comparisons.csv",
+        "comparison_coverage.csv",
+        "plan.csv",
+        "plan_check.csv",
+    ]
     if config.get("table1"):
         tables += ["table1.csv", "table1.md"]
     if (config.get("figures") or {}).get("figure1"):
@@ -229,6 +266,7 @@ def get_final_outputs():
         + [f"{RESULTS}/tables/{name}" for name in tables]
         + get_figures()
         + get_system_scores_figures()
+        + get_comparison_figures()
         + get_figure1_figures()
         + [f"{RESULTS}/report.md"]
     )

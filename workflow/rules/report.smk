@@ -10,6 +10,10 @@ rule report:
         data_efficiency=f"{RESULTS}/tables/data_efficiency.csv",
         system_estimates=f"{RESULTS}/tables/system_estimates.csv",
         coverage=f"{RESULTS}/tables/coverage.csv",
+        comparisons=f"{RESULTS}/tables/system_comparisons.csv",
+        comparison_coverage=f"{RESULTS}/tables/comparison_coverage.csv",
+        plan=f"{RESULTS}/tables/plan.csv",
+        plan_check=f"{RESULTS}/tables/plan_check.csv",
         figures=get_figures(("png",)),
         figure1_figures=get_figure1_figures(("png",)),
         table1=lambda wildcards: (

@@ -1,7 +1,8 @@
 """Figures of the reproduction: Figure 1 (system- and instance-level agreement),
 Figure 3 (inverse data efficiency over ρ and γ), Figure 5
 (metric-human correlations) and Figure 6 (confidence-interval width against the number of
-human judgments), and each system's estimated mean human score (``draw_system_scores``).
+human judgments), each system's estimated mean human score (``draw_system_scores``) and the
+pairwise differences between systems (``draw_comparisons``).
 
 Every ``draw_*`` function takes the pipeline's tables (pandas frames) and the parsed config and
 returns a :class:`matplotlib.figure.Figure`; none chooses a metric itself (the best metrics come
@@ -9,6 +10,7 @@ from ``results/tables/best_metrics.csv``, see :mod:`debias.selection`). :func:`s
 writes a figure as PDF and PNG.
 """
 
+from .comparisons import draw_comparisons
 from .figure1 import draw_figure1a, draw_figure1b
 from .figure3 import draw_figure3
 from .figure5 import draw_figure5
@@ -22,6 +24,7 @@ __all__ = [
     "FIGSIZE",
     "PALETTE",
     "STYLE",
+    "draw_comparisons",
     "draw_figure1a",
     "draw_figure1b",
     "draw_figure3",

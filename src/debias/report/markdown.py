@@ -33,6 +33,7 @@ from .comparison import (
     tolerance,
 )
 from .estimates import estimates_lines
+from .planning import planning_lines
 from .prose import caption, known_differences
 from .summary import BEST, configured_panels, lookup, panel_summary
 
@@ -58,6 +59,10 @@ class ReportContext:
     coverage: pd.DataFrame | None = None
     table1: pd.DataFrame | None = None
     figure1: pd.DataFrame | None = None
+    comparisons: pd.DataFrame | None = None
+    comparison_coverage: pd.DataFrame | None = None
+    plan: pd.DataFrame | None = None
+    plan_check: pd.DataFrame | None = None
     by_system: pd.DataFrame | None = None
 
     @cached_property
@@ -213,6 +218,10 @@ def estimates_section(ctx: ReportContext) -> list[str]:
     return estimates_lines(ctx.system_estimates, ctx.coverage, ctx.config, _table)
 
 
+def planning_section(ctx: ReportContext) -> list[str]:
+    return planning_lines(ctx.comparisons, ctx.comparison_coverage, ctx.plan, ctx.plan_check, ctx.config, _table)
+
+
 def tables_section(ctx: ReportContext) -> list[str]:
     described = [
         ("table2", "variance components per task × prompt."),
@@ -223,6 +232,18 @@ def tables_section(ctx: ReportContext) -> list[str]:
         described.append(("system_estimates", "each system's estimated mean human score per estimator."))
     if ctx.coverage is not None:
         described.append(("coverage", "coverage, width and DE of every estimator's interval per sample size."))
+    for name, text, frame in (
+        ("system_comparisons", "every pair of systems' difference per estimator.", ctx.comparisons),
+        (
+            "comparison_coverage",
+            "coverage and saving of the paired intervals per sample size.",
+            ctx.comparison_coverage,
+        ),
+        ("plan", "the least-cost number of items and judgments per item per target width.", ctx.plan),
+        ("plan_check", "plans from random pilots against their assurance.", ctx.plan_check),
+    ):
+        if frame is not None:
+            described.append((name, text))
     return ["## Tables", ""] + [f"- [`{ctx.table_link(n)}`]({ctx.table_link(n)}): {text}" for n, text in described]
 
 
@@ -235,6 +256,7 @@ SECTIONS: list[Section] = [
     figures_section,
     table2_section,
     estimates_section,
+    planning_section,
     tables_section,
 ]
 
@@ -255,6 +277,10 @@ def build_report(
     table1: pd.DataFrame | None = None,
     figure1: pd.DataFrame | None = None,
     by_system: pd.DataFrame | None = None,
+    comparisons: pd.DataFrame | None = None,
+    comparison_coverage: pd.DataFrame | None = None,
+    plan: pd.DataFrame | None = None,
+    plan_check: pd.DataFrame | None = None,
 ) -> str:
     """The reproduction report as Markdown: every section of :data:`SECTIONS`, in order.
 
@@ -282,6 +308,9 @@ def build_report(
     by_system : pandas.DataFrame, optional
         ``variance_by_system.csv`` (its ``mean`` column: the systems' mean judgments the paper
         states); "not computed" without it.
+    comparisons, comparison_coverage, plan, plan_check : pandas.DataFrame, optional
+        ``system_comparisons.csv``, ``comparison_coverage.csv``, ``plan.csv`` and
+        ``plan_check.csv``; without them the section "Comparing systems and planning" is left out.
 
     Returns
     -------
@@ -303,6 +332,10 @@ def build_report(
         table1=table1,
         figure1=figure1,
         by_system=by_system,
+        comparisons=comparisons,
+        comparison_coverage=comparison_coverage,
+        plan=plan,
+        plan_check=plan_check,
     )
     lines: list[str] = []
     for section in SECTIONS:

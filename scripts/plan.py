@@ -1,0 +1,18 @@
+"""Rule `plan`: the least-cost number of items and judgments per item for every system, prompt
+and target width."""
+
+from debias.io import write_csv
+from debias.joined import read_joined
+from debias.logs import run_script
+from debias.plan_tables import plan_table
+
+
+def main(smk, log):
+    prompts = {task: list(spec["prompts"]) for task, spec in smk.params.tasks.items()}
+    joined = [read_joined(path) for path in smk.input.joined]
+    table = plan_table(joined, prompts, list(smk.params.metrics), smk.params.plan)
+    write_csv(table, smk.output[0])
+    log.info("%d plans", len(table))
+
+
+run_script(main, snakemake)  # noqa: F821

@@ -1,0 +1,297 @@
+"""``debias estimate | compare | plan``: the workflow's estimates, comparisons and plans for one or
+two system files, without running the workflow.
+
+Each command reads canonical system files (checked line by line as the workflow checks them:
+a bad line stops it with ``file:line: what was expected``), joins their judgments with metric
+scores and prints the rows the workflow writes to ``system_estimates.csv``,
+``system_comparisons.csv`` or ``plan.csv`` for those systems, with the same settings from the
+config file. Metric scores, in this order: the config's provided metrics (scores on each line
+of the system file); ``--scores`` CSV files (an ``id`` column and one column per metric, such as
+the workflow's ``results/metrics/<task>/<system>.csv``, used by default when it exists);
+``--compute`` metrics scored now with today's packages (``bleu``, ``rouge1``, ``rouge2``,
+``rougeL``; slower: loads the metric packages). Without any, only ``mean`` is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import sys
+from pathlib import Path
+
+import yaml
+
+from .io import InputError, read_references, read_system, resolve_jsonl
+
+COMPUTABLE = {"bleu": "sacrebleu", "rouge1": "rouge-score-1", "rouge2": "rouge-score-2", "rougeL": "rouge-score-L"}
+
+
+def read_scores_csv(path, metrics=None):
+    """``({id: {metric: score}}, metrics)`` from a CSV with an ``id`` column; errors name file and line.
+
+    ``metrics`` names the columns to read (default: every column but ``id``, ``task`` and
+    ``system``, the workflow's metrics files' label columns)."""
+    try:
+        handle = open(path, encoding="utf-8", newline="")
+    except OSError:
+        raise InputError(
+            str(path), "scores file not found (a CSV with an 'id' column and one column per metric)"
+        ) from None
+    with handle:
+        reader = csv.reader(handle)
+        header = next(reader, None)
+        if not header or "id" not in header:
+            raise InputError(f"{path}:1", "expected a header line with an 'id' column and one column per metric")
+        columns = [c for c in header if c not in ("id", "task", "system")] if metrics is None else list(metrics)
+        for metric in columns:
+            if metric not in header:
+                raise InputError(f"{path}:1", f"no column '{metric}' (columns: {', '.join(header)})")
+        scores = {}
+        for number, row in enumerate(reader, start=2):
+            if len(row) != len(header):
+                raise InputError(f"{path}:{number}", f"expected {len(header)} fields, found {len(row)}")
+            values = dict(zip(header, row))
+            item = {}
+            for metric in columns:
+                try:
+                    item[metric] = float(values[metric])
+                except ValueError:
+                    item[metric] = math.nan
+                if not math.isfinite(item[metric]):
+                    raise InputError(
+                        f"{path}:{number}", f"score for '{metric}' must be a finite number, found {values[metric]!r}"
+                    )
+            scores[values["id"]] = item
+    return scores, columns
+
+
+def _load_config(args):
+    path = Path(args.config)
+    if not path.exists():
+        raise InputError(str(path), "config file not found (give --config)")
+    with open(path, encoding="utf-8") as handle:
+        config = yaml.safe_load(handle)
+    return config
+
+
+def _task_of(config, path: Path, task: str | None) -> str:
+    task = task or path.resolve().parent.parent.name
+    if task not in config["tasks"]:
+        raise InputError(f"config: tasks.{task}", f"unknown task '{task}' (give --task: {', '.join(config['tasks'])})")
+    return task
+
+
+def _system_name(path: Path) -> str:
+    name = path.name
+    for suffix in (".jsonl.gz", ".jsonl"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return path.stem
+
+
+def _joined(args, config, path: Path, scores_path, task: str):
+    """The joined table (:func:`debias.joined.join_system`) of one system file."""
+    from .config import provided_metrics
+    from .joined import join_system
+
+    if not path.is_file():
+        raise InputError(str(path), "system file not found (a canonical .jsonl or .jsonl.gz file)")
+    prompts = config["tasks"][task]["prompts"]
+    references_file = Path(args.references) if args.references else resolve_jsonl(path.parent.parent / "references")
+    if references_file is None:
+        raise InputError(
+            f"{path.parent.parent / 'references'}.jsonl.gz", "references file not found (give --references)"
+        )
+    references = read_references(references_file)
+    provided = [m for m in provided_metrics(config)]
+    items = read_system(path, prompts, references, provided)
+    system = _system_name(path)
+    if scores_path is None:
+        default = Path(config.get("results_dir", "results")) / "metrics" / task / f"{system}.csv"
+        scores_path = default if default.exists() and not args.compute else None
+    table, computed = None, []
+    if scores_path is not None:
+        by_id, computed = read_scores_csv(scores_path)
+        missing = [item.id for item in items if item.id not in by_id]
+        if missing:
+            raise InputError(
+                str(scores_path), f"no scores for id '{missing[0]}' ({len(missing)} ids of {path} missing)"
+            )
+        import pandas as pd
+
+        table = pd.DataFrame([{"id": item.id, **by_id[item.id]} for item in items])
+    elif args.compute:
+        from .metrics import score_outputs
+
+        unknown = [m for m in args.compute if m not in COMPUTABLE]
+        if unknown:
+            raise InputError("--compute", f"cannot compute '{unknown[0]}' here (choose from {', '.join(COMPUTABLE)})")
+        table = score_outputs(
+            [i.output for i in items],
+            [references[i.id] for i in items],
+            metrics={m: COMPUTABLE[m] for m in args.compute},
+        )
+        table.insert(0, "id", [i.id for i in items])
+        computed = list(args.compute)
+    available = provided + [m for m in computed if m not in provided]
+    metrics = list(args.metric) if args.metric else available
+    for metric in metrics:
+        if metric not in available:
+            raise InputError(
+                "--metric", f"no scores for metric '{metric}' (available: {', '.join(available) or 'none'})"
+            )
+    frame = join_system(task, system, items, list(prompts), table, metrics, [m for m in metrics if m in provided])
+    return frame, metrics
+
+
+def _emit(table, fmt: str, out) -> None:
+    if fmt == "markdown":
+        from .tables import to_markdown
+
+        out.write(to_markdown(table, digits=4))
+    else:
+        table.to_csv(out, index=False, float_format="%.6g", lineterminator="\n")
+
+
+def _estimate(args, config):
+    from .estimate_tables import system_estimates_table
+
+    path = Path(args.system)
+    task = _task_of(config, path, args.task)
+    frame, metrics = _joined(args, config, path, args.scores[0] if args.scores else None, task)
+    level = args.level or (config.get("estimates") or {}).get("level", 0.8)
+    return system_estimates_table([frame], {task: list(config["tasks"][task]["prompts"])}, metrics, level=level)
+
+
+def _compare(args, config):
+    from .comparison_tables import compare_spec, system_comparisons_table
+
+    paths = [Path(p) for p in args.systems]
+    if args.scores and len(args.scores) != len(paths):
+        raise InputError("--scores", f"give one scores file per system file ({len(paths)}), found {len(args.scores)}")
+    task = _task_of(config, paths[0], args.task)
+    joined = [_joined(args, config, p, args.scores[i] if args.scores else None, task) for i, p in enumerate(paths)]
+    metrics = [m for m in joined[0][1] if all(m in j[1] for j in joined)]
+    spec = compare_spec(config)
+    if args.level:
+        spec["level"] = args.level
+    prompts = {task: list(config["tasks"][task]["prompts"])}
+    return system_comparisons_table([j[0] for j in joined], prompts, metrics, spec, min_items=spec["min_items"])
+
+
+def _plan(args, config):
+    from .plan_tables import plan_spec, plan_table
+
+    path = Path(args.system)
+    task = _task_of(config, path, args.task)
+    frame, metrics = _joined(args, config, path, args.scores[0] if args.scores else None, task)
+    spec = plan_spec(config)
+    for key in ("assurance", "cost_per_judgment", "cost_per_item", "max_judgments_per_item", "level"):
+        if getattr(args, key, None) is not None:
+            spec[key] = getattr(args, key)
+    if args.target_width:
+        spec["target_widths"] = list(args.target_width)
+    return plan_table([frame], {task: list(config["tasks"][task]["prompts"])}, metrics, spec)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="debias", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="{estimate,compare,plan}")
+
+    def common(sub):
+        sub.add_argument(
+            "--config",
+            default="config/config.yaml",
+            help="config file with the task's prompts and settings (default: %(default)s)",
+        )
+        sub.add_argument(
+            "--task", help="task of the config (default: the folder above systems/, as in <data_dir>/<task>/systems/)"
+        )
+        sub.add_argument("--references", help="references file (default: references.jsonl[.gz] beside systems/)")
+        sub.add_argument(
+            "--scores",
+            action="append",
+            metavar="CSV",
+            help="metric scores: an id column and one column per metric (repeatable, one per system file; "
+            "default: results/metrics/<task>/<system>.csv if present)",
+        )
+        sub.add_argument(
+            "--compute",
+            action="append",
+            metavar="METRIC",
+            help=f"score this metric now ({', '.join(COMPUTABLE)}); repeatable",
+        )
+        sub.add_argument(
+            "--metric",
+            action="append",
+            metavar="METRIC",
+            help="use only this metric (repeatable; default: every metric with scores)",
+        )
+        sub.add_argument("--level", type=float, help="interval level (default: estimates.level of the config)")
+        sub.add_argument(
+            "--format", choices=("csv", "markdown"), default="csv", help="output format (default: %(default)s)"
+        )
+
+    estimate = commands.add_parser(
+        "estimate",
+        help="each prompt's mean human score of one system, every estimator",
+        description="Print the system_estimates.csv rows of one system file: mean, cv:<metric>, cv:combined "
+        "(and ppi++ when some outputs are unjudged) per prompt.",
+    )
+    estimate.add_argument("system", help="canonical system file (.jsonl or .jsonl.gz)")
+    common(estimate)
+    compare = commands.add_parser(
+        "compare",
+        help="differences between systems judged on the same items",
+        description="Print the system_comparisons.csv rows of every pair of the given system files (B - A, "
+        "in the order given) on the items both have judged.",
+    )
+    compare.add_argument("systems", nargs="+", metavar="system", help="two or more canonical system files of one task")
+    common(compare)
+    plan = commands.add_parser(
+        "plan",
+        help="how many items and judgments per item to buy",
+        description="Print the plan.csv rows of one system file: the cheapest (n items, k judgments each) "
+        "whose interval meets each target width with the stated assurance, its judged items as the pilot.",
+    )
+    plan.add_argument("system", help="canonical system file of the pilot (.jsonl or .jsonl.gz)")
+    common(plan)
+    plan.add_argument(
+        "--target-width",
+        type=float,
+        action="append",
+        metavar="W",
+        help="interval width to reach (repeatable; default: plan.target_widths or per prompt from plan.auto_n)",
+    )
+    plan.add_argument(
+        "--assurance", type=float, help="probability that the width meets the target (default: plan.assurance)"
+    )
+    plan.add_argument("--cost-per-judgment", type=float, help="price of one judgment (default: plan.cost_per_judgment)")
+    plan.add_argument(
+        "--cost-per-item", type=float, help="price of one item besides its judgments (default: plan.cost_per_item)"
+    )
+    plan.add_argument(
+        "--max-judgments-per-item", type=int, help="largest k considered (default: plan.max_judgments_per_item)"
+    )
+    return parser
+
+
+def main(argv=None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "compare" and len(args.systems) < 2:
+        _parser().error("compare needs at least two system files")
+    try:
+        config = _load_config(args)
+        table = {"estimate": _estimate, "compare": _compare, "plan": _plan}[args.command](args, config)
+    except InputError as error:
+        print(f"debias {args.command}: error: {error}", file=sys.stderr)
+        return 2
+    _emit(table, args.format, sys.stdout)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

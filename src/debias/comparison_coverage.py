@@ -1,0 +1,170 @@
+"""Do the paired intervals hold their level, and how much does pairing save? By resampling one pair.
+
+The world is the pair's N shared judged items, an item's true difference the difference of its
+two mean judgments. A repeat draws n of the N items without replacement (one random order per
+repeat serves every n, as in :func:`debias.coverage.draw_samples`) and one judgment of each
+system's line uniformly (the same one when both lines share a judgment), builds every paired
+estimator's interval and checks it against the world's mean difference. The same repeat also
+draws an independent second order of the items for system A: the *independent* design judges n
+items for A and another n for B, and its variance is that of two separate means.
+``de_vs_independent`` is the mean estimated variance of the independent difference over that of
+the paired estimator (both averaged over the repeats, as ``coverage.csv``'s ``de`` averages
+squared widths).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from .bootstrap import judgment_counts
+from .comparisons import PairedSample, estimator_names
+from .coverage import resolve_sample_sizes
+from .estimator_kernels import combined_terms, cv_terms, t_interval
+
+__all__ = ["PAIRED_COVERAGE_COLUMNS", "expected_de_vs_independent", "paired_coverage_experiment"]
+
+PAIRED_COVERAGE_COLUMNS = [
+    "estimator",
+    "n",
+    "n_items",
+    "repeats",
+    "coverage",
+    "coverage_se",
+    "mean_width",
+    "de_vs_independent",
+]
+
+
+def _within(judgments: np.ndarray) -> np.ndarray:
+    """Per item, the ddof-0 spread of its judgments around their mean (what one draw carries)."""
+    return np.nanmean((judgments - np.nanmean(judgments, axis=1, keepdims=True)) ** 2, axis=1)
+
+
+def _world(pair: PairedSample):
+    """The world's moments: per-item spreads, the noise of a drawn difference, metric differences."""
+    w_a, w_b = _within(pair.judgments_a), _within(pair.judgments_b)
+    noise_d = float(np.mean(np.where(pair.same_judgment, 0.0, w_a + w_b)))
+    h = (pair.scores_b - pair.scores_a).T  # (M, N) metric differences of the world's items
+    h_cov = np.atleast_2d(np.cov(h, ddof=0)) if h.shape[0] else np.zeros((0, 0))
+    return w_a, w_b, noise_d, h, h.mean(axis=1), h.var(axis=1), h_cov
+
+
+def expected_de_vs_independent(pair: PairedSample, n: int) -> dict[str, float]:
+    r"""``de_vs_independent`` of every paired estimator at n, from the world's variances.
+
+    In the design of :func:`paired_coverage_experiment` an estimator whose per-item terms have
+    variance :math:`S^2` over the world's N items (terms of the items' true values), with
+    :math:`\nu` the variance one drawn judgment adds, has variance
+    :math:`((1 - n/N) S^2 + \nu) / n`; the independent design has the sum of that for each
+    system's mean. The ratio is
+
+    .. math::
+
+        \frac{(1 - n/N)(S_A^2 + S_B^2) + \nu_A + \nu_B}{(1 - n/N) S_{\text{est}}^2 + \nu_d}.
+
+    Exact for ``mean``. For ``cv`` the terms use the world's own coefficient (``cv:combined``:
+    cross-fitted, leave one out, over all N), so the cost of estimating it from n items is
+    left out; :func:`paired_coverage_experiment` measures it.
+    """
+    w_a, w_b, noise_d, h, h_mean, h_var, h_cov = _world(pair)
+    f_a, f_b = (np.nanmean(j, axis=1) for j in (pair.judgments_a, pair.judgments_b))
+    d = f_b - f_a
+    n_items = d.size
+    keep = 1.0 - n / n_items
+    independent = keep * (f_a.var(ddof=1) + f_b.var(ddof=1)) + w_a.mean() + w_b.mean()
+    terms = {"mean": d}
+    for m, metric in enumerate(pair.metrics):
+        terms[f"cv:{metric}"] = cv_terms(d, h[m], h_mean[m], h_var[m], n_items)[0]
+    if len(pair.metrics) > 1:
+        terms["cv:combined"] = combined_terms(d, h, h_mean, h_cov)
+    out = {}
+    for name, values in terms.items():
+        paired = keep * values.var(ddof=1) + noise_d
+        out[name] = float(independent / paired) if paired > 0 else float("nan")
+    return out
+
+
+def _row(name, n, n_items, result, theta, independent_variance):
+    covered = (result.ci_low <= theta) & (theta <= result.ci_high)
+    coverage = float(covered.mean())
+    variance = float(np.mean(result.se**2))
+    return {
+        "estimator": name,
+        "n": n,
+        "n_items": n_items,
+        "repeats": covered.size,
+        "coverage": coverage,
+        "coverage_se": float(np.sqrt(coverage * (1.0 - coverage) / covered.size)),
+        "mean_width": float(np.mean(result.ci_high - result.ci_low)),
+        "de_vs_independent": independent_variance / variance if variance > 0 else float("nan"),
+    }
+
+
+def paired_coverage_experiment(
+    pair: PairedSample,
+    *,
+    sample_sizes: Sequence,
+    n_repeats: int,
+    level: float,
+    rng: np.random.Generator,
+) -> pd.DataFrame:
+    """Coverage, width and the saving over independent samples of every paired estimator.
+
+    Parameters
+    ----------
+    pair : PairedSample
+        The world: its judged shared items and their metrics (moments over these items).
+    sample_sizes : sequence
+        Integers and fractions of N such as ``"0.5N"`` (:func:`debias.coverage.resolve_sample_sizes`).
+    n_repeats : int
+        Samples per size.
+    level : float
+        Nominal coverage.
+    rng : numpy.random.Generator
+        Draws the samples; all draws are made before any size is evaluated, so a size's rows do
+        not depend on which other sizes are asked for.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`PAIRED_COVERAGE_COLUMNS`, one row per size and estimator (module notes).
+        ``coverage_se`` is the binomial Monte-Carlo standard error.
+    """
+    ja, jb = pair.judgments_a, pair.judgments_b
+    n_items = pair.n_shared
+    k_a, k_b = judgment_counts(ja), judgment_counts(jb)
+    same = pair.same_judgment
+    theta = float(pair.differences.mean())
+    w_a, w_b, noise_d, h, h_mean, h_var, h_cov = _world(pair)
+
+    order = np.tile(np.arange(n_items), (n_repeats, 1))
+    items = rng.permuted(order, axis=1)
+    col_a = rng.integers(0, k_a[items])
+    col_b = np.where(same[items], col_a, rng.integers(0, k_b[items]))
+    items_ind = rng.permuted(order, axis=1)
+    col_ind = rng.integers(0, k_a[items_ind])
+    d = jb[items, col_b] - ja[items, col_a]
+    y_b, y_a_ind = jb[items, col_b], ja[items_ind, col_ind]
+
+    names = estimator_names(pair.metrics)
+    rows = []
+    for n in resolve_sample_sizes(sample_sizes, n_items):
+        common = {"n_outputs": n_items, "level": level}
+        independent = (
+            t_interval(y_a_ind[:, :n], fitted=1, noise=w_a.mean(), **common).se ** 2
+            + t_interval(y_b[:, :n], fitted=1, noise=w_b.mean(), **common).se ** 2
+        )
+        base = float(np.mean(independent))
+        y, drawn = d[:, :n], items[:, :n]
+        results = {"mean": t_interval(y, fitted=1, noise=noise_d, **common)}
+        for m, metric in enumerate(pair.metrics):
+            terms, extra = cv_terms(y, h[m][drawn], h_mean[m], h_var[m], n_items)
+            results[f"cv:{metric}"] = t_interval(terms, fitted=2, noise=noise_d, extra_variance=extra, **common)
+        if "cv:combined" in names:
+            terms = combined_terms(y, np.moveaxis(h[:, drawn], 0, 1), h_mean, h_cov)
+            results["cv:combined"] = t_interval(terms, fitted=1, noise=noise_d, **common)
+        rows += [_row(name, n, n_items, results[name], theta, base) for name in names]
+    return pd.DataFrame(rows, columns=PAIRED_COVERAGE_COLUMNS)

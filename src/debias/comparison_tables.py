@@ -1,0 +1,157 @@
+"""Paired comparisons of every two systems of a task, and their coverage check, as tables.
+
+Both read the joined tables (:mod:`debias.joined`), one per scored system. For a task and
+prompt every pair of systems (A before B in the order given; the difference is B - A) is
+aligned on the ids both have (:func:`debias.comparisons.paired_sample`); a pair with fewer than
+``min_judged_items`` shared judged items is skipped with a log line. Random numbers of a pair
+come from ``setting_seed(seed, task, prompt, system_a, system_b, "compare")``, so its rows do
+not depend on which other pairs or sizes run. ``de_vs_independent`` in
+``system_comparisons.csv`` is the design's expected value
+(:func:`debias.comparison_coverage.expected_de_vs_independent`, no random numbers: the
+``debias compare`` command prints it in a fraction of a second); ``comparison_coverage.csv``
+measures it by resampling at every size.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Mapping, Sequence
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+
+from .bootstrap import setting_seed
+from .comparison_coverage import PAIRED_COVERAGE_COLUMNS, expected_de_vs_independent, paired_coverage_experiment
+from .comparisons import PairedSample, paired_difference_estimates, paired_sample
+from .coverage import resolve_sample_sizes
+
+__all__ = [
+    "COMPARISON_COLUMNS",
+    "COMPARISON_COVERAGE_COLUMNS",
+    "comparison_coverage_table",
+    "compare_spec",
+    "comparison_pairs",
+    "de_sample_size",
+    "system_comparisons_table",
+]
+
+KEYS = ["task", "prompt", "system_a", "system_b"]
+COMPARISON_COLUMNS = [
+    *KEYS,
+    "estimator",
+    "n_shared",
+    "difference",
+    "ci_low",
+    "ci_high",
+    "p_value",
+    "de_vs_independent",
+]
+COMPARISON_COVERAGE_COLUMNS = [*KEYS, *PAIRED_COVERAGE_COLUMNS]
+
+log = logging.getLogger(__name__)
+
+
+def comparison_pairs(
+    joined: Sequence[pd.DataFrame], prompts: Mapping[str, Sequence[str]], metrics: Sequence[str], *, min_items: int
+) -> Iterator[tuple[str, str, str, str, PairedSample]]:
+    """Yield ``(task, prompt, system_a, system_b, pair)`` for every pair of systems of a task
+    sharing at least ``min_items`` judged items on the prompt, in input order."""
+    by_task: dict[str, list[pd.DataFrame]] = {}
+    for frame in joined:
+        by_task.setdefault(str(frame["task"].iloc[0]), []).append(frame)
+    for task, frames in by_task.items():
+        for prompt in prompts[task]:
+            for frame_a, frame_b in combinations(frames, 2):
+                a, b = str(frame_a["system"].iloc[0]), str(frame_b["system"].iloc[0])
+                pair = paired_sample(frame_a, frame_b, prompt, metrics)
+                if pair.n_shared < max(min_items, 3):
+                    log.warning(
+                        "%s/%s: %s and %s share %d judged items (fewer than %d), no comparison",
+                        task,
+                        prompt,
+                        a,
+                        b,
+                        pair.n_shared,
+                        min_items,
+                    )
+                    continue
+                yield task, prompt, a, b, pair
+
+
+def de_sample_size(spec: Sequence, n_items: int, target: int) -> int | None:
+    """The configured sample size (:func:`debias.coverage.resolve_sample_sizes`) nearest to
+    ``target`` (the smaller one on a tie); ``None`` when no size fits the world."""
+    sizes = resolve_sample_sizes(spec, n_items)
+    return min(sizes, key=lambda n: (abs(n - target), n)) if sizes else None
+
+
+def _experiment(task, prompt, a, b, pair, sizes, spec, seed):
+    rng = np.random.default_rng(setting_seed(seed, task, prompt, a, b, "compare"))
+    return paired_coverage_experiment(pair, sample_sizes=sizes, n_repeats=spec["repeats"], level=spec["level"], rng=rng)
+
+
+def system_comparisons_table(
+    joined: Sequence[pd.DataFrame],
+    prompts: Mapping[str, Sequence[str]],
+    metrics: Sequence[str],
+    spec: Mapping,
+    *,
+    min_items: int = 20,
+) -> pd.DataFrame:
+    """Every estimator of every pair's difference (``system_comparisons.csv``).
+
+    ``spec`` is the ``compare`` config section (:func:`compare_spec`) with ``level``,
+    ``sample_sizes`` and ``de_n``: ``de_vs_independent`` is the expected ratio at the
+    configured size nearest ``de_n`` (:func:`de_sample_size`).
+    """
+    frames = []
+    for task, prompt, a, b, pair in comparison_pairs(joined, prompts, metrics, min_items=min_items):
+        table = paired_difference_estimates(pair, level=spec["level"])
+        n = de_sample_size(spec["sample_sizes"], pair.n_shared, int(spec["de_n"]))
+        if n is None:
+            table["de_vs_independent"] = np.nan
+        else:
+            table["de_vs_independent"] = table["estimator"].map(expected_de_vs_independent(pair, n))
+        for position, (key, value) in enumerate(zip(KEYS, (task, prompt, a, b))):
+            table.insert(position, key, value)
+        frames.append(table)
+    if not frames:
+        return pd.DataFrame(columns=COMPARISON_COLUMNS)
+    return pd.concat(frames, ignore_index=True)[COMPARISON_COLUMNS]
+
+
+def comparison_coverage_table(
+    joined: Sequence[pd.DataFrame],
+    prompts: Mapping[str, Sequence[str]],
+    metrics: Sequence[str],
+    spec: Mapping,
+    *,
+    seed: int,
+    min_items: int = 20,
+) -> pd.DataFrame:
+    """:func:`debias.comparison_coverage.paired_coverage_experiment` on every pair at every
+    configured size (``comparison_coverage.csv``)."""
+    frames = []
+    for task, prompt, a, b, pair in comparison_pairs(joined, prompts, metrics, min_items=min_items):
+        table = _experiment(task, prompt, a, b, pair, spec["sample_sizes"], spec, seed)
+        for position, (key, value) in enumerate(zip(KEYS, (task, prompt, a, b))):
+            table.insert(position, key, value)
+        frames.append(table)
+        log.info("%s/%s: %s vs %s, %d rows", task, prompt, a, b, len(table))
+    if not frames:
+        return pd.DataFrame(columns=COMPARISON_COVERAGE_COLUMNS)
+    return pd.concat(frames, ignore_index=True)[COMPARISON_COVERAGE_COLUMNS]
+
+
+COMPARE_DEFAULTS = {"sample_sizes": [20, 50, 100, 150, "0.5N", "0.8N"], "repeats": 2000, "de_n": 150}
+
+
+def compare_spec(config: Mapping) -> dict:
+    """The ``compare`` config section with its defaults, plus ``level`` (``estimates.level``),
+    ``seed`` (``bootstrap.seed``) and ``min_items`` (``min_judged_items``)."""
+    spec = {**COMPARE_DEFAULTS, **(config.get("compare") or {})}
+    spec["level"] = (config.get("estimates") or {}).get("level", 0.8)
+    spec["seed"] = config["bootstrap"]["seed"]
+    spec["min_items"] = int(config.get("min_judged_items", 20))
+    return spec

@@ -1,0 +1,163 @@
+"""Sample-size plans for every system x prompt, and their check by resampling, as tables.
+
+Both read the joined tables (:mod:`debias.joined`). A system's judged items are the pilot of
+its plan: the design it returns is for judging N outputs of a system like it (N = the system's
+outputs). ``plan.target_widths`` gives widths on the judgments' scale; left empty, every cell
+gets its own targets, the width of ``mean`` with one judgment per item at each n of
+``plan.auto_n`` (so the planned n stays between 50 and 0.8 N for the defaults).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .bootstrap import setting_seed
+from .estimate_tables import _cells
+from .joined import judgment_matrix
+from .plan_check import PLAN_CHECK_COLUMNS, check_target_width, plan_check_experiment
+from .planning import pilot_components, plan_design, planned_width, upper_bound_components
+
+__all__ = ["PLAN_CHECK_TABLE_COLUMNS", "PLAN_COLUMNS", "plan_check_table", "plan_spec", "plan_table"]
+
+PLAN_COLUMNS = [
+    "task",
+    "prompt",
+    "system",
+    "estimator",
+    "target_width",
+    "level",
+    "assurance",
+    "n",
+    "k",
+    "cost",
+    "planned_width",
+    "sigma2_item",
+    "sigma2_a",
+    "rho",
+    "n_pilot",
+    "n_outputs",
+]
+PLAN_CHECK_TABLE_COLUMNS = ["task", "prompt", "system", *PLAN_CHECK_COLUMNS]
+
+DEFAULTS = {
+    "target_widths": [],
+    "auto_n": [100, 200],
+    "cost_per_judgment": 1.0,
+    "cost_per_item": 0.0,
+    "max_judgments_per_item": 5,
+    "assurance": 0.8,
+    "check": {"pilots": 200, "pilot_size": 50, "n": 150},
+}
+
+log = logging.getLogger(__name__)
+
+
+def plan_spec(config: Mapping) -> dict:
+    """The ``plan`` config section with its defaults, plus ``level`` (``estimates.level``) and
+    ``seed`` (``bootstrap.seed``)."""
+    given = dict(config.get("plan") or {})
+    spec = {**DEFAULTS, **given, "check": {**DEFAULTS["check"], **(given.get("check") or {})}}
+    spec["level"] = (config.get("estimates") or {}).get("level", 0.8)
+    spec["seed"] = config["bootstrap"]["seed"]
+    return spec
+
+
+def _targets(spec, judgments, n_outputs):
+    if spec["target_widths"]:
+        return [float(w) for w in spec["target_widths"]]
+    world, _ = pilot_components(judgments, n_outputs)
+    sizes = sorted({int(min(max(n, 50), 0.8 * n_outputs)) for n in spec["auto_n"]})
+    return [float(planned_width(n, 1, world, spec["level"])) for n in sizes]
+
+
+def _best_metric(judgments, scores: pd.DataFrame) -> str | None:
+    f = np.nanmean(judgments, axis=1)
+    rho = {m: abs(np.corrcoef(f, scores[m])[0, 1]) for m in scores if np.std(scores[m]) > 0 and np.std(f) > 0}
+    return max(rho, key=lambda m: (rho[m], -list(scores).index(m))) if rho else None
+
+
+def plan_table(
+    joined: Sequence[pd.DataFrame], prompts: Mapping[str, Sequence[str]], metrics: Sequence[str], spec: Mapping
+) -> pd.DataFrame:
+    """The least-cost design (n, k) per cell, target width and estimator (``plan.csv``).
+
+    Estimators: ``mean`` and ``cv:<metric>`` with the metric most correlated with the judged
+    items' mean judgments. Components come from all judged items, bounded above at
+    ``spec["assurance"]`` (:func:`debias.planning.upper_bound_components`, seeded per cell).
+    """
+    rows = []
+    for task, system, prompt, outputs, judged in _cells(joined, prompts):
+        if len(judged) < 3:
+            continue
+        judgments, n_outputs = judgment_matrix(judged), len(outputs)
+        best = _best_metric(judgments, judged[list(metrics)])
+        for estimator in ["mean"] + ([f"cv:{best}"] if best else []):
+            scores = None if estimator == "mean" else judged[best].to_numpy(dtype=float)
+            components, q = pilot_components(judgments, n_outputs, scores)
+            rng = np.random.default_rng(setting_seed(spec["seed"], task, system, prompt, estimator, "plan"))
+            bound = upper_bound_components(components, q, spec["assurance"], rng=rng)
+            for target in _targets(spec, judgments, n_outputs):
+                plan = plan_design(
+                    bound,
+                    target,
+                    level=spec["level"],
+                    cost_per_judgment=spec["cost_per_judgment"],
+                    cost_per_item=spec["cost_per_item"],
+                    k_max=spec["max_judgments_per_item"],
+                )
+                rows.append(
+                    {
+                        "task": task,
+                        "prompt": prompt,
+                        "system": system,
+                        "estimator": estimator,
+                        "target_width": target,
+                        "level": spec["level"],
+                        "assurance": spec["assurance"],
+                        "n": plan.n,
+                        "k": plan.k,
+                        "cost": plan.cost,
+                        "planned_width": plan.width,
+                        "sigma2_item": components.item,
+                        "sigma2_a": components.noise,
+                        "rho": components.rho,
+                        "n_pilot": len(judged),
+                        "n_outputs": n_outputs,
+                    }
+                )
+    return pd.DataFrame(rows, columns=PLAN_COLUMNS)
+
+
+def plan_check_table(
+    joined: Sequence[pd.DataFrame], prompts: Mapping[str, Sequence[str]], metrics: Sequence[str], spec: Mapping
+) -> pd.DataFrame:
+    """:func:`debias.plan_check.plan_check_experiment` on every cell (``plan_check.csv``); the
+    target is the world's ``mean`` width at ``plan.check.n`` items."""
+    check = spec["check"]
+    frames = []
+    for task, system, prompt, _, judged in _cells(joined, prompts):
+        if len(judged) <= check["pilot_size"]:
+            log.warning("%s/%s/%s: %d judged items, no plan check", task, system, prompt, len(judged))
+            continue
+        judgments = judgment_matrix(judged)
+        target = check_target_width(judgments, min(int(check["n"]), len(judged)), spec["level"])
+        table = plan_check_experiment(
+            judgments,
+            {m: judged[m].to_numpy(dtype=float) for m in metrics},
+            target_width=target,
+            n_pilots=check["pilots"],
+            pilot_size=check["pilot_size"],
+            level=spec["level"],
+            assurance=spec["assurance"],
+            rng=np.random.default_rng(setting_seed(spec["seed"], task, system, prompt, "plan_check")),
+        )
+        for position, (key, value) in enumerate(zip(["task", "prompt", "system"], (task, prompt, system))):
+            table.insert(position, key, value)
+        frames.append(table)
+    if not frames:
+        return pd.DataFrame(columns=PLAN_CHECK_TABLE_COLUMNS)
+    return pd.concat(frames, ignore_index=True)[PLAN_CHECK_TABLE_COLUMNS]

@@ -1,0 +1,236 @@
+r"""How many items to have judged, and by how many annotators each: the least-cost design.
+
+An evaluation that judges n of a system's N outputs with k judgments each estimates the mean
+human score with variance
+
+.. math::
+
+    V(n, k) = \frac{(1 - n/N)\, S^2 + \sigma_a^2 / k}{n},
+
+where :math:`S^2` is the items' part (:math:`\sigma_f^2` for ``mean``; :math:`\sigma_f^2(1 -
+\rho^2)` for the control variate with a metric correlated :math:`\rho` with the item's true
+score, Eq. (6) of the paper) and :math:`\sigma_a^2 / k` the annotator variance of an item's
+mean of k judgments. The finite-population factor :math:`1 - n/N` applies to the items' part
+only (as in :mod:`debias.estimator_kernels`). The interval's width is
+:math:`2\, t_{n-p,(1+L)/2} \sqrt{V(n, k)}` (p = 1 for ``mean``, 2 with a fitted coefficient), and a
+design costs :math:`n\,(k\,c_j + c_i)` with :math:`c_j` the price of one judgment and :math:`c_i` of
+one item (fetching, reading). :func:`plan_design` returns the cheapest (n, k) whose width meets
+a target: more judgments per item shrink only the annotator part, more items both parts.
+
+Variance components come from a pilot (:func:`pilot_components`); planning on them as they are
+meets the target about half the time. :func:`upper_bound_components` replaces them by an upper
+confidence bound so that the plan meets the target with a stated probability (the assurance);
+see :mod:`debias.plan_check` for how well it holds on the released data.
+
+References
+----------
+A. Chaganty, S. Mussmann and P. Liang. The price of debiasing automatic metrics in natural
+language evaluation. In *Proceedings of the 56th Annual Meeting of the Association for
+Computational Linguistics (ACL)*, pages 643-653, Melbourne, 2018.
+
+W. G. Cochran. *Sampling Techniques*, 3rd edition, Wiley, 1977 (Section 4.6: the sample size
+for a given precision, with the finite-population correction).
+
+D. G. Bonett. Approximate confidence interval for standard deviation of nonnormal
+distributions. *Computational Statistics & Data Analysis* 50(3):775-782, 2006.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+from scipy import stats
+
+__all__ = [
+    "DesignPlan",
+    "PlanComponents",
+    "check_plan_inputs",
+    "pilot_components",
+    "plan_design",
+    "planned_width",
+    "upper_bound_components",
+]
+
+
+@dataclass(frozen=True)
+class PlanComponents:
+    """The variance components a plan needs.
+
+    Attributes
+    ----------
+    item : float
+        Items' part :math:`S^2` of one item's value (residual variance for a control variate).
+    noise : float
+        Annotator variance :math:`\\sigma_a^2` of one judgment around its item's true score.
+    n_outputs : int
+        Outputs N the items are drawn from.
+    fitted : int
+        Parameters fitted by the estimator (1: ``mean``; 2: ``cv`` with one metric).
+    rho : float
+        Correlation of the metric with the items' true scores (0 for ``mean``).
+    """
+
+    item: float
+    noise: float
+    n_outputs: int
+    fitted: int = 1
+    rho: float = 0.0
+
+
+@dataclass(frozen=True)
+class DesignPlan:
+    """The cheapest design meeting a target width: ``n`` items, ``k`` judgments each.
+
+    ``n`` and ``k`` are 0 and ``cost``/``width`` NaN when no design up to all N outputs and
+    ``k_max`` judgments meets the target.
+    """
+
+    n: int
+    k: int
+    cost: float
+    width: float
+    target_width: float
+    level: float
+
+
+def check_plan_inputs(components: PlanComponents, target_width: float, level: float, cost_per_judgment, cost_per_item):
+    """Raise ``ValueError`` naming the first bad planning input."""
+    if not (np.isfinite(components.item) and components.item >= 0):
+        raise ValueError(f"the items' variance must be finite and >= 0, got {components.item}")
+    if not (np.isfinite(components.noise) and components.noise >= 0):
+        raise ValueError(f"the annotator variance must be finite and >= 0, got {components.noise}")
+    if components.n_outputs < components.fitted + 2:
+        raise ValueError(f"need at least {components.fitted + 2} outputs, got {components.n_outputs}")
+    if not (np.isfinite(target_width) and target_width > 0):
+        raise ValueError(f"target width must be a positive number, got {target_width}")
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    if not (cost_per_judgment > 0 and cost_per_item >= 0):
+        raise ValueError("cost_per_judgment must be > 0 and cost_per_item >= 0")
+
+
+def planned_width(n, k, components: PlanComponents, level: float):
+    """Expected interval width :math:`2 t_{n-p} \\sqrt{V(n, k)}` of the module notes (broadcasts
+    over arrays of n and k; NaN where n <= p)."""
+    n = np.asarray(n, dtype=float)
+    k = np.asarray(k, dtype=float)
+    c = components
+    variance = ((1.0 - n / c.n_outputs) * c.item + c.noise / k) / n
+    with np.errstate(invalid="ignore"):
+        df = np.where(n > c.fitted, n - c.fitted, np.nan)
+        return 2.0 * stats.t.ppf(0.5 + level / 2.0, df) * np.sqrt(variance)
+
+
+def plan_design(
+    components: PlanComponents,
+    target_width: float,
+    *,
+    level: float = 0.8,
+    cost_per_judgment: float = 1.0,
+    cost_per_item: float = 0.0,
+    k_max: int = 10,
+) -> DesignPlan:
+    """The least-cost (n, k) whose :func:`planned_width` is at most ``target_width``.
+
+    Every n in [p + 1, N] and k in [1, ``k_max``] is evaluated (an N x k_max grid: exact, and
+    cheap for any real N); among the designs meeting the target the cheapest wins, ties going
+    to fewer judgments per item, then fewer items.
+    """
+    check_plan_inputs(components, target_width, level, cost_per_judgment, cost_per_item)
+    n = np.arange(components.fitted + 1, components.n_outputs + 1)
+    k = np.arange(1, int(k_max) + 1)
+    width = planned_width(n[None, :], k[:, None], components, level)
+    cost = n[None, :] * (k[:, None] * cost_per_judgment + cost_per_item)
+    ok = width <= target_width
+    if not ok.any():
+        return DesignPlan(0, 0, float("nan"), float("nan"), float(target_width), level)
+    masked = np.where(ok, cost, np.inf)
+    best = min(zip(*np.nonzero(ok)), key=lambda ij: (masked[ij], ij[0], ij[1]))
+    return DesignPlan(
+        int(n[best[1]]), int(k[best[0]]), float(cost[best]), float(width[best]), float(target_width), level
+    )
+
+
+def _within(judgments):
+    return np.nanmean((judgments - np.nanmean(judgments, axis=1, keepdims=True)) ** 2, axis=1)
+
+
+def pilot_components(judgments, n_outputs: int, scores=None) -> tuple[PlanComponents, np.ndarray]:
+    """Variance components estimated from judged pilot items, and each item's contribution.
+
+    Parameters
+    ----------
+    judgments : array_like, shape (m, K)
+        The pilot items' judgments, NaN-padded; an item's true score is the mean of its
+        judgments and :math:`\\sigma_a^2` the mean over items of their judgments' ddof-0 spread
+        around it (the world :func:`debias.bootstrap.resampling_variance_components` describes).
+    n_outputs : int
+        Outputs N the plan draws from.
+    scores : array_like, shape (m,), optional
+        A metric on the pilot items: the items' part is then the residual variance after the
+        least-squares line on the metric (``cv``), and ``rho`` the pilot's correlation.
+
+    Returns
+    -------
+    (PlanComponents, numpy.ndarray)
+        The components, and per item :math:`q_i = \\frac{m}{m-p} e_i^2 + w_i` (residual
+        :math:`e_i`, spread :math:`w_i`), whose mean is the variance of one judgment's term:
+        what :func:`upper_bound_components` bounds.
+    """
+    judgments = np.asarray(judgments, dtype=float)
+    f = np.nanmean(judgments, axis=1)
+    w = _within(judgments)
+    m = f.size
+    if scores is None:
+        residual, fitted, rho = f - f.mean(), 1, 0.0
+    else:
+        g = np.asarray(scores, dtype=float)
+        gc = g - g.mean()
+        slope = float(gc @ (f - f.mean()) / (gc @ gc)) if gc @ gc > 0 else 0.0
+        residual, fitted = f - f.mean() - slope * gc, 2
+        rho = float(np.corrcoef(f, g)[0, 1]) if gc @ gc > 0 and f.std() > 0 else 0.0
+    q = m / (m - fitted) * residual**2 + w
+    item = float(np.sum(residual**2) / (m - fitted))
+    return PlanComponents(item, float(w.mean()), int(n_outputs), fitted, rho), q
+
+
+def upper_bound_components(
+    components: PlanComponents, q, assurance: float = 0.8, *, rng: np.random.Generator, n_boot: int = 1000
+) -> PlanComponents:
+    r"""Scale the components up to a one-sided upper confidence bound at level ``assurance``.
+
+    The variance of one judgment's term is the mean :math:`\bar q` of the items' contributions
+    (:func:`pilot_components`). Its upper bound is a bootstrap-t bound on the log scale (where
+    a variance estimate is closer to normal, Bonett 2006): with
+    :math:`\widehat{se} = s_q / (\sqrt m\, \bar q)` and :math:`T^* = (\log \bar q^* - \log \bar q) /
+    \widehat{se}^*` over ``n_boot`` resamples of the m items,
+
+    .. math::
+
+        \bar q_{\text{upper}} = \bar q\, \exp\!\left(-T^*_{(1 - a)}\, \widehat{se}\right).
+
+    Studentising with each resample's own spread carries the skewness of a heavy-tailed pilot
+    (a few large contributions) into the bound, which a normal or chi-square bound ignores.
+    Both components are multiplied by :math:`\bar q_{\text{upper}} / \bar q`; ``assurance``
+    = 0.5 gives about the components themselves.
+
+    References: B. Efron and R. J. Tibshirani, *An Introduction to the Bootstrap*, Chapman &
+    Hall, 1993, Section 12.5 (bootstrap-t).
+    """
+    q = np.asarray(q, dtype=float)
+    m = q.size
+    if not 0 < assurance < 1:
+        raise ValueError(f"assurance must be in (0, 1), got {assurance}")
+    mean = q.mean()
+    if m < 3 or not mean > 0 or not np.std(q) > 0:
+        return components
+    resampled = q[rng.integers(0, m, size=(n_boot, m))]
+    boot_mean = resampled.mean(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        boot_se = resampled.std(axis=1, ddof=1) / (np.sqrt(m) * boot_mean)
+        statistic = (np.log(boot_mean) - np.log(mean)) / boot_se
+    statistic = statistic[np.isfinite(statistic)]
+    se = q.std(ddof=1) / (np.sqrt(m) * mean)
+    factor = float(np.exp(-np.quantile(statistic, 1.0 - assurance) * se))
+    return replace(components, item=components.item * factor, noise=components.noise * factor)

@@ -1,0 +1,120 @@
+"""The debias command: its rows are the workflow table functions' rows for the same files, and a
+bad file stops it with the file and line."""
+
+from __future__ import annotations
+
+import io
+from contextlib import redirect_stderr, redirect_stdout
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from conftest import synthetic_task, write_jsonl
+
+from debias.cli import main
+from debias.comparison_tables import compare_spec, system_comparisons_table
+from debias.estimate_tables import system_estimates_table
+from debias.io import read_references, read_system
+from debias.joined import join_system
+from debias.plan_tables import plan_spec, plan_table
+
+PROMPTS = {"quality": {"label": "Quality", "min": -1, "max": 1}}
+
+
+@pytest.fixture
+def task(tmp_path):
+    root = synthetic_task(tmp_path / "data", "toy", ["alpha", "beta"], n_items=40)
+    config = {
+        "data_dir": str(tmp_path / "data"),
+        "results_dir": str(tmp_path / "results"),
+        "metrics": {"m1": {"label": "M1"}, "m2": {"label": "M2"}},
+        "min_judged_items": 10,
+        "tasks": {"toy": {"label": "Toy", "systems": {"alpha": {}, "beta": {}}, "prompts": PROMPTS}},
+        "bootstrap": {"replicates": 10, "seed": 3},
+        "compare": {"sample_sizes": [10, 20], "repeats": 50, "de_n": 15},
+        "plan": {"auto_n": [20], "check": {"pilots": 10, "pilot_size": 15, "n": 20}},
+    }
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
+    rng = np.random.default_rng(0)
+    for system in ("alpha", "beta"):
+        ids = [line["id"] for line in map(yaml.safe_load, (root / "systems" / f"{system}.jsonl").open())]
+        scores = pd.DataFrame({"id": ids, "m1": rng.random(len(ids)), "m2": rng.random(len(ids))})
+        scores.to_csv(tmp_path / f"{system}.csv", index=False)
+    return tmp_path, root, config
+
+
+def run(*argv):
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+def joined(tmp_path, root, system):
+    references = read_references(root / "references.jsonl")
+    items = read_system(root / "systems" / f"{system}.jsonl", PROMPTS, references)
+    scores = pd.read_csv(tmp_path / f"{system}.csv", dtype={"id": str})
+    return join_system("toy", system, items, ["quality"], scores, ["m1", "m2"])
+
+
+def as_csv(table):
+    return table.to_csv(index=False, float_format="%.6g", lineterminator="\n")
+
+
+def test_estimate_compare_plan_print_the_table_rows(task):
+    tmp_path, root, config = task
+    common = ["--config", str(tmp_path / "config.yaml")]
+    alpha, beta = (str(root / "systems" / f"{s}.jsonl") for s in ("alpha", "beta"))
+    frames = [joined(tmp_path, root, s) for s in ("alpha", "beta")]
+    prompts = {"toy": ["quality"]}
+
+    code, out, _ = run("estimate", alpha, "--scores", str(tmp_path / "alpha.csv"), *common)
+    assert code == 0
+    assert out == as_csv(system_estimates_table(frames[:1], prompts, ["m1", "m2"], level=0.8))
+
+    scores = ["--scores", str(tmp_path / "alpha.csv"), "--scores", str(tmp_path / "beta.csv")]
+    code, out, _ = run("compare", alpha, beta, *scores, *common)
+    spec = compare_spec(config)
+    assert code == 0
+    assert out == as_csv(system_comparisons_table(frames, prompts, ["m1", "m2"], spec, min_items=10))
+    assert "cv:combined" in out
+
+    code, out, _ = run("plan", alpha, "--scores", str(tmp_path / "alpha.csv"), "--metric", "m1", *common)
+    assert code == 0
+    assert out == as_csv(plan_table(frames[:1], prompts, ["m1"], plan_spec(config)))
+
+    code, out, _ = run("estimate", alpha, "--scores", str(tmp_path / "alpha.csv"), "--format", "markdown", *common)
+    assert out.startswith("| task | prompt | system |") and out.count("\n") == 2 + 4
+
+
+def test_bad_files_name_file_and_line(task):
+    tmp_path, root, _ = task
+    common = ["--config", str(tmp_path / "config.yaml")]
+    bad = root / "systems" / "bad.jsonl"
+    lines = (root / "systems" / "alpha.jsonl").read_text().splitlines()
+    bad.write_text("\n".join(lines[:4] + ['{"id": "010", "output": "x", "judgments": {"quality": [5]}}']) + "\n")
+    code, _, err = run("estimate", str(bad), *common)
+    assert code == 2 and f"{bad}:5:" in err and "outside its declared range" in err
+
+    scores = tmp_path / "bad.csv"
+    scores.write_text("id,m1\n000,0.5\n001,oops\n")
+    code, _, err = run("estimate", str(root / "systems" / "alpha.jsonl"), "--scores", str(scores), *common)
+    assert code == 2 and f"{scores}:3:" in err and "'m1'" in err
+
+    code, _, err = run("estimate", str(tmp_path / "missing.jsonl"), "--task", "toy", *common)
+    assert code == 2 and "missing.jsonl" in err
+
+    code, _, err = run("estimate", str(root / "systems" / "alpha.jsonl"), "--metric", "m9", *common)
+    assert code == 2 and "m9" in err
+
+
+def test_help_explains_every_command(capsys):
+    for command in ("estimate", "compare", "plan"):
+        with pytest.raises(SystemExit) as exit_info:
+            main([command, "--help"])
+        assert exit_info.value.code == 0
+        text = capsys.readouterr().out
+        for option in ("--level", "--metric", "--format", "--scores", "--config"):
+            assert option in text
+    assert write_jsonl  # the shared fixture helper stays importable

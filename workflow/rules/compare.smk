@@ -1,0 +1,78 @@
+# Paired comparisons of every two systems of a task on the items both have judged (mean, cv on
+# the metric difference, cv:combined), their coverage check by resampling (one job per task),
+# and one forest plot per task and prompt.
+
+
+rule system_comparisons:
+    input:
+        joined=get_joined(),
+    output:
+        report(
+            f"{RESULTS}/tables/system_comparisons.csv",
+            caption="../report/system_comparisons.rst",
+            category="Tables",
+        ),
+    log:
+        f"{RESULTS}/logs/system_comparisons.log",
+    conda:
+        ENV
+    params:
+        tasks=config["tasks"],
+        metrics=METRICS,
+        compare=get_compare_config(),
+    script:
+        "../../scripts/system_comparisons.py"
+
+
+rule comparison_coverage_task:
+    input:
+        joined=get_task_joined,
+    output:
+        f"{RESULTS}/comparisons/{{task}}.csv",
+    log:
+        f"{RESULTS}/logs/comparisons/{{task}}.log",
+    conda:
+        ENV
+    params:
+        prompts=get_prompt_bounds,
+        metrics=METRICS,
+        compare=get_compare_config(),
+    script:
+        "../../scripts/comparison_coverage.py"
+
+
+rule comparison_coverage:
+    input:
+        expand(f"{RESULTS}/comparisons/{{task}}.csv", task=TASKS),
+    output:
+        report(
+            f"{RESULTS}/tables/comparison_coverage.csv",
+            caption="../report/comparison_coverage.rst",
+            category="Tables",
+        ),
+    log:
+        f"{RESULTS}/logs/comparison_coverage.log",
+    conda:
+        ENV
+    script:
+        "../../scripts/concat_tables.py"
+
+
+rule comparisons_figure:
+    input:
+        comparisons=f"{RESULTS}/tables/system_comparisons.csv",
+    output:
+        pdf=report(
+            f"{RESULTS}/figures/comparisons/{{task}}/{{prompt}}.pdf",
+            caption="../report/comparisons.rst",
+            category="Figures",
+        ),
+        png=f"{RESULTS}/figures/comparisons/{{task}}/{{prompt}}.png",
+    log:
+        f"{RESULTS}/logs/figures/comparisons/{{task}}/{{prompt}}.log",
+    conda:
+        ENV
+    params:
+        config=get_plot_config(),
+    script:
+        "../../scripts/comparisons_figure.py"

@@ -1,0 +1,44 @@
+# How many items to have judged, and by how many annotators each: the least-cost design per
+# system, prompt and target width, and the check of plans made from random 50-item pilots.
+
+
+rule plan:
+    input:
+        joined=get_joined(),
+    output:
+        report(
+            f"{RESULTS}/tables/plan.csv",
+            caption="../report/plan.rst",
+            category="Tables",
+        ),
+    log:
+        f"{RESULTS}/logs/plan.log",
+    conda:
+        ENV
+    params:
+        tasks=config["tasks"],
+        metrics=METRICS,
+        plan=get_plan_config(),
+    script:
+        "../../scripts/plan.py"
+
+
+rule plan_check:
+    input:
+        joined=get_joined(),
+    output:
+        report(
+            f"{RESULTS}/tables/plan_check.csv",
+            caption="../report/plan_check.rst",
+            category="Tables",
+        ),
+    log:
+        f"{RESULTS}/logs/plan_check.log",
+    conda:
+        ENV
+    params:
+        tasks=config["tasks"],
+        metrics=METRICS,
+        plan=get_plan_config(),
+    script:
+        "../../scripts/plan_check.py"
