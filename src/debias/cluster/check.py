@@ -157,6 +157,7 @@ def run_check(repo: Path, config_file: Path, profile: Path, work: Path, status_s
 
 
 def _exit_on_signal(signum, frame):
+    _log(f"stopped by signal {signum}; stopping the daemons started here")
     raise SystemExit(128 + signum)
 
 

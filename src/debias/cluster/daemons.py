@@ -1,7 +1,9 @@
 """Start and stop a single-node SLURM (munged, slurmctld, slurmd) configured in one directory.
 
-Only the daemons started here are ever stopped, by the pids in the pid files they wrote, after
-checking that each pid still belongs to a process of that name. ``/etc/slurm/slurm.conf`` is
+The daemons run in the foreground as children of this process, in their own session (a Ctrl-C
+reaches this process, not them), so they are stopped in order and reaped, leaving no zombies.
+Only the daemons started here are ever stopped: the pid each writes to its pid file must be the
+child's, and a pid is signalled only while it still belongs to a process of that name. ``/etc/slurm/slurm.conf`` is
 written too, because the ``srun`` the Snakemake SLURM executor runs inside each job finds its
 configuration only there (the executor clears the job's ``SLURM_*`` variables, ``SLURM_CONF``
 among them); a file already there is moved aside and put back on stop.
@@ -85,7 +87,7 @@ class LocalSlurm:
             "slurmctld": node.path("slurmctld.pid"),
             "slurmd": node.path("slurmd.pid"),
         }
-        self.started: dict[str, int] = {}
+        self.started: dict[str, subprocess.Popen] = {}
         self._conf_backup: Path | None = None
         self._made_etc_dir = False
         self._installed_conf = False
@@ -111,8 +113,8 @@ class LocalSlurm:
         self._start_munged()
         self.conf.write_text(render_slurm_conf(self.node))
         self._install_system_conf()
-        self._start("slurmctld", ["slurmctld", "-f", str(self.conf)])
-        self._start("slurmd", ["slurmd", "-f", str(self.conf), "-N", self.node.name])
+        self._start("slurmctld", ["slurmctld", "-D", "-f", str(self.conf)])
+        self._start("slurmd", ["slurmd", "-D", "-f", str(self.conf), "-N", self.node.name])
         _wait(self._node_idle, 60, f"node {self.node.name} to be idle (see {self.node.path('slurmd.log')})")
         self.log(f"SLURM up: node {self.node.name}, {self.node.cpus} CPUs, {self.node.memory_mb} MB")
 
@@ -124,6 +126,7 @@ class LocalSlurm:
         command = [
             "munged",
             "--force",  # as root, munged refuses to start without it
+            "--foreground",
             f"--socket={self.node.munge_socket}",
             f"--key-file={key}",
             f"--pid-file={self.pid_files['munged']}",
@@ -138,20 +141,23 @@ class LocalSlurm:
             raise RuntimeError(f"munge does not work: {decoded.stdout.decode()} {decoded.stderr.decode()}")
 
     def _start(self, name: str, command: list[str]) -> None:
-        """Run a daemon (it forks into the background) and record the pid it writes."""
+        """Run a daemon in the foreground as a child; wait until it has written its pid file."""
         pid_file = self.pid_files[name]
         pid_file.unlink(missing_ok=True)
-        proc = subprocess.run(command, capture_output=True, text=True, env=self.env, check=False, timeout=60)
-        if proc.returncode != 0:
-            raise RuntimeError(f"{' '.join(command)} failed ({proc.returncode}): {proc.stderr.strip()}")
+        output = self.node.path(f"{name}.out").open("w")
+        proc = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, env=self.env, start_new_session=True)
+        output.close()
+        self.started[name] = proc
 
         def written() -> bool:
+            if proc.poll() is not None:
+                text = self.node.path(f"{name}.out").read_text().strip()
+                raise RuntimeError(f"{' '.join(command)} exited with {proc.returncode}: {text}")
             text = pid_file.read_text().strip() if pid_file.exists() else ""
-            return text.isdigit() and _pid_alive(int(text), name)
+            return text == str(proc.pid)
 
-        _wait(written, 30, f"{name} to write {pid_file}")
-        self.started[name] = int(pid_file.read_text().strip())
-        self.log(f"started {name} (pid {self.started[name]})")
+        _wait(written, 30, f"{name} to write its pid {proc.pid} to {pid_file}")
+        self.log(f"started {name} (pid {proc.pid})")
 
     def _install_system_conf(self) -> None:
         if not SYSTEM_CONF.parent.exists():
@@ -177,13 +183,14 @@ class LocalSlurm:
     # -- stop ----------------------------------------------------------------------------------
     def stop(self) -> None:
         """Cancel this cluster's jobs, stop the daemons started here, put /etc/slurm back."""
-        if "slurmctld" in self.started and _pid_alive(self.started["slurmctld"], "slurmctld"):
+        if "slurmctld" in self.started and self.started["slurmctld"].poll() is None:
             subprocess.run(["scancel", "--full", "-p", self.node.partition], env=self.env, check=False)
             _wait_quietly(self._queue_empty, 30)
         for name in ("slurmd", "slurmctld", "munged"):
-            pid = self.started.pop(name, None)
-            if pid is not None:
-                _terminate(pid, name, self.log)
+            proc = self.started.pop(name, None)
+            if proc is not None:
+                _terminate(proc.pid, name, self.log)
+                proc.wait()  # reaped: no zombie left behind
         if self._installed_conf:
             SYSTEM_CONF.unlink(missing_ok=True)
             self._installed_conf = False
