@@ -107,7 +107,7 @@ class LocalSlurm:
             raise RuntimeError(f"a SLURM already runs on this machine: {listed}; not starting a second one")
         busy = [p for p in (self.node.ctld_port, self.node.slurmd_port) if not _port_free(p)]
         if busy:
-            raise RuntimeError(f"TCP port(s) {busy} in use; choose others (--ports)")
+            raise RuntimeError(f"TCP port(s) {busy} already in use; not starting")
         for sub in ("state", "spool", "munge"):
             self.node.path(sub).mkdir(mode=0o700, parents=True, exist_ok=True)
         self._start_munged()
@@ -166,7 +166,7 @@ class LocalSlurm:
         if SYSTEM_CONF.exists() or SYSTEM_CONF.is_symlink():
             self._conf_backup = self.node.path("etc-slurm.conf.saved")
             shutil.move(SYSTEM_CONF, self._conf_backup)
-            self.log(f"moved the existing {SYSTEM_CONF} aside; it is put back on stop")
+            self.log(f"moved the existing {SYSTEM_CONF} to {self._conf_backup}; it is put back on stop")
         shutil.copyfile(self.conf, SYSTEM_CONF)
         self._installed_conf = True
 
