@@ -7,6 +7,7 @@ STAMP  := $(VENV)/.installed
 WORDNET_STAMP := nltk_data/corpora/wordnet/.provisioned
 SYSTEM_STAMP := $(VENV)/.system-packages
 VECSIM_STAMP := $(VENV)/.vecsim
+CLUSTER_STAMP := $(VENV)/.cluster
 # Debian packages the paper's metric implementations run on: Perl's XML::Parser for
 # ROUGE-1.5.5 (Perl and DB_File come with Debian's perl) and Java for METEOR 1.5.
 SYSTEM_PACKAGES := perl libxml-parser-perl default-jre-headless
@@ -14,7 +15,7 @@ PIP := $(BIN)/python -m pip install --quiet --disable-pip-version-check -c requi
 CORES  ?= all
 TEST_CONFIG := .test/config/config.yaml
 
-.PHONY: setup setup-vecsim system-packages reproduce test lint test-config benchmark clean
+.PHONY: setup setup-vecsim setup-cluster system-packages reproduce test lint test-config cluster-test benchmark clean
 
 setup: $(STAMP) $(WORDNET_STAMP) $(SYSTEM_STAMP)
 
@@ -40,6 +41,12 @@ $(VECSIM_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[vecsim]'
 	touch $@
 
+# Optional: the SLURM executor plugin for workflow/profiles/slurm.
+setup-cluster: $(CLUSTER_STAMP)
+$(CLUSTER_STAMP): $(STAMP)
+	$(PIP) -e '.[cluster]'
+	touch $@
+
 $(WORDNET_STAMP): $(STAMP)
 	$(BIN)/debias-provision-wordnet --target nltk_data
 
@@ -60,6 +67,13 @@ lint: setup
 test-config: setup
 	$(BIN)/snakemake --cores 2 --configfile $(TEST_CONFIG)
 	$(BIN)/snakemake --configfile $(TEST_CONFIG) --report .test/results/report.html
+
+# Opt-in, as root (not part of `test`): starts a single-node SLURM in a temporary directory
+# (Debian's slurm-wlm and munge, installed if missing), runs the test config through
+# workflow/profiles/slurm, checks its results equal a local run's, stops the daemons it started.
+cluster-test: setup $(CLUSTER_STAMP)
+	$(BIN)/debias-provision-system --packages slurm-wlm munge
+	$(BIN)/debias-cluster-test --config $(TEST_CONFIG) --profile workflow/profiles/slurm
 
 benchmark: setup
 	$(BIN)/python benchmarks/bench_bootstrap.py

@@ -24,7 +24,8 @@ def conda_specs(path) -> dict[str, str]:
 
 def test_conda_and_pip_dependencies_agree(repo):
     project = tomllib.loads((repo / "pyproject.toml").read_text())["project"]
-    pip = dict(split(r) for r in project["dependencies"] + project["optional-dependencies"]["test"])
+    extras = project["optional-dependencies"]
+    pip = dict(split(r) for r in project["dependencies"] + extras["test"] + extras["cluster"])
     assert conda_specs(repo / "environment.yml") == pip
     env = yaml.safe_load((repo / "environment.yml").read_text())
     python_pin = next(d for d in env["dependencies"] if isinstance(d, str) and d.startswith("python"))
@@ -46,7 +47,8 @@ def test_lock_pins_every_dependency_exactly_and_within_the_declared_ranges(repo)
             name, version = line.split("==")
             lock[name.lower().replace("_", "-")] = version
     project = tomllib.loads((repo / "pyproject.toml").read_text())["project"]
-    for requirement in project["dependencies"] + project["optional-dependencies"]["test"]:
+    extras = project["optional-dependencies"]
+    for requirement in project["dependencies"] + extras["test"] + extras["cluster"]:
         name, spec = split(requirement)
         assert name in lock, f"{name} is not in requirements.lock"
         if spec.startswith("=="):

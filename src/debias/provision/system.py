@@ -30,6 +30,9 @@ PROVIDES: dict[str, list[str]] = {
     "perl": ["perl", "-MDB_File", "-e", "1"],
     "libxml-parser-perl": ["perl", "-MXML::Parser", "-e", "1"],
     "default-jre-headless": ["java", "-version"],
+    # For make cluster-test only: a single-node SLURM and its authentication daemon.
+    "slurm-wlm": ["slurmctld", "-V"],
+    "munge": ["munged", "--version"],
 }
 
 

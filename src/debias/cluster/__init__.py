@@ -1,0 +1,1 @@
+"""Running the workflow on a SLURM cluster: a throw-away single-node SLURM for ``make cluster-test``."""
