@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 
 from .bootstrap import judgment_counts, resampling_variance_components
-from .estimator_kernels import combined_terms, cv_terms, t_interval
+from .combined_kernels import combined_terms_standardised, metric_coordinates
+from .estimator_kernels import cv_terms, t_interval
 
 __all__ = ["COVERAGE_COLUMNS", "coverage_experiment", "draw_samples", "resolve_sample_sizes"]
 
@@ -149,6 +150,10 @@ def coverage_experiment(
     g_mean, g_var = scores.mean(axis=1), scores.var(axis=1)
     g_cov = np.atleast_2d(np.cov(scores, ddof=0)) if names else np.zeros((0, 0))
     items, values = draw_samples(judgments, n_repeats, rng)
+    if len(names) > 1:  # the metrics' standardised and principal coordinates, once per world
+        keep, sd, vectors, eigenvalues = metric_coordinates(g_cov)
+        z_all = (scores[keep] - g_mean[keep, None]) / sd[keep, None]
+        h_all = vectors.T @ z_all
     common = {"n_outputs": n_items, "noise": noise, "level": level}
     rows = []
     for n in resolve_sample_sizes(sample_sizes, n_items):
@@ -161,7 +166,8 @@ def coverage_experiment(
             cv = t_interval(terms, fitted=2, extra_variance=extra, **common)
             rows.append(_summary(f"cv:{name}", n, n_items, (cv.ci_low, cv.ci_high), theta, base))
         if len(names) > 1:
-            terms = combined_terms(y, np.moveaxis(scores[:, drawn], 0, 1), g_mean, g_cov)
+            z, h = np.moveaxis(z_all[:, drawn], 0, 1), np.moveaxis(h_all[:, drawn], 0, 1)
+            terms = combined_terms_standardised(y, z, vectors, eigenvalues, h=h)
             combined = t_interval(terms, fitted=1, **common)
             rows.append(_summary("cv:combined", n, n_items, (combined.ci_low, combined.ci_high), theta, base))
         if ppi and n < n_items:
