@@ -21,7 +21,7 @@ __all__ = ["SCORING_STEPS", "combined_terms", "combined_terms_standardised", "me
 #: Fisher-scoring steps for the prior variance from the moment estimate. Any penalty keeps the
 #: estimate unbiased (cross-fitting); ten steps leave the estimator's variance within 0.3% of the
 #: converged penalty's (CNN/DM seq2seq, Edit, n = 20 to 100).
-SCORING_STEPS = int(__import__("os").environ.get("STEPS", "5"))
+SCORING_STEPS = 10
 
 
 def metric_coordinates(g_cov):
