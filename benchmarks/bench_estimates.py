@@ -27,7 +27,7 @@ import yaml  # noqa: E402
 
 from debias.bootstrap import resampling_variance_components, setting_seed  # noqa: E402
 from debias.control_variates import theory_data_efficiency, theory_variance  # noqa: E402
-from debias.coverage import coverage_intervals  # noqa: E402
+from debias.coverage import coverage_intervals, resolve_sample_sizes  # noqa: E402
 from debias.estimate_tables import coverage_table  # noqa: E402
 from debias.joined import judged_rows, judgment_matrix, read_joined  # noqa: E402
 
@@ -116,20 +116,49 @@ def de_gap_noise(joined, prompts, metrics, sizes, level: float, repeats: int, n_
         )
 
 
-def summarise(table: pd.DataFrame, level: float, repeats: int) -> None:
+def size_labels(table: pd.DataFrame, sizes) -> pd.Series:
+    """Each row's sample size as configured ("20", "0.5N", ...), whatever the cell's N."""
+    labels = {}
+    for n_items in table["n_items"].unique():
+        for entry in sizes:
+            for n in resolve_sample_sizes([entry], int(n_items)):
+                labels[(n_items, n)] = str(entry)
+    return pd.Series([labels[key] for key in zip(table["n_items"], table["n"])], index=table.index)
+
+
+def summarise(table: pd.DataFrame, level: float, repeats: int, sizes) -> None:
     print(f"level {level}, {repeats} repeats, per-row MC s.e. {np.sqrt(level * (1 - level) / repeats):.4f}")
-    for (estimator, n), g in table.groupby(["estimator", "n"], sort=False):
-        worst = g.iloc[(g["coverage"] - level).abs().argmax()]
-        print(
-            f"  {estimator:16s} n={n:4d} cells={len(g):2d} mean={g['coverage'].mean():.3f} "
-            f"(s.e. {np.sqrt(level * (1 - level) / repeats / len(g)):.4f}) furthest={worst['coverage']:.3f} "
-            f"({worst['task']}/{worst['system']}/{worst['prompt']})"
-        )
+    table = table.assign(size=size_labels(table, sizes))
+    family = table["estimator"].str.split(":").str[0]
+    for size in [str(entry) for entry in sizes]:
+        rows = table[table["size"] == size]
+        for name, part in rows.groupby(family[rows.index]):
+            averages = part.groupby("estimator")["coverage"].mean()
+            worst = part.iloc[(part["coverage"] - level).abs().argmax()]
+            cells = part.groupby("estimator").size().max()
+            print(
+                f"  n={size:5s} {name:5s} averages over {cells} cells {averages.min():.3f}-{averages.max():.3f} "
+                f"(s.e. {np.sqrt(level * (1 - level) / repeats / cells):.4f}); rows {part['coverage'].min():.3f}-"
+                f"{part['coverage'].max():.3f}, furthest {worst['coverage']:.3f} "
+                f"({worst['task']}/{worst['system']}/{worst['prompt']}, {worst['estimator']})"
+            )
+    for size in [str(entry) for entry in sizes]:
+        rows = table[table["size"] == size]
+        for estimator, part in rows.groupby("estimator"):
+            print(
+                f"    n={size:5s} {estimator:16s} average {part['coverage'].mean():.3f} "
+                f"min {part['coverage'].min():.3f}"
+            )
     cv = table[table["estimator"].str.startswith("cv:")]
-    single = cv[cv["estimator"] != "cv:combined"].groupby(["task", "prompt", "system", "n"])["de"].max()
-    combined = cv[cv["estimator"] == "cv:combined"].set_index(["task", "prompt", "system", "n"])["de"]
+    single = cv[cv["estimator"] != "cv:combined"].groupby(["task", "prompt", "system", "size"])["de"].max()
+    combined = cv[cv["estimator"] == "cv:combined"].set_index(["task", "prompt", "system", "size"])["de"]
     gap = (combined - single).dropna()
-    print(f"  cv:combined DE - best single DE: min {gap.min():+.3f}; cells below -0.02: {(gap < -0.02).sum()}")
+    for size in [str(entry) for entry in sizes]:
+        part = gap.xs(size, level="size")
+        print(
+            f"  n={size:5s} cv:combined DE - best single DE: min {part.min():+.4f}, mean {part.mean():+.4f}; "
+            f"cells below 0: {(part < 0).sum()}, below -0.02: {(part < -0.02).sum()}"
+        )
 
 
 def synthetic_provided_score(rho: float, repeats: int, level: float) -> None:
@@ -187,7 +216,7 @@ def main() -> None:
     config = yaml.safe_load(Path(args.config).read_text())
     synthetic_provided_score(0.8, args.repeats, args.level)
     table, joined, prompts, sizes = released_coverage(config, args.level, args.repeats, not args.no_ppi)
-    summarise(table, args.level, args.repeats)
+    summarise(table, args.level, args.repeats, sizes)
     if not args.no_gap:
         de_gap_noise(joined, prompts, list(config["metrics"]), sizes, args.level, args.repeats)
 
