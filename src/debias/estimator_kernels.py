@@ -19,7 +19,10 @@ where :math:`\hat S^2` is the terms' sample variance (ddof = parameters fitted).
 is :math:`\hat S^2`'s item part times the finite-population correction plus the full annotator
 part, Eq. (2)/(6) of the paper for sampling without replacement
 (:func:`debias.control_variates.theory_variance`). The floor :math:`\hat S^2 \ge \bar\nu` says that
-a term varies at least by its own annotator noise.
+a term varies at least by its own annotator noise. The interval
+:math:`\hat\mu + b\sqrt{\widehat{\operatorname{Var}}} \pm t_{n-p}\sqrt{\widehat{\operatorname{Var}}}`
+is moved towards the terms' long tail by Johnson's skewness shift b (:func:`skewness_shift`).
+The vector control variate's terms are in :mod:`debias.combined_kernels`.
 """
 
 from __future__ import annotations
