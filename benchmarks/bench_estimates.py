@@ -51,6 +51,12 @@ def released_coverage(config: dict, level: float, repeats: int, ppi: bool):
     return table, joined, prompts, sizes
 
 
+def de_influence(base, other):
+    """Influence values over the repeats of DE = mean(base) / mean(other) (squared widths): their
+    standard deviation over sqrt(R) is the delta method's Monte-Carlo standard error."""
+    return (base - base.mean()) / other.mean() - base.mean() * (other - other.mean()) / other.mean() ** 2
+
+
 def de_gap_noise(joined, prompts, metrics, sizes, level: float, repeats: int, n_boot: int = 200) -> None:
     """cv:combined's DE minus the best single metric's, per cell and n >= 50, with Monte-Carlo error.
 
@@ -83,11 +89,8 @@ def de_gap_noise(joined, prompts, metrics, sizes, level: float, repeats: int, n_
                 best = int(np.argmax(de))
                 combined = w["cv:combined"]
                 gap = base.mean() / combined.mean() - de[best]
-
-                def influence(v, a=base):
-                    return (a - a.mean()) / v.mean() - a.mean() * (v - v.mean()) / v.mean() ** 2
-
-                se = float(np.std(influence(combined) - influence(singles[best])) / np.sqrt(repeats))
+                influence = de_influence(base, combined) - de_influence(base, singles[best])
+                se = float(np.std(influence) / np.sqrt(repeats))
                 picks = rng_boot.integers(0, repeats, size=(n_boot, repeats))
                 boot_max = (base[picks].mean(axis=1)[:, None] / singles[:, picks].mean(axis=2).T).max(axis=1)
                 rows.append(
@@ -172,36 +175,29 @@ def synthetic_provided_score(rho: float, repeats: int, level: float) -> None:
     quality = rng.standard_normal(n_items)
     score = rho * quality + np.sqrt(1 - rho**2) * rng.standard_normal(n_items)
     judgments = quality[:, None] + np.sqrt(gamma) * rng.standard_normal((n_items, 3))
-    frame = pd.DataFrame(
-        {
-            "task": "synthetic",
-            "system": "s",
-            "id": [f"{i:04d}" for i in range(n_items)],
-            "prompt": "quality",
-            "judged_output": "",
-            "n_judgments": 3,
-            "mean_judgment": judgments.mean(axis=1),
-            "judgments": [" ".join(f"{v:.6f}" for v in row) for row in judgments],
-            "score": score,
-        }
-    )
-    table = coverage_table(
-        [frame], {"synthetic": ["quality"]}, ["score"], sample_sizes=sizes, n_repeats=repeats, level=level, seed=0
-    )
+    rng = np.random.default_rng(setting_seed(0, "synthetic", "s", "quality", "coverage"))  # as coverage_table
+    widths = {}
+    for name, n, (low, high) in coverage_intervals(
+        judgments, {"score": score}, sample_sizes=sizes, n_repeats=repeats, level=level, rng=rng, ppi=False
+    ):
+        widths[(name, n)] = (high - low) ** 2
     # The same theory in the world the experiment samples: item means of 3 judgments, one drawn.
     noise, _ = resampling_variance_components(judgments)
     means = judgments.mean(axis=1)
     world = [float(means.var()), noise, float(np.corrcoef(means, score)[0, 1])]
     eq7 = theory_data_efficiency(rho, gamma)
     for n in sizes:
-        de = float(table.loc[(table["estimator"] == "cv:score") & (table["n"] == n), "de"].iloc[0])
+        base, cv = widths[("mean", n)], widths[("cv:score", n)]
+        de = base.mean() / cv.mean()
+        se = float(np.std(de_influence(base, cv)) / np.sqrt(repeats))
         finite = float(
             theory_variance(world[0], world[1], 0.0, n, n_population=n_items)
             / theory_variance(*world, n, n_population=n_items)
         )
         print(
-            f"synthetic rho={rho}, gamma={gamma}, N={n_items}, n={n}: DE {de:.3f} vs Eq. (7) {eq7:.3f} "
-            f"({de / eq7 - 1:+.1%}); with the finite-population correction {finite:.3f} ({de / finite - 1:+.1%})"
+            f"synthetic rho={rho}, gamma={gamma}, N={n_items}, n={n}: DE {de:.3f} (MC s.e. {se:.3f}) vs Eq. (7) "
+            f"{eq7:.3f} ({de / eq7 - 1:+.1%}); with the finite-population correction {finite:.3f} "
+            f"({de / finite - 1:+.1%})"
         )
 
 
@@ -212,9 +208,12 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2000)
     parser.add_argument("--no-ppi", action="store_true")
     parser.add_argument("--no-gap", action="store_true", help="skip the DE gap's Monte-Carlo error (a second pass)")
+    parser.add_argument("--synthetic-only", action="store_true", help="only the synthetic check against Eq. (7)")
     args = parser.parse_args()
     config = yaml.safe_load(Path(args.config).read_text())
     synthetic_provided_score(0.8, args.repeats, args.level)
+    if args.synthetic_only:
+        return
     table, joined, prompts, sizes = released_coverage(config, args.level, args.repeats, not args.no_ppi)
     summarise(table, args.level, args.repeats, sizes)
     if not args.no_gap:
