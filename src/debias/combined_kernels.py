@@ -96,9 +96,11 @@ def combined_terms(y, g, g_mean, g_cov, *, labels=None, shrink: bool = True):
             {\sum_p \lambda_p^4 / d_p^2}\Bigr)
 
     (:math:`\hat\tau^2 = 0`: no evidence of a signal, coefficient 0). The likelihood weighs each
-    principal axis by its signal-to-noise ratio, which grows with :math:`\lambda_p`, where the moment
-    estimate lets the noise of the many near-degenerate axes of nearly collinear metrics hide the
-    signal of the leading ones. Estimating M coefficients costs about M/n of the variance; the
+    principal axis by the precision of its :math:`\hat c_p^2`, where the moment estimate weighs
+    all axes alike; with nearly collinear metrics it finds a signal that sits on few axes more
+    often (on the released data it halves the worst shortfall against the best single metric at
+    n = 100 and n = N/2).
+    Estimating M coefficients costs about M/n of the variance; the
     shrinkage spends it only where the data show a signal.
 
     References
