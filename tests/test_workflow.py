@@ -116,10 +116,10 @@ def test_estimate_and_coverage_tables(base_run):
         assert (results / f"figures/system_scores_{task}.pdf").read_bytes()[:4] == b"%PDF"
 
 
-def test_provided_score_and_unjudged_outputs_end_to_end(tmp_path):
-    """A metric scored elsewhere is used like a computed one; unjudged outputs only add to the
-    metric's population, so the estimate's n_judged < n_outputs while Table 2 counts judged items."""
-    run = make_run_dir(tmp_path / "provided")
+def provided_score_run(root: Path, unjudged: str) -> Path:
+    """The test task with a provided metric; alpha's lines 0-2 of every 10 (30%) carry no
+    judgment (``unjudged="keep"``) or are left out altogether (``"drop"``)."""
+    run = make_run_dir(root)
     config = read_config(run)
     config["metrics"] = {"judge": {"label": "Judge", "provided": True}}
     config["figures"].pop("figure6", None)
@@ -131,17 +131,40 @@ def test_provided_score_and_unjudged_outputs_end_to_end(tmp_path):
             judged = record["judgments"].get("quality") or [0.0]
             record["scores"] = {"judge": sum(judged) / len(judged) + 0.1 * ((number * 7) % 5)}
             if path.stem == "alpha" and number % 10 < 3:
+                if unjudged == "drop":
+                    continue
                 record["judgments"] = {}
             lines.append(json.dumps(record))
         path.write_text("\n".join(lines) + "\n")
-    snakemake(run, "results/tables/system_estimates.csv", "results/tables/table2.csv")
-    estimates = pd.read_csv(run / "results/tables/system_estimates.csv")
-    alpha = estimates[(estimates["system"] == "alpha")].set_index("estimator")
-    assert set(alpha.index) == {"mean", "cv:judge", "ppi++:judge"}
-    assert alpha.loc["mean", "n_judged"] == 28 and alpha.loc["mean", "n_outputs"] == 40
-    mean_width = alpha.loc["mean", "ci_high"] - alpha.loc["mean", "ci_low"]
-    assert alpha.loc["cv:judge", "ci_high"] - alpha.loc["cv:judge", "ci_low"] < mean_width
+    tables = [f"results/tables/{name}" for name in TABLES + ["coverage.csv", "system_estimates.csv"]]
+    snakemake(run, *tables)
+    return run
+
+
+def test_provided_score_and_unjudged_outputs_end_to_end(tmp_path):
+    """A metric scored elsewhere is used like a computed one. Unjudged outputs only add to the
+    metric's population: with 30% of a system's outputs unjudged its control-variate interval
+    narrows against the mean's, and every other table is the same as without those outputs."""
+    run = provided_score_run(tmp_path / "unjudged", "keep")
+    alone = provided_score_run(tmp_path / "judged-only", "drop")
     assert not (run / "results/metrics").exists(), "nothing to compute when every metric is provided"
+    for name in TABLES + ["coverage.csv"]:
+        assert (run / "results/tables" / name).read_bytes() == (alone / "results/tables" / name).read_bytes(), name
+    estimates, judged_only = (
+        pd.read_csv(r / "results/tables/system_estimates.csv").set_index(["system", "estimator"]) for r in (run, alone)
+    )
+    pd.testing.assert_frame_equal(estimates.loc["beta+1.0"], judged_only.loc["beta+1.0"], check_dtype=False)
+    alpha, alpha_alone = estimates.loc["alpha"], judged_only.loc["alpha"]
+    assert set(alpha.index) == {"mean", "cv:judge", "ppi++:judge"}
+    assert set(alpha_alone.index) == {"mean", "cv:judge"}  # ppi++ needs unjudged outputs
+    assert (alpha["n_judged"] == 28).all() and (alpha["n_outputs"] == 40).all()
+    assert (alpha_alone["n_outputs"] == 28).all()
+    assert alpha.loc["mean", "estimate"] == pytest.approx(alpha_alone.loc["mean", "estimate"])
+    width = alpha["ci_high"] - alpha["ci_low"]
+    assert width["cv:judge"] < width["mean"]
+    # the metric on the 12 unjudged outputs is what the interval gains from: the effective
+    # number of judged items grows past n, where with every output judged it cannot
+    assert alpha.loc["cv:judge", "effective_n"] > 28 >= alpha_alone.loc["cv:judge", "effective_n"] - 1e-9
 
 
 def test_data_efficiency_grid_is_complete(base_run):

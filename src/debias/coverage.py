@@ -17,9 +17,13 @@ import numpy as np
 import pandas as pd
 
 from .bootstrap import judgment_counts, resampling_variance_components
-from .estimator_kernels import combined_terms, cv_terms, t_interval
+from .combined_kernels import combined_terms_standardised, metric_coordinates
+from .estimator_kernels import cv_terms, t_interval
 
-__all__ = ["COVERAGE_COLUMNS", "coverage_experiment", "draw_samples", "resolve_sample_sizes"]
+__all__ = ["COVERAGE_COLUMNS", "coverage_experiment", "coverage_intervals", "draw_samples", "resolve_sample_sizes"]
+
+#: Repeats per call of the combined control variate's kernel in the coverage experiment.
+REPEAT_BLOCK = 64
 
 COVERAGE_COLUMNS = ["estimator", "n", "n_items", "repeats", "coverage", "coverage_se", "mean_width", "de"]
 
@@ -142,30 +146,53 @@ def coverage_experiment(
     """
     judgments = np.asarray(judgments, dtype=float)
     n_items = judgments.shape[0]
+    theta = float(np.nanmean(judgments, axis=1).mean())
+    rows, base = [], {}
+    intervals = coverage_intervals(
+        judgments, metrics, sample_sizes=sample_sizes, n_repeats=n_repeats, level=level, rng=rng, ppi=ppi
+    )
+    for name, n, bounds in intervals:
+        if name == "mean":
+            base[n] = float(np.mean((bounds[1] - bounds[0]) ** 2))
+        rows.append(_summary(name, n, n_items, bounds, theta, base[n]))
+    return pd.DataFrame(rows, columns=COVERAGE_COLUMNS)
+
+
+def coverage_intervals(judgments, metrics, *, sample_sizes, n_repeats, level, rng, ppi=True):
+    """The intervals behind :func:`coverage_experiment`, one sample size and estimator at a time.
+
+    Same arguments; yields ``(estimator, n, (ci_low, ci_high))`` with arrays over the repeats,
+    ``mean`` first at each size, so that a caller can study the repeats themselves (the
+    benchmark's Monte-Carlo error of a data efficiency).
+    """
+    judgments = np.asarray(judgments, dtype=float)
+    n_items = judgments.shape[0]
     names = list(metrics)
     scores = np.array([np.asarray(metrics[m], dtype=float) for m in names]).reshape(len(names), n_items)
-    theta = float(np.nanmean(judgments, axis=1).mean())
     noise, _ = resampling_variance_components(judgments)
     g_mean, g_var = scores.mean(axis=1), scores.var(axis=1)
     g_cov = np.atleast_2d(np.cov(scores, ddof=0)) if names else np.zeros((0, 0))
     items, values = draw_samples(judgments, n_repeats, rng)
+    if len(names) > 1:  # the metrics' standardised and principal coordinates, once per world
+        keep, sd, vectors, eigenvalues = metric_coordinates(g_cov)
+        h_all = vectors.T @ ((scores[keep] - g_mean[keep, None]) / sd[keep, None])
     common = {"n_outputs": n_items, "noise": noise, "level": level}
-    rows = []
     for n in resolve_sample_sizes(sample_sizes, n_items):
         y, drawn = values[:, :n], items[:, :n]
         mean = t_interval(y, fitted=1, **common)
-        base = float(np.mean(mean.width**2))
-        rows.append(_summary("mean", n, n_items, (mean.ci_low, mean.ci_high), theta, base))
+        yield "mean", n, (mean.ci_low, mean.ci_high)
         for m, name in enumerate(names):
             terms, extra = cv_terms(y, scores[m][drawn], g_mean[m], g_var[m], n_items)
             cv = t_interval(terms, fitted=2, extra_variance=extra, **common)
-            rows.append(_summary(f"cv:{name}", n, n_items, (cv.ci_low, cv.ci_high), theta, base))
+            yield f"cv:{name}", n, (cv.ci_low, cv.ci_high)
         if len(names) > 1:
-            terms = combined_terms(y, np.moveaxis(scores[:, drawn], 0, 1), g_mean, g_cov)
+            terms = np.empty_like(y)
+            for block in range(0, n_repeats, REPEAT_BLOCK):  # blocks that stay in the processor's cache
+                rows = slice(block, block + REPEAT_BLOCK)
+                h = np.moveaxis(h_all[:, drawn[rows]], 0, 1)
+                terms[rows] = combined_terms_standardised(y[rows], None, vectors, eigenvalues, h=h)
             combined = t_interval(terms, fitted=1, **common)
-            rows.append(_summary("cv:combined", n, n_items, (combined.ci_low, combined.ci_high), theta, base))
+            yield "cv:combined", n, (combined.ci_low, combined.ci_high)
         if ppi and n < n_items:
             for m, name in enumerate(names):
-                bounds = _ppi_intervals(values, scores[m], items, n, level)
-                rows.append(_summary(f"ppi++:{name}", n, n_items, bounds, theta, base))
-    return pd.DataFrame(rows, columns=COVERAGE_COLUMNS)
+                yield f"ppi++:{name}", n, _ppi_intervals(values, scores[m], items, n, level)

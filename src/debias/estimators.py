@@ -22,7 +22,10 @@ items' part of the variance only: :math:`\hat S^2` is the sample variance of the
 per-item terms and :math:`\bar\nu` the annotator variance of one item's value
 (:math:`\sigma_a^2 / k_i` averaged over items), which fresh judgments bring however many of the
 outputs are judged. For ``mean`` this is Eq. (2) of the paper, for ``cv`` Eq. (6), each with the
-correction (:func:`debias.control_variates.theory_variance`).
+correction (:func:`debias.control_variates.theory_variance`). The interval
+:math:`\hat\mu + b\sqrt{\hat V} \pm t_{n-p}\sqrt{\hat V}` is centred by Johnson's (1978)
+skewness shift :math:`b = (1-f)(1-2f)\,k_3/(6 n^2 \hat V^{3/2})`, f = n/N and :math:`k_3` the
+terms' third central moment (:func:`debias.estimator_kernels.skewness_shift`).
 
 References
 ----------
@@ -32,6 +35,9 @@ Computational Linguistics (ACL)*, pages 643-653, Melbourne, 2018.
 
 A. N. Angelopoulos, J. C. Duchi and T. Zrnic. PPI++: Efficient prediction-powered inference.
 arXiv:2311.01453, 2023.
+
+N. J. Johnson. Modified t tests and confidence intervals for asymmetrical populations.
+*Journal of the American Statistical Association* 73(363):536-544, 1978.
 """
 
 from __future__ import annotations
@@ -214,7 +220,8 @@ def cv_combined_mean_ci(
     rng : numpy.random.Generator, optional
         Draws the folds; required when ``folds`` is given.
     shrink : bool
-        Empirical-Bayes ridge coefficient (default); ``False`` gives the plain
+        Empirical-Bayes ridge coefficient, its penalty by maximum marginal likelihood (default);
+        ``False`` gives the plain
         :math:`\\alpha = \\Sigma_{gg}^{-1}\\hat\\Sigma_{gy}`.
 
     Returns
@@ -225,7 +232,7 @@ def cv_combined_mean_ci(
     -----
     The estimate is :math:`\\frac1n\\sum_i [y_i - \\hat\\alpha_{-i}^\\top(g_i - \\mu_g)]` with
     :math:`\\hat\\alpha_{-i}` fitted on the items outside i's fold, :math:`\\Sigma_{gg}` and
-    :math:`\\mu_g` over all N outputs (see :func:`debias.estimator_kernels.combined_terms`); with
+    :math:`\\mu_g` over all N outputs (see :func:`debias.combined_kernels.combined_terms`); with
     the population coefficient its variance is Eq. (6) with :math:`\\rho^2` the squared multiple
     correlation. The interval uses the terms' sample variance (ddof 1, n - 1 degrees of
     freedom), which includes the coefficient's estimation noise.
