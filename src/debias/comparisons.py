@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy.special import stdtr
 
 from .estimators import cv_combined_mean_ci, cv_mean_ci, sample_mean_ci
 from .joined import judgment_matrix
@@ -133,7 +133,7 @@ def p_value(estimate, se, df) -> float:
     """Two-sided p-value of the t statistic ``estimate / se`` with ``df`` degrees of freedom."""
     if not se > 0:
         return 1.0 if estimate == 0 else 0.0
-    return float(2.0 * stats.t.sf(abs(estimate) / se, df))
+    return float(2.0 * stdtr(df, -abs(estimate) / se))
 
 
 def paired_difference_ci(pair: PairedSample, estimator: str, *, level: float = 0.8):

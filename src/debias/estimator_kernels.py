@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
+from scipy.special import stdtrit
 
 from .combined_kernels import combined_terms
 from .control_variates import alpha_estimation_variance, control_variates_alpha
@@ -112,7 +112,7 @@ def t_interval(
         variance = ((1.0 - fraction) * s2 + fraction * noise) / n
     se = np.sqrt(variance + extra_variance)
     df = float(n - fitted)
-    half = stats.t.ppf(0.5 + level / 2.0, df) * se
+    half = stdtrit(df, 0.5 + level / 2.0) * se
     centre = estimate
     if skewness and n > 2:
         third = np.sum(squares * deviations, axis=-1) * n / ((n - 1.0) * (n - 2.0))  # k-statistic k3

@@ -43,7 +43,7 @@ N. J. Johnson. Modified t tests and confidence intervals for asymmetrical popula
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import norm
+from scipy.special import ndtri
 
 from .bootstrap import judgment_counts
 from .estimator_kernels import MeanEstimate, combined_terms, cv_terms, fold_labels, t_interval
@@ -287,5 +287,5 @@ def ppi_tuned_mean_ci(judgments, scores, unjudged_scores, *, level: float = 0.8)
     low, high = (
         float(np.squeeze(v)) for v in ppi_mean_ci(_item_values(judgments), scores[:, 0], unjudged, alpha=1.0 - level)
     )
-    se = (high - low) / (2.0 * norm.ppf(0.5 + level / 2.0))
+    se = (high - low) / (2.0 * ndtri(0.5 + level / 2.0))
     return MeanEstimate((low + high) / 2.0, low, high, level, se, float("inf"), n, n + unjudged.size)

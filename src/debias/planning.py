@@ -40,7 +40,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy import stats
+from scipy.special import stdtrit
 
 __all__ = [
     "DesignPlan",
@@ -119,7 +119,7 @@ def planned_width(n, k, components: PlanComponents, level: float):
     variance = ((1.0 - n / c.n_outputs) * c.item + c.noise / k) / n
     with np.errstate(invalid="ignore"):
         df = np.where(n > c.fitted, n - c.fitted, np.nan)
-        return 2.0 * stats.t.ppf(0.5 + level / 2.0, df) * np.sqrt(variance)
+        return 2.0 * stdtrit(df, 0.5 + level / 2.0) * np.sqrt(variance)
 
 
 def plan_design(
