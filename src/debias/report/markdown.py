@@ -10,101 +10,20 @@ several sections (the comparison rows, the resolved Figure 6 panels) are compute
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
-from functools import cached_property
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import pandas as pd
 
 from ..config import figure_names, metric_label, prompt_label, system_label, task_label
-from ..tables import to_markdown
-from .comparison import (
-    DIFFERS,
-    NOT_CHECKABLE,
-    NOT_COMPARABLE,
-    NOT_COMPUTED,
-    OTHER_METRIC,
-    WITHIN,
-    ComparisonRow,
-    PaperPanel,
-    comparison_rows,
-    paper_panels,
-    tolerance,
-)
+from .comparison import DIFFERS, NOT_CHECKABLE, NOT_COMPARABLE, NOT_COMPUTED, OTHER_METRIC, WITHIN, tolerance
+from .context import ReportContext, Section, fmt, table_lines
 from .estimates import estimates_lines
 from .planning import planning_lines
 from .prose import caption, known_differences
-from .summary import BEST, configured_panels, lookup, panel_summary
+from .summary import BEST, lookup, panel_summary
 
 __all__ = ["SECTIONS", "ReportContext", "build_report"]
-
-
-@dataclass
-class ReportContext:
-    """What the sections of the report read: the pipeline's tables, the paper's values, the
-    configuration, the names of the figures that exist and the folders of figures and tables
-    relative to the report."""
-
-    table2: pd.DataFrame
-    correlations: pd.DataFrame
-    best_metrics: pd.DataFrame
-    data_efficiency: pd.DataFrame
-    paper_values: Mapping
-    config: Mapping
-    figures: frozenset[str]
-    figures_dir: str
-    tables_dir: str
-    system_estimates: pd.DataFrame | None = None
-    coverage: pd.DataFrame | None = None
-    table1: pd.DataFrame | None = None
-    figure1: pd.DataFrame | None = None
-    comparisons: pd.DataFrame | None = None
-    comparison_coverage: pd.DataFrame | None = None
-    plan: pd.DataFrame | None = None
-    plan_check: pd.DataFrame | None = None
-    by_system: pd.DataFrame | None = None
-
-    @cached_property
-    def rows(self) -> list[ComparisonRow]:
-        """One row per number the paper states."""
-        return comparison_rows(
-            self.table2,
-            self.correlations,
-            self.best_metrics,
-            self.data_efficiency,
-            self.paper_values,
-            self.config,
-            self.table1,
-            self.figure1,
-            self.by_system,
-        )
-
-    @cached_property
-    def paper_panels(self) -> list[PaperPanel]:
-        """The paper's Figure 6 numbers, resolved against the configuration."""
-        return paper_panels(self.paper_values, self.config, self.best_metrics, self.data_efficiency)
-
-    @cached_property
-    def panels(self) -> dict[str, dict]:
-        """The configured Figure 6 panels by letter, their metrics resolved."""
-        return {p["name"]: p for p in configured_panels(self.config, self.best_metrics)}
-
-    def table_link(self, name: str) -> str:
-        return f"{self.tables_dir}/{name}.csv"
-
-
-Section = Callable[[ReportContext], list[str]]
-
-
-def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    """A Markdown table of text cells, every column left to the renderer's default alignment."""
-    frame = pd.DataFrame(rows, columns=header, dtype=object)
-    return to_markdown(frame, align=["default"] * len(header)).rstrip("\n").split("\n")
-
-
-def _fmt(value: float | None) -> str:
-    return NOT_COMPUTED if value is None else f"{value:.3f}"
 
 
 def intro_section(ctx: ReportContext) -> list[str]:
@@ -136,7 +55,7 @@ def comparison_section(ctx: ReportContext) -> list[str]:
         [str(i), r.quantity, r.where, r.paper, r.ours, r.difference, r.agreement, r.reason]
         for i, r in enumerate(ctx.rows, start=1)
     ]
-    return ["## Paper vs reproduction", "", *_table(header, rows)]
+    return ["## Paper vs reproduction", "", *table_lines(header, rows)]
 
 
 def panels_section(ctx: ReportContext) -> list[str]:
@@ -150,12 +69,12 @@ def panels_section(ctx: ReportContext) -> list[str]:
                 f"{system_label(config, p['task'], p['system'])}, {task_label(config, p['task'])} "
                 f"{prompt_label(config, p['task'], p['prompt'])}",
                 NOT_COMPUTED if p["metric"] is None else f"{metric_label(config, p['metric'])} ({how})",
-                _fmt(p.get("rho")),
-                _fmt(p.get("cv_gamma_resampling")),
-                _fmt(p.get("cv_de")),
-                _fmt(p.get("cv_de_theory")),
-                _fmt(p.get("noiseless_de")),
-                _fmt(p.get("perfect_de")),
+                fmt(p.get("rho")),
+                fmt(p.get("cv_gamma_resampling")),
+                fmt(p.get("cv_de")),
+                fmt(p.get("cv_de_theory")),
+                fmt(p.get("noiseless_de")),
+                fmt(p.get("perfect_de")),
             ]
         )
     header = [
@@ -172,7 +91,7 @@ def panels_section(ctx: ReportContext) -> list[str]:
     return [
         "## Figure 6 panels",
         "",
-        *_table(header, rows),
+        *table_lines(header, rows),
         "",
         "DE is measured from bootstrap confidence intervals "
         f"({boot.get('replicates', '?')} replicates, {float(boot.get('level', 0.8)):.0%} level, "
@@ -205,21 +124,21 @@ def table2_section(ctx: ReportContext) -> list[str]:
         for task, prompt in zip(table2["task"], table2["prompt"]):
             cells = [task_label(config, task), prompt_label(config, task, prompt)]
             for column in ("sigma2_a", "sigma2_f", "gamma", "sigma2_f_unbiased", "gamma_unbiased"):
-                cells.append(_fmt(lookup(table2, column, task=task, prompt=prompt)))
+                cells.append(fmt(lookup(table2, column, task=task, prompt=prompt)))
             for column in ("n_items", "n_judgments"):
                 value = lookup(table2, column, task=task, prompt=prompt)
                 cells.append(NOT_COMPUTED if value is None else f"{value:.0f}")
             rows.append(cells)
     header = ["Task", "Prompt", "σ_a²", "σ_f²", "γ", "σ_f² (unbiased)", "γ (unbiased)", "Items", "Judgments"]
-    return ["## Table 2 as computed", "", *_table(header, rows)]
+    return ["## Table 2 as computed", "", *table_lines(header, rows)]
 
 
 def estimates_section(ctx: ReportContext) -> list[str]:
-    return estimates_lines(ctx.system_estimates, ctx.coverage, ctx.config, _table)
+    return estimates_lines(ctx.system_estimates, ctx.coverage, ctx.config, table_lines)
 
 
 def planning_section(ctx: ReportContext) -> list[str]:
-    return planning_lines(ctx.comparisons, ctx.comparison_coverage, ctx.plan, ctx.plan_check, ctx.config, _table)
+    return planning_lines(ctx.comparisons, ctx.comparison_coverage, ctx.plan, ctx.plan_check, ctx.config, table_lines)
 
 
 def tables_section(ctx: ReportContext) -> list[str]:
