@@ -7,6 +7,17 @@ from snakemake.utils import validate
 from debias.config import computed_metrics, figure_names, provided_metrics
 from debias.inputs import judged_systems, references_path, system_path, validate_inputs
 from debias.io import InputError
+from debias.resources import (
+    bootstrap_mem_mb,
+    bootstrap_runtime,
+    coverage_mem_mb,
+    coverage_runtime,
+    metrics_mem_mb,
+    metrics_runtime,
+    system_outputs,
+    table_mem_mb,
+)
+from debias.metric_parts import DEFAULT_CHUNK_OUTPUTS, line_blocks
 from debias.metrics import resolve_implementations
 
 validate(config, schema="../schemas/config.schema.yaml")
@@ -106,6 +117,132 @@ def get_metric_scores(wildcards):
     if wildcards.system not in scored_systems(wildcards.task) or not COMPUTED_METRICS:
         return []
     return f"{RESULTS}/metrics/{wildcards.task}/{wildcards.system}.csv"
+
+
+def metric_blocks(task, system):
+    """Blocks of lines a system's metrics are computed in (one, unless it is large)."""
+    n_outputs = system_outputs(system_path(config, task, system))
+    return line_blocks(
+        n_outputs, config.get("metric_chunk_outputs", DEFAULT_CHUNK_OUTPUTS)
+    )
+
+
+def get_metric_parts(wildcards, suffix="csv"):
+    """The blocks' score tables of a system split into several metrics jobs, else nothing."""
+    count = len(metric_blocks(wildcards.task, wildcards.system))
+    if count == 1:
+        return []
+    part = f"{RESULTS}/metric_parts/{wildcards.task}/{wildcards.system}"
+    return [f"{part}/{i}.{suffix}" for i in range(count)]
+
+
+def get_metric_part_versions(wildcards):
+    return get_metric_parts(wildcards, "json")
+
+
+def get_metric_part_lines(wildcards):
+    """(start, stop) output numbers of one block of a system's lines."""
+    return metric_blocks(wildcards.task, wildcards.system)[int(wildcards.part)]
+
+
+def _metric_job_outputs(wildcards):
+    """Outputs one metrics job scores: its block, the whole system, or none (a join of blocks)."""
+    blocks = metric_blocks(wildcards.task, wildcards.system)
+    if hasattr(wildcards, "part"):
+        start, stop = blocks[int(wildcards.part)]
+        return stop - start
+    return 0 if len(blocks) > 1 else blocks[0][1]
+
+
+def get_metrics_mem_mb(wildcards):
+    return metrics_mem_mb(_metric_job_outputs(wildcards), IMPLEMENTATIONS.values())
+
+
+def get_metrics_runtime(wildcards):
+    return metrics_runtime(_metric_job_outputs(wildcards), IMPLEMENTATIONS.values())
+
+
+def judged_outputs(wildcards):
+    """Outputs of the system (an upper bound on its judged items), for sizing its jobs."""
+    return system_outputs(system_path(config, wildcards.task, wildcards.system))
+
+
+def get_curves_mem_mb(wildcards):
+    bootstrap = config["bootstrap"]
+    return bootstrap_mem_mb(
+        judged_outputs(wildcards),
+        len(METRICS),
+        bootstrap["replicates"],
+        bootstrap.get("grid_dense", 1000),
+        bootstrap.get("grid_points", 500),
+    )
+
+
+def get_curves_runtime(wildcards):
+    prompts = len(config["tasks"][wildcards.task]["prompts"])
+    return bootstrap_runtime(
+        judged_outputs(wildcards),
+        len(METRICS),
+        config["bootstrap"]["replicates"],
+        prompts,
+    )
+
+
+def get_join_mem_mb(wildcards):
+    """A joined table holds every output x prompt with its judgments and scores."""
+    prompts = len(config["tasks"][wildcards.task]["prompts"])
+    return table_mem_mb(judged_outputs(wildcards) * prompts)
+
+
+def all_joined_rows():
+    """Rows of every joined table together (outputs x prompts over all judged systems)."""
+    return sum(
+        system_outputs(system_path(config, task, system))
+        * len(config["tasks"][task]["prompts"])
+        for task in TASKS
+        for system in judged_systems(config, task)
+    )
+
+
+def get_tables_mem_mb(wildcards):
+    """Jobs that read every joined table at once (Table 2, correlations, estimates)."""
+    return table_mem_mb(all_joined_rows())
+
+
+def get_tables_runtime(wildcards):
+    return max(1, all_joined_rows() // 200_000)
+
+
+def get_coverage_mem_mb(wildcards):
+    spec = get_estimates_config()
+    return coverage_mem_mb(judged_outputs(wildcards), len(METRICS), spec["repeats"])
+
+
+def get_coverage_runtime(wildcards):
+    spec = get_estimates_config()
+    return coverage_runtime(
+        judged_outputs(wildcards),
+        len(METRICS),
+        spec["repeats"],
+        len(config["tasks"][wildcards.task]["prompts"]),
+        len(spec["sample_sizes"]),
+        spec["ppi"],
+    )
+
+
+def task_outputs(task):
+    return sum(
+        system_outputs(system_path(config, task, s)) for s in scored_systems(task)
+    )
+
+
+def get_rouge021_mem_mb(task):
+    """Table 1 and Figure 1 score a task's outputs with rouge 0.2.1 in the job itself."""
+    return metrics_mem_mb(task_outputs(task), ["rouge021-L"])
+
+
+def get_rouge021_runtime(task):
+    return metrics_runtime(task_outputs(task), ["rouge021-L"])
 
 
 def get_prompt_bounds(wildcards):

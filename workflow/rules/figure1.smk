@@ -30,6 +30,14 @@ rule figure1:
         f"{RESULTS}/logs/figures/figure1.log",
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=lambda wildcards: get_rouge021_mem_mb(
+            config["figures"]["figure1"]["task"]
+        ),
+        runtime=lambda wildcards: get_rouge021_runtime(
+            config["figures"]["figure1"]["task"]
+        ),
     params:
         figure1=config.get("figures", {}).get("figure1"),
         config={

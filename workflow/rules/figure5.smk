@@ -16,6 +16,10 @@ rule figure5:
         f"{RESULTS}/logs/figures/figure5_{{task}}.log",
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=2,
     params:
         prompt=get_figure5_prompt,
         config=get_plot_config(),

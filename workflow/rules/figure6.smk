@@ -19,6 +19,10 @@ rule figure6:
     priority: 2  # on the longest path of a run: scheduled first when cores are scarce
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=2,
     params:
         panel=get_figure6_panel,
         config=get_plot_config(),

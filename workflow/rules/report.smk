@@ -27,6 +27,10 @@ rule report:
         f"{RESULTS}/logs/report.log",
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=2,
     params:
         config=get_plot_config(),
     script:

@@ -19,6 +19,10 @@ rule table1:
         f"{RESULTS}/logs/table1.log",
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=lambda wildcards: get_rouge021_mem_mb(config["table1"]["task"]),
+        runtime=lambda wildcards: get_rouge021_runtime(config["table1"]["task"]),
     params:
         table1=config.get("table1"),
         config={key: config[key] for key in ("data_dir", "tasks", "metrics")},
