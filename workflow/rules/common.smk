@@ -300,6 +300,16 @@ def get_figure6_curves(wildcards):
     return f"{RESULTS}/curves/{panel['task']}/{panel['system']}.csv"
 
 
+def get_figure6_system_file(wildcards, kind):
+    """The panel system's per-system table (``efficiency`` or ``joined``)."""
+    panel = get_figure6_panel(wildcards)
+    return f"{RESULTS}/{kind}/{panel['task']}/{panel['system']}.csv"
+
+
+def get_task_joined(task):
+    return [f"{RESULTS}/joined/{task}/{system}.csv" for system in scored_systems(task)]
+
+
 def get_figure5_prompt(wildcards):
     return config["figures"]["figure5"][wildcards.task]
 

@@ -3,7 +3,8 @@
 
 rule figure5:
     input:
-        correlations=f"{RESULTS}/tables/correlations.csv",
+        # The task's own joined tables: a system added to another task does not redraw it.
+        joined=lambda wildcards: get_task_joined(wildcards.task),
     output:
         pdf=f"{RESULTS}/figures/figure5_{{task}}.pdf",
         png=report(
@@ -22,6 +23,7 @@ rule figure5:
         runtime=2,
     params:
         prompt=get_figure5_prompt,
+        metrics=METRICS,
         config=get_plot_config(),
     script:
         "../../scripts/figure5.py"
