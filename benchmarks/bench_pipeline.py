@@ -4,7 +4,8 @@
 (b) a rerun with nothing changed,
 (c) a rerun after adding one system (a copy of an existing system's file under a new name).
 
-Targets: (a) < 60 s, (b) < 5 s, (c) < 15 s. Run with `make benchmark` or
+Targets: (a) < 60 s, (b) < 5 s, (c) < 8 s (five modern metrics, the default here; with
+--paper-metrics the start-up of ROUGE-1.5.5 and METEOR 1.5 is printed on its own line). Run with `make benchmark` or
 `.venv/bin/python benchmarks/bench_pipeline.py [--cores 2] [--keep DIR]`.
 """
 
@@ -21,7 +22,7 @@ from pathlib import Path
 import yaml
 
 REPO = Path(__file__).resolve().parent.parent
-TARGETS = {"full run": 60.0, "rerun, nothing changed": 5.0, "after adding one system": 15.0}
+TARGETS = {"full run": 60.0, "rerun, nothing changed": 5.0, "after adding one system": 8.0}
 
 
 def modern_config(config: dict) -> dict:
@@ -35,6 +36,26 @@ def modern_config(config: dict) -> dict:
         if panel["metric"] not in ("best", *config["metrics"]):
             panel["metric"] = "best"
     return config
+
+
+def backend_startup(config: dict) -> None:
+    """Start-up of each paper-faithful backend the config uses (a JVM, a Perl run): the time to
+    score one pair, in a fresh process after imports. Each metrics job pays it once (all of its
+    outputs go through one METEOR process and one ROUGE-1.5.5 run), not once per output."""
+    from debias.metrics import IMPLEMENTATIONS, resolve_implementations
+
+    chosen = resolve_implementations(config["metrics"])
+    for family in ("rouge155", "meteor15"):
+        implementation = next((i for i in chosen.values() if IMPLEMENTATIONS[i].family == family), None)
+        if implementation is None:
+            continue
+        code = (
+            "import time; from debias.metrics import score_outputs; t = time.perf_counter(); "
+            f"score_outputs(['a cat sat .'], ['the cat sat .'], None, {{'m': '{implementation}'}}); "
+            "print(time.perf_counter() - t)"
+        )
+        out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+        print(f"  {family} start-up (one pair, once per metrics job): {float(out.stdout.split()[-1]):.1f} s")
 
 
 def run(workdir: Path, cores: int, snakefile: Path = REPO / "workflow/Snakefile") -> float:
@@ -72,6 +93,11 @@ def main() -> int:
         help="keep the config's ROUGE-1.5.5 and METEOR 1.5 metrics (default: the five modern ones only)",
     )
     parser.add_argument(
+        "--no-coverage",
+        action="store_true",
+        help="estimates.coverage: false (no coverage check, as a config may choose)",
+    )
+    parser.add_argument(
         "--snakefile", type=Path, default=REPO / "workflow/Snakefile", help="another checkout's workflow, to compare"
     )
     args = parser.parse_args()
@@ -81,6 +107,8 @@ def main() -> int:
         config = yaml.safe_load((REPO / "config/config.yaml").read_text())
         if not args.paper_metrics:
             config = modern_config(config)
+        if args.no_coverage:
+            config["estimates"] = {**config.get("estimates", {}), "coverage": False}
         config["nltk_data"] = str(REPO / config["nltk_data"])
         (workdir / "config").mkdir(exist_ok=True)
         (workdir / "config/config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
@@ -99,10 +127,16 @@ def main() -> int:
     finally:
         if args.keep is None:
             shutil.rmtree(workdir, ignore_errors=True)
-    print(f"workflow wall time, --cores {args.cores}, real data (B = {config['bootstrap']['replicates']}):")
+    estimates = config.get("estimates", {})
+    print(
+        f"workflow wall time, --cores {args.cores}, real data (B = {config['bootstrap']['replicates']}; "
+        f"{len(config['metrics'])} metrics; coverage check {'on' if estimates.get('coverage', True) else 'off'}, "
+        f"PPI++ {'on' if estimates.get('ppi', True) else 'off'}):"
+    )
     for name, seconds in times.items():
         verdict = "ok" if seconds < TARGETS[name] else "over target"
         print(f"  {name:<26} {seconds:7.1f} s   (target < {TARGETS[name]:.0f} s: {verdict})")
+    backend_startup(config)
     return 0
 
 

@@ -271,6 +271,7 @@ def get_estimates_config():
         "sample_sizes": spec.get("sample_sizes", [20, 50, 100, "0.5N", "0.8N"]),
         "repeats": spec.get("repeats", 2000),
         "ppi": spec.get("ppi", True),
+        "coverage": spec.get("coverage", True),
         "seed": config["bootstrap"]["seed"],
     }
 
@@ -345,7 +346,9 @@ def get_final_outputs():
         "correlations.csv",
     ]
     tables += ["best_metrics.csv", "data_efficiency.csv", "data_efficiency.md"]
-    tables += ["system_estimates.csv", "coverage.csv"]
+    tables += ["system_estimates.csv"]
+    if get_estimates_config()["coverage"]:
+        tables.append("coverage.csv")
     if config.get("table1"):
         tables += ["table1.csv", "table1.md"]
     if (config.get("figures") or {}).get("figure1"):

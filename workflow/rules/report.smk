@@ -9,7 +9,11 @@ rule report:
         best_metrics=f"{RESULTS}/tables/best_metrics.csv",
         data_efficiency=f"{RESULTS}/tables/data_efficiency.csv",
         system_estimates=f"{RESULTS}/tables/system_estimates.csv",
-        coverage=f"{RESULTS}/tables/coverage.csv",
+        coverage=lambda wildcards: (
+            f"{RESULTS}/tables/coverage.csv"
+            if get_estimates_config()["coverage"]
+            else []
+        ),
         figures=get_figures(("png",)),
         figure1_figures=get_figure1_figures(("png",)),
         table1=lambda wildcards: (
