@@ -322,6 +322,29 @@ def get_plot_config():
     return shown
 
 
+def get_task_plot_config(task, system=None):
+    """:func:`get_plot_config` with only ``task`` (and only ``system`` of it, when given): a
+    figure of one task or system is not redrawn when a system is added elsewhere."""
+    shown = get_plot_config()
+    spec = dict(config["tasks"][task])
+    if system is not None:
+        spec["systems"] = {system: spec["systems"][system]}
+    shown["tasks"] = {task: spec}
+    return shown
+
+
+def get_figure6_config(wildcards):
+    panel = get_figure6_panel(wildcards)
+    return get_task_plot_config(panel["task"], panel["system"])
+
+
+def get_one_task_config(task, keys):
+    """Config ``keys`` with ``tasks`` reduced to ``task`` (Table 1 and Figure 1's params)."""
+    shown = {key: config[key] for key in keys}
+    shown["tasks"] = {task: config["tasks"][task]}
+    return shown
+
+
 def get_figures(suffixes=("pdf", "png")):
     return [
         f"{RESULTS}/figures/{name}.{ext}"

@@ -40,8 +40,9 @@ rule figure1:
         ),
     params:
         figure1=config.get("figures", {}).get("figure1"),
-        config={
-            key: config[key] for key in ("data_dir", "tasks", "metrics", "bootstrap")
-        },
+        config=lambda wildcards: get_one_task_config(
+            config["figures"]["figure1"]["task"],
+            ("data_dir", "metrics", "bootstrap"),
+        ),
     script:
         "../../scripts/figure1.py"

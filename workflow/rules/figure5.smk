@@ -24,6 +24,6 @@ rule figure5:
     params:
         prompt=get_figure5_prompt,
         metrics=METRICS,
-        config=get_plot_config(),
+        config=lambda wildcards: get_task_plot_config(wildcards.task),
     script:
         "../../scripts/figure5.py"

@@ -27,6 +27,6 @@ rule figure6:
     params:
         panel=get_figure6_panel,
         metrics=METRICS,
-        config=get_plot_config(),
+        config=get_figure6_config,
     script:
         "../../scripts/figure6.py"

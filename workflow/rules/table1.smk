@@ -25,6 +25,8 @@ rule table1:
         runtime=lambda wildcards: get_rouge021_runtime(config["table1"]["task"]),
     params:
         table1=config.get("table1"),
-        config={key: config[key] for key in ("data_dir", "tasks", "metrics")},
+        config=lambda wildcards: get_one_task_config(
+            config["table1"]["task"], ("data_dir", "metrics")
+        ),
     script:
         "../../scripts/table1.py"
