@@ -4,8 +4,9 @@
       outputs (BLEU, ROUGE-1/2/L, METEOR; modern implementations) with --cores 2: wall time
       and the largest process's peak memory, per N (flat in N: blocks of
       metric_chunk_outputs lines, one job each);
-  bench_scale.py task [--systems 20 --items 20000]      the whole workflow on a task of that
-      many systems x judged items, --cores 2: wall time and the largest process's peak memory.
+  bench_scale.py task [--systems 20 --items 20000] [--provided]   the whole workflow on a task
+      of that many systems x judged items, --cores 2: wall time and the largest process's peak
+      memory; --provided puts five metric scores in the system files instead of computing them.
 
 Texts are drawn from the released MS MARCO answers and CNN/DM summaries' words (short
 outputs, 5-40 words); each system keeps a share of its reference's words that varies by
@@ -41,8 +42,14 @@ def vocabulary() -> list[str]:
     return words
 
 
-def write_task(folder: Path, n_systems: int, n_items: int, judged: bool, seed: int = 0) -> dict:
-    """references.jsonl.gz and systems/sysNN.jsonl.gz under folder/synth; returns the task's config."""
+PROVIDED = ("m1", "m2", "m3", "m4", "m5")
+
+
+def write_task(folder: Path, n_systems: int, n_items: int, judged: bool, seed: int = 0, provided: bool = False) -> dict:
+    """references.jsonl.gz and systems/sysNN.jsonl.gz under folder/synth; returns the task's config.
+
+    With ``provided`` every line also carries five metric scores ("scores"), correlated with
+    the output's quality at 0.1 to 0.7, so that the workflow skips the metric stage."""
     rng = np.random.default_rng(seed)
     words = np.array(vocabulary())
     task = folder / "synth"
@@ -71,6 +78,12 @@ def write_task(folder: Path, n_systems: int, n_items: int, judged: bool, seed: i
                         "quality": np.clip(np.round(noisy), -1, 1).tolist(),
                         "correct": (rng.random(k) < keep).astype(float).tolist(),
                     }
+                if provided:
+                    z = (keep - skill) * 4
+                    record["scores"] = {
+                        m: round(float(r * z + np.sqrt(1 - r * r) * rng.normal()), 6)
+                        for m, r in zip(PROVIDED, (0.1, 0.25, 0.4, 0.55, 0.7))
+                    }
                 out.write(json.dumps(record) + "\n")
     return {
         "label": "Synthetic",
@@ -82,12 +95,15 @@ def write_task(folder: Path, n_systems: int, n_items: int, judged: bool, seed: i
     }
 
 
-def write_config(folder: Path, task: dict, estimates: dict | None = None) -> Path:
+def write_config(folder: Path, task: dict, estimates: dict | None = None, provided: bool = False) -> Path:
+    metrics = {name: {"label": name} for name in ("bleu", "rouge1", "rouge2", "rougeL", "meteor")}
+    if provided:
+        metrics = {name: {"label": name, "provided": True} for name in PROVIDED}
     config = {
         "data_dir": str(folder / "data"),
         "results_dir": str(folder / "results"),
         "nltk_data": str(REPO / "nltk_data"),
-        "metrics": {name: {"label": name} for name in ("bleu", "rouge1", "rouge2", "rougeL", "meteor")},
+        "metrics": metrics,
         "min_judged_items": 20,
         "tasks": {"synth": task},
         "bootstrap": {"replicates": 1000, "seed": 1, "level": 0.8, "de_range": [0.2, 0.9]},
@@ -146,13 +162,14 @@ def bench_task(args) -> None:
     folder = args.keep or Path(tempfile.mkdtemp(prefix="bench-task-"))
     try:
         start = time.perf_counter()
-        task = write_task(folder / "data", args.systems, args.items, judged=True)
-        config = write_config(folder, task)
+        task = write_task(folder / "data", args.systems, args.items, judged=True, provided=args.provided)
+        config = write_config(folder, task, provided=args.provided)
         print(f"wrote {args.systems} systems x {args.items:,} judged items in {time.perf_counter() - start:.0f} s")
         elapsed, peak = snakemake(folder, config, [])
+        metrics = "five provided metric scores" if args.provided else "bleu, rouge1/2/L, meteor computed"
         print(
             f"whole workflow, --cores 2: {elapsed:.0f} s ({elapsed / 60:.1f} min), largest process {peak:,.0f} MB; "
-            f"estimates: repeats 200, sample sizes [20, 50, 100, 500], no PPI++"
+            f"{metrics}; estimates: repeats 200, sample sizes [20, 50, 100, 500], no PPI++"
         )
     finally:
         if args.keep is None:
@@ -173,6 +190,9 @@ def main() -> int:
     task.add_argument("--systems", type=int, default=20)
     task.add_argument("--items", type=int, default=20_000)
     task.add_argument("--keep", type=Path)
+    task.add_argument(
+        "--provided", action="store_true", help="scores in the system files: no metric stage (see the metrics command)"
+    )
     args = parser.parse_args()
     {"metrics": bench_metrics, "task": bench_task}[args.what](args)
     return 0
