@@ -123,7 +123,7 @@ def snakemake(folder: Path, config: Path, targets: list[str], cores: int = 2) ->
     start = time.perf_counter()
     subprocess.run(
         [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "workflow/Snakefile")]
-        + ["--directory", str(folder), "--configfile", str(config), "--cores", str(cores), "--quiet"]
+        + ["--directory", str(folder), "--configfile", str(config), "--cores", str(cores), "--quiet", "all"]
         + targets,
         check=True,
         cwd=folder,
@@ -138,7 +138,7 @@ def bench_metrics(args) -> None:
     for n_items in args.sizes:
         folder = Path(tempfile.mkdtemp(prefix=f"bench-metrics-{n_items}-"))
         try:
-            task = write_task(folder / "data", 1, n_items, judged=False)
+            task = write_task(folder / "data", 1, n_items, judged=True)
             config = write_config(folder, task)
             # A fresh process per size, so that peak memory is this size's.
             out = subprocess.run(
