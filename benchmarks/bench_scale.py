@@ -122,9 +122,8 @@ def snakemake(folder: Path, config: Path, targets: list[str], cores: int = 2) ->
     """Wall time and the largest finished descendant's peak RSS (MB) of one Snakemake run."""
     start = time.perf_counter()
     subprocess.run(
-        [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "workflow/Snakefile")]
-        + ["--directory", str(folder), "--configfile", str(config), "--cores", str(cores), "--quiet", "all"]
-        + targets,
+        [sys.executable, "-m", "snakemake", *targets, "--snakefile", str(REPO / "workflow/Snakefile")]
+        + ["--directory", str(folder), "--configfile", str(config), "--cores", str(cores), "--quiet"],
         check=True,
         cwd=folder,
         stdout=subprocess.DEVNULL,
