@@ -7,22 +7,32 @@ the first n draws of one bootstrap replicate. A condition curve (e.g. ``cv``
 for one metric) holds B * N of them; a call of ``bootstrap_ci_widths`` with M
 metrics computes 2 + 2 M curves (mean, perfect, and cv + noiseless per metric).
 Both timings include drawing/gathering data and the percentile step.
+
+``--scale`` instead times one prompt (five metrics, B = 1000) at growing N, each in a fresh
+subprocess on one core, with its peak memory (ru_maxrss), against the targets N = 500 no
+slower than before the grid (0.30 s measured then on this machine) and N = 100,000 under 30 s
+in under 1.5 GB; and it compares the data efficiency read off the grid with the one over every
+n at N = 5,000.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import resource
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import yaml
 
-from debias.bootstrap import bootstrap_ci_widths, draw_resamples, judgment_counts
+from debias.bootstrap import bootstrap_ci_widths, data_efficiency, draw_resamples, judgment_counts
+from debias.bootstrap_grid import curve_grid
 from debias.control_variates import control_variates_estimate
 from debias.experiment import system_experiment
-from debias.inputs import load_task
+from debias.joined import read_joined
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -72,7 +82,13 @@ def main() -> None:
     parser.add_argument("--prompts", type=int, default=4)
     parser.add_argument("--loop-replicates", type=int, default=20, help="replicates timed for the loop, then scaled")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--scale", action="store_true", help="time and peak memory at growing N instead")
+    parser.add_argument("--one", type=int, help=argparse.SUPPRESS)  # a subprocess of --scale
     args = parser.parse_args()
+    if args.one:
+        return one_size(args.one, args.replicates, args.metrics)
+    if args.scale:
+        return scale(args.replicates, args.metrics)
     n_items, n_rep, n_metrics = args.items, args.replicates, args.metrics
 
     rng = np.random.default_rng(0)
@@ -129,28 +145,23 @@ def main() -> None:
 
 def whole_stage() -> None:
     """The pipeline's whole bootstrap stage on the real data, in one process on one core:
-    every configured task x system x prompt x metric x condition (scores from results/)."""
+    every configured task x system x prompt x metric x condition (joined tables from results/)."""
     config = yaml.safe_load((REPO / "config/config.yaml").read_text())
-    config["data_dir"] = str(REPO / config["data_dir"])
     results = REPO / config["results_dir"]
     settings = config["bootstrap"]
     work = []
     for task, spec in config["tasks"].items():
-        _, systems = load_task(config, task, list(spec["systems"]))
-        for system, items in systems.items():
-            scores_path = results / "metrics" / task / f"{system}.csv"
-            if not scores_path.exists():
-                print(f"whole bootstrap stage: skipped, {scores_path} missing (run the workflow first)")
+        for system in spec["systems"]:
+            path = results / "joined" / task / f"{system}.csv"
+            if not path.exists():
+                print(f"whole bootstrap stage: skipped, {path} missing (run the workflow first)")
                 return
-            work.append((task, system, items, pd.read_csv(scores_path, dtype={"id": str}), list(spec["prompts"])))
+            work.append((read_joined(path), list(spec["prompts"])))
     start = time.perf_counter()
     curves = 0
-    for task, system, items, scores, prompts in work:
+    for joined, prompts in work:
         frame, _ = system_experiment(
-            items,
-            scores,
-            task=task,
-            system=system,
+            joined,
             prompts=prompts,
             metrics=list(config["metrics"]),
             replicates=settings["replicates"],
@@ -161,6 +172,89 @@ def whole_stage() -> None:
     print(
         f"whole bootstrap stage, real data, one process: {len(work)} systems, {curves} curves, "
         f"B = {settings['replicates']}: {elapsed:.1f} s (target < 20 s)"
+    )
+
+
+def previous_kernel(judgments, metrics, n_rep, rng, level=0.8):
+    """The kernel before the grid and the chunks (every n, all B x N at once), for timing only."""
+    k = judgment_counts(judgments)
+    items, cols = draw_resamples(k, n_rep, rng)
+    n = np.arange(1, judgments.shape[0] + 1)
+    item_mean = np.nanmean(judgments, axis=1)
+    shift = item_mean.mean()
+    y_c = judgments[items, cols] - shift
+    y_bar = np.cumsum(y_c, axis=1) / n
+    ym_c = item_mean[items] - shift
+    ym_bar = np.cumsum(ym_c, axis=1) / n
+
+    def width(est):
+        lo, hi = np.quantile(est, [(1 - level) / 2, (1 + level) / 2], axis=0)
+        return hi - lo
+
+    def cv(yc, ybar, g):
+        g_bar = np.cumsum(g, axis=1) / n
+        alpha = (np.cumsum(yc * g, axis=1) / n - ybar * g_bar) * g_bar
+        return ybar - alpha + shift
+
+    width(y_bar + shift)
+    for values in [*metrics, item_mean]:
+        g = ((values - values.mean()) / values.std())[items]
+        width(cv(y_c, y_bar, g))
+        if values is not item_mean:
+            width(cv(ym_c, ym_bar, g))
+
+
+def one_size(n_items: int, n_rep: int, n_metrics: int) -> None:
+    """One prompt at N = n_items in this (fresh) process: prints a JSON line. Up to N = 8,000
+    the previous kernel is timed too (first, so that the peak memory is the larger of both)."""
+    judgments, metrics = synthetic_prompt(np.random.default_rng(0), n_items, n_metrics)
+    repeats = 3 if n_items <= 10_000 else 1
+    before = None
+    if n_items <= 8_000:
+        before = best_of(lambda: previous_kernel(judgments, metrics, n_rep, np.random.default_rng(1)), repeats)
+    elapsed = best_of(
+        lambda: bootstrap_ci_widths(judgments, metrics, n_replicates=n_rep, rng=np.random.default_rng(1)), repeats
+    )
+    grid = curve_grid(n_items).size
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kB on Linux
+    print(json.dumps({"n": n_items, "seconds": elapsed, "before": before, "peak_mb": peak, "grid": int(grid)}))
+
+
+def scale(n_rep: int, n_metrics: int, sizes=(500, 8_000, 32_000, 100_000)) -> None:
+    print(f"one prompt, {n_metrics} metrics, B = {n_rep}, one core, a fresh process per N:")
+    results = {}
+    for n_items in sizes:
+        out = subprocess.run(
+            [sys.executable, __file__, "--one", str(n_items), "--replicates", str(n_rep), "--metrics", str(n_metrics)],
+            check=True,
+            capture_output=True,
+            text=True,
+            env={"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "PATH": ""},
+        )
+        row = json.loads(out.stdout.strip().splitlines()[-1])
+        results[n_items] = row
+        before = f" (previous kernel {row['before']:.2f} s)" if row["before"] else ""
+        print(
+            f"  N = {n_items:>7,}: {row['seconds']:6.2f} s{before}, peak RSS {row['peak_mb']:6.0f} MB "
+            f"(process total), {row['grid']} grid points"
+        )
+    small, large = results[sizes[0]], results[sizes[-1]]
+    ok = small["seconds"] <= 1.05 * small["before"]
+    print(f"  target N = 500 no slower than the previous kernel (best of 3, 5% noise): {'ok' if ok else 'over'}")
+    ok = large["seconds"] < 30 and large["peak_mb"] < 1536
+    print(f"  target N = 100,000 under 30 s and 1.5 GB: {'ok' if ok else 'over target'}")
+    # Data efficiency from the grid points in the window against every n in it (same draws).
+    n_items = 5_000
+    judgments, metrics = synthetic_prompt(np.random.default_rng(0), n_items, n_metrics)
+    de = {}
+    for name, grid in (("every n", np.arange(1, n_items + 1)), ("grid", curve_grid(n_items))):
+        w = bootstrap_ci_widths(judgments, metrics, n_replicates=n_rep, rng=np.random.default_rng(1), grid=grid)
+        de[name] = data_efficiency(w["mean"], w["cv"], w["n"])
+    diff = de["grid"] / de["every n"] - 1
+    print(
+        f"DE at N = {n_items:,} ({curve_grid(n_items).size} grid points): every n "
+        f"{np.round(de['every n'], 4).tolist()}, grid {np.round(de['grid'], 4).tolist()}; "
+        f"relative difference at most {np.abs(diff).max():.2e}"
     )
 
 

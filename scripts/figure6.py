@@ -4,17 +4,22 @@ from pathlib import Path
 
 import pandas as pd
 
+from debias.joined import correlation_table, read_joined
 from debias.logs import run_script
 from debias.plots import draw_figure6, save_figure
-from debias.selection import panel_metric
+from debias.selection import best_metrics, panel_metric
 
 
 def main(smk, log):
     spec = smk.params.panel
-    metric, chosen = panel_metric(spec, pd.read_csv(smk.input.best_metrics))
+    metrics = list(smk.params.metrics)
+    prompts = {spec["task"]: list(smk.params.config["tasks"][spec["task"]]["prompts"])}
+    # The panel system's correlations and best metric, as the correlations rule computes them.
+    best = best_metrics(correlation_table([read_joined(smk.input.joined)], prompts, metrics), metrics)
+    metric, chosen = panel_metric(spec, best)
     panel = {**spec, "name": smk.wildcards.panel, "metric": metric, "chosen_as_best": chosen}
     curves = pd.read_csv(smk.input.curves)
-    figure = draw_figure6(curves, pd.read_csv(smk.input.data_efficiency), panel, smk.params.config)
+    figure = draw_figure6(curves, pd.read_csv(smk.input.efficiency), panel, smk.params.config)
     save_figure(figure, Path(smk.output.pdf).with_suffix(""))
     log.info("drew %s with %s", smk.output.pdf, metric)
 

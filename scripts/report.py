@@ -28,7 +28,9 @@ def main(smk, log):
         figures_dir=relative(Path(smk.input.figures[0]).parent),
         tables_dir=relative(Path(smk.input.table2).parent),
         system_estimates=pd.read_csv(smk.input.system_estimates, dtype={"system": str, "prompt": str}),
-        coverage=pd.read_csv(smk.input.coverage, dtype={"system": str, "prompt": str}),
+        coverage=(
+            pd.read_csv(smk.input.coverage, dtype={"system": str, "prompt": str}) if smk.input.get("coverage") else None
+        ),
         table1=pd.read_csv(smk.input.table1) if smk.input.get("table1") else None,
         figure1=pd.read_csv(smk.input.figure1) if smk.input.get("figure1") else None,
         by_system=pd.read_csv(smk.input.by_system, dtype={"system": str, "prompt": str}),

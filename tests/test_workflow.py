@@ -235,6 +235,22 @@ def test_adding_a_system_reruns_only_its_jobs(base_run, tmp_path):
     table = pd.read_csv(run / "results/tables/data_efficiency.csv")
     assert "gamma.new" in set(table.system)
     assert after["results/tables/data_efficiency.csv"] != before["results/tables/data_efficiency.csv"]
+    # Figure 6a draws alpha from alpha's own tables: another system does not redraw it.
+    assert after["results/figures/figure6a.png"] == before["results/figures/figure6a.png"]
+
+
+def test_large_system_scored_in_blocks_gives_the_same_table(base_run, tmp_path):
+    run = clone(base_run, tmp_path)
+    config = read_config(run)
+    config["metric_chunk_outputs"] = 7  # toy systems have 30-40 outputs: five or six blocks
+    write_config(run, config)
+    target = "results/metrics/toy/alpha.csv"
+    (run / target).unlink()
+    snakemake(run, target, "results/metrics/toy/alpha.json")
+    logs = sorted((run / "results/logs/metrics/toy").glob("alpha.*.log"))
+    assert len(logs) >= 4
+    assert (run / target).read_bytes() == (base_run / target).read_bytes()
+    assert not list((run / "results/metric_parts").rglob("*.csv"))  # temporary blocks removed
 
 
 def test_label_edit_redraws_figures_only(base_run, tmp_path):

@@ -5,7 +5,9 @@ resample items (and one of their judgments) with replacement, compute each
 estimator on every prefix of the resample, and read the 80% interval width off
 the spread of the replicates. Everything is vectorised over replicates and
 prefix sizes with running sums, so a full system (several prompts and metrics,
-1000 replicates, 500 items) takes seconds rather than hours.
+1000 replicates, 500 items) takes seconds rather than hours; replicates come in
+chunks and large N is read at a grid of prefix sizes (:mod:`debias.bootstrap_grid`),
+so memory stays bounded whatever N.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import json
 
 import numpy as np
 
+from .bootstrap_grid import _check_grid, curve_grid, grid_prefix_sums, iter_resamples, replicate_chunk
 from .correlation import correlation
 
 __all__ = [
@@ -23,6 +26,7 @@ __all__ = [
     "judgment_counts",
     "bootstrap_ci_widths",
     "bootstrap_ci_widths_from_draws",
+    "curve_grid",
     "data_efficiency",
     "resampling_variance_components",
     "correlation",
@@ -89,36 +93,28 @@ def draw_resamples(k, n_replicates: int, rng: np.random.Generator) -> tuple[np.n
 
 
 def _interval_width(estimates: np.ndarray, level: float) -> np.ndarray:
-    """Width of the central ``level`` percentile interval over replicates (axis 0)."""
-    lower, upper = np.quantile(estimates, [(1.0 - level) / 2.0, (1.0 + level) / 2.0], axis=0)
+    """Width of the central ``level`` percentile interval over replicates (the second-last axis)."""
+    lower, upper = np.quantile(estimates, [(1.0 - level) / 2.0, (1.0 + level) / 2.0], axis=-2)
     return upper - lower
 
 
-def _prefix_cv(y_c: np.ndarray, y_bar: np.ndarray, g_std: np.ndarray, n: np.ndarray) -> np.ndarray:
-    """Algorithm 1 at every prefix of every replicate, from running sums.
+def _prefix_cv(y_c: np.ndarray, y_bar: np.ndarray, g_std: np.ndarray, g_bar: np.ndarray, n: np.ndarray):
+    """Algorithm 1 at the grid's prefix sizes of every replicate, from running sums.
 
     ``y_c`` is y shifted by a constant and ``y_bar`` its prefix means; ``g_std``
-    is the metric standardised with its all-items mean and standard deviation,
-    so ``alpha = cov_n(y, g_std)`` and the estimate (up to the shift) is
-    ``y_bar - alpha * g_bar``. Centring both first keeps the one-pass
+    is the metric standardised with its all-items mean and standard deviation and
+    ``g_bar`` its prefix means, so ``alpha = cov_n(y, g_std)`` and the estimate (up to
+    the shift) is ``y_bar - alpha * g_bar``. Centring both first keeps the one-pass
     covariance ``mean(y g) - y_bar g_bar`` free of cancellation.
     """
-    g_bar = np.cumsum(g_std, axis=1)
-    g_bar /= n
-    alpha = np.cumsum(y_c * g_std, axis=1)
+    alpha = grid_prefix_sums(y_c * g_std, n)
     alpha /= n
     alpha -= y_bar * g_bar
     alpha *= g_bar
     return y_bar - alpha
 
 
-def bootstrap_ci_widths_from_draws(
-    judgments, metrics, items: np.ndarray, cols: np.ndarray, *, level: float = 0.8
-) -> dict:
-    """Interval widths for given draws; see :func:`bootstrap_ci_widths`.
-
-    Exposed so that the same draws can be fed to a reference implementation.
-    """
+def _check_inputs(judgments, metrics, level):
     judgments = _as_judgments(judgments)
     k = judgment_counts(judgments)
     n_items = judgments.shape[0]
@@ -129,58 +125,95 @@ def bootstrap_ci_widths_from_draws(
         raise ValueError(f"metrics must have shape (M, {n_items}), got {metrics.shape}")
     if not np.all(np.isfinite(metrics)):
         raise ValueError("metrics must be finite for every item")
-    items = np.asarray(items)
-    cols = np.asarray(cols)
-    if items.ndim != 2 or items.shape[1] != n_items or cols.shape != items.shape:
-        raise ValueError(f"items and cols must both have shape (B, {n_items})")
     if not (0.0 < level < 1.0):
         raise ValueError("level must be in (0, 1)")
-    if np.any(cols >= k[items]) or np.any(cols < 0):
-        raise ValueError("a drawn judgment column is outside its item's judgments")
+    return judgments, k, metrics
 
-    n = np.arange(1, n_items + 1)
+
+def _standardised(values: np.ndarray):
+    sd = values.std()
+    if sd == 0:  # constant metric: alpha = 0, estimator is the sample mean
+        return None
+    return (values - values.mean()) / sd
+
+
+def _widths_from_chunks(judgments, k, metrics, chunks, n_replicates: int, grid, level: float) -> dict:
+    """Estimates of every condition at the grid's n, chunk by chunk of replicates, then widths."""
+    n_items, n_metrics = judgments.shape[0], metrics.shape[0]
+    grid = _check_grid(grid, n_items)
     item_mean = np.nanmean(judgments, axis=1)
     shift = float(item_mean.mean())  # estimators are shift-equivariant; centring aids precision
-
-    # One drawn judgment per draw ("real" annotators) and the drawn item's mean ("noiseless").
-    y_c = judgments[items, cols] - shift
-    y_bar = np.cumsum(y_c, axis=1) / n
-    ym_c = item_mean[items] - shift
-    ym_bar = np.cumsum(ym_c, axis=1) / n
-
-    out = {
-        "n": n,
-        "mean": _interval_width(y_bar + shift, level),
-        "cv": np.empty((metrics.shape[0], n_items)),
-        "noiseless": np.empty((metrics.shape[0], n_items)),
+    g_std = [_standardised(metrics[m]) for m in range(n_metrics)]
+    perfect_std = _standardised(item_mean)
+    est = {
+        "mean": np.empty((n_replicates, grid.size)),
+        "perfect": np.empty((n_replicates, grid.size)),
+        "cv": np.empty((n_metrics, n_replicates, grid.size)),
+        "noiseless": np.empty((n_metrics, n_replicates, grid.size)),
     }
+    done = 0
+    for items, cols in chunks:
+        rows = slice(done, done + items.shape[0])
+        done += items.shape[0]
+        if done > n_replicates or np.any(cols >= k[items]) or np.any(cols < 0):
+            raise ValueError("a drawn judgment column is outside its item's judgments, or too many replicates")
+        # One drawn judgment per draw ("real" annotators) and the drawn item's mean ("noiseless").
+        y_c = judgments[items, cols] - shift
+        y_bar = grid_prefix_sums(y_c, grid) / grid
+        ym_c = item_mean[items] - shift
+        ym_bar = grid_prefix_sums(ym_c, grid) / grid
+        est["mean"][rows] = y_bar + shift
+        for m, values in enumerate(g_std):
+            if values is None:
+                est["cv"][m, rows] = y_bar + shift
+                est["noiseless"][m, rows] = ym_bar + shift
+                continue
+            g = values[items]
+            g_bar = grid_prefix_sums(g, grid)
+            g_bar /= grid
+            est["cv"][m, rows] = _prefix_cv(y_c, y_bar, g, g_bar, grid) + shift
+            est["noiseless"][m, rows] = _prefix_cv(ym_c, ym_bar, g, g_bar, grid) + shift
+            del g
+        if perfect_std is None:
+            est["perfect"][rows] = y_bar + shift
+        else:
+            g = perfect_std[items]
+            g_bar = grid_prefix_sums(g, grid)
+            g_bar /= grid
+            est["perfect"][rows] = _prefix_cv(y_c, y_bar, g, g_bar, grid) + shift
+    if done != n_replicates:
+        raise ValueError(f"{done} replicates drawn, {n_replicates} expected")
+    return {"n": grid, **{key: _interval_width(value, level) for key, value in est.items()}}
 
-    def standardised(values: np.ndarray):
-        sd = values.std()
-        if sd == 0:  # constant metric: alpha = 0, estimator is the sample mean
-            return None
-        return ((values - values.mean()) / sd)[items]
 
-    for m in range(metrics.shape[0]):
-        g_std = standardised(metrics[m])
-        if g_std is None:
-            out["cv"][m] = out["mean"]
-            out["noiseless"][m] = _interval_width(ym_bar + shift, level)
-            continue
-        out["cv"][m] = _interval_width(_prefix_cv(y_c, y_bar, g_std, n) + shift, level)
-        out["noiseless"][m] = _interval_width(_prefix_cv(ym_c, ym_bar, g_std, n) + shift, level)
-        del g_std
+def bootstrap_ci_widths_from_draws(
+    judgments, metrics, items: np.ndarray, cols: np.ndarray, *, level: float = 0.8, grid=None
+) -> dict:
+    """Interval widths for given draws; see :func:`bootstrap_ci_widths`.
 
-    g_std = standardised(item_mean)
-    if g_std is None:
-        out["perfect"] = out["mean"].copy()
-    else:
-        out["perfect"] = _interval_width(_prefix_cv(y_c, y_bar, g_std, n) + shift, level)
-    return out
+    Exposed so that the same draws can be fed to a reference implementation.
+    """
+    judgments, k, metrics = _check_inputs(judgments, metrics, level)
+    items = np.asarray(items)
+    cols = np.asarray(cols)
+    n_items = judgments.shape[0]
+    if items.ndim != 2 or items.shape[1] != n_items or cols.shape != items.shape:
+        raise ValueError(f"items and cols must both have shape (B, {n_items})")
+    grid = np.arange(1, n_items + 1) if grid is None else grid
+    return _widths_from_chunks(judgments, k, metrics, [(items, cols)], items.shape[0], grid, level)
 
 
-def bootstrap_ci_widths(judgments, metrics, *, n_replicates: int, rng: np.random.Generator, level: float = 0.8) -> dict:
-    """Bootstrap interval width at every number of judgments n = 1..N, for four estimators.
+def bootstrap_ci_widths(
+    judgments,
+    metrics,
+    *,
+    n_replicates: int,
+    rng: np.random.Generator,
+    level: float = 0.8,
+    grid=None,
+    chunk: int | None = None,
+) -> dict:
+    """Bootstrap interval width at the number of judgments n, for four estimators.
 
     ``judgments`` is (N, K), NaN-padded, one row per item; ``metrics`` is
     (M, N). Each replicate draws N items with replacement and one judgment
@@ -197,13 +230,24 @@ def bootstrap_ci_widths(judgments, metrics, *, n_replicates: int, rng: np.random
 
     All conditions and metrics share the same draws. The width is the
     distance between the (1-level)/2 and (1+level)/2 quantiles (numpy's
-    linear interpolation) of the replicate estimates. Returns
-    ``{"n": (N,), "mean": (N,), "cv": (M, N), "noiseless": (M, N), "perfect": (N,)}``.
-    Memory is a handful of (B, N) float arrays; metrics are processed one at a time.
+    linear interpolation) of the replicate estimates. ``grid`` is the sorted
+    prefix sizes to report, ending at N (default :func:`curve_grid`: every n
+    up to 1,000, then 500 sizes spread over the rest). Returns ``{"n": grid,
+    "mean": (G,), "cv": (M, G), "noiseless": (M, G), "perfect": (G,)}``.
+
+    Replicates are drawn and reduced ``chunk`` at a time (default: about four
+    million draws per chunk, :func:`replicate_chunk`), so memory is a few
+    chunk x N arrays plus (2 + 2M) x B x G estimates. The draws, and so the
+    result, do not depend on ``chunk`` (:func:`iter_resamples`).
     """
-    k = judgment_counts(judgments)
-    items, cols = draw_resamples(k, n_replicates, rng)
-    return bootstrap_ci_widths_from_draws(judgments, metrics, items, cols, level=level)
+    judgments, k, metrics = _check_inputs(judgments, metrics, level)
+    n_items = judgments.shape[0]
+    if n_replicates < 1:
+        raise ValueError("n_replicates must be positive")
+    grid = curve_grid(n_items) if grid is None else grid
+    chunk = replicate_chunk(n_items, n_replicates) if chunk is None else int(chunk)
+    chunks = iter_resamples(k, n_replicates, rng, chunk)
+    return _widths_from_chunks(judgments, k, metrics, chunks, n_replicates, grid, level)
 
 
 def data_efficiency(width_baseline, width_condition, n, lo: float = 0.2, hi: float = 0.9):

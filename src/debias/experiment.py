@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .bootstrap import bootstrap_ci_widths, data_efficiency, resampling_variance_components, setting_seed
+from .bootstrap_grid import DEFAULT_DENSE, DEFAULT_POINTS, curve_grid
 from .control_variates import theory_data_efficiency
 from .correlation import correlation
 from .joined import judged_rows, judgment_matrix
@@ -39,12 +40,16 @@ def system_experiment(
     seed: int,
     level: float = 0.8,
     de_range: Sequence[float] = (0.2, 0.9),
+    grid_dense: int = DEFAULT_DENSE,
+    grid_points: int = DEFAULT_POINTS,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Curves (long format) and efficiencies for the system of one joined table.
 
     Every prompt gets its own random stream, seeded from the base seed and the setting's
     names, so results do not depend on which job runs first; within a prompt all metrics and
-    conditions share the same draws.
+    conditions share the same draws. Curves are computed at :func:`curve_grid`'s prefix sizes
+    (every n when N <= ``grid_dense``), and each data efficiency averages the grid points in
+    its window.
     """
     low, high = de_range
     task, system = joined["task"].iloc[0], joined["system"].iloc[0]
@@ -57,7 +62,8 @@ def system_experiment(
         judgments = judgment_matrix(judged)
         g = judged[list(metrics)].to_numpy(dtype=float).T
         rng = np.random.default_rng(setting_seed(seed, task, system, prompt))
-        widths = bootstrap_ci_widths(judgments, g, n_replicates=replicates, rng=rng, level=level)
+        grid = curve_grid(len(judged), dense=grid_dense, points=grid_points, de_range=de_range)
+        widths = bootstrap_ci_widths(judgments, g, n_replicates=replicates, rng=rng, level=level, grid=grid)
         n = widths["n"]
         sigma2_a, sigma2_f = resampling_variance_components(judgments)
         gamma = sigma2_a / sigma2_f if sigma2_f > 0 else float("nan")

@@ -88,8 +88,12 @@ def iter_json_lines(path: str | os.PathLike) -> Iterator[tuple[int, dict]]:
         raise InputError(str(path), f"cannot be read ({error})") from None
 
 
-def read_references(path: str | os.PathLike) -> dict[str, str]:
-    """Map item id to reference text; every line needs a string ``id`` and ``reference``."""
+def read_references(path: str | os.PathLike, ids=None) -> dict[str, str]:
+    """Map item id to reference text; every line needs a string ``id`` and ``reference``.
+
+    With ``ids`` (a set), only those references are kept: a job scoring one block of a large
+    system then holds that block's references, not the whole file's.
+    """
     references: dict[str, str] = {}
     first_line: dict[str, int] = {}
     for number, record in iter_json_lines(path):
@@ -100,10 +104,11 @@ def read_references(path: str | os.PathLike) -> dict[str, str]:
             if not isinstance(record[key], str):
                 raise InputError(where, f"'{key}' must be a string, found {json.dumps(record[key])}")
         item_id = record["id"]
-        if item_id in references:
+        if item_id in first_line:
             raise InputError(where, f"id '{item_id}' appears twice (first on line {first_line[item_id]})")
-        references[item_id] = record["reference"]
         first_line[item_id] = number
+        if ids is None or item_id in ids:
+            references[item_id] = record["reference"]
     return references
 
 
@@ -137,6 +142,66 @@ def _check_scores(scores, where: str, provided: Sequence[str]) -> dict[str, floa
     return clean
 
 
+def _parse_system_line(
+    record: dict, where: str, prompts: Mapping[str, Mapping], references, provided: Sequence[str]
+) -> SystemItem:
+    for key in ("id", "output", "judgments"):
+        if key not in record:
+            raise InputError(where, f'missing key \'{key}\' (expected {{"id", "output", "judgments"}})')
+    item_id, output, judgments = record["id"], record["output"], record["judgments"]
+    if not isinstance(item_id, str):
+        raise InputError(where, f"'id' must be a string, found {json.dumps(item_id)}")
+    if not isinstance(output, str):
+        raise InputError(where, f"'output' must be a string, found {json.dumps(output)[:60]}")
+    if not isinstance(judgments, dict):
+        raise InputError(where, "'judgments' must be an object mapping prompt to a list of numbers ({} if unjudged)")
+    if references is not None and item_id not in references:
+        raise InputError(where, f"id '{item_id}' has no reference in the task's references file")
+    clean: dict[str, list[float]] = {}
+    for prompt, values in judgments.items():
+        if prompt not in prompts:
+            raise InputError(where, f"unknown prompt '{prompt}' (declared prompts: {', '.join(prompts)})")
+        if not isinstance(values, list):
+            raise InputError(where, f"judgments for prompt '{prompt}' must be a list, found {json.dumps(values)}")
+        checked = [_check_judgment(v, where, prompt, prompts[prompt]) for v in values]
+        null_as = prompts[prompt].get("null_as")
+        clean[prompt] = [float(null_as) if v is None else v for v in checked if v is not None or null_as is not None]
+    judged_output = record.get("judged_output")
+    if judged_output is not None and (not isinstance(judged_output, str) or not judged_output):
+        raise InputError(where, f"'judged_output' must be a non-empty string, found {json.dumps(judged_output)}")
+    scores = _check_scores(record.get("scores", {}), where, provided)
+    return SystemItem(item_id, output, clean, judged_output, scores)
+
+
+def iter_system(
+    path: str | os.PathLike,
+    prompts: Mapping[str, Mapping],
+    provided: Sequence[str] = (),
+    start: int = 0,
+    stop: int | None = None,
+) -> Iterator[SystemItem]:
+    """Stream the outputs ``start`` to ``stop`` (0-based, over non-blank lines) of a system file.
+
+    Each line is checked as :func:`read_system` checks it, except the checks that need the
+    whole file or the references (unique ids, a reference for every id, a provided score on
+    every line): the workflow runs :func:`read_system` on every file at start-up, and a job
+    that scores one block of a large file reads only that block, so its memory does not
+    grow with the file.
+    """
+    for index, (number, record) in enumerate(iter_json_lines(path)):
+        if index < start:
+            continue
+        if stop is not None and index >= stop:
+            return
+        yield _parse_system_line(record, f"{path}:{number}", prompts, None, provided)
+
+
+def count_outputs(path: str | os.PathLike) -> int:
+    """Number of non-blank lines (outputs) of a system file, without parsing them."""
+    with open_text(path) as handle:
+        return sum(1 for line in handle if line.strip())
+
+
 def read_system(
     path: str | os.PathLike,
     prompts: Mapping[str, Mapping],
@@ -161,43 +226,17 @@ def read_system(
     for number, record in iter_json_lines(path):
         where = f"{path}:{number}"
         first_line = first_line or number
-        for key in ("id", "output", "judgments"):
-            if key not in record:
-                raise InputError(where, f'missing key \'{key}\' (expected {{"id", "output", "judgments"}})')
-        item_id, output, judgments = record["id"], record["output"], record["judgments"]
-        if not isinstance(item_id, str):
-            raise InputError(where, f"'id' must be a string, found {json.dumps(item_id)}")
-        if not isinstance(output, str):
-            raise InputError(where, f"'output' must be a string, found {json.dumps(output)[:60]}")
-        if not isinstance(judgments, dict):
+        if isinstance(record.get("id"), str) and record["id"] in seen:
             raise InputError(
-                where, "'judgments' must be an object mapping prompt to a list of numbers ({} if unjudged)"
+                where, f"id '{record['id']}' appears twice in this file (first on line {seen[record['id']]})"
             )
-        if item_id in seen:
-            raise InputError(where, f"id '{item_id}' appears twice in this file (first on line {seen[item_id]})")
-        if references is not None and item_id not in references:
-            raise InputError(where, f"id '{item_id}' has no reference in the task's references file")
-        clean: dict[str, list[float]] = {}
-        for prompt, values in judgments.items():
-            if prompt not in prompts:
-                raise InputError(where, f"unknown prompt '{prompt}' (declared prompts: {', '.join(prompts)})")
-            if not isinstance(values, list):
-                raise InputError(where, f"judgments for prompt '{prompt}' must be a list, found {json.dumps(values)}")
-            checked = [_check_judgment(v, where, prompt, prompts[prompt]) for v in values]
-            null_as = prompts[prompt].get("null_as")
-            clean[prompt] = [
-                float(null_as) if v is None else v for v in checked if v is not None or null_as is not None
-            ]
-        judged_output = record.get("judged_output")
-        if judged_output is not None and (not isinstance(judged_output, str) or not judged_output):
-            raise InputError(where, f"'judged_output' must be a non-empty string, found {json.dumps(judged_output)}")
-        scores = _check_scores(record.get("scores", {}), where, provided)
-        present.update(scores)
+        item = _parse_system_line(record, where, prompts, references, provided)
+        present.update(item.scores)
         for metric in provided:
-            if metric not in scores:
+            if metric not in item.scores:
                 first_missing.setdefault(metric, number)
-        seen[item_id] = number
-        items.append(SystemItem(item_id, output, clean, judged_output, scores))
+        seen[item.id] = number
+        items.append(item)
     for metric in provided:
         if metric not in present and first_line is not None:
             raise InputError(

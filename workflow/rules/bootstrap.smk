@@ -13,6 +13,10 @@ rule curves:
     priority: 1  # on the longest path of a run: scheduled first when cores are scarce
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=get_curves_mem_mb,
+        runtime=get_curves_runtime,
     params:
         prompts=get_prompt_bounds,
         metrics=METRICS,
@@ -36,6 +40,10 @@ rule data_efficiency:
     priority: 1
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=300,
+        runtime=1,
     params:
         tasks=config["tasks"],
         metrics=config["metrics"],

@@ -8,6 +8,17 @@ from debias.comparison_tables import compare_spec
 from debias.config import computed_metrics, figure_names, provided_metrics
 from debias.inputs import judged_systems, references_path, system_path, validate_inputs
 from debias.io import InputError
+from debias.resources import (
+    bootstrap_mem_mb,
+    bootstrap_runtime,
+    coverage_mem_mb,
+    coverage_runtime,
+    metrics_mem_mb,
+    metrics_runtime,
+    system_outputs,
+    table_mem_mb,
+)
+from debias.metric_parts import DEFAULT_CHUNK_OUTPUTS, line_blocks
 from debias.metrics import resolve_implementations
 from debias.plan_tables import plan_spec
 
@@ -113,6 +124,189 @@ def get_metric_scores(wildcards):
     return f"{RESULTS}/metrics/{wildcards.task}/{wildcards.system}.csv"
 
 
+def metric_blocks(task, system):
+    """Blocks of lines a system's metrics are computed in (one, unless it is large)."""
+    n_outputs = system_outputs(system_path(config, task, system))
+    return line_blocks(
+        n_outputs, config.get("metric_chunk_outputs", DEFAULT_CHUNK_OUTPUTS)
+    )
+
+
+def get_metric_parts(wildcards, suffix="csv"):
+    """The blocks' score tables of a system split into several metrics jobs, else nothing."""
+    count = len(metric_blocks(wildcards.task, wildcards.system))
+    if count == 1:
+        return []
+    part = f"{RESULTS}/metric_parts/{wildcards.task}/{wildcards.system}"
+    return [f"{part}/{i}.{suffix}" for i in range(count)]
+
+
+def get_metric_part_versions(wildcards):
+    return get_metric_parts(wildcards, "json")
+
+
+def get_metric_part_lines(wildcards):
+    """(start, stop) output numbers of one block of a system's lines."""
+    return metric_blocks(wildcards.task, wildcards.system)[int(wildcards.part)]
+
+
+def _metric_job_outputs(wildcards):
+    """Outputs one metrics job scores: its block, the whole system, or none (a join of blocks)."""
+    blocks = metric_blocks(wildcards.task, wildcards.system)
+    if hasattr(wildcards, "part"):
+        start, stop = blocks[int(wildcards.part)]
+        return stop - start
+    return 0 if len(blocks) > 1 else blocks[0][1]
+
+
+def get_metrics_mem_mb(wildcards):
+    return metrics_mem_mb(_metric_job_outputs(wildcards), IMPLEMENTATIONS.values())
+
+
+def get_metrics_runtime(wildcards):
+    return metrics_runtime(_metric_job_outputs(wildcards), IMPLEMENTATIONS.values())
+
+
+def judged_outputs(wildcards):
+    """Outputs of the system (an upper bound on its judged items), for sizing its jobs."""
+    return system_outputs(system_path(config, wildcards.task, wildcards.system))
+
+
+def get_curves_mem_mb(wildcards):
+    bootstrap = config["bootstrap"]
+    return bootstrap_mem_mb(
+        judged_outputs(wildcards),
+        len(METRICS),
+        bootstrap["replicates"],
+        bootstrap.get("grid_dense", 1000),
+        bootstrap.get("grid_points", 500),
+    )
+
+
+def get_curves_runtime(wildcards):
+    prompts = len(config["tasks"][wildcards.task]["prompts"])
+    return bootstrap_runtime(
+        judged_outputs(wildcards),
+        len(METRICS),
+        config["bootstrap"]["replicates"],
+        prompts,
+    )
+
+
+def get_join_mem_mb(wildcards):
+    """A joined table holds every output x prompt with its judgments and scores."""
+    prompts = len(config["tasks"][wildcards.task]["prompts"])
+    return table_mem_mb(judged_outputs(wildcards) * prompts)
+
+
+def all_joined_rows():
+    """Rows of every joined table together (outputs x prompts over all judged systems)."""
+    return sum(
+        system_outputs(system_path(config, task, system))
+        * len(config["tasks"][task]["prompts"])
+        for task in TASKS
+        for system in judged_systems(config, task)
+    )
+
+
+def get_tables_mem_mb(wildcards):
+    """Jobs that read every joined table at once (Table 2, correlations, estimates)."""
+    return table_mem_mb(all_joined_rows())
+
+
+def get_tables_runtime(wildcards):
+    return max(1, all_joined_rows() // 200_000)
+
+
+def get_coverage_mem_mb(wildcards):
+    spec = get_estimates_config()
+    return coverage_mem_mb(judged_outputs(wildcards), len(METRICS), spec["repeats"])
+
+
+def get_coverage_runtime(wildcards):
+    spec = get_estimates_config()
+    return coverage_runtime(
+        judged_outputs(wildcards),
+        len(METRICS),
+        spec["repeats"],
+        len(config["tasks"][wildcards.task]["prompts"]),
+        len(spec["sample_sizes"]),
+        spec["ppi"],
+    )
+
+
+def get_comparison_coverage_mem_mb(wildcards):
+    """One task's pairs resampled together: sized by its largest system, twice (two systems)."""
+    largest = max(
+        system_outputs(system_path(config, wildcards.task, s))
+        for s in scored_systems(wildcards.task)
+    )
+    spec = get_compare_config()
+    return coverage_mem_mb(2 * largest, len(METRICS), spec["repeats"])
+
+
+def get_comparison_coverage_runtime(wildcards):
+    spec = get_compare_config()
+    systems = scored_systems(wildcards.task)
+    largest = max(system_outputs(system_path(config, wildcards.task, s)) for s in systems)
+    pairs = len(systems) * (len(systems) - 1) // 2
+    return coverage_runtime(
+        2 * largest,
+        len(METRICS),
+        spec["repeats"],
+        len(config["tasks"][wildcards.task]["prompts"]) * max(pairs, 1),
+        len(spec["sample_sizes"]),
+        False,
+    )
+
+
+def task_outputs(task):
+    return sum(
+        system_outputs(system_path(config, task, s)) for s in scored_systems(task)
+    )
+
+
+def get_rouge021_mem_mb(task):
+    """Table 1 and Figure 1 score a task's outputs with rouge 0.2.1 in the job itself."""
+    return metrics_mem_mb(task_outputs(task), ["rouge021-L"])
+
+
+def get_rouge021_runtime(task):
+    return metrics_runtime(task_outputs(task), ["rouge021-L"])
+
+
+def get_table1_panels():
+    return list((config.get("table1") or {}).values())
+
+
+def get_table1_mem_mb(wildcards):
+    """Table 1 scores each panel's outputs with its implementation in the job itself, one
+    panel after another: the largest panel's memory."""
+    return max(
+        metrics_mem_mb(task_outputs(p["task"]), [p["implementation"]])
+        if p.get("implementation")
+        else metrics_mem_mb(0, [])
+        for p in get_table1_panels()
+    )
+
+
+def get_table1_runtime(wildcards):
+    return sum(
+        metrics_runtime(task_outputs(p["task"]), [p["implementation"]])
+        if p.get("implementation")
+        else 1
+        for p in get_table1_panels()
+    )
+
+
+def get_table1_config():
+    """Config for Table 1's params: its panels' tasks only (an added task elsewhere does not
+    rerun it)."""
+    shown = {key: config[key] for key in ("data_dir", "metrics")}
+    shown["tasks"] = {p["task"]: config["tasks"][p["task"]] for p in get_table1_panels()}
+    return shown
+
+
 def get_prompt_bounds(wildcards):
     """Prompts of a task with their ranges only: a label edit must not rerun per-system jobs."""
     prompts = config["tasks"][wildcards.task]["prompts"]
@@ -153,6 +347,7 @@ def get_estimates_config():
         "sample_sizes": spec.get("sample_sizes", [20, 50, 100, "0.5N", "0.8N"]),
         "repeats": spec.get("repeats", 2000),
         "ppi": spec.get("ppi", True),
+        "coverage": spec.get("coverage", True),
         "seed": config["bootstrap"]["seed"],
     }
 
@@ -210,6 +405,12 @@ def get_figure6_curves(wildcards):
     return f"{RESULTS}/curves/{panel['task']}/{panel['system']}.csv"
 
 
+def get_figure6_system_file(wildcards, kind):
+    """The panel system's per-system table (``efficiency`` or ``joined``)."""
+    panel = get_figure6_panel(wildcards)
+    return f"{RESULTS}/{kind}/{panel['task']}/{panel['system']}.csv"
+
+
 def get_figure5_prompt(wildcards):
     return config["figures"]["figure5"][wildcards.task]
 
@@ -218,6 +419,29 @@ def get_plot_config():
     """The parts of the config that figures and the report show (labels, panels, levels)."""
     shown = {key: config[key] for key in ("tasks", "metrics", "figures", "bootstrap")}
     shown["estimates"] = get_estimates_config()
+    return shown
+
+
+def get_task_plot_config(task, system=None):
+    """:func:`get_plot_config` with only ``task`` (and only ``system`` of it, when given): a
+    figure of one task or system is not redrawn when a system is added elsewhere."""
+    shown = get_plot_config()
+    spec = dict(config["tasks"][task])
+    if system is not None:
+        spec["systems"] = {system: spec["systems"][system]}
+    shown["tasks"] = {task: spec}
+    return shown
+
+
+def get_figure6_config(wildcards):
+    panel = get_figure6_panel(wildcards)
+    return get_task_plot_config(panel["task"], panel["system"])
+
+
+def get_one_task_config(task, keys):
+    """Config ``keys`` with ``tasks`` reduced to ``task`` (Table 1 and Figure 1's params)."""
+    shown = {key: config[key] for key in keys}
+    shown["tasks"] = {task: config["tasks"][task]}
     return shown
 
 
@@ -245,7 +469,9 @@ def get_final_outputs():
         "correlations.csv",
     ]
     tables += ["best_metrics.csv", "data_efficiency.csv", "data_efficiency.md"]
-    tables += ["system_estimates.csv", "coverage.csv"]
+    tables += ["system_estimates.csv"]
+    if get_estimates_config()["coverage"]:
+        tables.append("coverage.csv")
     tables += [
         "system_comparisons.csv",
         "comparison_coverage.csv",

@@ -16,6 +16,10 @@ rule system_comparisons:
         f"{RESULTS}/logs/system_comparisons.log",
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=get_tables_mem_mb,
+        runtime=get_tables_runtime,
     params:
         tasks=config["tasks"],
         metrics=METRICS,
@@ -33,6 +37,10 @@ rule comparison_coverage_task:
         f"{RESULTS}/logs/comparisons/{{task}}.log",
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=get_comparison_coverage_mem_mb,
+        runtime=get_comparison_coverage_runtime,
     params:
         prompts=get_prompt_bounds,
         metrics=METRICS,
@@ -54,6 +62,10 @@ rule comparison_coverage:
         f"{RESULTS}/logs/comparison_coverage.log",
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=300,
+        runtime=1,
     script:
         "../../scripts/concat_tables.py"
 
@@ -72,6 +84,10 @@ rule comparisons_figure:
         f"{RESULTS}/logs/figures/comparisons/{{task}}/{{prompt}}.log",
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=get_tables_mem_mb,
+        runtime=1,
     params:
         config=get_plot_config(),
     script:

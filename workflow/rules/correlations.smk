@@ -20,6 +20,10 @@ rule correlations:
         f"{RESULTS}/logs/correlations.log",
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=get_tables_mem_mb,
+        runtime=get_tables_runtime,
     params:
         tasks=config["tasks"],
         metrics=METRICS,

@@ -16,6 +16,10 @@ rule system_estimates:
         f"{RESULTS}/logs/system_estimates.log",
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=get_tables_mem_mb,
+        runtime=get_tables_runtime,
     params:
         tasks=config["tasks"],
         metrics=METRICS,
@@ -33,6 +37,10 @@ rule coverage_system:
         f"{RESULTS}/logs/coverage/{{task}}/{{system}}.log",
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=get_coverage_mem_mb,
+        runtime=get_coverage_runtime,
     params:
         prompts=get_prompt_bounds,
         metrics=METRICS,
@@ -54,6 +62,10 @@ rule coverage:
         f"{RESULTS}/logs/coverage.log",
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=300,
+        runtime=1,
     script:
         "../../scripts/concat_tables.py"
 
@@ -73,6 +85,10 @@ rule system_scores_figure:
         f"{RESULTS}/logs/figures/system_scores_{{task}}.log",
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=2,
     params:
         config=get_plot_config(),
     script:

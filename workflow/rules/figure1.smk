@@ -30,10 +30,19 @@ rule figure1:
         f"{RESULTS}/logs/figures/figure1.log",
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=lambda wildcards: get_rouge021_mem_mb(
+            config["figures"]["figure1"]["task"]
+        ),
+        runtime=lambda wildcards: get_rouge021_runtime(
+            config["figures"]["figure1"]["task"]
+        ),
     params:
         figure1=config.get("figures", {}).get("figure1"),
-        config={
-            key: config[key] for key in ("data_dir", "tasks", "metrics", "bootstrap")
-        },
+        config=lambda wildcards: get_one_task_config(
+            config["figures"]["figure1"]["task"],
+            ("data_dir", "metrics", "bootstrap"),
+        ),
     script:
         "../../scripts/figure1.py"

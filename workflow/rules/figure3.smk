@@ -16,6 +16,10 @@ rule figure3:
         f"{RESULTS}/logs/figures/figure3.log",
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=2,
     params:
         config=get_plot_config(),
     script:

@@ -3,7 +3,8 @@
 
 rule figure5:
     input:
-        correlations=f"{RESULTS}/tables/correlations.csv",
+        # The task's own joined tables: a system added to another task does not redraw it.
+        joined=get_task_joined,
     output:
         pdf=f"{RESULTS}/figures/figure5_{{task}}.pdf",
         png=report(
@@ -16,8 +17,13 @@ rule figure5:
         f"{RESULTS}/logs/figures/figure5_{{task}}.log",
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=2,
     params:
         prompt=get_figure5_prompt,
-        config=get_plot_config(),
+        metrics=METRICS,
+        config=lambda wildcards: get_task_plot_config(wildcards.task),
     script:
         "../../scripts/figure5.py"

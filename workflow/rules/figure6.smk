@@ -3,9 +3,10 @@
 
 rule figure6:
     input:
+        # The panel's own system only: adding another system does not redraw it.
         curves=get_figure6_curves,
-        data_efficiency=f"{RESULTS}/tables/data_efficiency.csv",
-        best_metrics=f"{RESULTS}/tables/best_metrics.csv",
+        efficiency=lambda wildcards: get_figure6_system_file(wildcards, "efficiency"),
+        joined=lambda wildcards: get_figure6_system_file(wildcards, "joined"),
     output:
         pdf=f"{RESULTS}/figures/figure6{{panel}}.pdf",
         png=report(
@@ -19,8 +20,13 @@ rule figure6:
     priority: 2  # on the longest path of a run: scheduled first when cores are scarce
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=2,
     params:
         panel=get_figure6_panel,
-        config=get_plot_config(),
+        metrics=METRICS,
+        config=get_figure6_config,
     script:
         "../../scripts/figure6.py"

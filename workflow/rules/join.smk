@@ -14,6 +14,10 @@ rule join:
     priority: 1
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=get_join_mem_mb,
+        runtime=1,
     params:
         prompts=get_prompt_bounds,
         metrics=METRICS,

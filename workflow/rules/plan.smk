@@ -15,6 +15,10 @@ rule plan:
         f"{RESULTS}/logs/plan.log",
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=get_tables_mem_mb,
+        runtime=get_tables_runtime,
     params:
         tasks=config["tasks"],
         metrics=METRICS,
@@ -36,6 +40,10 @@ rule plan_check:
         f"{RESULTS}/logs/plan_check.log",
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=get_tables_mem_mb,
+        runtime=get_tables_runtime,
     params:
         tasks=config["tasks"],
         metrics=METRICS,

@@ -9,7 +9,11 @@ rule report:
         best_metrics=f"{RESULTS}/tables/best_metrics.csv",
         data_efficiency=f"{RESULTS}/tables/data_efficiency.csv",
         system_estimates=f"{RESULTS}/tables/system_estimates.csv",
-        coverage=f"{RESULTS}/tables/coverage.csv",
+        coverage=lambda wildcards: (
+            f"{RESULTS}/tables/coverage.csv"
+            if get_estimates_config()["coverage"]
+            else []
+        ),
         comparisons=f"{RESULTS}/tables/system_comparisons.csv",
         comparison_coverage=f"{RESULTS}/tables/comparison_coverage.csv",
         plan=f"{RESULTS}/tables/plan.csv",
@@ -31,6 +35,10 @@ rule report:
         f"{RESULTS}/logs/report.log",
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=2,
     params:
         config=get_plot_config(),
     script:

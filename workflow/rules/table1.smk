@@ -16,8 +16,12 @@ rule table1:
         f"{RESULTS}/logs/table1.log",
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=get_table1_mem_mb,
+        runtime=get_table1_runtime,
     params:
         table1=config.get("table1"),
-        config={key: config[key] for key in ("data_dir", "tasks", "metrics")},
+        config=get_table1_config(),
     script:
         "../../scripts/table1.py"

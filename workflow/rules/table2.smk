@@ -17,6 +17,10 @@ rule table2:
         f"{RESULTS}/logs/table2.log",
     conda:
         ENV
+    threads: 1
+    resources:
+        mem_mb=get_tables_mem_mb,
+        runtime=get_tables_runtime,
     params:
         tasks=config["tasks"],
     script:
