@@ -21,7 +21,7 @@ import pandas as pd
 
 from .bootstrap import judgment_counts
 from .comparisons import PairedSample, estimator_names
-from .coverage import resolve_sample_sizes
+from .coverage import interval_coverage, resolve_sample_sizes
 from .estimator_kernels import combined_terms, cv_terms, t_interval
 
 __all__ = ["PAIRED_COVERAGE_COLUMNS", "expected_de_vs_independent", "paired_coverage_experiment"]
@@ -88,17 +88,12 @@ def expected_de_vs_independent(pair: PairedSample, n: int) -> dict[str, float]:
 
 
 def _row(name, n, n_items, result, theta, independent_variance):
-    covered = (result.ci_low <= theta) & (theta <= result.ci_high)
-    coverage = float(covered.mean())
     variance = float(np.mean(result.se**2))
     return {
         "estimator": name,
         "n": n,
         "n_items": n_items,
-        "repeats": covered.size,
-        "coverage": coverage,
-        "coverage_se": float(np.sqrt(coverage * (1.0 - coverage) / covered.size)),
-        "mean_width": float(np.mean(result.ci_high - result.ci_low)),
+        **interval_coverage(result.ci_low, result.ci_high, theta),
         "de_vs_independent": independent_variance / variance if variance > 0 else float("nan"),
     }
 

@@ -20,7 +20,14 @@ from .bootstrap import judgment_counts, resampling_variance_components
 from .combined_kernels import combined_terms_standardised, metric_coordinates
 from .estimator_kernels import cv_terms, t_interval
 
-__all__ = ["COVERAGE_COLUMNS", "coverage_experiment", "coverage_intervals", "draw_samples", "resolve_sample_sizes"]
+__all__ = [
+    "COVERAGE_COLUMNS",
+    "coverage_experiment",
+    "coverage_intervals",
+    "draw_samples",
+    "interval_coverage",
+    "resolve_sample_sizes",
+]
 
 #: Repeats per call of the combined control variate's kernel in the coverage experiment.
 REPEAT_BLOCK = 64
@@ -72,19 +79,29 @@ def draw_samples(judgments, n_repeats: int, rng: np.random.Generator) -> tuple[n
     return items, judgments[items, cols]
 
 
-def _summary(name, n, n_items, intervals, theta, base_width2):
-    low, high = np.asarray(intervals[0]), np.asarray(intervals[1])
+def interval_coverage(low, high, theta: float) -> dict:
+    """How a batch of intervals ``[low, high]`` (one per repeat) meets the truth ``theta``:
+    ``repeats``, ``coverage``, its binomial Monte-Carlo standard error ``coverage_se`` and the
+    ``mean_width``."""
+    low, high = np.asarray(low), np.asarray(high)
     covered = (low <= theta) & (theta <= high)
     coverage = float(covered.mean())
+    return {
+        "repeats": covered.size,
+        "coverage": coverage,
+        "coverage_se": float(np.sqrt(coverage * (1.0 - coverage) / covered.size)),
+        "mean_width": float(np.mean(high - low)),
+    }
+
+
+def _summary(name, n, n_items, intervals, theta, base_width2):
+    low, high = np.asarray(intervals[0]), np.asarray(intervals[1])
     width2 = float(np.mean((high - low) ** 2))
     return {
         "estimator": name,
         "n": n,
         "n_items": n_items,
-        "repeats": covered.size,
-        "coverage": coverage,
-        "coverage_se": float(np.sqrt(coverage * (1.0 - coverage) / covered.size)),
-        "mean_width": float(np.mean(high - low)),
+        **interval_coverage(low, high, theta),
         "de": base_width2 / width2 if width2 > 0 else float("nan"),
     }
 

@@ -13,14 +13,9 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from ..config import prompt_is_lower_better, prompt_label, system_label, task_label
-from .style import DPI, PALETTE, STYLE
+from .style import DPI, ESTIMATE_STYLES, PALETTE, STYLE, draw_interval, estimate_legend_handles
 
 __all__ = ["best_cv_rows", "draw_comparisons"]
-
-_STYLES = {
-    "mean": {"color": PALETTE["black"], "marker": "o", "offset": -0.14},
-    "cv": {"color": PALETTE["blue"], "marker": "s", "offset": 0.14},
-}
 
 
 def best_cv_rows(comparisons: pd.DataFrame) -> pd.DataFrame:
@@ -61,26 +56,17 @@ def draw_comparisons(comparisons: pd.DataFrame, config: Mapping, task: str, prom
             for kind, found in (("mean", mean), ("cv", cv)):
                 if found.empty:
                     continue
-                row, style = found.iloc[0], _STYLES[kind]
-                ax.errorbar(
-                    row["difference"],
-                    y + style["offset"],
-                    xerr=[[row["difference"] - row["ci_low"]], [row["ci_high"] - row["difference"]]],
-                    fmt=style["marker"],
-                    color=style["color"],
-                    markersize=4,
-                    capsize=2,
-                    linewidth=1.2,
-                )
+                row = found.iloc[0]
+                position = draw_interval(ax, row["difference"], row["ci_low"], row["ci_high"], y, kind)
                 if kind == "cv":
                     ax.annotate(
                         f"{row['estimator']}, DE vs independent {row['de_vs_independent']:.2f}",
-                        (row["ci_high"], y + style["offset"]),
+                        (row["ci_high"], position),
                         xytext=(3, 0),
                         textcoords="offset points",
                         va="center",
                         fontsize=6,
-                        color=style["color"],
+                        color=ESTIMATE_STYLES[kind]["color"],
                     )
         ax.axvline(0.0, color=PALETTE["grey"], linewidth=0.8)
         labels = [f"{system_label(config, task, b)} − {system_label(config, task, a)}" for a, b in pairs]
@@ -89,10 +75,7 @@ def draw_comparisons(comparisons: pd.DataFrame, config: Mapping, task: str, prom
         ax.set_xlabel(f"difference of mean human scores{lower}")
         ax.grid(axis="x", color=PALETTE["grey"], alpha=0.25, linewidth=0.6)
         ax.margins(x=0.25)
-        handles = [
-            mpl.lines.Line2D([], [], color=_STYLES["mean"]["color"], marker="o", label="paired judgments (mean)"),
-            mpl.lines.Line2D([], [], color=_STYLES["cv"]["color"], marker="s", label="with the best metric (cv)"),
-        ]
+        handles = estimate_legend_handles("paired judgments (mean)", "with the best metric (cv)")
         fig.legend(handles=handles, loc="outside lower center", ncol=2)
         fig.suptitle(f"{task_label(config, task)}, {prompt_label(config, task, prompt)}: {level:.0%} intervals")
     return fig

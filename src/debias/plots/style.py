@@ -116,3 +116,39 @@ def save_figure(fig: Figure, path_without_suffix: str | os.PathLike) -> list[Pat
                 fig.savefig(tmp, format=suffix, dpi=DPI, metadata=_METADATA[suffix])
             written.append(target)
     return written
+
+
+#: How an interval estimate is drawn in the interval figures: the plain mean in black circles,
+#: the control-variate estimate in blue squares, side by side around the row's position.
+ESTIMATE_STYLES = {
+    "mean": {"color": PALETTE["black"], "marker": "o", "offset": -0.14},
+    "cv": {"color": PALETTE["blue"], "marker": "s", "offset": 0.14},
+}
+
+
+def draw_interval(ax, value: float, low: float, high: float, y: float, kind: str) -> float:
+    """One estimate with its interval as a horizontal error bar at row ``y`` in the style of
+    ``kind`` (a key of :data:`ESTIMATE_STYLES`); returns the bar's vertical position."""
+    style = ESTIMATE_STYLES[kind]
+    position = y + style["offset"]
+    ax.errorbar(
+        value,
+        position,
+        xerr=[[value - low], [high - value]],
+        fmt=style["marker"],
+        color=style["color"],
+        markersize=4,
+        capsize=2,
+        linewidth=1.2,
+    )
+    return position
+
+
+def estimate_legend_handles(mean_label: str, cv_label: str) -> list:
+    """Legend entries for the two kinds of :data:`ESTIMATE_STYLES`."""
+    from matplotlib.lines import Line2D
+
+    return [
+        Line2D([], [], color=ESTIMATE_STYLES[kind]["color"], marker=ESTIMATE_STYLES[kind]["marker"], label=label)
+        for kind, label in (("mean", mean_label), ("cv", cv_label))
+    ]

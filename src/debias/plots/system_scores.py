@@ -12,14 +12,9 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from ..config import metric_label, prompt_is_lower_better, prompt_label, system_label, task_label
-from .style import DPI, PALETTE, STYLE
+from .style import DPI, ESTIMATE_STYLES, PALETTE, STYLE, draw_interval, estimate_legend_handles
 
 __all__ = ["draw_system_scores"]
-
-_STYLES = {
-    "mean": {"color": PALETTE["black"], "marker": "o", "offset": -0.12},
-    "cv": {"color": PALETTE["blue"], "marker": "s", "offset": 0.12},
-}
 
 
 def _best_cv(estimates: pd.DataFrame, best_metrics: pd.DataFrame, task, prompt, system) -> pd.Series | None:
@@ -74,27 +69,17 @@ def draw_system_scores(estimates: pd.DataFrame, best_metrics: pd.DataFrame, conf
                 ):
                     if row is None:
                         continue
-                    style = _STYLES[kind]
-                    ax.errorbar(
-                        row["estimate"],
-                        y + style["offset"],
-                        xerr=[[row["estimate"] - row["ci_low"]], [row["ci_high"] - row["estimate"]]],
-                        fmt=style["marker"],
-                        color=style["color"],
-                        markersize=4,
-                        capsize=2,
-                        linewidth=1.2,
-                    )
+                    position = draw_interval(ax, row["estimate"], row["ci_low"], row["ci_high"], y, kind)
                     if kind == "cv":
                         metric = row["estimator"].split(":", 1)[1]
                         ax.annotate(
                             metric_label(config, metric),
-                            (row["ci_high"], y + style["offset"]),
+                            (row["ci_high"], position),
                             xytext=(3, 0),
                             textcoords="offset points",
                             va="center",
                             fontsize=6.5,
-                            color=style["color"],
+                            color=ESTIMATE_STYLES[kind]["color"],
                         )
             title = prompt_label(config, task, prompt)
             ax.set_title(f"{title} (lower is better)" if prompt_is_lower_better(config, task, prompt) else title)
@@ -103,10 +88,7 @@ def draw_system_scores(estimates: pd.DataFrame, best_metrics: pd.DataFrame, conf
             ax.margins(x=0.15)
         axes[0].set_yticks(positions, [system_label(config, task, s) for s in systems])
         level = rows["level"].iloc[0] if len(rows) else float("nan")
-        handles = [
-            mpl.lines.Line2D([], [], color=_STYLES["mean"]["color"], marker="o", label="judgments alone (mean)"),
-            mpl.lines.Line2D([], [], color=_STYLES["cv"]["color"], marker="s", label="with the best metric (cv)"),
-        ]
+        handles = estimate_legend_handles("judgments alone (mean)", "with the best metric (cv)")
         fig.legend(handles=handles, loc="outside lower center", ncol=2)
         fig.suptitle(f"{task_label(config, task)}: estimated mean human score with {level:.0%} intervals")
     return fig
