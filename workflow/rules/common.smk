@@ -248,7 +248,9 @@ def get_comparison_coverage_mem_mb(wildcards):
 def get_comparison_coverage_runtime(wildcards):
     spec = get_compare_config()
     systems = scored_systems(wildcards.task)
-    largest = max(system_outputs(system_path(config, wildcards.task, s)) for s in systems)
+    largest = max(
+        system_outputs(system_path(config, wildcards.task, s)) for s in systems
+    )
     pairs = len(systems) * (len(systems) - 1) // 2
     return coverage_runtime(
         2 * largest,
@@ -283,18 +285,22 @@ def get_table1_mem_mb(wildcards):
     """Table 1 scores each panel's outputs with its implementation in the job itself, one
     panel after another: the largest panel's memory."""
     return max(
-        metrics_mem_mb(task_outputs(p["task"]), [p["implementation"]])
-        if p.get("implementation")
-        else metrics_mem_mb(0, [])
+        (
+            metrics_mem_mb(task_outputs(p["task"]), [p["implementation"]])
+            if p.get("implementation")
+            else metrics_mem_mb(0, [])
+        )
         for p in get_table1_panels()
     )
 
 
 def get_table1_runtime(wildcards):
     return sum(
-        metrics_runtime(task_outputs(p["task"]), [p["implementation"]])
-        if p.get("implementation")
-        else 1
+        (
+            metrics_runtime(task_outputs(p["task"]), [p["implementation"]])
+            if p.get("implementation")
+            else 1
+        )
         for p in get_table1_panels()
     )
 
@@ -303,7 +309,9 @@ def get_table1_config():
     """Config for Table 1's params: its panels' tasks only (an added task elsewhere does not
     rerun it)."""
     shown = {key: config[key] for key in ("data_dir", "metrics")}
-    shown["tasks"] = {p["task"]: config["tasks"][p["task"]] for p in get_table1_panels()}
+    shown["tasks"] = {
+        p["task"]: config["tasks"][p["task"]] for p in get_table1_panels()
+    }
     return shown
 
 
