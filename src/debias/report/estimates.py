@@ -9,6 +9,7 @@ from collections.abc import Mapping
 import pandas as pd
 
 from ..config import prompt_label, system_label, task_label
+from .context import table_lines
 
 __all__ = ["estimates_lines"]
 
@@ -56,9 +57,8 @@ def _coverage_rows(coverage: pd.DataFrame) -> list[list[str]]:
     return rows
 
 
-def estimates_lines(estimates: pd.DataFrame | None, coverage: pd.DataFrame | None, config: Mapping, table) -> list[str]:
-    """Markdown lines of the section; empty when the estimate table is not given. ``table``
-    renders a header and rows of text cells as Markdown table lines."""
+def estimates_lines(estimates: pd.DataFrame | None, coverage: pd.DataFrame | None, config: Mapping) -> list[str]:
+    """Markdown lines of the section; empty when the estimate table is not given."""
     if estimates is None or estimates.empty:
         return []
     level = float(estimates["level"].iloc[0])
@@ -73,7 +73,7 @@ def estimates_lines(estimates: pd.DataFrame | None, coverage: pd.DataFrame | Non
         "",
     ]
     header = ["Task", "Prompt", "System", "Judged", "Mean [interval]", "Best control variate", "Effective n"]
-    lines += table(header, _estimate_rows(estimates, config))
+    lines += table_lines(header, _estimate_rows(estimates, config))
     if coverage is not None and not coverage.empty:
         repeats = int(coverage["repeats"].iloc[0])
         lines += [
@@ -85,5 +85,5 @@ def estimates_lines(estimates: pd.DataFrame | None, coverage: pd.DataFrame | Non
             "DE is the mean squared width of *mean* over the estimator's (above 1: fewer judgments needed).",
             "",
         ]
-        lines += table(["Estimator", "n", "Mean coverage", "Furthest row", "Mean DE"], _coverage_rows(coverage))
+        lines += table_lines(["Estimator", "n", "Mean coverage", "Furthest row", "Mean DE"], _coverage_rows(coverage))
     return lines

@@ -134,11 +134,11 @@ def table2_section(ctx: ReportContext) -> list[str]:
 
 
 def estimates_section(ctx: ReportContext) -> list[str]:
-    return estimates_lines(ctx.system_estimates, ctx.coverage, ctx.config, table_lines)
+    return estimates_lines(ctx.system_estimates, ctx.coverage, ctx.config)
 
 
 def planning_section(ctx: ReportContext) -> list[str]:
-    return planning_lines(ctx.comparisons, ctx.comparison_coverage, ctx.plan, ctx.plan_check, ctx.config, table_lines)
+    return planning_lines(ctx.comparisons, ctx.comparison_coverage, ctx.plan, ctx.plan_check, ctx.config)
 
 
 def tables_section(ctx: ReportContext) -> list[str]:

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 import pandas as pd
 
 from ..config import prompt_label, system_label, task_label
+from .context import table_lines
 
 __all__ = ["planning_lines"]
 
@@ -69,10 +70,8 @@ def planning_lines(
     plan: pd.DataFrame | None,
     plan_check: pd.DataFrame | None,
     config: Mapping,
-    table,
 ) -> list[str]:
-    """Markdown lines of the section; empty when no table is given. ``table`` renders a header
-    and rows of text cells as Markdown table lines."""
+    """Markdown lines of the section; empty when no table is given."""
     if comparisons is None and plan is None:
         return []
     lines = ["## Comparing systems and planning", ""]
@@ -87,7 +86,7 @@ def planning_lines(
             "",
         ]
         header = ["Task", "Prompt", "Difference", "Shared", "Mean [interval]", "DE vs independent", "Best cv"]
-        lines += table(header, _comparison_rows(comparisons, config))
+        lines += table_lines(header, _comparison_rows(comparisons, config))
     if comparison_coverage is not None and not comparison_coverage.empty:
         rows = []
         for (estimator, n), group in comparison_coverage.groupby(["estimator", "n"], sort=False):
@@ -101,7 +100,7 @@ def planning_lines(
             "(one judgment per item and system), averaged over pairs and at the lowest pair:",
             "",
         ]
-        lines += table(["Estimator", "n", "Mean coverage", "Lowest"], rows)
+        lines += table_lines(["Estimator", "n", "Mean coverage", "Lowest"], rows)
     if plan is not None and not plan.empty:
         assurance = float(plan["assurance"].iloc[0])
         lines += [
@@ -111,7 +110,7 @@ def planning_lines(
             "",
         ]
         header = ["Task", "Prompt", "System", "Target width", "mean: n × k", "best cv: n × k"]
-        lines += table(header, _plan_rows(plan, config))
+        lines += table_lines(header, _plan_rows(plan, config))
     if plan_check is not None and not plan_check.empty:
         rows = []
         for estimator, group in plan_check.groupby("estimator", sort=False):
@@ -131,7 +130,7 @@ def planning_lines(
             "the share of plans whose realised width met the target (compare with the assurance).",
             "",
         ]
-        lines += table(["Estimator", "Mean met", "Lowest cell", "Median realised/target"], rows)
+        lines += table_lines(["Estimator", "Mean met", "Lowest cell", "Median realised/target"], rows)
     while len(lines) > 2 and lines[2] == "":
         del lines[2]
     return lines
