@@ -44,6 +44,8 @@ def test_msmarco_has_500_items_per_system(qa):
 def test_twice_judged_article_is_merged(lqual):
     item = lqual.systems["ml+rl"]["006588"]
     assert len(item["judgments"]["fluency"]) == 7  # 5 + 2 annotators
+    assert item["judgment_records"] == [5, 2]
+    assert sum("judgment_records" in r for system in lqual.systems.values() for r in system.values()) == 1
     assert any("006588" in note and "merged" in note for note in lqual.notes)
 
 

@@ -156,3 +156,21 @@ def test_gzip_and_plain_are_both_accepted(tmp_path):
     zipped = tmp_path / "s.jsonl.gz"
     zipped.write_bytes(gzip.compress(plain.read_bytes()))
     assert read_system(plain, PROMPTS)[0].id == read_system(zipped, PROMPTS)[0].id == "1"
+
+
+@pytest.mark.parametrize(
+    ("records", "expected"),
+    [
+        ([3], "at least two positive integers"),
+        ([2, 0], "at least two positive integers"),
+        ("2 1", "at least two positive integers"),
+        ([1, 1], "adds up to 2 judgments, but prompt 'quality' has 3"),
+    ],
+)
+def test_judgment_records_must_split_every_prompt(tmp_path, records, expected):
+    config = base_config(tmp_path)
+    path = tmp_path / "toy/systems/a.jsonl"
+    line = {"id": "004", "output": "x", "judgments": {"quality": [1, 0, None]}, "judgment_records": records}
+    corrupt_line(path, 5, json.dumps(line))
+    message = error_of(config)
+    assert f"{path}:5" in message and "'judgment_records'" in message and expected in message

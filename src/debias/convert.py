@@ -37,7 +37,8 @@ class CanonicalTask:
     def add(
         self, system: str, item_id: str, output: str, judgments: dict[str, list], where: str, shared: bool = False
     ) -> None:
-        """Add one judged output; a second judging of the same output is merged into the first.
+        """Add one judged output; a second judging of the same output is merged into the first,
+        and ``judgment_records`` lists how many judgments each released line gave.
 
         ``shared`` marks a released line judged once for several systems: each system's copy
         names that line as its ``judged_output``, so that the judgment is counted once where
@@ -54,11 +55,18 @@ class CanonicalTask:
             raise InputError(where, f"system '{system}' has two different outputs for id '{item_id}'")
         if shared or "judged_output" in existing:
             raise InputError(where, f"system '{system}' output for id '{item_id}' is judged twice, once shared")
+        sizes = {len(values) for values in existing["judgments"].values()}
+        added = {len(values) for values in judgments.values()}
+        if len(sizes) != 1 or len(added) != 1 or set(existing["judgments"]) != set(judgments):
+            raise InputError(
+                where, f"system '{system}' output for id '{item_id}' is judged twice, on different prompts"
+            )
         for prompt, values in judgments.items():
-            existing["judgments"].setdefault(prompt, []).extend(values)
+            existing["judgments"][prompt].extend(values)
+        existing["judgment_records"] = existing.get("judgment_records", [sizes.pop()]) + [added.pop()]
         self.notes.append(
-            f"{where}: {system} output for id {item_id} was judged twice; its judgments are merged "
-            "(the lists are concatenated) into one item"
+            f"{where}: {system} output for id {item_id} was judged again; its judgments are merged "
+            "(the lists are concatenated) into one item, with judgment_records giving each record's count"
         )
 
     def records(self, system: str) -> list[dict]:

@@ -3,9 +3,10 @@
 A task directory holds ``references.jsonl.gz`` (``{"id", "reference"}`` per line) and
 ``systems/<system>.jsonl.gz`` (``{"id", "output", "judgments": {prompt: [number|null, ...]}}``
 per line, with an optional ``"judged_output"`` naming a judgment shared with other systems'
-lines, an optional ``"scores": {metric: number}`` for metrics computed elsewhere; a null
-judgment is dropped unless the prompt declares ``null_as``); plain ``.jsonl`` is accepted
-wherever ``.jsonl.gz`` is. ``"judgments": {}`` is an output nobody judged.
+lines, an optional ``"judgment_records": [k_1, k_2, ...]`` when the output's judgments came
+from several crowd records, an optional ``"scores": {metric: number}`` for metrics computed
+elsewhere; a null judgment is dropped unless the prompt declares ``null_as``); plain ``.jsonl``
+is accepted wherever ``.jsonl.gz`` is. ``"judgments": {}`` is an output nobody judged.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import contextlib
 import gzip
 import hashlib
 import io
+import itertools
 import json
 import math
 import os
@@ -40,6 +42,9 @@ class SystemItem:
     serves several systems' lines (an output that several systems produced and that was
     judged once); ``None`` means the line was judged on its own. ``scores`` holds the
     output's scores on the metrics declared in config as provided (computed elsewhere).
+    ``records`` is set when the output was judged in several crowd records (the line's
+    ``judgment_records``): per prompt, how many of its kept judgments came from each record,
+    in list order (a record that kept none on that prompt is left out).
     """
 
     id: str
@@ -47,6 +52,7 @@ class SystemItem:
     judgments: dict[str, list[float]] = field(default_factory=dict)
     judged_output: str | None = None
     scores: dict[str, float] = field(default_factory=dict)
+    records: dict[str, list[int]] | None = None
 
 
 def open_text(path: str | os.PathLike) -> io.TextIOBase:
@@ -157,7 +163,9 @@ def _parse_system_line(
         raise InputError(where, "'judgments' must be an object mapping prompt to a list of numbers ({} if unjudged)")
     if references is not None and item_id not in references:
         raise InputError(where, f"id '{item_id}' has no reference in the task's references file")
+    sizes = _check_record_sizes(record.get("judgment_records"), where, judgments)
     clean: dict[str, list[float]] = {}
+    records: dict[str, list[int]] | None = None if sizes is None else {}
     for prompt, values in judgments.items():
         if prompt not in prompts:
             raise InputError(where, f"unknown prompt '{prompt}' (declared prompts: {', '.join(prompts)})")
@@ -166,11 +174,37 @@ def _parse_system_line(
         checked = [_check_judgment(v, where, prompt, prompts[prompt]) for v in values]
         null_as = prompts[prompt].get("null_as")
         clean[prompt] = [float(null_as) if v is None else v for v in checked if v is not None or null_as is not None]
+        if records is not None:
+            kept = [v is not None or null_as is not None for v in checked]
+            bounds = list(itertools.accumulate(sizes, initial=0))
+            records[prompt] = [n for n in (sum(kept[a:b]) for a, b in zip(bounds[:-1], bounds[1:])) if n]
     judged_output = record.get("judged_output")
     if judged_output is not None and (not isinstance(judged_output, str) or not judged_output):
         raise InputError(where, f"'judged_output' must be a non-empty string, found {json.dumps(judged_output)}")
     scores = _check_scores(record.get("scores", {}), where, provided)
-    return SystemItem(item_id, output, clean, judged_output, scores)
+    return SystemItem(item_id, output, clean, judged_output, scores, records)
+
+
+def _check_record_sizes(sizes, where: str, judgments: Mapping) -> list[int] | None:
+    """``judgment_records``: at least two positive counts that add up to the length of every
+    prompt's judgment list (nulls included), or absent."""
+    if sizes is None:
+        return None
+    expected = "a list of at least two positive integers, the number of judgments from each record"
+    if (
+        not isinstance(sizes, list)
+        or len(sizes) < 2
+        or any(isinstance(n, bool) or not isinstance(n, int) or n < 1 for n in sizes)
+    ):
+        raise InputError(where, f"'judgment_records' must be {expected}, found {json.dumps(sizes)}")
+    for prompt, values in judgments.items():
+        if isinstance(values, list) and len(values) != sum(sizes):
+            raise InputError(
+                where,
+                f"'judgment_records' {json.dumps(sizes)} adds up to {sum(sizes)} judgments, but prompt "
+                f"'{prompt}' has {len(values)}",
+            )
+    return sizes
 
 
 def iter_system(

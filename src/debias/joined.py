@@ -11,6 +11,8 @@ and every later step reads it instead of the raw system file. One row per output
 ``n_judgments``           number of judgments of this output on this prompt (0: not judged)
 ``mean_judgment``         their mean (empty when not judged)
 ``judgments``             the judgments themselves, space-separated, full precision
+``judgment_records``      when they came from several crowd records, how many from each, space-separated
+                          (see :class:`debias.io.SystemItem`); empty for one record
 one column per metric     the metric's score of the output (absent for unscored systems: references)
 ========================  ==========================================================================
 
@@ -39,7 +41,17 @@ __all__ = [
     "write_joined",
 ]
 
-JOINED_COLUMNS = ["task", "system", "id", "prompt", "judged_output", "n_judgments", "mean_judgment", "judgments"]
+JOINED_COLUMNS = [
+    "task",
+    "system",
+    "id",
+    "prompt",
+    "judged_output",
+    "n_judgments",
+    "mean_judgment",
+    "judgments",
+    "judgment_records",
+]
 
 
 def join_system(
@@ -80,6 +92,7 @@ def join_system(
     for prompt in prompts:
         for item in items:
             values = item.judgments.get(prompt) or []
+            records = (item.records or {}).get(prompt, [])
             rows.append(
                 (
                     task,
@@ -90,6 +103,7 @@ def join_system(
                     len(values),
                     float(np.mean(values)) if values else np.nan,
                     " ".join(repr(float(v)) for v in values),
+                    " ".join(str(n) for n in records) if len(records) > 1 else "",
                 )
             )
     frame = pd.DataFrame(rows, columns=JOINED_COLUMNS)
@@ -123,7 +137,7 @@ def read_joined(path: str | os.PathLike) -> pd.DataFrame:
     """Read a joined table written by :func:`write_joined`."""
     return pd.read_csv(
         path,
-        dtype={"id": str, "prompt": str, "judged_output": str, "judgments": str},
+        dtype={"id": str, "prompt": str, "judged_output": str, "judgments": str, "judgment_records": str},
         keep_default_na=False,
         na_values={"mean_judgment": [""]},
     )

@@ -136,15 +136,23 @@ class RecordHandling:
     (``reference_system``) has no judgment on the prompt, as the paper's analysis did for
     CNN/Daily Mail, where these are the pilot batch (five annotators per summary, articles
     whose references were never judged). ``False`` keeps every judged line.
+
+    ``judgment_records``: an output judged in several crowd records (its line's
+    ``judgment_records``) is one item whose judgments are all of them (``"merged"``), or one
+    item per record (``"separate"``), as the paper's analysis counted the CNN/Daily Mail
+    summary that was judged twice.
     """
 
     shared_judgments: str = "once"
     require_judged_reference: bool = False
     reference_system: str | None = None
+    judgment_records: str = "merged"
 
     def __post_init__(self):
         if self.shared_judgments not in SHARED_JUDGMENTS:
             raise ValueError(f"shared_judgments must be one of {SHARED_JUDGMENTS}, not {self.shared_judgments!r}")
+        if self.judgment_records not in JUDGMENT_RECORDS:
+            raise ValueError(f"judgment_records must be one of {JUDGMENT_RECORDS}, not {self.judgment_records!r}")
         if self.require_judged_reference and not self.reference_system:
             raise ValueError("require_judged_reference needs the name of the reference system")
 
@@ -156,10 +164,41 @@ class RecordHandling:
             shared_judgments=options.get("shared_judgments", "once"),
             require_judged_reference=bool(options.get("require_judged_reference", False)),
             reference_system=task_config.get("reference_system"),
+            judgment_records=options.get("judgment_records", "merged"),
         )
 
 
 SHARED_JUDGMENTS = ("once", "per_system")
+JUDGMENT_RECORDS = ("merged", "separate")
+
+
+def split_judgment_records(rows: pd.DataFrame) -> pd.DataFrame:
+    """One row per crowd record: a row whose ``judgment_records`` lists several records
+    becomes one row per record, each with that record's judgments, count and mean, in place."""
+    several = (rows["judgment_records"] != "").to_numpy()
+    if not several.any():
+        return rows
+    records = []
+    for position in np.flatnonzero(several):
+        row = rows.iloc[position].to_dict()
+        values = row["judgments"].split()
+        bounds = np.cumsum([0, *(int(n) for n in row["judgment_records"].split())])
+        for start, stop in zip(bounds[:-1], bounds[1:]):
+            part = values[start:stop]
+            records.append(
+                {
+                    **row,
+                    "n_judgments": len(part),
+                    "mean_judgment": float(np.mean(np.array(part, dtype=float))),
+                    "judgments": " ".join(part),
+                    "judgment_records": "",
+                    "_position": position,
+                }
+            )
+    kept = rows[~several].assign(_position=np.flatnonzero(~several))
+    split = pd.concat([kept, pd.DataFrame(records)], ignore_index=True)
+    split = split.sort_values("_position", kind="stable").drop(columns="_position")
+    return split.reset_index(drop=True)[list(rows.columns)]
 
 
 def pooled_judged_rows(
@@ -183,7 +222,10 @@ def pooled_judged_rows(
         reference = systems.get(handling.reference_system)
         judged_ids = set(judged_rows(reference, prompt)["id"]) if reference is not None else set()
         pooled = pooled[pooled["id"].isin(judged_ids)]
-    return pooled.reset_index(drop=True)
+    pooled = pooled.reset_index(drop=True)
+    if handling.judgment_records == "separate":
+        pooled = split_judgment_records(pooled)
+    return pooled
 
 
 TABLE2_COLUMNS = [

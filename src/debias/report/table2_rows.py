@@ -12,9 +12,8 @@ __all__ = ["gamma_ratio_rows", "not_checkable_rows", "system_mean_rows", "table2
 
 REASON_TABLE2 = (
     "Same released judgments and record handling as configured (tasks.<task>.table2); a gap just past "
-    "the rounding is consistent with the paper truncating rather than rounding, or with marginally "
-    "different records (the released CNN/DM output judged twice, ml+rl 006588, is one item here and was two "
-    "records in the authors' analysis); other handling (shared judgments once, 5-annotator pilot items kept) "
+    "the rounding is consistent with the paper truncating rather than rounding; other handling (shared "
+    "judgments once, 5-annotator pilot items kept, the output judged in two records counted as one item) "
     "moves it further."
 )
 REASON_GAMMA_ROUNDING = (
