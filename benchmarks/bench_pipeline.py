@@ -93,9 +93,10 @@ def main() -> int:
         help="keep the config's ROUGE-1.5.5 and METEOR 1.5 metrics (default: the five modern ones only)",
     )
     parser.add_argument(
-        "--no-coverage",
+        "--no-checks",
         action="store_true",
-        help="estimates.coverage: false (no coverage check, as a config may choose)",
+        help="estimates.coverage, compare.coverage and plan.check false: none of the three simulation checks "
+        "(a config may choose so; they are not per-system artefacts and rerun in full when a system is added)",
     )
     parser.add_argument(
         "--snakefile", type=Path, default=REPO / "workflow/Snakefile", help="another checkout's workflow, to compare"
@@ -107,8 +108,10 @@ def main() -> int:
         config = yaml.safe_load((REPO / "config/config.yaml").read_text())
         if not args.paper_metrics:
             config = modern_config(config)
-        if args.no_coverage:
+        if args.no_checks:
             config["estimates"] = {**config.get("estimates", {}), "coverage": False}
+            config["compare"] = {**config.get("compare", {}), "coverage": False}
+            config["plan"] = {**config.get("plan", {}), "check": False}
         config["nltk_data"] = str(REPO / config["nltk_data"])
         (workdir / "config").mkdir(exist_ok=True)
         (workdir / "config/config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
@@ -130,7 +133,7 @@ def main() -> int:
     estimates = config.get("estimates", {})
     print(
         f"workflow wall time, --cores {args.cores}, real data (B = {config['bootstrap']['replicates']}; "
-        f"{len(config['metrics'])} metrics; coverage check {'on' if estimates.get('coverage', True) else 'off'}, "
+        f"{len(config['metrics'])} metrics; simulation checks {'off' if args.no_checks else 'on'}, "
         f"PPI++ {'on' if estimates.get('ppi', True) else 'off'}):"
     )
     for name, seconds in times.items():

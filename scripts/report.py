@@ -35,11 +35,17 @@ def main(smk, log):
         figure1=pd.read_csv(smk.input.figure1) if smk.input.get("figure1") else None,
         by_system=pd.read_csv(smk.input.by_system, dtype={"system": str, "prompt": str}),
         comparisons=pd.read_csv(smk.input.comparisons, dtype={"system_a": str, "system_b": str, "prompt": str}),
-        comparison_coverage=pd.read_csv(
-            smk.input.comparison_coverage, dtype={"system_a": str, "system_b": str, "prompt": str}
+        comparison_coverage=(
+            pd.read_csv(smk.input.comparison_coverage, dtype={"system_a": str, "system_b": str, "prompt": str})
+            if smk.input.get("comparison_coverage")
+            else None
         ),
         plan=pd.read_csv(smk.input.plan, dtype={"system": str, "prompt": str}),
-        plan_check=pd.read_csv(smk.input.plan_check, dtype={"system": str, "prompt": str}),
+        plan_check=(
+            pd.read_csv(smk.input.plan_check, dtype={"system": str, "prompt": str})
+            if smk.input.get("plan_check")
+            else None
+        ),
     )
     write_text(out, text)
     log.info("wrote %s", out)

@@ -239,6 +239,25 @@ def test_adding_a_system_reruns_only_its_jobs(base_run, tmp_path):
     assert after["results/figures/figure6a.png"] == before["results/figures/figure6a.png"]
 
 
+def test_simulation_checks_can_be_switched_off(base_run, tmp_path):
+    """estimates.coverage, compare.coverage and plan.check false: none of the three checks is
+    scheduled, and the report is rebuilt without them."""
+    run = clone(base_run, tmp_path)
+    config = read_config(run)
+    config["estimates"] = {**config.get("estimates", {}), "coverage": False}
+    config["compare"] = {**config.get("compare", {}), "coverage": False}
+    config["plan"] = {**config.get("plan", {}), "check": False}
+    write_config(run, config)
+    planned = snakemake(run, "--dry-run", "--forceall").stdout
+    for rule in ("coverage_system", "comparison_coverage_task", "comparison_coverage", "plan_check"):
+        assert not re.search(rf"^\s*{rule}\s+\d+\s*$", planned, re.M), rule
+    assert re.search(r"^\s*plan\s+1\s*$", planned, re.M) and re.search(r"^\s*report\s+1\s*$", planned, re.M)
+    snakemake(run, "--forcerun", "report")
+    report = (run / "results/report.md").read_text()
+    assert "comparison_coverage.csv" not in report and "plan_check.csv" not in report
+    assert "plan.csv" in report
+
+
 def test_large_system_scored_in_blocks_gives_the_same_table(base_run, tmp_path):
     run = clone(base_run, tmp_path)
     config = read_config(run)

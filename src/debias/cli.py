@@ -165,7 +165,8 @@ def _estimate(args, config):
 
 
 def _compare(args, config):
-    from .comparison_tables import compare_spec, system_comparisons_table
+    from .comparison_tables import system_comparisons_table
+    from .config import compare_spec
 
     paths = [Path(p) for p in args.systems]
     if args.scores and len(args.scores) != len(paths):
@@ -181,7 +182,8 @@ def _compare(args, config):
 
 
 def _plan(args, config):
-    from .plan_tables import plan_spec, plan_table
+    from .config import plan_spec
+    from .plan_tables import plan_table
 
     path = Path(args.system)
     task = _task_of(config, path, args.task)

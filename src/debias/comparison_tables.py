@@ -30,7 +30,6 @@ __all__ = [
     "COMPARISON_COLUMNS",
     "COMPARISON_COVERAGE_COLUMNS",
     "comparison_coverage_table",
-    "compare_spec",
     "comparison_pairs",
     "de_sample_size",
     "system_comparisons_table",
@@ -101,7 +100,7 @@ def system_comparisons_table(
 ) -> pd.DataFrame:
     """Every estimator of every pair's difference (``system_comparisons.csv``).
 
-    ``spec`` is the ``compare`` config section (:func:`compare_spec`) with ``level``,
+    ``spec`` is the ``compare`` config section (:func:`debias.config.compare_spec`) with ``level``,
     ``sample_sizes`` and ``de_n``: ``de_vs_independent`` is the expected ratio at the
     configured size nearest ``de_n`` (:func:`de_sample_size`).
     """
@@ -142,16 +141,3 @@ def comparison_coverage_table(
     if not frames:
         return pd.DataFrame(columns=COMPARISON_COVERAGE_COLUMNS)
     return pd.concat(frames, ignore_index=True)[COMPARISON_COVERAGE_COLUMNS]
-
-
-COMPARE_DEFAULTS = {"sample_sizes": [20, 50, 100, 150, "0.5N", "0.8N"], "repeats": 2000, "de_n": 150}
-
-
-def compare_spec(config: Mapping) -> dict:
-    """The ``compare`` config section with its defaults, plus ``level`` (``estimates.level``),
-    ``seed`` (``bootstrap.seed``) and ``min_items`` (``min_judged_items``)."""
-    spec = {**COMPARE_DEFAULTS, **(config.get("compare") or {})}
-    spec["level"] = (config.get("estimates") or {}).get("level", 0.8)
-    spec["seed"] = config["bootstrap"]["seed"]
-    spec["min_items"] = int(config.get("min_judged_items", 20))
-    return spec

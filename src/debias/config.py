@@ -112,3 +112,48 @@ def provided_metrics(config: Mapping) -> list[str]:
 def computed_metrics(config: Mapping) -> list[str]:
     """Configured metrics the pipeline computes from outputs and references, in config order."""
     return [name for name in config["metrics"] if name not in provided_metrics(config)]
+
+
+ESTIMATES_DEFAULTS = {
+    "level": 0.8,
+    "sample_sizes": [20, 50, 100, "0.5N", "0.8N"],
+    "repeats": 2000,
+    "ppi": True,
+    "coverage": True,
+}
+COMPARE_DEFAULTS = {"sample_sizes": [20, 50, 100, 150, "0.5N", "0.8N"], "repeats": 2000, "de_n": 150, "coverage": True}
+PLAN_DEFAULTS = {
+    "target_widths": [],
+    "auto_n": [100, 200],
+    "cost_per_judgment": 1.0,
+    "cost_per_item": 0.0,
+    "max_judgments_per_item": 5,
+    "assurance": 0.8,
+    "check": {"pilots": 200, "pilot_size": 50, "n": 150},
+}
+
+
+def estimates_spec(config: Mapping) -> dict:
+    """The ``estimates`` config section with its defaults, plus ``seed`` (``bootstrap.seed``)."""
+    return {**ESTIMATES_DEFAULTS, **(config.get("estimates") or {}), "seed": config["bootstrap"]["seed"]}
+
+
+def compare_spec(config: Mapping) -> dict:
+    """The ``compare`` config section with its defaults, plus ``level`` (``estimates.level``),
+    ``seed`` (``bootstrap.seed``) and ``min_items`` (``min_judged_items``)."""
+    spec = {**COMPARE_DEFAULTS, **(config.get("compare") or {})}
+    spec["level"] = estimates_spec(config)["level"]
+    spec["seed"] = config["bootstrap"]["seed"]
+    spec["min_items"] = int(config.get("min_judged_items", 20))
+    return spec
+
+
+def plan_spec(config: Mapping) -> dict:
+    """The ``plan`` config section with its defaults, plus ``level`` (``estimates.level``) and
+    ``seed`` (``bootstrap.seed``); ``check`` is ``False`` when the config turns the check off."""
+    given = dict(config.get("plan") or {})
+    check = given.get("check")
+    spec = {**PLAN_DEFAULTS, **given, "check": False if check is False else {**PLAN_DEFAULTS["check"], **(check or {})}}
+    spec["level"] = estimates_spec(config)["level"]
+    spec["seed"] = config["bootstrap"]["seed"]
+    return spec

@@ -21,7 +21,7 @@ from .joined import judgment_matrix
 from .plan_check import PLAN_CHECK_COLUMNS, check_target_width, plan_check_experiment
 from .planning import pilot_components, plan_design, planned_width, upper_bound_components
 
-__all__ = ["PLAN_CHECK_TABLE_COLUMNS", "PLAN_COLUMNS", "plan_check_table", "plan_spec", "plan_table"]
+__all__ = ["PLAN_CHECK_TABLE_COLUMNS", "PLAN_COLUMNS", "plan_check_table", "plan_table"]
 
 PLAN_COLUMNS = [
     "task",
@@ -43,27 +43,7 @@ PLAN_COLUMNS = [
 ]
 PLAN_CHECK_TABLE_COLUMNS = ["task", "prompt", "system", *PLAN_CHECK_COLUMNS]
 
-DEFAULTS = {
-    "target_widths": [],
-    "auto_n": [100, 200],
-    "cost_per_judgment": 1.0,
-    "cost_per_item": 0.0,
-    "max_judgments_per_item": 5,
-    "assurance": 0.8,
-    "check": {"pilots": 200, "pilot_size": 50, "n": 150},
-}
-
 log = logging.getLogger(__name__)
-
-
-def plan_spec(config: Mapping) -> dict:
-    """The ``plan`` config section with its defaults, plus ``level`` (``estimates.level``) and
-    ``seed`` (``bootstrap.seed``)."""
-    given = dict(config.get("plan") or {})
-    spec = {**DEFAULTS, **given, "check": {**DEFAULTS["check"], **(given.get("check") or {})}}
-    spec["level"] = (config.get("estimates") or {}).get("level", 0.8)
-    spec["seed"] = config["bootstrap"]["seed"]
-    return spec
 
 
 def _targets(spec, judgments, n_outputs):

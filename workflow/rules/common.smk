@@ -4,8 +4,14 @@ from pathlib import Path
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
-from debias.comparison_tables import compare_spec
-from debias.config import computed_metrics, figure_names, provided_metrics
+from debias.config import (
+    compare_spec,
+    computed_metrics,
+    estimates_spec,
+    figure_names,
+    plan_spec,
+    provided_metrics,
+)
 from debias.inputs import judged_systems, references_path, system_path, validate_inputs
 from debias.io import InputError
 from debias.resources import (
@@ -20,7 +26,6 @@ from debias.resources import (
 )
 from debias.metric_parts import DEFAULT_CHUNK_OUTPUTS, line_blocks
 from debias.metrics import resolve_implementations
-from debias.plan_tables import plan_spec
 
 validate(config, schema="../schemas/config.schema.yaml")
 
@@ -349,15 +354,7 @@ def get_table1_inputs(wildcards):
 
 def get_estimates_config():
     """The ``estimates`` section with its defaults, and the base seed of every random draw."""
-    spec = config.get("estimates") or {}
-    return {
-        "level": spec.get("level", 0.8),
-        "sample_sizes": spec.get("sample_sizes", [20, 50, 100, "0.5N", "0.8N"]),
-        "repeats": spec.get("repeats", 2000),
-        "ppi": spec.get("ppi", True),
-        "coverage": spec.get("coverage", True),
-        "seed": config["bootstrap"]["seed"],
-    }
+    return estimates_spec(config)
 
 
 def get_compare_config():
@@ -480,12 +477,12 @@ def get_final_outputs():
     tables += ["system_estimates.csv"]
     if get_estimates_config()["coverage"]:
         tables.append("coverage.csv")
-    tables += [
-        "system_comparisons.csv",
-        "comparison_coverage.csv",
-        "plan.csv",
-        "plan_check.csv",
-    ]
+    tables.append("system_comparisons.csv")
+    if get_compare_config()["coverage"]:
+        tables.append("comparison_coverage.csv")
+    tables.append("plan.csv")
+    if get_plan_config()["check"]:
+        tables.append("plan_check.csv")
     if config.get("table1"):
         tables += ["table1.csv", "table1.md"]
     if (config.get("figures") or {}).get("figure1"):

@@ -15,9 +15,15 @@ rule report:
             else []
         ),
         comparisons=f"{RESULTS}/tables/system_comparisons.csv",
-        comparison_coverage=f"{RESULTS}/tables/comparison_coverage.csv",
+        comparison_coverage=lambda wildcards: (
+            f"{RESULTS}/tables/comparison_coverage.csv"
+            if get_compare_config()["coverage"]
+            else []
+        ),
         plan=f"{RESULTS}/tables/plan.csv",
-        plan_check=f"{RESULTS}/tables/plan_check.csv",
+        plan_check=lambda wildcards: (
+            f"{RESULTS}/tables/plan_check.csv" if get_plan_config()["check"] else []
+        ),
         figures=get_figures(("png",)),
         figure1_figures=get_figure1_figures(("png",)),
         table1=lambda wildcards: (

@@ -28,11 +28,12 @@ import importlib
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
-import pandas as pd
+from ..config import COMPUTED_METRICS as METRICS
 
-from .modern import METEOR_PARAMS, METRICS, meteor_tokens
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "DEFAULT_IMPLEMENTATIONS",
@@ -154,8 +155,18 @@ def _family(name: str):
     return importlib.import_module(f"{__name__}.{name}")
 
 
+def __getattr__(name: str):
+    # The modern family's constants are read from it on first use, so that importing the
+    # registry (as the workflow does at start-up) does not import NLTK, sacrebleu and rouge-score.
+    if name in ("METEOR_PARAMS", "meteor_tokens"):
+        return getattr(_family("modern"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def implementation_unavailable(implementation: str) -> str | None:
     """Why ``implementation`` cannot run on this machine (naming what to install), or None."""
+    if IMPLEMENTATIONS[implementation].family == "modern":
+        return None  # its packages are dependencies of this one; WordNet is checked on its own
     family = _family(IMPLEMENTATIONS[implementation].family)
     check = getattr(family, "unavailable", None)
     return check() if check else None
@@ -199,6 +210,9 @@ def score_outputs(
         One row per output (in order, default index), one float column per metric, each
         score within its implementation's range; blank outputs or references score 0.
     """
+    import numpy as np
+    import pandas as pd
+
     chosen = resolve_implementations(metrics)
     outputs = _check_texts("outputs", outputs)
     references = _check_texts("references", references)

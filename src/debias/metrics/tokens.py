@@ -17,19 +17,21 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from nltk.tokenize import NLTKWordTokenizer
-from nltk.tokenize.punkt import PunktSentenceTokenizer
-
 __all__ = ["word_tokens", "tokenised_text"]
 
 
+# NLTK is imported on first use: checking that a backend is available must not pay for it.
 @lru_cache(maxsize=1)
-def _sentences() -> PunktSentenceTokenizer:
+def _sentences():
+    from nltk.tokenize.punkt import PunktSentenceTokenizer
+
     return PunktSentenceTokenizer()
 
 
 @lru_cache(maxsize=1)
-def _words() -> NLTKWordTokenizer:
+def _words():
+    from nltk.tokenize import NLTKWordTokenizer
+
     return NLTKWordTokenizer()
 
 
