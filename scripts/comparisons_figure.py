@@ -1,5 +1,5 @@
-"""Rule `comparisons_figure`: every pair's difference on one prompt, the paired mean beside the
-best control variate, with intervals."""
+"""Rule `comparisons_figure`: every pair's difference on each prompt of a task, the paired mean
+beside the best control variate, with intervals."""
 
 from pathlib import Path
 
@@ -12,7 +12,7 @@ from debias.plots import draw_comparisons, save_figure
 def main(smk, log):
     table = pd.read_csv(smk.input.comparisons, dtype={"system_a": str, "system_b": str, "prompt": str, "task": str})
     level = smk.params.config["estimates"]["level"]
-    figure = draw_comparisons(table, smk.params.config, smk.wildcards.task, smk.wildcards.prompt, level)
+    figure = draw_comparisons(table, smk.params.config, smk.wildcards.task, level)
     written = save_figure(figure, Path(smk.output.pdf).with_suffix(""))
     log.info("wrote %s", ", ".join(map(str, written)))
 

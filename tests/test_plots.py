@@ -316,7 +316,12 @@ def test_comparisons_forest_plot_draws_mean_and_best_cv_per_pair():
             )
     table = pd.DataFrame(rows)
     assert list(best_cv_rows(table)["estimator"]) == ["cv:rougeL", "cv:rougeL"]
-    fig = draw_comparisons(table, PAPER_CONFIG, "msmarco", "any_correct", 0.8)
+    fig = draw_comparisons(table, PAPER_CONFIG, "msmarco", 0.8)
     ax = fig.axes[0]
     assert len(ax.containers) == 4  # two pairs, mean and best cv each
     assert [t.get_text() for t in ax.get_yticklabels()] == ["fastqa_ext − fastqa", "snet − fastqa"]
+    assert ax.get_title() == "AnyCorrect"
+    both = pd.concat([table, table.assign(prompt="avg_correct")], ignore_index=True)
+    panels = [a for a in draw_comparisons(both, PAPER_CONFIG, "msmarco", 0.8).axes if a.get_title()]
+    assert [a.get_title() for a in panels] == ["AnyCorrect", "AvgCorrect"]
+    assert all(len(a.containers) == 4 for a in panels)

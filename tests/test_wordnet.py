@@ -66,6 +66,24 @@ def test_use_wordnet_loads_the_provisioned_wordnet(provisioned):
     assert nltk.data.path.count(str(provisioned.resolve())) == 1
 
 
+def test_fast_index_reading_gives_nltks_own_maps(provisioned):
+    """The reader opens the index and exception files with Python's text reader: the lemma
+    and exception maps, and so every synset lookup, are those of NLTK's own reader."""
+    import warnings
+
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    ours = use_wordnet(provisioned)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        nltks = WordNetCorpusReader(nltk.data.find("corpora/wordnet"), None)
+    assert len(ours._lemma_pos_offset_map) > 100_000
+    assert ours._lemma_pos_offset_map == nltks._lemma_pos_offset_map
+    assert ours._exception_map == nltks._exception_map
+    for word in ("geese", "running", "better", "went", "dog"):
+        assert [s.name() for s in ours.synsets(word)] == [s.name() for s in nltks.synsets(word)]
+
+
 def test_use_wordnet_raises_clear_error_without_wordnet(tmp_path, isolated_data_path):
     empty = tmp_path / "empty-nltk-data"
     empty.mkdir()

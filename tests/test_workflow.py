@@ -490,7 +490,7 @@ def test_comparison_and_plan_tables_and_the_command_agree(base_run):
     assert set(plan["system"]) == {"alpha", "beta+1.0"} and (plan["n"] > 0).all()
     check = pd.read_csv(results / "tables/plan_check.csv")
     assert (check["pilots"] == 20).all() and check["met"].between(0, 1).all()
-    assert (results / "figures/comparisons/toy/quality.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (results / "figures/comparisons_toy.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "## Comparing systems and planning" in (results / "report.md").read_text()
     # the command prints the workflow's rows for the same files (scores from results/metrics/)
     systems = [str(base_run / "data/toy/systems" / f"{s}.jsonl") for s in ("alpha", "beta+1.0")]

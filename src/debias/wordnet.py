@@ -20,6 +20,7 @@ from pathlib import Path
 
 import nltk
 from nltk.corpus.reader.wordnet import WordNetCorpusReader
+from nltk.data import FileSystemPathPointer
 
 __all__ = [
     "PROVISION_HINT",
@@ -48,7 +49,8 @@ class WordNetUnavailableError(RuntimeError):
 
 
 class EnglishWordNetReader(WordNetCorpusReader):
-    """NLTK's WordNet reader without the cross-version synset map built at start-up.
+    """NLTK's WordNet reader without the cross-version synset map built at start-up, reading
+    its index files with Python's text reader.
 
     That map (``map30``) only serves the Open Multilingual WordNet, which METEOR never uses,
     yet building it reads ``index.sense`` twice and is most of the ~4 s load time that every
@@ -57,6 +59,21 @@ class EnglishWordNetReader(WordNetCorpusReader):
 
     def map_wn(self, version="wordnet"):
         return None
+
+    #: Files NLTK reads once, start to end, when the reader is made (never by seeking).
+    SEQUENTIAL_FILES = frozenset(
+        {"index.adj", "index.adv", "index.noun", "index.verb"}
+        | {f"{pos}.exc" for pos in ("adj", "adv", "noun", "verb")}
+    )
+
+    def open(self, fileid):
+        """The index and exception files through Python's own text reader, which reads the same
+        lines several times faster than NLTK's seekable one (about 2 s of the load); every other
+        file, which NLTK seeks in, as NLTK opens it."""
+        root = self.root
+        if fileid in self.SEQUENTIAL_FILES and isinstance(root, FileSystemPathPointer):
+            return open(root.join(fileid).path, encoding=self._encoding)
+        return super().open(fileid)
 
 
 def _search_path_text() -> str:

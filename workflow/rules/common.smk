@@ -377,10 +377,9 @@ def get_task_joined(wildcards):
 
 def get_comparison_figures(suffixes=("pdf", "png")):
     return [
-        f"{RESULTS}/figures/comparisons/{task}/{prompt}.{ext}"
+        f"{RESULTS}/figures/comparisons_{task}.{ext}"
         for task in TASKS
         if len(scored_systems(task)) > 1
-        for prompt in config["tasks"][task]["prompts"]
         for ext in suffixes
     ]
 

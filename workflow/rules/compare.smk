@@ -1,6 +1,6 @@
 # Paired comparisons of every two systems of a task on the items both have judged (mean, cv on
 # the metric difference, cv:combined), their coverage check by resampling (one job per task),
-# and one forest plot per task and prompt.
+# and one forest plot per task (a panel per prompt).
 
 
 rule system_comparisons:
@@ -75,13 +75,13 @@ rule comparisons_figure:
         comparisons=f"{RESULTS}/tables/system_comparisons.csv",
     output:
         pdf=report(
-            f"{RESULTS}/figures/comparisons/{{task}}/{{prompt}}.pdf",
+            f"{RESULTS}/figures/comparisons_{{task}}.pdf",
             caption="../report/comparisons.rst",
             category="Figures",
         ),
-        png=f"{RESULTS}/figures/comparisons/{{task}}/{{prompt}}.png",
+        png=f"{RESULTS}/figures/comparisons_{{task}}.png",
     log:
-        f"{RESULTS}/logs/figures/comparisons/{{task}}/{{prompt}}.log",
+        f"{RESULTS}/logs/figures/comparisons_{{task}}.log",
     conda:
         ENV
     threads: 1

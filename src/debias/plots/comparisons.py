@@ -1,6 +1,6 @@
-"""Figure: every pair of systems' difference of mean human scores on one prompt, with intervals,
-the paired mean beside the best control variate (a forest plot;
-``results/figures/comparisons/<task>/<prompt>.{pdf,png}``)."""
+"""Figure: every pair of systems' difference of mean human scores, one panel per prompt of a
+task, with intervals, the paired mean beside the best control variate (a forest plot;
+``results/figures/comparisons_<task>.{pdf,png}``)."""
 
 from __future__ import annotations
 
@@ -26,56 +26,78 @@ def best_cv_rows(comparisons: pd.DataFrame) -> pd.DataFrame:
     return order.drop_duplicates(keys).sort_index()
 
 
-def draw_comparisons(comparisons: pd.DataFrame, config: Mapping, task: str, prompt: str, level: float) -> Figure:
-    """One row per pair (B - A), the paired ``mean`` and the best ``cv`` with their intervals.
+def draw_comparisons(comparisons: pd.DataFrame, config: Mapping, task: str, level: float) -> Figure:
+    """One panel per prompt of ``task``, one row per pair (B - A): the paired ``mean`` and the
+    best ``cv`` with their intervals.
 
     Parameters
     ----------
     comparisons : pandas.DataFrame
         ``results/tables/system_comparisons.csv``.
     config : mapping
-        The parsed configuration (labels, prompt direction).
-    task, prompt : str
-        The cell to draw.
+        The parsed configuration (labels, prompt order and direction).
+    task : str
+        The task to draw.
     level : float
         Nominal coverage of the intervals (for the title).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Panels in prompt order, two per row, sharing the pairs' axis; a lower-is-better prompt
+        says so in its title; the best ``cv`` names its metric and its DE against independent
+        samples.
     """
-    rows = comparisons[(comparisons["task"] == task) & (comparisons["prompt"] == prompt)]
-    pairs = rows[["system_a", "system_b"]].drop_duplicates().itertuples(index=False)
-    pairs = list(pairs)
+    rows = comparisons[comparisons["task"] == task]
+    prompts = [p for p in config["tasks"][task]["prompts"] if p in set(rows["prompt"])] or list(
+        config["tasks"][task]["prompts"]
+    )
+    pairs = list(rows[["system_a", "system_b"]].drop_duplicates().itertuples(index=False, name=None))
     best = best_cv_rows(rows)
+    columns = min(2, len(prompts))
+    lines = -(-len(prompts) // columns)
     with mpl.rc_context(STYLE):
-        fig = Figure(figsize=(5.2, 0.42 * max(len(pairs), 1) + 1.4), dpi=DPI, layout="constrained")
+        # Sized by the number of prompts and pairs, unlike the paper's fixed-size figures.
+        size = (4.6 * columns + 1.2, lines * (0.36 * max(len(pairs), 1) + 0.9) + 0.7)
+        fig = Figure(figsize=size, dpi=DPI, layout="constrained")
         FigureCanvasAgg(fig)
-        ax = fig.subplots()
+        axes = fig.subplots(lines, columns, sharey=True, squeeze=False).ravel()
         positions = np.arange(len(pairs))[::-1]
-        for y, (a, b) in zip(positions, pairs):
-            of_pair = rows[(rows["system_a"] == a) & (rows["system_b"] == b)]
-            mean = of_pair[of_pair["estimator"] == "mean"]
-            cv = best[(best["system_a"] == a) & (best["system_b"] == b)]
-            for kind, found in (("mean", mean), ("cv", cv)):
-                if found.empty:
-                    continue
-                row = found.iloc[0]
-                position = draw_interval(ax, row["difference"], row["ci_low"], row["ci_high"], y, kind)
-                if kind == "cv":
-                    ax.annotate(
-                        f"{row['estimator']}, DE vs independent {row['de_vs_independent']:.2f}",
-                        (row["ci_high"], position),
-                        xytext=(3, 0),
-                        textcoords="offset points",
-                        va="center",
-                        fontsize=6,
-                        color=ESTIMATE_STYLES[kind]["color"],
-                    )
-        ax.axvline(0.0, color=PALETTE["grey"], linewidth=0.8)
+        for ax, prompt in zip(axes, prompts):
+            of_prompt = rows[rows["prompt"] == prompt]
+            best_of_prompt = best[best["prompt"] == prompt]
+            for y, (a, b) in zip(positions, pairs):
+                of_pair = of_prompt[(of_prompt["system_a"] == a) & (of_prompt["system_b"] == b)]
+                mean = of_pair[of_pair["estimator"] == "mean"]
+                cv = best_of_prompt[(best_of_prompt["system_a"] == a) & (best_of_prompt["system_b"] == b)]
+                for kind, found in (("mean", mean), ("cv", cv)):
+                    if found.empty:
+                        continue
+                    row = found.iloc[0]
+                    position = draw_interval(ax, row["difference"], row["ci_low"], row["ci_high"], y, kind)
+                    if kind == "cv":
+                        ax.annotate(
+                            f"{row['estimator']}, DE {row['de_vs_independent']:.2f}",
+                            (row["ci_high"], position),
+                            xytext=(3, 0),
+                            textcoords="offset points",
+                            va="center",
+                            fontsize=6,
+                            color=ESTIMATE_STYLES[kind]["color"],
+                        )
+            ax.axvline(0.0, color=PALETTE["grey"], linewidth=0.8)
+            title = prompt_label(config, task, prompt)
+            ax.set_title(f"{title} (lower is better)" if prompt_is_lower_better(config, task, prompt) else title)
+            ax.set_xlabel("difference of mean human scores")
+            ax.grid(axis="x", color=PALETTE["grey"], alpha=0.25, linewidth=0.6)
+            ax.margins(x=0.3)
+        for ax in axes[len(prompts) :]:
+            ax.set_visible(False)
         labels = [f"{system_label(config, task, b)} − {system_label(config, task, a)}" for a, b in pairs]
-        ax.set_yticks(positions, labels)
-        lower = " (lower is better)" if prompt_is_lower_better(config, task, prompt) else ""
-        ax.set_xlabel(f"difference of mean human scores{lower}")
-        ax.grid(axis="x", color=PALETTE["grey"], alpha=0.25, linewidth=0.6)
-        ax.margins(x=0.25)
-        handles = estimate_legend_handles("paired judgments (mean)", "with the best metric (cv)")
+        for ax in axes[::columns]:
+            ax.set_yticks(positions, labels)
+            ax.tick_params(axis="y", labelleft=True)
+        handles = estimate_legend_handles("paired judgments (mean)", "with the best metric (cv; DE vs independent)")
         fig.legend(handles=handles, loc="outside lower center", ncol=2)
-        fig.suptitle(f"{task_label(config, task)}, {prompt_label(config, task, prompt)}: {level:.0%} intervals")
+        fig.suptitle(f"{task_label(config, task)}: differences between systems with {level:.0%} intervals")
     return fig
