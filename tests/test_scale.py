@@ -6,7 +6,7 @@ import pytest
 
 from debias.io import count_outputs, iter_system, read_references, read_system
 from debias.metric_parts import concat_part_tables, line_blocks
-from debias.resources import bootstrap_mem_mb, metrics_mem_mb, metrics_runtime
+from debias.resources import bootstrap_mem_mb, metrics_mem_mb, metrics_runtime, paired_coverage_mem_mb
 
 PROMPTS = {"q": {"min": 0, "max": 1}}
 
@@ -70,3 +70,33 @@ def test_resources_grow_with_the_data_they_get():
     # The bootstrap's memory stops growing with N once the grid and the chunks cap it.
     assert bootstrap_mem_mb(500, 5, 1000) < bootstrap_mem_mb(5_000, 5, 1000)
     assert bootstrap_mem_mb(100_000, 5, 1000) == bootstrap_mem_mb(1_000_000, 5, 1000) < 1536
+
+
+PAIRED_PEAK = """
+import resource, sys
+import numpy as np
+from debias.comparisons import PairedSample
+from debias.comparison_coverage import paired_coverage_experiment
+
+R, N, M = 100, 20_000, 5
+rng = np.random.default_rng(0)
+ja = rng.integers(0, 3, (N, 2)).astype(float)
+jb = rng.integers(0, 3, (N, 2)).astype(float)
+a = rng.random((N, M))
+b = a + 0.1 * rng.random((N, M))
+pair = PairedSample(ja, jb, np.zeros(N, bool), a, b, a, b, tuple(f"m{i}" for i in range(M)))
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+paired_coverage_experiment(pair, sample_sizes=[20, "0.5N", "0.8N"], n_repeats=R, level=0.8, rng=rng)
+print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024)
+"""
+
+
+def test_paired_coverage_memory_is_what_the_rule_declares():
+    """The comparison coverage check's declared memory covers what one pair's experiment uses
+    (R = 100, N = 20,000, five metrics, in a fresh process), without asking for twice as much."""
+    import subprocess
+    import sys
+
+    used = float(subprocess.run([sys.executable, "-c", PAIRED_PEAK], capture_output=True, text=True, check=True).stdout)
+    declared = paired_coverage_mem_mb(20_000, 5, 100)
+    assert used < declared < 2 * used + 400, (used, declared)

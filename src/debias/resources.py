@@ -108,6 +108,15 @@ def coverage_mem_mb(n_items: int, n_metrics: int, repeats: int) -> int:
     return PYTHON_MB + math.ceil(floats * 8 / 2**20)
 
 
+def paired_coverage_mem_mb(n_shared: int, n_metrics: int, repeats: int) -> int:
+    """Memory of one ``comparison_coverage_task`` job: each pair's R x N draws of both systems
+    and of the independent samples, their values, and the metric differences and control-variate
+    terms at the largest size; measured at 438 bytes per repeat and shared item with five
+    metrics (R = 200, N = 20,000 and R = 400, N = 10,000 alike)."""
+    floats = repeats * n_shared * (15 + 8 * n_metrics)
+    return PYTHON_MB + math.ceil(floats * 8 / 2**20)
+
+
 def coverage_runtime(n_items: int, n_metrics: int, repeats: int, n_prompts: int, n_sizes: int, ppi: bool) -> int:
     """Minutes for one ``coverage_system`` job (measured ~2.3 s per prompt at N = 500, R = 2000,
     five sizes, without PPI++; PPI++ is one library call per repeat, size and metric)."""

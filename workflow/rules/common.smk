@@ -21,6 +21,7 @@ from debias.resources import (
     coverage_runtime,
     metrics_mem_mb,
     metrics_runtime,
+    paired_coverage_mem_mb,
     system_outputs,
     table_mem_mb,
 )
@@ -241,13 +242,13 @@ def get_coverage_runtime(wildcards):
 
 
 def get_comparison_coverage_mem_mb(wildcards):
-    """One task's pairs resampled together: sized by its largest system, twice (two systems)."""
+    """One task's pairs resampled one after the other: sized by its largest system."""
     largest = max(
         system_outputs(system_path(config, wildcards.task, s))
         for s in scored_systems(wildcards.task)
     )
     spec = get_compare_config()
-    return coverage_mem_mb(2 * largest, len(METRICS), spec["repeats"])
+    return paired_coverage_mem_mb(largest, len(METRICS), spec["repeats"])
 
 
 def get_comparison_coverage_runtime(wildcards):
