@@ -13,7 +13,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from ..config import prompt_is_lower_better, prompt_label, system_label, task_label
-from .style import DPI, ESTIMATE_STYLES, PALETTE, STYLE, draw_interval, estimate_legend_handles
+from .style import DPI, PALETTE, STYLE, draw_interval, estimate_legend_handles, label_interval
 
 __all__ = ["best_cv_rows", "draw_comparisons"]
 
@@ -76,15 +76,8 @@ def draw_comparisons(comparisons: pd.DataFrame, config: Mapping, task: str, leve
                     row = found.iloc[0]
                     position = draw_interval(ax, row["difference"], row["ci_low"], row["ci_high"], y, kind)
                     if kind == "cv":
-                        ax.annotate(
-                            f"{row['estimator']}, DE {row['de_vs_independent']:.2f}",
-                            (row["ci_high"], position),
-                            xytext=(3, 0),
-                            textcoords="offset points",
-                            va="center",
-                            fontsize=6,
-                            color=ESTIMATE_STYLES[kind]["color"],
-                        )
+                        text = f"{row['estimator']}, DE {row['de_vs_independent']:.2f}"
+                        label_interval(ax, text, row["ci_high"], position, kind, fontsize=6)
             ax.axvline(0.0, color=PALETTE["grey"], linewidth=0.8)
             title = prompt_label(config, task, prompt)
             ax.set_title(f"{title} (lower is better)" if prompt_is_lower_better(config, task, prompt) else title)

@@ -144,6 +144,20 @@ def draw_interval(ax, value: float, low: float, high: float, y: float, kind: str
     return position
 
 
+def label_interval(ax, text: str, high: float, position: float, kind: str, fontsize: float = 6.5) -> None:
+    """Write ``text`` just right of an interval drawn by :func:`draw_interval` (its upper end
+    ``high`` at height ``position``), in the colour of ``kind``."""
+    ax.annotate(
+        text,
+        (high, position),
+        xytext=(3, 0),
+        textcoords="offset points",
+        va="center",
+        fontsize=fontsize,
+        color=ESTIMATE_STYLES[kind]["color"],
+    )
+
+
 def estimate_legend_handles(mean_label: str, cv_label: str) -> list:
     """Legend entries for the two kinds of :data:`ESTIMATE_STYLES`."""
     from matplotlib.lines import Line2D

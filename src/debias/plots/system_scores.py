@@ -12,7 +12,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from ..config import metric_label, prompt_is_lower_better, prompt_label, system_label, task_label
-from .style import DPI, ESTIMATE_STYLES, PALETTE, STYLE, draw_interval, estimate_legend_handles
+from .style import DPI, PALETTE, STYLE, draw_interval, estimate_legend_handles, label_interval
 
 __all__ = ["draw_system_scores"]
 
@@ -72,15 +72,7 @@ def draw_system_scores(estimates: pd.DataFrame, best_metrics: pd.DataFrame, conf
                     position = draw_interval(ax, row["estimate"], row["ci_low"], row["ci_high"], y, kind)
                     if kind == "cv":
                         metric = row["estimator"].split(":", 1)[1]
-                        ax.annotate(
-                            metric_label(config, metric),
-                            (row["ci_high"], position),
-                            xytext=(3, 0),
-                            textcoords="offset points",
-                            va="center",
-                            fontsize=6.5,
-                            color=ESTIMATE_STYLES[kind]["color"],
-                        )
+                        label_interval(ax, metric_label(config, metric), row["ci_high"], position, kind)
             title = prompt_label(config, task, prompt)
             ax.set_title(f"{title} (lower is better)" if prompt_is_lower_better(config, task, prompt) else title)
             ax.set_xlabel("mean human score")
