@@ -166,6 +166,7 @@ def _parse_system_line(
     sizes = _check_record_sizes(record.get("judgment_records"), where, judgments)
     clean: dict[str, list[float]] = {}
     records: dict[str, list[int]] | None = None if sizes is None else {}
+    bounds = None if sizes is None else list(itertools.pairwise(itertools.accumulate(sizes, initial=0)))
     for prompt, values in judgments.items():
         if prompt not in prompts:
             raise InputError(where, f"unknown prompt '{prompt}' (declared prompts: {', '.join(prompts)})")
@@ -176,8 +177,7 @@ def _parse_system_line(
         clean[prompt] = [float(null_as) if v is None else v for v in checked if v is not None or null_as is not None]
         if records is not None:
             kept = [v is not None or null_as is not None for v in checked]
-            bounds = list(itertools.accumulate(sizes, initial=0))
-            records[prompt] = [n for n in (sum(kept[a:b]) for a, b in zip(bounds[:-1], bounds[1:])) if n]
+            records[prompt] = [n for n in (sum(kept[a:b]) for a, b in bounds) if n]
     judged_output = record.get("judged_output")
     if judged_output is not None and (not isinstance(judged_output, str) or not judged_output):
         raise InputError(where, f"'judged_output' must be a non-empty string, found {json.dumps(judged_output)}")
