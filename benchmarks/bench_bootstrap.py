@@ -28,11 +28,11 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from debias.bootstrap import bootstrap_ci_widths, data_efficiency, draw_resamples, judgment_counts
-from debias.bootstrap_grid import curve_grid
-from debias.control_variates import control_variates_estimate
-from debias.experiment import system_experiment
-from debias.joined import read_joined
+from debias.stats.bootstrap import bootstrap_ci_widths, data_efficiency, draw_resamples, judgment_counts
+from debias.stats.bootstrap_grid import curve_grid
+from debias.stats.control_variates import control_variates_estimate
+from debias.tables.curves import system_experiment
+from debias.tables.joined import read_joined
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -22,9 +22,9 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from debias.comparison_coverage import expected_de_vs_independent
-from debias.comparisons import paired_sample
-from debias.joined import read_joined
+from debias.stats.paired import paired_sample
+from debias.stats.paired_coverage import expected_de_vs_independent
+from debias.tables.joined import read_joined
 
 TARGET_PAIRS = [
     ("snet.single", "snet.ensemble", 1.5),

@@ -25,11 +25,11 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import yaml  # noqa: E402
 
-from debias.bootstrap import resampling_variance_components, setting_seed  # noqa: E402
-from debias.control_variates import theory_data_efficiency, theory_variance  # noqa: E402
-from debias.coverage import coverage_intervals, resolve_sample_sizes  # noqa: E402
-from debias.estimate_tables import coverage_table  # noqa: E402
-from debias.joined import judged_rows, judgment_matrix, read_joined  # noqa: E402
+from debias.stats.bootstrap import resampling_variance_components, setting_seed  # noqa: E402
+from debias.stats.control_variates import theory_data_efficiency, theory_variance  # noqa: E402
+from debias.stats.coverage import coverage_intervals, resolve_sample_sizes  # noqa: E402
+from debias.tables.estimates import coverage_table  # noqa: E402
+from debias.tables.joined import judged_rows, judgment_matrix, read_joined  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 

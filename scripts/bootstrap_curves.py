@@ -1,10 +1,10 @@
 """Rule `curves`: bootstrap CI-width curves and data efficiencies for one system."""
 
-from debias.bootstrap_grid import DEFAULT_DENSE, DEFAULT_POINTS
-from debias.experiment import system_experiment
 from debias.io import write_csv
-from debias.joined import read_joined
 from debias.logs import run_script
+from debias.stats.bootstrap_grid import DEFAULT_DENSE, DEFAULT_POINTS
+from debias.tables.curves import system_experiment
+from debias.tables.joined import read_joined
 
 
 def main(smk, log):

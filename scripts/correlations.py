@@ -2,9 +2,9 @@
 judgment (Figure 5's numbers), and the best metric of every task x prompt x system."""
 
 from debias.io import write_csv
-from debias.joined import correlation_table, read_joined
 from debias.logs import run_script
-from debias.selection import best_metrics
+from debias.tables.joined import correlation_table, read_joined
+from debias.tables.selection import best_metrics
 
 
 def main(smk, log):

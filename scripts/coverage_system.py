@@ -1,10 +1,10 @@
 """Rule `coverage_system`: coverage, width and data efficiency of every estimator's interval for
 one system, by drawing samples of its judged items."""
 
-from debias.estimate_tables import coverage_table
 from debias.io import write_csv
-from debias.joined import read_joined
 from debias.logs import run_script
+from debias.tables.estimates import coverage_table
+from debias.tables.joined import read_joined
 
 
 def main(smk, log):

@@ -2,9 +2,9 @@
 
 import pandas as pd
 
-from debias.efficiency_tables import efficiency_markdown, sort_efficiency
 from debias.io import write_csv, write_text
 from debias.logs import run_script
+from debias.tables.efficiency import efficiency_markdown, sort_efficiency
 
 
 def main(smk, log):

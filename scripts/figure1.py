@@ -4,13 +4,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from debias.bias import INSTANCE_DEFINITIONS, instance_correlations, score_systems, system_level_points
 from debias.inputs import load_task
 from debias.io import write_csv
-from debias.joined import join_system, judged_rows
 from debias.logs import run_script
 from debias.metrics import IMPLEMENTATIONS
 from debias.plots import draw_figure1a, draw_figure1b, save_figure
+from debias.tables.bias import INSTANCE_DEFINITIONS, instance_correlations, score_systems, system_level_points
+from debias.tables.joined import join_system, judged_rows
 
 
 def main(smk, log):

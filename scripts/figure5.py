@@ -2,9 +2,9 @@
 
 from pathlib import Path
 
-from debias.joined import correlation_table, read_joined
 from debias.logs import run_script
 from debias.plots import draw_figure5, save_figure
+from debias.tables.joined import correlation_table, read_joined
 
 
 def main(smk, log):

@@ -4,10 +4,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from debias.joined import correlation_table, read_joined
 from debias.logs import run_script
 from debias.plots import draw_figure6, save_figure
-from debias.selection import best_metrics, panel_metric
+from debias.tables.joined import correlation_table, read_joined
+from debias.tables.selection import best_metrics, panel_metric
 
 
 def main(smk, log):

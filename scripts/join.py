@@ -3,8 +3,8 @@
 import pandas as pd
 
 from debias.io import read_references, read_system
-from debias.joined import join_system, write_joined
 from debias.logs import run_script
+from debias.tables.joined import join_system, write_joined
 
 
 def main(smk, log):

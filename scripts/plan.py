@@ -2,9 +2,9 @@
 and target width."""
 
 from debias.io import write_csv
-from debias.joined import read_joined
 from debias.logs import run_script
-from debias.plan_tables import plan_table
+from debias.tables.joined import read_joined
+from debias.tables.plans import plan_table
 
 
 def main(smk, log):

@@ -2,9 +2,9 @@
 target, for every system and prompt."""
 
 from debias.io import write_csv
-from debias.joined import read_joined
 from debias.logs import run_script
-from debias.plan_tables import plan_check_table
+from debias.tables.joined import read_joined
+from debias.tables.plans import plan_check_table
 
 
 def main(smk, log):

@@ -1,10 +1,10 @@
 """Rule `system_comparisons`: every estimator of the difference between every two systems of a
 task, per prompt, on the items both have judged."""
 
-from debias.comparison_tables import system_comparisons_table
 from debias.io import write_csv
-from debias.joined import read_joined
 from debias.logs import run_script
+from debias.tables.comparisons import system_comparisons_table
+from debias.tables.joined import read_joined
 
 
 def main(smk, log):

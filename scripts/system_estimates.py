@@ -1,9 +1,9 @@
 """Rule `system_estimates`: every estimator of every system's mean human score, per prompt."""
 
-from debias.estimate_tables import system_estimates_table
 from debias.io import write_csv
-from debias.joined import read_joined
 from debias.logs import run_script
+from debias.tables.estimates import system_estimates_table
+from debias.tables.joined import read_joined
 
 
 def main(smk, log):

@@ -3,10 +3,10 @@
 
 import pandas as pd
 
-from debias.bias_table import table1_panel, table1_title
 from debias.io import write_csv, write_text
 from debias.logs import run_script
-from debias.tables import to_markdown
+from debias.render import to_markdown
+from debias.tables.table1 import table1_panel, table1_title
 
 HEADERS = ["Human", "Metric", "Count", "%", "Example question", "Reference", "Output", "Systems", "Human", "Metric"]
 SHOWN = [

@@ -7,12 +7,12 @@ import pandas as pd
 import pytest
 import yaml
 
-from debias.bias import bias_quadrants, instance_correlations, system_level_points, unique_responses
-from debias.correlation import attenuation_corrected_correlation, correlation
 from debias.inputs import load_task, references_path
 from debias.io import SystemItem, iter_json_lines
-from debias.joined import join_system
 from debias.metrics import score_outputs
+from debias.stats.correlation import attenuation_corrected_correlation, correlation
+from debias.tables.bias import bias_quadrants, instance_correlations, system_level_points, unique_responses
+from debias.tables.joined import join_system
 
 
 def scores_of(items, values):
@@ -136,7 +136,7 @@ def test_table1a_counts_on_the_released_msmarco_data(released, repo_root):
 def test_table1b_edit_split_on_the_released_cnndm_data(released, repo_root):
     """Table 1(b) as configured: CNN/Daily Mail responses to articles with a judged reference,
     split by Edit < 0.3 alone (the paper's VecSim cannot be computed): 1,368 / 632 of 2,000."""
-    from debias.bias_table import table1_panel
+    from debias.tables.table1 import table1_panel
 
     spec = released["table1"]["b"]
     table = table1_panel("b", spec, released)

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from debias.bootstrap import (
+from debias.stats.bootstrap import (
     bootstrap_ci_widths,
     bootstrap_ci_widths_from_draws,
     data_efficiency,
@@ -12,8 +12,8 @@ from debias.bootstrap import (
     resampling_variance_components,
     setting_seed,
 )
-from debias.control_variates import control_variates_estimate, theory_data_efficiency
-from debias.correlation import correlation
+from debias.stats.control_variates import control_variates_estimate, theory_data_efficiency
+from debias.stats.correlation import correlation
 
 
 def synthetic_population(rng, n_items, sigma2_f, sigma2_a, rhos, k_choices=(2, 3)):

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from test_bootstrap import synthetic_population
 
-from debias.bootstrap import bootstrap_ci_widths, data_efficiency, draw_resamples, judgment_counts
-from debias.bootstrap_grid import curve_grid, grid_prefix_sums, iter_resamples, replicate_chunk
+from debias.stats.bootstrap import bootstrap_ci_widths, data_efficiency, draw_resamples, judgment_counts
+from debias.stats.bootstrap_grid import curve_grid, grid_prefix_sums, iter_resamples, replicate_chunk
 
 
 def test_curve_grid_is_every_n_up_to_dense_then_spread_with_window_edges():

@@ -13,12 +13,12 @@ import yaml
 from conftest import synthetic_task, write_jsonl
 
 from debias.cli import main
-from debias.comparison_tables import system_comparisons_table
 from debias.config import compare_spec, plan_spec
-from debias.estimate_tables import system_estimates_table
 from debias.io import read_references, read_system
-from debias.joined import join_system
-from debias.plan_tables import plan_table
+from debias.tables.comparisons import system_comparisons_table
+from debias.tables.estimates import system_estimates_table
+from debias.tables.joined import join_system
+from debias.tables.plans import plan_table
 
 PROMPTS = {"quality": {"label": "Quality", "min": -1, "max": 1}}
 

@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from debias.comparison_coverage import expected_de_vs_independent, paired_coverage_experiment
-from debias.comparisons import PairedSample, paired_difference_ci, paired_difference_estimates, paired_sample
+from debias.stats.paired import PairedSample, paired_difference_ci, paired_difference_estimates, paired_sample
+from debias.stats.paired_coverage import expected_de_vs_independent, paired_coverage_experiment
 
 
 def simulated_pair(rng, n_items=400, shift=0.3, sigma_f=1.0, sigma_a=0.6, rho=0.7, same=0):

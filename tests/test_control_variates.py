@@ -3,13 +3,13 @@
 import numpy as np
 import pytest
 
-from debias.control_variates import (
+from debias.stats.control_variates import (
     control_variates_estimate,
     sample_mean,
     theory_data_efficiency,
     theory_variance,
 )
-from debias.correlation import correlation
+from debias.stats.correlation import correlation
 
 
 def gaussian_model(rng, reps, n, mu, sigma2_f, sigma2_a, rho):

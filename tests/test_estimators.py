@@ -3,10 +3,9 @@
 import numpy as np
 import pytest
 
-from debias.control_variates import theory_variance
-from debias.coverage import coverage_experiment, draw_samples, resolve_sample_sizes
-from debias.estimator_kernels import combined_terms, cv_terms, fold_labels, t_interval
-from debias.estimators import (
+from debias.stats.control_variates import theory_variance
+from debias.stats.coverage import coverage_experiment, draw_samples, resolve_sample_sizes
+from debias.stats.estimators import (
     check_estimator_inputs,
     cv_combined_mean_ci,
     cv_mean_ci,
@@ -14,6 +13,7 @@ from debias.estimators import (
     ppi_tuned_mean_ci,
     sample_mean_ci,
 )
+from debias.stats.intervals import combined_terms, cv_terms, fold_labels, t_interval
 
 SIGMA2_F, SIGMA2_A, MU = 0.5, 0.3, 1.0
 
@@ -247,7 +247,7 @@ def test_folds_need_a_generator_and_other_argument_errors():
 
 
 def test_skewness_shift_is_johnsons_and_balances_the_tails():
-    from debias.estimator_kernels import skewness_shift
+    from debias.stats.intervals import skewness_shift
 
     rng = np.random.default_rng(11)
     y = rng.exponential(size=(20000, 20))  # skewness 2

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from debias.plan_check import check_target_width, plan_check_experiment
-from debias.planning import PlanComponents, pilot_components, plan_design, planned_width, upper_bound_components
+from debias.stats.plan_check import check_target_width, plan_check_experiment
+from debias.stats.planning import PlanComponents, pilot_components, plan_design, planned_width, upper_bound_components
 
 
 def brute_force(components, target, level, cj, ci, k_max):

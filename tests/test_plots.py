@@ -14,9 +14,9 @@ import pytest
 from conftest import PAPER_CONFIG
 
 from debias.config import figure_kind, figure_names
-from debias.control_variates import theory_data_efficiency
 from debias.plots import DPI, FIGSIZE, draw_figure3, draw_figure5, draw_figure6, save_figure
-from debias.selection import best_metrics, panel_metric
+from debias.stats.control_variates import theory_data_efficiency
+from debias.tables.selection import best_metrics, panel_metric
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -264,8 +264,8 @@ def test_figure5_marks_missing_correlations():
 
 
 def test_figure1_panels_show_every_system_and_output_with_rho_in_the_title():
-    from debias.bias import SystemPoint
     from debias.plots import draw_figure1a, draw_figure1b
+    from debias.tables.bias import SystemPoint
 
     points = [
         SystemPoint(s, 10, j, j - 0.1, j + 0.1, g, g - 0.05, g + 0.05) for s, j, g in [("x", 0.2, 0.3), ("y", 0.6, 0.5)]

@@ -10,7 +10,7 @@ from conftest import synthetic_task
 
 from debias.inputs import validate_inputs
 from debias.io import InputError, read_system
-from debias.joined import join_system, judged_rows
+from debias.tables.joined import join_system, judged_rows
 
 PROMPTS = {"quality": {"min": -1, "max": 1}}
 

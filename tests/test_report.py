@@ -16,7 +16,7 @@ from debias.config import figure_names
 from debias.io import InputError
 from debias.report import build_report, load_paper_values, markdown
 from debias.report.table2_rows import REASON_TABLE2
-from debias.selection import best_metrics
+from debias.tables.selection import best_metrics
 
 PAPER_VALUES = REPO / "data" / "paper" / "reported_values.yaml"
 

@@ -75,8 +75,8 @@ def test_resources_grow_with_the_data_they_get():
 PAIRED_PEAK = """
 import resource, sys
 import numpy as np
-from debias.comparisons import PairedSample
-from debias.comparison_coverage import paired_coverage_experiment
+from debias.stats.paired import PairedSample
+from debias.stats.paired_coverage import paired_coverage_experiment
 
 R, N, M = 100, 20_000, 5
 rng = np.random.default_rng(0)

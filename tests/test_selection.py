@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from debias.selection import BEST_METRIC_COLUMNS, best_metrics, panel_metric
+from debias.tables.selection import BEST_METRIC_COLUMNS, best_metrics, panel_metric
 
 METRICS = ["bleu", "rouge1", "rougeL", "meteor"]
 

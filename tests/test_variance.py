@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 
 from debias.io import SystemItem, read_system
-from debias.joined import join_system, judgment_matrix
-from debias.variance import (
+from debias.stats.variance import (
     RecordHandling,
     annotator_variance,
     human_metric_variance,
@@ -16,6 +15,7 @@ from debias.variance import (
     table2,
     variance_components,
 )
+from debias.tables.joined import join_system, judgment_matrix
 
 
 def simulate(n_items, counts, sigma2_f, sigma2_a, seed=0):

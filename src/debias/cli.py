@@ -22,7 +22,7 @@ from pathlib import Path
 
 import yaml
 
-from .io import InputError, read_references, read_system, resolve_jsonl
+from debias.io import InputError, read_references, read_system, resolve_jsonl
 
 COMPUTABLE = {"bleu": "sacrebleu", "rouge1": "rouge-score-1", "rouge2": "rouge-score-2", "rougeL": "rouge-score-L"}
 
@@ -91,9 +91,9 @@ def _system_name(path: Path) -> str:
 
 
 def _joined(args, config, path: Path, scores_path, task: str):
-    """The joined table (:func:`debias.joined.join_system`) of one system file."""
-    from .config import provided_metrics
-    from .joined import join_system
+    """The joined table (:func:`debias.tables.joined.join_system`) of one system file."""
+    from debias.config import provided_metrics
+    from debias.tables.joined import join_system
 
     if not path.is_file():
         raise InputError(str(path), "system file not found (a canonical .jsonl or .jsonl.gz file)")
@@ -122,7 +122,7 @@ def _joined(args, config, path: Path, scores_path, task: str):
 
         table = pd.DataFrame([{"id": item.id, **by_id[item.id]} for item in items])
     elif args.compute:
-        from .metrics import score_outputs
+        from debias.metrics import score_outputs
 
         unknown = [m for m in args.compute if m not in COMPUTABLE]
         if unknown:
@@ -147,7 +147,7 @@ def _joined(args, config, path: Path, scores_path, task: str):
 
 def _emit(table, fmt: str, out) -> None:
     if fmt == "markdown":
-        from .tables import to_markdown
+        from debias.render import to_markdown
 
         out.write(to_markdown(table, digits=4))
     else:
@@ -155,7 +155,7 @@ def _emit(table, fmt: str, out) -> None:
 
 
 def _estimate(args, config):
-    from .estimate_tables import system_estimates_table
+    from debias.tables.estimates import system_estimates_table
 
     path = Path(args.system)
     task = _task_of(config, path, args.task)
@@ -165,8 +165,8 @@ def _estimate(args, config):
 
 
 def _compare(args, config):
-    from .comparison_tables import system_comparisons_table
-    from .config import compare_spec
+    from debias.config import compare_spec
+    from debias.tables.comparisons import system_comparisons_table
 
     paths = [Path(p) for p in args.systems]
     if args.scores and len(args.scores) != len(paths):
@@ -182,8 +182,8 @@ def _compare(args, config):
 
 
 def _plan(args, config):
-    from .config import plan_spec
-    from .plan_tables import plan_table
+    from debias.config import plan_spec
+    from debias.tables.plans import plan_table
 
     path = Path(args.system)
     task = _task_of(config, path, args.task)

@@ -17,7 +17,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .io import InputError, iter_json_lines, write_jsonl_gz
+from debias.io import InputError, iter_json_lines, write_jsonl_gz
 
 # released prompt name -> canonical prompt name
 CNNDM_PROMPTS = {"grammar": "fluency", "redundancy": "redundancy", "overall": "overall", "hter": "edit"}

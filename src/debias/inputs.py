@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from .config import provided_metrics
-from .io import InputError, SystemItem, read_references, read_system, resolve_jsonl, sha256sum
+from debias.config import provided_metrics
+from debias.io import InputError, SystemItem, read_references, read_system, resolve_jsonl, sha256sum
 
 
 def references_path(config: Mapping, task: str) -> Path:
@@ -61,7 +61,7 @@ def load_task(
 
 def check_config(config: Mapping) -> None:
     """Cross-references the schema cannot express (names that must exist elsewhere in the config)."""
-    from .metrics import DEFAULT_IMPLEMENTATIONS, IMPLEMENTATIONS, resolve_implementations
+    from debias.metrics import DEFAULT_IMPLEMENTATIONS, IMPLEMENTATIONS, resolve_implementations
 
     tasks = config["tasks"]
     for metric, spec in config["metrics"].items():
@@ -95,7 +95,7 @@ def check_config(config: Mapping) -> None:
             if low is not None and high is not None and low > high:
                 raise InputError(f"config: tasks.{task}.prompts.{prompt}", f"min {low} is greater than max {high}")
     for panel, spec in (config.get("table1") or {}).items():
-        from .metrics import IMPLEMENTATIONS
+        from debias.metrics import IMPLEMENTATIONS
 
         key = f"config: table1.{panel}"
         if spec["task"] not in tasks:

@@ -14,7 +14,7 @@ import os
 import shutil
 from collections.abc import Sequence
 
-from .io import atomic_path
+from debias.io import atomic_path
 
 __all__ = ["DEFAULT_CHUNK_OUTPUTS", "line_blocks", "concat_part_tables"]
 

@@ -15,8 +15,8 @@ import math
 from collections.abc import Iterable
 from functools import cache
 
-from .bootstrap_grid import DEFAULT_CHUNK_ELEMENTS, DEFAULT_DENSE, DEFAULT_POINTS
-from .io import count_outputs
+from debias.io import count_outputs
+from debias.stats.bootstrap_grid import DEFAULT_CHUNK_ELEMENTS, DEFAULT_DENSE, DEFAULT_POINTS
 
 __all__ = [
     "PYTHON_MB",
@@ -49,7 +49,7 @@ def system_outputs(path) -> int:
 
 
 def _families(implementations: Iterable[str]) -> set[str]:
-    from .metrics import IMPLEMENTATIONS  # only the registry; no metric package is imported
+    from debias.metrics import IMPLEMENTATIONS  # only the registry; no metric package is imported
 
     return {IMPLEMENTATIONS[name].family for name in implementations}
 

@@ -30,8 +30,8 @@ from pathlib import Path
 
 import yaml
 
-from .daemons import LocalSlurm
-from .slurm_conf import SlurmNode, node_real_memory_mb, profile_partition
+from debias.cluster.daemons import LocalSlurm
+from debias.cluster.slurm_conf import SlurmNode, node_real_memory_mb, profile_partition
 
 __all__ = ["compare_results", "main", "prepare_run_dir"]
 

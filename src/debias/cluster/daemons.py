@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from .slurm_conf import SlurmNode, render_slurm_conf
+from debias.cluster.slurm_conf import SlurmNode, render_slurm_conf
 
 __all__ = ["DAEMONS", "LocalSlurm", "running_daemons"]
 

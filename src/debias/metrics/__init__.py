@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..config import COMPUTED_METRICS as METRICS
+from debias.config import COMPUTED_METRICS as METRICS
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -24,7 +24,7 @@ from importlib import metadata
 
 import numpy as np
 
-from .tokens import tokenised_text
+from debias.metrics.tokens import tokenised_text
 
 __all__ = ["VERSION", "VARIANTS", "score", "unavailable", "versions"]
 

@@ -6,18 +6,18 @@ pairwise differences between systems (``draw_comparisons``).
 
 Every ``draw_*`` function takes the pipeline's tables (pandas frames) and the parsed config and
 returns a :class:`matplotlib.figure.Figure`; none chooses a metric itself (the best metrics come
-from ``results/tables/best_metrics.csv``, see :mod:`debias.selection`). :func:`save_figure`
+from ``results/tables/best_metrics.csv``, see :mod:`debias.tables.selection`). :func:`save_figure`
 writes a figure as PDF and PNG.
 """
 
-from .comparisons import draw_comparisons
-from .figure1 import draw_figure1a, draw_figure1b
-from .figure3 import draw_figure3
-from .figure5 import draw_figure5
-from .figure6 import draw_figure6
-from .labels import place_labels
-from .style import DPI, FIGSIZE, PALETTE, STYLE, new_figure, save_figure
-from .system_scores import draw_system_scores
+from debias.plots.comparisons import draw_comparisons
+from debias.plots.figure1 import draw_figure1a, draw_figure1b
+from debias.plots.figure3 import draw_figure3
+from debias.plots.figure5 import draw_figure5
+from debias.plots.figure6 import draw_figure6
+from debias.plots.labels import place_labels
+from debias.plots.style import DPI, FIGSIZE, PALETTE, STYLE, new_figure, save_figure
+from debias.plots.system_scores import draw_system_scores
 
 __all__ = [
     "DPI",

@@ -12,8 +12,8 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from ..config import prompt_is_lower_better, prompt_label, system_label, task_label
-from .style import DPI, PALETTE, STYLE, draw_interval, estimate_legend_handles, label_interval
+from debias.config import prompt_is_lower_better, prompt_label, system_label, task_label
+from debias.plots.style import DPI, PALETTE, STYLE, draw_interval, estimate_legend_handles, label_interval
 
 __all__ = ["best_cv_rows", "draw_comparisons"]
 

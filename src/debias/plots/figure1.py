@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ..bias import SystemPoint
-from .style import PALETTE, STYLE, new_figure
+from debias.plots.style import PALETTE, STYLE, new_figure
+from debias.tables.bias import SystemPoint
 
 __all__ = ["draw_figure1a", "draw_figure1b"]
 

@@ -11,10 +11,10 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from ..config import COMBINED, metric_label, prompt_label, task_label
-from ..control_variates import theory_data_efficiency
-from .labels import place_labels
-from .style import PALETTE, STYLE, TASK_STYLES, new_figure
+from debias.config import COMBINED, metric_label, prompt_label, task_label
+from debias.plots.labels import place_labels
+from debias.plots.style import PALETTE, STYLE, TASK_STYLES, new_figure
+from debias.stats.control_variates import theory_data_efficiency
 
 __all__ = ["draw_figure3"]
 
@@ -53,7 +53,7 @@ def draw_figure3(table2: pd.DataFrame, best_metrics: pd.DataFrame, config: Mappi
     table2 : pandas.DataFrame
         Columns ``task, prompt, gamma`` (Table 2's γ = σ_a²/σ_f²).
     best_metrics : pandas.DataFrame
-        The table :func:`debias.selection.best_metrics` writes; a point's ρ is the |ρ| of its
+        The table :func:`debias.tables.selection.best_metrics` writes; a point's ρ is the |ρ| of its
         task × prompt's ``combined`` row (all systems pooled).
     config : mapping
         The parsed configuration (labels, task order).
@@ -67,7 +67,7 @@ def draw_figure3(table2: pd.DataFrame, best_metrics: pd.DataFrame, config: Mappi
     Notes
     -----
     The contours are levels of 1/DE = (1 − ρ² + γ)/(1 + γ), the inverse of the paper's
-    equation (7) as :func:`debias.control_variates.theory_data_efficiency` computes it.
+    equation (7) as :func:`debias.stats.control_variates.theory_data_efficiency` computes it.
     """
     with mpl.rc_context(STYLE):
         points = _points(table2, best_metrics)

@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ..config import COMBINED, metric_label, prompt_is_lower_better, prompt_label, system_label, task_label
-from .style import CORRELATION_CMAP, STYLE, new_figure
+from debias.config import COMBINED, metric_label, prompt_is_lower_better, prompt_label, system_label, task_label
+from debias.plots.style import CORRELATION_CMAP, STYLE, new_figure
 
 __all__ = ["draw_figure5"]
 

@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ..config import CONDITIONS, condition_label, metric_label, prompt_label, system_label, task_label
-from .style import CONDITION_STYLES, STYLE, new_figure
+from debias.config import CONDITIONS, condition_label, metric_label, prompt_label, system_label, task_label
+from debias.plots.style import CONDITION_STYLES, STYLE, new_figure
 
 __all__ = ["draw_figure6"]
 
@@ -53,7 +53,7 @@ def draw_figure6(curves: pd.DataFrame, data_efficiency: pd.DataFrame, panel: Map
         in its legend entry and the metric's in the title.
     panel : mapping
         ``name`` (the panel letter, shown as "(a)"), ``task, prompt, system``, ``metric`` (a
-        metric name, already resolved: see :func:`debias.selection.panel_metric`) and
+        metric name, already resolved: see :func:`debias.tables.selection.panel_metric`) and
         ``chosen_as_best`` (whether that metric is the one with the highest |ρ|).
     config : mapping
         The parsed configuration (labels, ``bootstrap.level`` and ``bootstrap.de_range``).

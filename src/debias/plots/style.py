@@ -14,7 +14,7 @@ import matplotlib as mpl
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from ..io import atomic_path
+from debias.io import atomic_path
 
 __all__ = [
     "CONDITION_STYLES",

@@ -11,8 +11,8 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from ..config import metric_label, prompt_is_lower_better, prompt_label, system_label, task_label
-from .style import DPI, PALETTE, STYLE, draw_interval, estimate_legend_handles, label_interval
+from debias.config import metric_label, prompt_is_lower_better, prompt_label, system_label, task_label
+from debias.plots.style import DPI, PALETTE, STYLE, draw_interval, estimate_legend_handles, label_interval
 
 __all__ = ["draw_system_scores"]
 

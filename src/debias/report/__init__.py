@@ -7,7 +7,7 @@ pipeline's tables (:mod:`.comparison`, :mod:`.summary`). A number the tables do 
 reported as "not computed". :mod:`.markdown` assembles the page.
 """
 
-from .markdown import build_report
-from .paper_values import load_paper_values
+from debias.report.markdown import build_report
+from debias.report.paper_values import load_paper_values
 
 __all__ = ["build_report", "load_paper_values"]

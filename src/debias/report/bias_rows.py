@@ -6,8 +6,8 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from ..config import prompt_label, system_label, task_label
-from .comparison import DIFFERS, NOT_COMPUTED, OTHER_METRIC, WITHIN, ComparisonRow, _scalar_row
+from debias.config import prompt_label, system_label, task_label
+from debias.report.comparison import DIFFERS, NOT_COMPUTED, OTHER_METRIC, WITHIN, ComparisonRow, _scalar_row
 
 __all__ = ["figure1_rows", "table1_rows"]
 

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from ..config import metric_label, prompt_label, system_label, task_label
-from .summary import BEST, de_ranges, lookup, lookup_de, panel_choice
+from debias.config import metric_label, prompt_label, system_label, task_label
+from debias.report.summary import BEST, de_ranges, lookup, lookup_de, panel_choice
 
 __all__ = [
     "DIFFERS",
@@ -93,7 +93,7 @@ def paper_metric(entry: Mapping, config: Mapping) -> str | None:
     """The configured metric that stands for the paper's metric of ``entry``: the one computed by
     the paper's implementation (``entry["implementation"]``) when configured, else the metric of
     the paper's name, else ``None``."""
-    from ..metrics import resolve_implementations
+    from debias.metrics import resolve_implementations
 
     implementations = resolve_implementations(config.get("metrics") or {})
     wanted = entry.get("implementation")
@@ -105,7 +105,7 @@ def paper_metric(entry: Mapping, config: Mapping) -> str | None:
 
 def metric_reason(config: Mapping, metric: str, paper_implementation: str | None = None) -> str:
     """Why a number computed with the configured ``metric`` may differ from the paper's."""
-    from ..metrics import resolve_implementations
+    from debias.metrics import resolve_implementations
 
     implementation = resolve_implementations(config.get("metrics") or {}).get(metric)
     if implementation is not None and implementation == paper_implementation:
@@ -272,8 +272,8 @@ def comparison_rows(
     counts and Figure 1b's ρ by each definition (``table1``, ``figure1``: the pipeline's
     ``table1.csv`` and ``figure1.csv``, None when not configured), the systems' mean judgments
     (``by_system``: ``variance_by_system.csv``), each section in the order of ``paper_values``."""
-    from .bias_rows import figure1_rows, table1_rows
-    from .table2_rows import gamma_ratio_rows, not_checkable_rows, system_mean_rows, table2_rows
+    from debias.report.bias_rows import figure1_rows, table1_rows
+    from debias.report.table2_rows import gamma_ratio_rows, not_checkable_rows, system_mean_rows, table2_rows
 
     tol = tolerance(paper_values)
     digits = int(paper_values.get("decimals", 2))

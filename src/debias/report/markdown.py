@@ -15,13 +15,21 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..config import figure_names, metric_label, prompt_label, system_label, task_label
-from .comparison import DIFFERS, NOT_CHECKABLE, NOT_COMPARABLE, NOT_COMPUTED, OTHER_METRIC, WITHIN, tolerance
-from .context import ReportContext, Section, fmt, table_lines
-from .estimates import estimates_lines
-from .planning import planning_lines
-from .prose import caption, known_differences
-from .summary import BEST, lookup, panel_summary
+from debias.config import figure_names, metric_label, prompt_label, system_label, task_label
+from debias.report.comparison import (
+    DIFFERS,
+    NOT_CHECKABLE,
+    NOT_COMPARABLE,
+    NOT_COMPUTED,
+    OTHER_METRIC,
+    WITHIN,
+    tolerance,
+)
+from debias.report.context import ReportContext, Section, fmt, table_lines
+from debias.report.estimates import estimates_lines
+from debias.report.planning import planning_lines
+from debias.report.prose import caption, known_differences
+from debias.report.summary import BEST, lookup, panel_summary
 
 __all__ = ["SECTIONS", "ReportContext", "build_report"]
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 import yaml
 
-from ..io import InputError
+from debias.io import InputError
 
 __all__ = ["RANGE_CONDITIONS", "load_paper_values"]
 

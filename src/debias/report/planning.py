@@ -9,8 +9,8 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from ..config import prompt_label, system_label, task_label
-from .context import table_lines
+from debias.config import prompt_label, system_label, task_label
+from debias.report.context import table_lines
 
 __all__ = ["planning_lines"]
 

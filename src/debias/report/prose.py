@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..config import figure_kind, metric_label, prompt_label, system_label, task_label
-from .comparison import PaperPanel
-from .summary import BEST
+from debias.config import figure_kind, metric_label, prompt_label, system_label, task_label
+from debias.report.comparison import PaperPanel
+from debias.report.summary import BEST
 
 __all__ = ["caption", "known_differences"]
 
@@ -78,7 +78,7 @@ def known_differences(config: Mapping, panels: list[PaperPanel]) -> list[str]:
     """The bullet lines of "Known differences from the paper's setup": the implementation notes
     of the configured metrics, how the paper's Figure 6 numbers are met (``panels``, from
     :func:`debias.report.comparison.paper_panels`), and the notes on the paper itself."""
-    from ..metrics import resolve_implementations
+    from debias.metrics import resolve_implementations
 
     configured = set(resolve_implementations(config.get("metrics") or {}).values())
     lines = []
@@ -123,7 +123,7 @@ def _figure6_caption(panel: Mapping, config: Mapping, papers: list[PaperPanel]) 
 
 
 def _figure1_caption(panel: str, config: Mapping) -> str:
-    from ..metrics import IMPLEMENTATIONS
+    from debias.metrics import IMPLEMENTATIONS
 
     spec = config["figures"]["figure1"]
     task, prompt = spec["task"], spec["prompt"]

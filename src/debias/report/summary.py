@@ -1,7 +1,7 @@
 """What the report summarises from the pipeline's tables: the configured Figure 6 panels with
 their metrics and data efficiencies, and the ranges of data efficiency over sets of cells.
 
-Every metric choice is read from the best-metrics table (:func:`debias.selection.best_metrics`);
+Every metric choice is read from the best-metrics table (:func:`debias.tables.selection.best_metrics`);
 nothing here chooses one. A value the tables do not hold is ``None``, never an error.
 """
 
@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ..config import metric_label, prompt_label, system_label
-from ..selection import panel_metric
+from debias.config import metric_label, prompt_label, system_label
+from debias.tables.selection import panel_metric
 
 __all__ = [
     "BEST",
@@ -58,7 +58,7 @@ def lookup_de(data_efficiency, task, prompt, system, metric, condition) -> float
 
 
 def panel_choice(panel: Mapping, best_metrics: pd.DataFrame) -> tuple[str | None, bool]:
-    """:func:`debias.selection.panel_metric`, with ``(None, True)`` when ``metric: best`` has no
+    """:func:`debias.tables.selection.panel_metric`, with ``(None, True)`` when ``metric: best`` has no
     row in ``best_metrics``."""
     try:
         return panel_metric(panel, best_metrics)

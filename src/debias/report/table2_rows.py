@@ -4,9 +4,9 @@ cannot check."""
 
 from __future__ import annotations
 
-from ..config import prompt_label, system_label, task_label
-from .comparison import DIFFERS, NOT_CHECKABLE, WITHIN, ComparisonRow, _scalar_row, _signed
-from .summary import lookup
+from debias.config import prompt_label, system_label, task_label
+from debias.report.comparison import DIFFERS, NOT_CHECKABLE, WITHIN, ComparisonRow, _scalar_row, _signed
+from debias.report.summary import lookup
 
 __all__ = ["gamma_ratio_rows", "not_checkable_rows", "system_mean_rows", "table2_rows"]
 

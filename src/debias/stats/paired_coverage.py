@@ -2,7 +2,7 @@
 
 The world is the pair's N shared judged items, an item's true difference the difference of its
 two mean judgments. A repeat draws n of the N items without replacement (one random order per
-repeat serves every n, as in :func:`debias.coverage.draw_samples`) and one judgment of each
+repeat serves every n, as in :func:`debias.stats.coverage.draw_samples`) and one judgment of each
 system's line uniformly (the same one when both lines share a judgment), builds every paired
 estimator's interval and checks it against the world's mean difference. The same repeat also
 draws an independent second order of the items for system A: the *independent* design judges n
@@ -19,10 +19,10 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from .bootstrap import judgment_counts
-from .comparisons import PairedSample, estimator_names
-from .coverage import interval_coverage, resolve_sample_sizes
-from .estimator_kernels import combined_terms, cv_terms, t_interval
+from debias.stats.bootstrap import judgment_counts
+from debias.stats.coverage import interval_coverage, resolve_sample_sizes
+from debias.stats.intervals import combined_terms, cv_terms, t_interval
+from debias.stats.paired import PairedSample, estimator_names
 
 __all__ = ["PAIRED_COVERAGE_COLUMNS", "expected_de_vs_independent", "paired_coverage_experiment"]
 
@@ -113,7 +113,7 @@ def paired_coverage_experiment(
     pair : PairedSample
         The world: its judged shared items and their metrics (moments over these items).
     sample_sizes : sequence
-        Integers and fractions of N such as ``"0.5N"`` (:func:`debias.coverage.resolve_sample_sizes`).
+        Integers and fractions of N such as ``"0.5N"`` (:func:`debias.stats.coverage.resolve_sample_sizes`).
     n_repeats : int
         Samples per size.
     level : float

@@ -1,6 +1,6 @@
 """Sample-size plans for every system x prompt, and their check by resampling, as tables.
 
-Both read the joined tables (:mod:`debias.joined`). A system's judged items are the pilot of
+Both read the joined tables (:mod:`debias.tables.joined`). A system's judged items are the pilot of
 its plan: the design it returns is for judging N outputs of a system like it (N = the system's
 outputs). ``plan.target_widths`` gives widths on the judgments' scale; left empty, every cell
 gets its own targets, the width of ``mean`` with one judgment per item at each n of
@@ -15,11 +15,11 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .bootstrap import setting_seed
-from .estimate_tables import _cells
-from .joined import judgment_matrix
-from .plan_check import PLAN_CHECK_COLUMNS, check_target_width, plan_check_experiment
-from .planning import pilot_components, plan_design, planned_width, upper_bound_components
+from debias.stats.bootstrap import setting_seed
+from debias.stats.plan_check import PLAN_CHECK_COLUMNS, check_target_width, plan_check_experiment
+from debias.stats.planning import pilot_components, plan_design, planned_width, upper_bound_components
+from debias.tables.estimates import _cells
+from debias.tables.joined import judgment_matrix
 
 __all__ = ["PLAN_CHECK_TABLE_COLUMNS", "PLAN_COLUMNS", "plan_check_table", "plan_table"]
 
@@ -67,7 +67,7 @@ def plan_table(
 
     Estimators: ``mean`` and ``cv:<metric>`` with the metric most correlated with the judged
     items' mean judgments. Components come from all judged items, bounded above at
-    ``spec["assurance"]`` (:func:`debias.planning.upper_bound_components`, seeded per cell).
+    ``spec["assurance"]`` (:func:`debias.stats.planning.upper_bound_components`, seeded per cell).
     """
     rows = []
     for task, system, prompt, outputs, judged in _cells(joined, prompts):
@@ -115,7 +115,7 @@ def plan_table(
 def plan_check_table(
     joined: Sequence[pd.DataFrame], prompts: Mapping[str, Sequence[str]], metrics: Sequence[str], spec: Mapping
 ) -> pd.DataFrame:
-    """:func:`debias.plan_check.plan_check_experiment` on every cell (``plan_check.csv``); the
+    """:func:`debias.stats.plan_check.plan_check_experiment` on every cell (``plan_check.csv``); the
     target is the world's ``mean`` width at ``plan.check.n`` items."""
     check = spec["check"]
     frames = []

@@ -27,8 +27,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .correlation import correlation
-from .io import InputError, SystemItem, write_csv
+from debias.io import InputError, SystemItem, write_csv
+from debias.stats.correlation import correlation
 
 __all__ = [
     "JOINED_COLUMNS",
@@ -168,7 +168,7 @@ def correlation_table(
 ) -> pd.DataFrame:
     """Pearson ρ of the item mean judgment with each metric over judged items, and beside it
     the paper's attenuation-corrected quantity Cov(ȳ, g) / (σ_f · sd(g))
-    (:func:`debias.correlation.attenuation_corrected_correlation`; NaN when no output
+    (:func:`debias.stats.correlation.attenuation_corrected_correlation`; NaN when no output
     was judged twice).
 
     ``joined`` holds one joined table per scored system; ``prompts`` maps task to its prompts.
@@ -176,7 +176,7 @@ def correlation_table(
     systems pooled (``system == "combined"``). Columns ``task, prompt, system, metric, rho,
     rho_corrected, n_items``.
     """
-    from .config import COMBINED
+    from debias.config import COMBINED
 
     rows, pools = [], {}
     for frame in joined:
@@ -191,7 +191,7 @@ def correlation_table(
 
 
 def _corrected(matrix: np.ndarray, g: np.ndarray) -> float:
-    from .correlation import attenuation_corrected_correlation
+    from debias.stats.correlation import attenuation_corrected_correlation
 
     if len(g) < 2 or not np.any(np.sum(~np.isnan(matrix), axis=1) >= 2):
         return np.nan  # no output judged twice: the annotator variance is not identified

@@ -12,7 +12,7 @@ gigabytes once N reaches tens of thousands. Two things bound that here:
   is B x (grid size) per curve.
 
 The draws do not depend on the chunk size: :func:`iter_resamples` yields exactly the rows
-of :func:`debias.bootstrap.draw_resamples` for the same generator, in order.
+of :func:`debias.stats.bootstrap.draw_resamples` for the same generator, in order.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def curve_grid(
     Every n <= ``dense``; above it ``points`` sizes evenly spaced over (dense, N] (rounded
     to integers, so the mean of a smooth curve over the grid points inside a window
     approximates its mean over every n of that window), N itself, and the first and last n
-    of the data-efficiency window [lo N, hi N] as :func:`debias.bootstrap.data_efficiency`
+    of the data-efficiency window [lo N, hi N] as :func:`debias.stats.bootstrap.data_efficiency`
     delimits it. With N <= dense the grid is 1..N.
     """
     n_items = int(n_items)
@@ -104,7 +104,7 @@ def replicate_chunk(n_items: int, n_replicates: int, elements: int = DEFAULT_CHU
 def iter_resamples(
     k, n_replicates: int, rng: np.random.Generator, chunk: int
 ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """The draws of :func:`debias.bootstrap.draw_resamples`, ``chunk`` replicates at a time.
+    """The draws of :func:`debias.stats.bootstrap.draw_resamples`, ``chunk`` replicates at a time.
 
     ``draw_resamples`` takes all B x N items from ``rng`` and then one judgment column per
     draw. To yield the same numbers in chunks, a copy of the generator draws the items in

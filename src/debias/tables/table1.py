@@ -1,6 +1,6 @@
 """Table 1 of the paper, one configured panel at a time: load the task's judged system
 responses, score them with the panel's metric implementation (if any) and count them in the
-quadrants of :func:`debias.bias.bias_quadrants`."""
+quadrants of :func:`debias.tables.bias.bias_quadrants`."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from .bias import bias_quadrants, score_systems, unique_responses
-from .inputs import load_task, references_path
-from .io import iter_json_lines
+from debias.inputs import load_task, references_path
+from debias.io import iter_json_lines
+from debias.tables.bias import bias_quadrants, score_systems, unique_responses
 
 __all__ = ["TABLE1_COLUMNS", "table1_panel", "table1_title"]
 
-#: Columns of ``table1.csv`` before the quadrant columns of :data:`debias.bias.QUADRANT_COLUMNS`.
+#: Columns of ``table1.csv`` before the quadrant columns of :data:`debias.tables.bias.QUADRANT_COLUMNS`.
 TABLE1_COLUMNS = ["panel", "task", "prompt", "metric"]
 
 
@@ -47,7 +47,7 @@ def table1_panel(panel: str, spec: Mapping, config: Mapping) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`TABLE1_COLUMNS` then :data:`debias.bias.QUADRANT_COLUMNS`; ``metric`` is
+        Columns :data:`TABLE1_COLUMNS` then :data:`debias.tables.bias.QUADRANT_COLUMNS`; ``metric`` is
         the implementation's name, empty for a judgment-only split.
     """
     task, prompt, implementation = spec["task"], spec["prompt"], spec.get("implementation")
@@ -77,7 +77,7 @@ def table1_panel(panel: str, spec: Mapping, config: Mapping) -> pd.DataFrame:
 
 def table1_title(spec: Mapping, config: Mapping, total: int) -> str:
     """A panel's heading for ``table1.md``: how many responses, and what good and high mean."""
-    from .metrics import IMPLEMENTATIONS
+    from debias.metrics import IMPLEMENTATIONS
 
     task_spec = config["tasks"][spec["task"]]
     prompt = task_spec["prompts"][spec["prompt"]]

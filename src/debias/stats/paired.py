@@ -12,10 +12,10 @@ items estimates :math:`\mu_B - \mu_A` over the shared outputs. The item effect c
 systems (an easy or a hard input) cancels in :math:`d_i`, which is why pairing needs fewer
 judgments than two separate samples. A metric's difference :math:`h_i = g_{B,i} - g_{A,i}`,
 scored on all N shared outputs, is a control variate for :math:`d_i` like any metric for a
-system's judgments. So the estimators of :mod:`debias.estimators` apply unchanged: ``mean`` is
-:func:`~debias.estimators.sample_mean_ci` of :math:`d`, ``cv:<metric>`` is
-:func:`~debias.estimators.cv_mean_ci` with :math:`h`, ``cv:combined`` is
-:func:`~debias.estimators.cv_combined_mean_ci` with every metric's difference. The annotator
+system's judgments. So the estimators of :mod:`debias.stats.estimators` apply unchanged: ``mean`` is
+:func:`~debias.stats.estimators.sample_mean_ci` of :math:`d`, ``cv:<metric>`` is
+:func:`~debias.stats.estimators.cv_mean_ci` with :math:`h`, ``cv:combined`` is
+:func:`~debias.stats.estimators.cv_combined_mean_ci` with every metric's difference. The annotator
 noise of :math:`d_i` is :math:`\sigma_{a,A}^2/k_{A,i} + \sigma_{a,B}^2/k_{B,i}` (independent
 annotators), and 0 when both lines name the same ``judged_output`` (one judgment of an output
 both systems produced: :math:`d_i = 0` exactly).
@@ -36,9 +36,9 @@ import numpy as np
 import pandas as pd
 from scipy.special import stdtr
 
-from .estimators import cv_combined_mean_ci, cv_mean_ci, sample_mean_ci
-from .joined import judgment_matrix
-from .variance import annotator_variance
+from debias.stats.estimators import cv_combined_mean_ci, cv_mean_ci, sample_mean_ci
+from debias.stats.variance import annotator_variance
+from debias.tables.joined import judgment_matrix
 
 __all__ = ["PairedSample", "paired_difference_ci", "paired_difference_estimates", "paired_sample", "p_value"]
 
@@ -85,7 +85,7 @@ class PairedSample:
 
 
 def paired_sample(frame_a: pd.DataFrame, frame_b: pd.DataFrame, prompt: str, metrics: Sequence[str]) -> PairedSample:
-    """Align two systems' joined tables (:mod:`debias.joined`) on the ids both have.
+    """Align two systems' joined tables (:mod:`debias.tables.joined`) on the ids both have.
 
     Outputs only one system has are ignored; the judged items are those judged for both on
     ``prompt``, in the order of ``frame_a``.
@@ -137,7 +137,7 @@ def p_value(estimate, se, df) -> float:
 
 
 def paired_difference_ci(pair: PairedSample, estimator: str, *, level: float = 0.8):
-    """One estimator of :math:`\\mu_B - \\mu_A` with its interval (a :class:`~debias.estimators.MeanEstimate`).
+    """One estimator of :math:`\\mu_B - \\mu_A` with its interval (a :class:`~debias.stats.estimators.MeanEstimate`).
 
     ``estimator`` is ``mean``, ``cv:<metric>`` (a metric of ``pair.metrics``) or ``cv:combined``;
     see the module notes for what each computes.

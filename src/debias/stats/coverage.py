@@ -16,9 +16,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .bootstrap import judgment_counts, resampling_variance_components
-from .combined_kernels import combined_terms_standardised, metric_coordinates
-from .estimator_kernels import cv_terms, t_interval
+from debias.stats.bootstrap import judgment_counts, resampling_variance_components
+from debias.stats.combined import combined_terms_standardised, metric_coordinates
+from debias.stats.intervals import cv_terms, t_interval
 
 __all__ = [
     "COVERAGE_COLUMNS",
@@ -158,7 +158,7 @@ def coverage_experiment(
     -----
     The intervals know the world's annotator variance (the mean over items of the spread of
     their judgments around the item mean, which one drawn judgment carries; see
-    :func:`debias.bootstrap.resampling_variance_components`), as an evaluation knows it from
+    :func:`debias.stats.bootstrap.resampling_variance_components`), as an evaluation knows it from
     items judged more than once or from earlier evaluations with the same prompt.
     """
     judgments = np.asarray(judgments, dtype=float)

@@ -6,7 +6,7 @@ estimator on every prefix of the resample, and read the 80% interval width off
 the spread of the replicates. Everything is vectorised over replicates and
 prefix sizes with running sums, so a full system (several prompts and metrics,
 1000 replicates, 500 items) takes seconds rather than hours; replicates come in
-chunks and large N is read at a grid of prefix sizes (:mod:`debias.bootstrap_grid`),
+chunks and large N is read at a grid of prefix sizes (:mod:`debias.stats.bootstrap_grid`),
 so memory stays bounded whatever N.
 """
 
@@ -17,8 +17,8 @@ import json
 
 import numpy as np
 
-from .bootstrap_grid import _check_grid, curve_grid, grid_prefix_sums, iter_resamples, replicate_chunk
-from .correlation import correlation
+from debias.stats.bootstrap_grid import _check_grid, curve_grid, grid_prefix_sums, iter_resamples, replicate_chunk
+from debias.stats.correlation import correlation
 
 __all__ = [
     "setting_seed",

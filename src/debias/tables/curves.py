@@ -9,11 +9,11 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from .bootstrap import bootstrap_ci_widths, data_efficiency, resampling_variance_components, setting_seed
-from .bootstrap_grid import DEFAULT_DENSE, DEFAULT_POINTS, curve_grid
-from .control_variates import theory_data_efficiency
-from .correlation import correlation
-from .joined import judged_rows, judgment_matrix
+from debias.stats.bootstrap import bootstrap_ci_widths, data_efficiency, resampling_variance_components, setting_seed
+from debias.stats.bootstrap_grid import DEFAULT_DENSE, DEFAULT_POINTS, curve_grid
+from debias.stats.control_variates import theory_data_efficiency
+from debias.stats.correlation import correlation
+from debias.tables.joined import judged_rows, judgment_matrix
 
 log = logging.getLogger(__name__)
 

@@ -2,10 +2,10 @@
 
 The world is one system x prompt: its N judged items, an item's true score the mean of its
 judgments, :math:`\\sigma_f^2` the variance of those means and :math:`\\sigma_a^2` the judgments'
-spread around them (:func:`debias.bootstrap.resampling_variance_components`). A pilot is m items
+spread around them (:func:`debias.stats.bootstrap.resampling_variance_components`). A pilot is m items
 drawn without replacement, with all their judgments; the planner sees only the pilot, plans n
 at k = 1 judgment per item (what the world can realise) for a target width, and the realised
-width at that n is the world's own expected width there (:func:`debias.planning.planned_width`
+width at that n is the world's own expected width there (:func:`debias.stats.planning.planned_width`
 with the world's components, which is what an interval from n resampled items estimates). A
 plan meets the target when the realised width is at most the target; the share of pilots that
 meet it should match the planner's assurance. The cv plan uses the metric most correlated with
@@ -19,7 +19,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from .planning import PlanComponents, pilot_components, plan_design, planned_width, upper_bound_components
+from debias.stats.planning import PlanComponents, pilot_components, plan_design, planned_width, upper_bound_components
 
 __all__ = ["PLAN_CHECK_COLUMNS", "check_target_width", "plan_check_experiment", "world_components"]
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .joined import JOINED_COLUMNS, judged_rows, judgment_matrix
+from debias.tables.joined import JOINED_COLUMNS, judged_rows, judgment_matrix
 
 
 def _multiply_judged(judgments: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -206,7 +206,7 @@ def pooled_judged_rows(
 ) -> pd.DataFrame:
     """Every judged output of a task on ``prompt``, pooled over systems (references included).
 
-    ``systems`` maps system name to its joined table (:mod:`debias.joined`). With the default
+    ``systems`` maps system name to its joined table (:mod:`debias.tables.joined`). With the default
     handling a line that names a ``judged_output`` shares that judgment with other systems'
     lines and the judgment is kept once (for the first system in name order); every other
     line is its own judged output, even when another system produced the same text. See

@@ -5,12 +5,12 @@ judgments of a random sample of n of them (one or several judgments each). Every
 takes exactly that:
 
 - ``judgments``: (n, K) array, row i holding the judgments of judged item i first and NaN
-  after them (:func:`debias.joined.judgment_matrix` builds it);
+  after them (:func:`debias.tables.joined.judgment_matrix` builds it);
 - ``scores``: the judged items' metric scores, (n,) or (n, M);
 - ``all_scores``: the metric's scores of all N outputs, judged and unjudged, (N,) or (N, M);
   their mean and variance are what makes the metric useful (Section 3.3 of the paper).
 
-Each returns a :class:`~debias.estimator_kernels.MeanEstimate`. The estimand is the mean
+Each returns a :class:`~debias.stats.intervals.MeanEstimate`. The estimand is the mean
 human score over the N outputs. The interval is a t-interval whose variance estimate,
 
 .. math::
@@ -22,10 +22,10 @@ items' part of the variance only: :math:`\hat S^2` is the sample variance of the
 per-item terms and :math:`\bar\nu` the annotator variance of one item's value
 (:math:`\sigma_a^2 / k_i` averaged over items), which fresh judgments bring however many of the
 outputs are judged. For ``mean`` this is Eq. (2) of the paper, for ``cv`` Eq. (6), each with the
-correction (:func:`debias.control_variates.theory_variance`). The interval
+correction (:func:`debias.stats.control_variates.theory_variance`). The interval
 :math:`\hat\mu + b\sqrt{\hat V} \pm t_{n-p}\sqrt{\hat V}` is centred by Johnson's (1978)
 skewness shift :math:`b = (1-f)(1-2f)\,k_3/(6 n^2 \hat V^{3/2})`, f = n/N and :math:`k_3` the
-terms' third central moment (:func:`debias.estimator_kernels.skewness_shift`).
+terms' third central moment (:func:`debias.stats.intervals.skewness_shift`).
 
 References
 ----------
@@ -45,9 +45,9 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import ndtri
 
-from .bootstrap import judgment_counts
-from .estimator_kernels import MeanEstimate, combined_terms, cv_terms, fold_labels, t_interval
-from .variance import annotator_variance as pooled_annotator_variance
+from debias.stats.bootstrap import judgment_counts
+from debias.stats.intervals import MeanEstimate, combined_terms, cv_terms, fold_labels, t_interval
+from debias.stats.variance import annotator_variance as pooled_annotator_variance
 
 __all__ = [
     "MeanEstimate",
@@ -103,7 +103,7 @@ def item_noise(judgments, annotator_variance=None):
     """Average annotator variance of the judged items' values, mean of sigma_a^2 / k_i.
 
     ``annotator_variance`` (of one judgment) defaults to the pooled within-item variance of the
-    items judged more than once (:func:`debias.variance.annotator_variance`); with no such item
+    items judged more than once (:func:`debias.stats.variance.annotator_variance`); with no such item
     and no value given it is unknown and ``None`` is returned (the interval then takes nothing
     off for sampling without replacement).
     """
@@ -176,7 +176,7 @@ def cv_mean_ci(judgments, scores, all_scores, *, level: float = 0.8, annotator_v
     :math:`(\\sigma_f^2(1-\\rho^2) + \\sigma_a^2)/n` for independent draws, estimated from the
     residuals :math:`y_i - \\hat\\alpha g_i` (ddof 2, n - 2 degrees of freedom) with the
     finite-population correction of the module notes, plus the O(1/n^2) cost of the plug-in
-    :math:`\\hat\\alpha` (:func:`debias.control_variates.alpha_estimation_variance`).
+    :math:`\\hat\\alpha` (:func:`debias.stats.control_variates.alpha_estimation_variance`).
     """
     judgments, scores, all_scores = check_estimator_inputs(
         judgments, scores, all_scores, level=level, annotator_variance=annotator_variance
@@ -232,7 +232,7 @@ def cv_combined_mean_ci(
     -----
     The estimate is :math:`\\frac1n\\sum_i [y_i - \\hat\\alpha_{-i}^\\top(g_i - \\mu_g)]` with
     :math:`\\hat\\alpha_{-i}` fitted on the items outside i's fold, :math:`\\Sigma_{gg}` and
-    :math:`\\mu_g` over all N outputs (see :func:`debias.combined_kernels.combined_terms`); with
+    :math:`\\mu_g` over all N outputs (see :func:`debias.stats.combined.combined_terms`); with
     the population coefficient its variance is Eq. (6) with :math:`\\rho^2` the squared multiple
     correlation. The interval uses the terms' sample variance (ddof 1, n - 1 degrees of
     freedom), which includes the coefficient's estimation noise.

@@ -1,6 +1,6 @@
 """The estimates of each system's mean human score, and their coverage check, as tables.
 
-Both read the joined tables (:mod:`debias.joined`): one per scored system. For a prompt, the
+Both read the joined tables (:mod:`debias.tables.joined`): one per scored system. For a prompt, the
 judged items are the rows with judgments and the outputs are all rows; the metrics' mean and
 covariance over all outputs are what the control-variate estimators use.
 """
@@ -13,10 +13,10 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .bootstrap import setting_seed
-from .coverage import COVERAGE_COLUMNS, coverage_experiment
-from .estimators import cv_combined_mean_ci, cv_mean_ci, ppi_tuned_mean_ci, sample_mean_ci
-from .joined import judged_rows, judgment_matrix
+from debias.stats.bootstrap import setting_seed
+from debias.stats.coverage import COVERAGE_COLUMNS, coverage_experiment
+from debias.stats.estimators import cv_combined_mean_ci, cv_mean_ci, ppi_tuned_mean_ci, sample_mean_ci
+from debias.tables.joined import judged_rows, judgment_matrix
 
 __all__ = ["COVERAGE_TABLE_COLUMNS", "ESTIMATE_COLUMNS", "coverage_table", "system_estimates_table"]
 
@@ -104,7 +104,7 @@ def coverage_table(
     seed: int,
     ppi: bool = True,
 ) -> pd.DataFrame:
-    """:func:`debias.coverage.coverage_experiment` on every system x prompt (``coverage.csv``).
+    """:func:`debias.stats.coverage.coverage_experiment` on every system x prompt (``coverage.csv``).
 
     The world of a cell is its judged items; each cell's random numbers come from
     ``setting_seed(seed, task, system, prompt, "coverage")``, so a cell's rows do not depend on

@@ -3,7 +3,7 @@ r"""Vectorised cores of the estimators of a system's mean human score, with thei
 Every estimator here is the mean of per-item *terms* (the item's value, minus what the metric
 predicts of it), so one interval routine serves them all. The sample runs along the last axis
 and every leading axis is a separate sample (Monte-Carlo repeats, sample sizes): the coverage
-experiment evaluates thousands of samples in one call. :mod:`debias.estimators` wraps these
+experiment evaluates thousands of samples in one call. :mod:`debias.stats.estimators` wraps these
 cores with input checks for a single evaluation.
 
 The variance of a mean of n terms drawn without replacement from N outputs, each term an item
@@ -18,11 +18,11 @@ judgments per item), is estimated by
 where :math:`\hat S^2` is the terms' sample variance (ddof = parameters fitted). Its expectation
 is :math:`\hat S^2`'s item part times the finite-population correction plus the full annotator
 part, Eq. (2)/(6) of the paper for sampling without replacement
-(:func:`debias.control_variates.theory_variance`). The floor :math:`\hat S^2 \ge \bar\nu` says that
+(:func:`debias.stats.control_variates.theory_variance`). The floor :math:`\hat S^2 \ge \bar\nu` says that
 a term varies at least by its own annotator noise. The interval
 :math:`\hat\mu + b\sqrt{\widehat{\operatorname{Var}}} \pm t_{n-p}\sqrt{\widehat{\operatorname{Var}}}`
 is moved towards the terms' long tail by Johnson's skewness shift b (:func:`skewness_shift`).
-The vector control variate's terms are in :mod:`debias.combined_kernels`.
+The vector control variate's terms are in :mod:`debias.stats.combined`.
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import stdtrit
 
-from .combined_kernels import combined_terms
-from .control_variates import alpha_estimation_variance, control_variates_alpha
+from debias.stats.combined import combined_terms
+from debias.stats.control_variates import alpha_estimation_variance, control_variates_alpha
 
 __all__ = [
     "MeanEstimate",
@@ -182,7 +182,7 @@ def cv_terms(y, g, g_mean, g_var, n_outputs: int):
 
     ``y`` and ``g`` hold the sample on the last axis; ``g_mean``/``g_var`` are the metric's
     population mean and variance over all ``n_outputs`` outputs. Returns ``(terms, extra)``
-    with ``extra`` from :func:`debias.control_variates.alpha_estimation_variance`.
+    with ``extra`` from :func:`debias.stats.control_variates.alpha_estimation_variance`.
     """
     y = np.asarray(y, dtype=float)
     g = np.asarray(g, dtype=float)

@@ -11,7 +11,7 @@ where :math:`S^2` is the items' part (:math:`\sigma_f^2` for ``mean``; :math:`\s
 \rho^2)` for the control variate with a metric correlated :math:`\rho` with the item's true
 score, Eq. (6) of the paper) and :math:`\sigma_a^2 / k` the annotator variance of an item's
 mean of k judgments. The finite-population factor :math:`1 - n/N` applies to the items' part
-only (as in :mod:`debias.estimator_kernels`). The interval's width is
+only (as in :mod:`debias.stats.intervals`). The interval's width is
 :math:`2\, t_{n-p,(1+L)/2} \sqrt{V(n, k)}` (p = 1 for ``mean``, 2 with a fitted coefficient), and a
 design costs :math:`n\,(k\,c_j + c_i)` with :math:`c_j` the price of one judgment and :math:`c_i` of
 one item (fetching, reading). :func:`plan_design` returns the cheapest (n, k) whose width meets
@@ -20,7 +20,7 @@ a target: more judgments per item shrink only the annotator part, more items bot
 Variance components come from a pilot (:func:`pilot_components`); planning on them as they are
 meets the target about half the time. :func:`upper_bound_components` replaces them by an upper
 confidence bound so that the plan meets the target with a stated probability (the assurance);
-see :mod:`debias.plan_check` for how well it holds on the released data.
+see :mod:`debias.stats.plan_check` for how well it holds on the released data.
 
 References
 ----------
@@ -164,7 +164,7 @@ def pilot_components(judgments, n_outputs: int, scores=None) -> tuple[PlanCompon
     judgments : array_like, shape (m, K)
         The pilot items' judgments, NaN-padded; an item's true score is the mean of its
         judgments and :math:`\\sigma_a^2` the mean over items of their judgments' ddof-0 spread
-        around it (the world :func:`debias.bootstrap.resampling_variance_components` describes).
+        around it (the world :func:`debias.stats.bootstrap.resampling_variance_components` describes).
     n_outputs : int
         Outputs N the plan draws from.
     scores : array_like, shape (m,), optional

@@ -1,13 +1,13 @@
 """Paired comparisons of every two systems of a task, and their coverage check, as tables.
 
-Both read the joined tables (:mod:`debias.joined`), one per scored system. For a task and
+Both read the joined tables (:mod:`debias.tables.joined`), one per scored system. For a task and
 prompt every pair of systems (A before B in the order given; the difference is B - A) is
-aligned on the ids both have (:func:`debias.comparisons.paired_sample`); a pair with fewer than
+aligned on the ids both have (:func:`debias.stats.paired.paired_sample`); a pair with fewer than
 ``min_judged_items`` shared judged items is skipped with a log line. Random numbers of a pair
 come from ``setting_seed(seed, task, prompt, system_a, system_b, "compare")``, so its rows do
 not depend on which other pairs or sizes run. ``de_vs_independent`` in
 ``system_comparisons.csv`` is the design's expected value
-(:func:`debias.comparison_coverage.expected_de_vs_independent`, no random numbers: the
+(:func:`debias.stats.paired_coverage.expected_de_vs_independent`, no random numbers: the
 ``debias compare`` command prints it in a fraction of a second); ``comparison_coverage.csv``
 measures it by resampling at every size.
 """
@@ -21,10 +21,10 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from .bootstrap import setting_seed
-from .comparison_coverage import PAIRED_COVERAGE_COLUMNS, expected_de_vs_independent, paired_coverage_experiment
-from .comparisons import PairedSample, paired_difference_estimates, paired_sample
-from .coverage import resolve_sample_sizes
+from debias.stats.bootstrap import setting_seed
+from debias.stats.coverage import resolve_sample_sizes
+from debias.stats.paired import PairedSample, paired_difference_estimates, paired_sample
+from debias.stats.paired_coverage import PAIRED_COVERAGE_COLUMNS, expected_de_vs_independent, paired_coverage_experiment
 
 __all__ = [
     "COMPARISON_COLUMNS",
@@ -79,7 +79,7 @@ def comparison_pairs(
 
 
 def de_sample_size(spec: Sequence, n_items: int, target: int) -> int | None:
-    """The configured sample size (:func:`debias.coverage.resolve_sample_sizes`) nearest to
+    """The configured sample size (:func:`debias.stats.coverage.resolve_sample_sizes`) nearest to
     ``target`` (the smaller one on a tie); ``None`` when no size fits the world."""
     sizes = resolve_sample_sizes(spec, n_items)
     return min(sizes, key=lambda n: (abs(n - target), n)) if sizes else None
@@ -129,7 +129,7 @@ def comparison_coverage_table(
     seed: int,
     min_items: int = 20,
 ) -> pd.DataFrame:
-    """:func:`debias.comparison_coverage.paired_coverage_experiment` on every pair at every
+    """:func:`debias.stats.paired_coverage.paired_coverage_experiment` on every pair at every
     configured size (``comparison_coverage.csv``)."""
     frames = []
     for task, prompt, a, b, pair in comparison_pairs(joined, prompts, metrics, min_items=min_items):

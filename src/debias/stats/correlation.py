@@ -50,7 +50,7 @@ def attenuation_corrected_correlation(judgments, g, sigma2_f: float | None = Non
     sigma2_f : float, optional
         Var(f). Default: the variance of all judgments of the outputs judged at least
         twice (ddof 1) minus the annotator variance σ_a² of the same outputs
-        (:func:`debias.variance.annotator_variance`).
+        (:func:`debias.stats.variance.annotator_variance`).
 
     Returns
     -------
@@ -77,7 +77,7 @@ def attenuation_corrected_correlation(judgments, g, sigma2_f: float | None = Non
     A. T. Chaganty, S. Mussmann and P. Liang. 2018. The price of debiasing automatic metrics
     in natural language evaluation. In *Proceedings of ACL*, pages 643-653.
     """
-    from .variance import annotator_variance
+    from debias.stats.variance import annotator_variance
 
     judgments = np.asarray(judgments, dtype=float)
     g = np.asarray(g, dtype=float)

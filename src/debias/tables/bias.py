@@ -19,9 +19,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .bootstrap import setting_seed
-from .correlation import correlation
-from .io import SystemItem
+from debias.io import SystemItem
+from debias.stats.bootstrap import setting_seed
+from debias.stats.correlation import correlation
 
 log = logging.getLogger(__name__)
 
@@ -211,7 +211,7 @@ def system_level_points(
 
     Each interval is the bootstrap percentile interval at ``level`` over the system's
     judged outputs (``replicates`` resamples; the same resampled items for both means,
-    seeded by :func:`debias.bootstrap.setting_seed` from ``seed``, the prompt, the metric
+    seeded by :func:`debias.stats.bootstrap.setting_seed` from ``seed``, the prompt, the metric
     and the system). Also returns Pearson's correlation of the systems' two means.
     """
     tail = 100 * (1 - level) / 2
@@ -247,8 +247,8 @@ def instance_correlations(frame: pd.DataFrame, prompt: str, metrics: Sequence[st
     :data:`INSTANCE_DEFINITIONS` and metric: columns ``definition, metric, rho, n``, where
     ``n`` counts the points (outputs, or judgments for ``per_judgment``).
     """
-    from .correlation import attenuation_corrected_correlation
-    from .joined import judged_rows, judgment_matrix
+    from debias.stats.correlation import attenuation_corrected_correlation
+    from debias.tables.joined import judged_rows, judgment_matrix
 
     rows = judged_rows(frame, prompt)
     own = rows[rows["judged_output"] == ""]
@@ -278,7 +278,7 @@ def score_systems(
 ) -> dict[str, pd.DataFrame]:
     """Every system's outputs scored against their references by one metric implementation:
     per system a frame with the score in ``column`` and the output's ``id``."""
-    from .metrics import score_outputs
+    from debias.metrics import score_outputs
 
     scored = {}
     for system, items in systems.items():

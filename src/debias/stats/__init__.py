@@ -1,0 +1,1 @@
+"""The statistics core: numpy and scipy only, no pandas, no file formats."""

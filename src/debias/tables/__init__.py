@@ -1,0 +1,1 @@
+"""Result tables built from the joined tables (pandas): one module per kind of table."""
