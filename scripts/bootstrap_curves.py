@@ -1,6 +1,6 @@
 """Rule `curves`: bootstrap CI-width curves and data efficiencies for one system."""
 
-from debias.io import write_csv
+from debias.files import write_csv
 from debias.logs import run_script
 from debias.stats.bootstrap_grid import DEFAULT_DENSE, DEFAULT_POINTS
 from debias.tables.curves import system_experiment

@@ -5,7 +5,8 @@ import json
 
 import pandas as pd
 
-from debias.io import iter_system, read_references, write_csv, write_text
+from debias.files import write_csv, write_text
+from debias.io import iter_system, read_references
 from debias.logs import run_script
 from debias.metric_parts import concat_part_tables
 from debias.metrics import metric_versions, score_outputs

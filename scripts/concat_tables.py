@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from debias.io import write_csv
+from debias.files import write_csv
 from debias.logs import run_script
 
 

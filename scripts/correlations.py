@@ -1,9 +1,10 @@
 """Rule `correlations`: instance-level correlations of every metric with the mean human
 judgment (Figure 5's numbers), and the best metric of every task x prompt x system."""
 
-from debias.io import write_csv
+from debias.files import write_csv
 from debias.logs import run_script
-from debias.tables.joined import correlation_table, read_joined
+from debias.tables.correlations import correlation_table
+from debias.tables.joined import read_joined
 from debias.tables.selection import best_metrics
 
 

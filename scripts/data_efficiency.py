@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from debias.io import write_csv, write_text
+from debias.files import write_csv, write_text
 from debias.logs import run_script
 from debias.tables.efficiency import efficiency_markdown, sort_efficiency
 

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from debias.files import write_csv
 from debias.inputs import load_task
-from debias.io import write_csv
 from debias.logs import run_script
 from debias.metrics import IMPLEMENTATIONS
 from debias.plots import draw_figure1a, draw_figure1b, save_figure

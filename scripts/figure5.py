@@ -4,7 +4,8 @@ from pathlib import Path
 
 from debias.logs import run_script
 from debias.plots import draw_figure5, save_figure
-from debias.tables.joined import correlation_table, read_joined
+from debias.tables.correlations import correlation_table
+from debias.tables.joined import read_joined
 
 
 def main(smk, log):

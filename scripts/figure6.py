@@ -6,7 +6,8 @@ import pandas as pd
 
 from debias.logs import run_script
 from debias.plots import draw_figure6, save_figure
-from debias.tables.joined import correlation_table, read_joined
+from debias.tables.correlations import correlation_table
+from debias.tables.joined import read_joined
 from debias.tables.selection import best_metrics, panel_metric
 
 

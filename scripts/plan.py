@@ -1,7 +1,7 @@
 """Rule `plan`: the least-cost number of items and judgments per item for every system, prompt
 and target width."""
 
-from debias.io import write_csv
+from debias.files import write_csv
 from debias.logs import run_script
 from debias.tables.joined import read_joined
 from debias.tables.plans import plan_table

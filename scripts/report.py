@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from debias.io import write_text
+from debias.files import write_text
 from debias.logs import run_script
 from debias.report import build_report, load_paper_values
 

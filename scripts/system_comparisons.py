@@ -1,7 +1,7 @@
 """Rule `system_comparisons`: every estimator of the difference between every two systems of a
 task, per prompt, on the items both have judged."""
 
-from debias.io import write_csv
+from debias.files import write_csv
 from debias.logs import run_script
 from debias.tables.comparisons import system_comparisons_table
 from debias.tables.joined import read_joined

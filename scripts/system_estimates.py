@@ -1,6 +1,6 @@
 """Rule `system_estimates`: every estimator of every system's mean human score, per prompt."""
 
-from debias.io import write_csv
+from debias.files import write_csv
 from debias.logs import run_script
 from debias.tables.estimates import system_estimates_table
 from debias.tables.joined import read_joined

@@ -3,7 +3,7 @@
 
 import pandas as pd
 
-from debias.io import write_csv, write_text
+from debias.files import write_csv, write_text
 from debias.logs import run_script
 from debias.render import to_markdown
 from debias.tables.table1 import table1_panel, table1_title

@@ -1,10 +1,10 @@
 """Rule `table2`: variance components of the human judgments, pooled per task and per system."""
 
-from debias.io import write_csv, write_text
+from debias.files import write_csv, write_text
 from debias.logs import run_script
 from debias.render import to_latex, to_markdown
-from debias.stats.variance import RecordHandling, by_task, table2, variance_by_system
 from debias.tables.joined import read_joined
+from debias.tables.variance import RecordHandling, by_task, table2, variance_by_system
 
 HEADERS_MD = ["Task", "Prompt", "σ_a²", "σ_f²", "γ", "σ_f² (unbiased)", "γ (unbiased)", "items", "judgments"]
 HEADERS_TEX = [

@@ -1,1 +1,54 @@
-"""Control-variates evaluation of NLG systems: metrics, variance components, bootstrap."""
+"""debias: combine cheap automatic metrics with human judgments without bias, and measure how
+many judgments that saves (Chaganty, Mussmann and Liang, ACL 2018).
+
+The public API, importable from here:
+
+- on a long table (one row per judgment): :func:`estimate`, :func:`compare`, :func:`plan`
+  (:mod:`debias.api`);
+- on arrays: :func:`estimate_mean`, :func:`variance_components`, :func:`data_efficiency`;
+- the data model: :class:`Judgments`, :class:`EvalSample`, :class:`PairedSample`
+  (:mod:`debias.data`) and the result :class:`MeanEstimate`.
+
+The statistics core, :mod:`debias.stats`, needs numpy and scipy only. Names are loaded on
+first use, so ``import debias`` stays light.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+__all__ = [
+    "EvalSample",
+    "Judgments",
+    "MeanEstimate",
+    "PairedSample",
+    "compare",
+    "data_efficiency",
+    "estimate",
+    "estimate_mean",
+    "plan",
+    "variance_components",
+]
+
+_HOMES = {
+    "EvalSample": "debias.data",
+    "Judgments": "debias.data",
+    "PairedSample": "debias.data",
+    "MeanEstimate": "debias.stats.intervals",
+    "compare": "debias.api",
+    "data_efficiency": "debias.api",
+    "estimate": "debias.api",
+    "estimate_mean": "debias.api",
+    "plan": "debias.api",
+    "variance_components": "debias.api",
+}
+
+
+def __getattr__(name: str):
+    if name in _HOMES:
+        return getattr(importlib.import_module(_HOMES[name]), name)
+    raise AttributeError(f"module 'debias' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

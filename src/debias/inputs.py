@@ -10,7 +10,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from debias.config import provided_metrics
-from debias.io import InputError, SystemItem, read_references, read_system, resolve_jsonl, sha256sum
+from debias.files import sha256sum
+from debias.io import InputError, SystemItem, read_references, read_system, resolve_jsonl
 
 
 def references_path(config: Mapping, task: str) -> Path:

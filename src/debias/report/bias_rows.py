@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import pandas as pd
 
 from debias.config import prompt_label, system_label, task_label
-from debias.report.comparison import DIFFERS, NOT_COMPUTED, OTHER_METRIC, WITHIN, ComparisonRow, _scalar_row
+from debias.report.rows import DIFFERS, NOT_COMPUTED, OTHER_METRIC, WITHIN, ComparisonRow, scalar_row
 
 __all__ = ["figure1_rows", "table1_rows"]
 
@@ -131,6 +131,6 @@ def figure1_rows(
             reason = f"Definition: {REASON_FIGURE1.get(record['definition'], 'another definition')}."
             key = ("figure1b", record["definition"])
             rows.append(
-                _scalar_row(quantity, entry["where"], float(entry["rho"]), record["rho"], tol, reason, key, digits)
+                scalar_row(quantity, entry["where"], float(entry["rho"]), record["rho"], tol, reason, key, digits)
             )
     return rows

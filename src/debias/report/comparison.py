@@ -4,12 +4,29 @@ value read from the pipeline's tables and the paper's from ``reported_values.yam
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 
 import pandas as pd
 
 from debias.config import metric_label, prompt_label, system_label, task_label
+from debias.report.bias_rows import figure1_rows, table1_rows
+from debias.report.rows import (
+    DIFFERS,
+    NOT_CHECKABLE,
+    NOT_COMPARABLE,
+    NOT_COMPUTED,
+    OTHER_METRIC,
+    REASON_RANGE,
+    WITHIN,
+    ComparisonRow,
+    PaperPanel,
+    metric_reason,
+    paper_metric,
+    scalar_row,
+    signed,
+    tolerance,
+)
 from debias.report.summary import BEST, de_ranges, lookup, lookup_de, panel_choice
+from debias.report.table2_rows import gamma_ratio_rows, not_checkable_rows, system_mean_rows, table2_rows
 
 __all__ = [
     "DIFFERS",
@@ -24,120 +41,6 @@ __all__ = [
     "paper_panels",
     "tolerance",
 ]
-
-NOT_COMPUTED = "not computed"
-WITHIN = "within rounding"
-DIFFERS = "differs"
-OTHER_METRIC = "different metric"
-NOT_CHECKABLE = "not checkable"
-NOT_COMPARABLE = "not comparable"
-
-# Why a number may differ, by kind of number. Each is one line in the report's table.
-# What each of today's implementations differs from in the paper, by implementation name.
-REASON_IMPLEMENTATION = {
-    "rouge-score-1": "ROUGE-1 from rouge-score (Python) vs the paper's ROUGE-1.5.5 (Perl, stop words removed)",
-    "rouge-score-2": "ROUGE-2 from rouge-score (Python) vs the paper's ROUGE-1.5.5 (Perl, stop words removed)",
-    "rouge-score-L": "ROUGE-L from rouge-score (Python) vs the paper's ROUGE-1.5.5 (Perl, stop words removed)",
-    "nltk-meteor": "METEOR from NLTK vs the paper's METEOR 1.5 (Java)",
-    "sacrebleu": "BLEU implementation not stated in the paper",
-}
-REASON_VECSIM = "The paper used VecSim (sent2vec sentence embeddings), which this project does not have"
-REASON_RANGE = "The paper does not say which systems, prompts and metrics its range spans"
-
-
-@dataclass
-class ComparisonRow:
-    """One number the paper states, next to ours."""
-
-    quantity: str
-    where: str
-    paper: str
-    ours: str = NOT_COMPUTED
-    difference: str = "—"
-    agreement: str = NOT_COMPUTED
-    reason: str = ""
-    key: tuple = field(default=(), compare=False)
-
-
-@dataclass
-class PaperPanel:
-    """A Figure 6 number of the paper and how the reproduction meets it.
-
-    ``status`` is ``"compared"`` (we compute the paper's metric), ``"not comparable"`` (we
-    do not, but compare another of the panel's numbers) or ``"substituted"`` (we compare the
-    metric our configuration uses for that panel: ``metric``, ``chosen_as_best``). ``de`` is
-    our data efficiency of the compared metric, ``None`` when the tables do not hold it.
-    """
-
-    entry: Mapping
-    status: str
-    metric: str | None = None
-    chosen_as_best: bool = False
-    de: float | None = None
-
-    @property
-    def missing(self) -> str:
-        """The paper's metric and why we do not compute it, e.g. "VecSim, which this project
-        does not have"."""
-        if self.entry.get("available") is False:
-            return f"{self.entry['metric_label']}, which this project does not have"
-        return f"{self.entry['metric_label']}, which the configuration does not compute"
-
-    @property
-    def missing_reason(self) -> str:
-        """Why the paper's number is not compared as it stands, as a sentence."""
-        return REASON_VECSIM if self.entry["metric"] == "vecsim" else f"The paper used {self.missing}"
-
-
-def paper_metric(entry: Mapping, config: Mapping) -> str | None:
-    """The configured metric that stands for the paper's metric of ``entry``: the one computed by
-    the paper's implementation (``entry["implementation"]``) when configured, else the metric of
-    the paper's name, else ``None``."""
-    from debias.metrics import resolve_implementations
-
-    implementations = resolve_implementations(config.get("metrics") or {})
-    wanted = entry.get("implementation")
-    same = [name for name, implementation in implementations.items() if wanted and implementation == wanted]
-    if same:
-        return same[0]
-    return entry["metric"] if entry["metric"] in (config.get("metrics") or {}) else None
-
-
-def metric_reason(config: Mapping, metric: str, paper_implementation: str | None = None) -> str:
-    """Why a number computed with the configured ``metric`` may differ from the paper's."""
-    from debias.metrics import resolve_implementations
-
-    implementation = resolve_implementations(config.get("metrics") or {}).get(metric)
-    if implementation is not None and implementation == paper_implementation:
-        return f"{metric_label(config, metric)} is the paper's implementation"
-    return REASON_IMPLEMENTATION.get(implementation, "metric implementation differs")
-
-
-def tolerance(paper_values: Mapping) -> float:
-    """Half a unit in the paper's last stated digit (plus floating-point slack)."""
-    return 0.5 * 10.0 ** (-int(paper_values.get("decimals", 2))) + 1e-9
-
-
-def _fmt(value: float | None, digits: int = 3) -> str:
-    return NOT_COMPUTED if value is None else f"{value:.{digits}f}"
-
-
-def _signed(value: float, digits: int = 3) -> str:
-    return f"{value:+.{digits}f}"
-
-
-def _scalar_row(quantity, where, paper, ours, tol, reason, key, paper_digits) -> ComparisonRow:
-    row = ComparisonRow(quantity=quantity, where=where, paper=f"{paper:.{paper_digits}f}", key=key)
-    if ours is None:
-        row.reason = "No matching row in the input tables."
-        return row
-    row.ours = _fmt(ours)
-    row.difference = _signed(ours - paper)
-    if abs(ours - paper) <= tol:
-        row.agreement, row.reason = WITHIN, "—"
-    else:
-        row.agreement, row.reason = DIFFERS, reason
-    return row
 
 
 def paper_panels(
@@ -192,7 +95,7 @@ def _figure6_rows(data_efficiency, paper_values, config, best_metrics, tol, digi
         if panel.status == "compared":
             ours = panel.de
             reason = f"{metric_reason(config, panel.metric, entry.get('implementation'))}; {boot_text}."
-            rows.append(_scalar_row(quantity, entry["where"], paper, ours, tol, reason, key, digits))
+            rows.append(scalar_row(quantity, entry["where"], paper, ours, tol, reason, key, digits))
             continue
         row = ComparisonRow(quantity, entry["where"], f"{paper:.{digits}f}", key=key)
         if panel.status == "not comparable":
@@ -205,7 +108,7 @@ def _figure6_rows(data_efficiency, paper_values, config, best_metrics, tol, digi
             else:
                 how = BEST if panel.chosen_as_best else "configured"
                 row.ours = f"{ours:.3f} ({metric_label(config, metric)})"
-                row.difference = _signed(ours - paper)
+                row.difference = signed(ours - paper)
                 row.agreement = OTHER_METRIC
                 row.reason = f"{panel.missing_reason}; ours uses {metric_label(config, metric)} ({how}); {boot_text}."
         rows.append(row)
@@ -230,7 +133,7 @@ def _range_rows(data_efficiency, paper_values, config, best_metrics, tol, digits
                 row.reason = "No matching rows in the input tables."
             else:
                 row.ours = f"{result.low:.3f}–{result.high:.3f}"
-                row.difference = f"low {_signed(result.low - low)}, high {_signed(result.high - high)}"
+                row.difference = f"low {signed(result.low - low)}, high {signed(result.high - high)}"
                 if abs(result.low - low) <= tol and abs(result.high - high) <= tol:
                     row.agreement, row.reason = WITHIN, "—"
                 else:
@@ -252,7 +155,7 @@ def _correlation_rows(correlations, paper_values, config, tol, digits) -> list[C
         )
         reason = f"{metric_reason(config, metric)}."
         key = ("correlation", entry["id"])
-        rows.append(_scalar_row(quantity, entry["where"], float(entry["rho"]), ours, tol, reason, key, digits))
+        rows.append(scalar_row(quantity, entry["where"], float(entry["rho"]), ours, tol, reason, key, digits))
     return rows
 
 
@@ -272,9 +175,6 @@ def comparison_rows(
     counts and Figure 1b's ρ by each definition (``table1``, ``figure1``: the pipeline's
     ``table1.csv`` and ``figure1.csv``, None when not configured), the systems' mean judgments
     (``by_system``: ``variance_by_system.csv``), each section in the order of ``paper_values``."""
-    from debias.report.bias_rows import figure1_rows, table1_rows
-    from debias.report.table2_rows import gamma_ratio_rows, not_checkable_rows, system_mean_rows, table2_rows
-
     tol = tolerance(paper_values)
     digits = int(paper_values.get("decimals", 2))
     return (

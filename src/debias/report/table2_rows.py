@@ -5,7 +5,7 @@ cannot check."""
 from __future__ import annotations
 
 from debias.config import prompt_label, system_label, task_label
-from debias.report.comparison import DIFFERS, NOT_CHECKABLE, WITHIN, ComparisonRow, _scalar_row, _signed
+from debias.report.rows import DIFFERS, NOT_CHECKABLE, WITHIN, ComparisonRow, scalar_row, signed
 from debias.report.summary import lookup
 
 __all__ = ["gamma_ratio_rows", "not_checkable_rows", "system_mean_rows", "table2_rows"]
@@ -37,7 +37,7 @@ def table2_rows(table2, paper_values, config, tol, digits) -> list[ComparisonRow
                     reason = REASON_GAMMA_ROUNDING
             quantity = f"{symbol}, {task_label(config, task)} {prompt_label(config, task, prompt)}"
             key = ("table2", task, prompt, column)
-            rows.append(_scalar_row(quantity, entry["where"], float(entry[column]), ours, tol, reason, key, digits))
+            rows.append(scalar_row(quantity, entry["where"], float(entry[column]), ours, tol, reason, key, digits))
     return rows
 
 
@@ -57,7 +57,7 @@ def gamma_ratio_rows(table2, paper_values, config) -> list[ComparisonRow]:
             row.reason = "No matching rows in Table 2."
         else:
             ours = high / low
-            row.ours, row.difference = f"{ours:.3f}", _signed(ours - float(entry["ratio"]))
+            row.ours, row.difference = f"{ours:.3f}", signed(ours - float(entry["ratio"]))
             if abs(ours - float(entry["ratio"])) <= 0.5 * 10.0**-decimals + 1e-9:
                 row.agreement = WITHIN
                 row.reason = f"Stated to {decimals} decimals: within half a unit of that."
@@ -95,7 +95,7 @@ def system_mean_rows(by_system, paper_values, config) -> list[ComparisonRow]:
         tol = 0.5 * 10.0**-decimals + 1e-9
         key = ("system_mean", task, prompt, system, other)
         rows.append(
-            _scalar_row(
+            scalar_row(
                 quantity, entry["where"], float(entry["mean"]), ours, tol, f"{REASON_SYSTEM_MEAN}.", key, decimals
             )
         )

@@ -12,84 +12,45 @@ so memory stays bounded whatever N.
 
 from __future__ import annotations
 
-import hashlib
-import json
+from dataclasses import dataclass
 
 import numpy as np
 
-from debias.stats.bootstrap_grid import _check_grid, curve_grid, grid_prefix_sums, iter_resamples, replicate_chunk
-from debias.stats.correlation import correlation
+from debias.data import as_judgments
+from debias.stats.bootstrap_grid import _check_grid, curve_grid, grid_prefix_sums, replicate_chunk
+from debias.stats.resampling import iter_resamples
 
 __all__ = [
-    "setting_seed",
-    "draw_resamples",
-    "judgment_counts",
+    "CurveResult",
     "bootstrap_ci_widths",
     "bootstrap_ci_widths_from_draws",
     "curve_grid",
-    "data_efficiency",
-    "resampling_variance_components",
-    "correlation",
+    "bootstrap_data_efficiency",
 ]
 
 
-def setting_seed(base_seed: int, *names: str) -> int:
-    """Seed for one experimental setting, derived from its names with SHA-256.
+@dataclass(frozen=True)
+class CurveResult:
+    """Bootstrap interval widths against the number of judged items n.
 
-    Hashing the names (rather than drawing seeds in sequence, or using
-    Python's salted ``hash()``) makes a setting's random numbers independent
-    of which other settings run and in what order, and identical across
-    processes and machines. The result fits in 63 bits.
+    Attributes
+    ----------
+    n : numpy.ndarray, shape (G,)
+        The prefix sizes (the grid).
+    mean : numpy.ndarray, shape (G,)
+        Width of the sample mean of one judgment per item (humans alone).
+    cv, noiseless : numpy.ndarray, shape (M, G)
+        Width of Algorithm 1 with each metric, on one judgment per item and on the item's mean
+        judgment (no annotator noise).
+    perfect : numpy.ndarray, shape (G,)
+        Width of Algorithm 1 with a metric equal to the item's mean judgment.
     """
-    payload = json.dumps(
-        [int(base_seed), *[str(name) for name in names]],
-        ensure_ascii=False,
-        separators=(",", ":"),
-    ).encode("utf-8")
-    return int.from_bytes(hashlib.sha256(payload).digest()[:8], "big") >> 1
 
-
-def _as_judgments(judgments) -> np.ndarray:
-    judgments = np.asarray(judgments, dtype=float)
-    if judgments.ndim != 2 or judgments.shape[0] == 0 or judgments.shape[1] == 0:
-        raise ValueError(f"judgments must be a non-empty (N, K) array, got shape {judgments.shape}")
-    return judgments
-
-
-def judgment_counts(judgments) -> np.ndarray:
-    """Number k_i of judgments per item, checking the NaN-padding layout.
-
-    Each row must hold its k_i >= 1 judgments first and NaN after them, so
-    that "judgment j of item i" is simply ``judgments[i, j]`` for ``j < k_i``.
-    """
-    judgments = _as_judgments(judgments)
-    present = ~np.isnan(judgments)
-    k = present.sum(axis=1)
-    if np.any(k == 0):
-        raise ValueError(f"items without any judgment at rows {np.flatnonzero(k == 0)[:10].tolist()}")
-    expected = np.arange(judgments.shape[1]) < k[:, None]
-    if not np.array_equal(present, expected):
-        bad = np.flatnonzero(np.any(present != expected, axis=1))
-        raise ValueError(f"judgments must be NaN-padded at the end of each row; bad rows {bad[:10].tolist()}")
-    return k
-
-
-def draw_resamples(k, n_replicates: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Draw the bootstrap: ``items`` (B, N) with replacement and one judgment column per draw.
-
-    ``cols[b, j]`` is uniform over the ``k[items[b, j]]`` judgments of the
-    drawn item. Kept separate from the estimators so that every condition and
-    metric is evaluated on the same draws (common random numbers), which
-    makes their width ratios far less noisy than independent bootstraps.
-    """
-    k = np.asarray(k, dtype=np.int64)
-    if k.ndim != 1 or k.size == 0 or np.any(k < 1):
-        raise ValueError("k must be a non-empty 1-D array of positive judgment counts")
-    if n_replicates < 1:
-        raise ValueError("n_replicates must be positive")
-    items = rng.integers(0, k.size, size=(n_replicates, k.size))
-    cols = rng.integers(0, k[items])
-    return items, cols
+    n: np.ndarray
+    mean: np.ndarray
+    cv: np.ndarray
+    noiseless: np.ndarray
+    perfect: np.ndarray
 
 
 def _interval_width(estimates: np.ndarray, level: float) -> np.ndarray:
@@ -115,9 +76,11 @@ def _prefix_cv(y_c: np.ndarray, y_bar: np.ndarray, g_std: np.ndarray, g_bar: np.
 
 
 def _check_inputs(judgments, metrics, level):
-    judgments = _as_judgments(judgments)
-    k = judgment_counts(judgments)
-    n_items = judgments.shape[0]
+    judgments = as_judgments(judgments)
+    k = judgments.counts
+    n_items = judgments.n_items
+    if n_items == 0:
+        raise ValueError("the bootstrap needs at least one judged item")
     metrics = np.asarray(metrics, dtype=float)
     if metrics.size == 0:
         metrics = metrics.reshape(0, n_items)
@@ -137,11 +100,11 @@ def _standardised(values: np.ndarray):
     return (values - values.mean()) / sd
 
 
-def _widths_from_chunks(judgments, k, metrics, chunks, n_replicates: int, grid, level: float) -> dict:
+def _widths_from_chunks(judgments, k, metrics, chunks, n_replicates: int, grid, level: float) -> CurveResult:
     """Estimates of every condition at the grid's n, chunk by chunk of replicates, then widths."""
-    n_items, n_metrics = judgments.shape[0], metrics.shape[0]
+    n_items, n_metrics = judgments.n_items, metrics.shape[0]
     grid = _check_grid(grid, n_items)
-    item_mean = np.nanmean(judgments, axis=1)
+    item_mean = judgments.item_means
     shift = float(item_mean.mean())  # estimators are shift-equivariant; centring aids precision
     g_std = [_standardised(metrics[m]) for m in range(n_metrics)]
     perfect_std = _standardised(item_mean)
@@ -158,7 +121,7 @@ def _widths_from_chunks(judgments, k, metrics, chunks, n_replicates: int, grid, 
         if done > n_replicates or np.any(cols >= k[items]) or np.any(cols < 0):
             raise ValueError("a drawn judgment column is outside its item's judgments, or too many replicates")
         # One drawn judgment per draw ("real" annotators) and the drawn item's mean ("noiseless").
-        y_c = judgments[items, cols] - shift
+        y_c = judgments.judgment(items, cols) - shift
         y_bar = grid_prefix_sums(y_c, grid) / grid
         ym_c = item_mean[items] - shift
         ym_bar = grid_prefix_sums(ym_c, grid) / grid
@@ -183,12 +146,12 @@ def _widths_from_chunks(judgments, k, metrics, chunks, n_replicates: int, grid, 
             est["perfect"][rows] = _prefix_cv(y_c, y_bar, g, g_bar, grid) + shift
     if done != n_replicates:
         raise ValueError(f"{done} replicates drawn, {n_replicates} expected")
-    return {"n": grid, **{key: _interval_width(value, level) for key, value in est.items()}}
+    return CurveResult(n=grid, **{key: _interval_width(value, level) for key, value in est.items()})
 
 
 def bootstrap_ci_widths_from_draws(
     judgments, metrics, items: np.ndarray, cols: np.ndarray, *, level: float = 0.8, grid=None
-) -> dict:
+) -> CurveResult:
     """Interval widths for given draws; see :func:`bootstrap_ci_widths`.
 
     Exposed so that the same draws can be fed to a reference implementation.
@@ -196,7 +159,7 @@ def bootstrap_ci_widths_from_draws(
     judgments, k, metrics = _check_inputs(judgments, metrics, level)
     items = np.asarray(items)
     cols = np.asarray(cols)
-    n_items = judgments.shape[0]
+    n_items = judgments.n_items
     if items.ndim != 2 or items.shape[1] != n_items or cols.shape != items.shape:
         raise ValueError(f"items and cols must both have shape (B, {n_items})")
     grid = np.arange(1, n_items + 1) if grid is None else grid
@@ -212,7 +175,7 @@ def bootstrap_ci_widths(
     level: float = 0.8,
     grid=None,
     chunk: int | None = None,
-) -> dict:
+) -> CurveResult:
     """Bootstrap interval width at the number of judgments n, for four estimators.
 
     ``judgments`` is (N, K), NaN-padded, one row per item; ``metrics`` is
@@ -232,8 +195,8 @@ def bootstrap_ci_widths(
     distance between the (1-level)/2 and (1+level)/2 quantiles (numpy's
     linear interpolation) of the replicate estimates. ``grid`` is the sorted
     prefix sizes to report, ending at N (default :func:`curve_grid`: every n
-    up to 1,000, then 500 sizes spread over the rest). Returns ``{"n": grid,
-    "mean": (G,), "cv": (M, G), "noiseless": (M, G), "perfect": (G,)}``.
+    up to 1,000, then 500 sizes spread over the rest). Returns a
+    :class:`CurveResult`.
 
     Replicates are drawn and reduced ``chunk`` at a time (default: about four
     million draws per chunk, :func:`replicate_chunk`), so memory is a few
@@ -241,7 +204,7 @@ def bootstrap_ci_widths(
     result, do not depend on ``chunk`` (:func:`iter_resamples`).
     """
     judgments, k, metrics = _check_inputs(judgments, metrics, level)
-    n_items = judgments.shape[0]
+    n_items = judgments.n_items
     if n_replicates < 1:
         raise ValueError("n_replicates must be positive")
     grid = curve_grid(n_items) if grid is None else grid
@@ -250,7 +213,7 @@ def bootstrap_ci_widths(
     return _widths_from_chunks(judgments, k, metrics, chunks, n_replicates, grid, level)
 
 
-def data_efficiency(width_baseline, width_condition, n, lo: float = 0.2, hi: float = 0.9):
+def bootstrap_data_efficiency(width_baseline, width_condition, n, lo: float = 0.2, hi: float = 0.9):
     """Ratio of mean squared interval widths, baseline over condition, for n in [lo N, hi N].
 
     Squared widths are proportional to variances, so this is the empirical
@@ -274,24 +237,3 @@ def data_efficiency(width_baseline, width_condition, n, lo: float = 0.2, hi: flo
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = num / den
     return float(ratio) if np.ndim(ratio) == 0 else ratio
-
-
-def resampling_variance_components(judgments) -> tuple[float, float]:
-    """``(sigma2_a, sigma2_f)`` of the finite world that the bootstrap samples from.
-
-    The bootstrap draws an item uniformly from the N items and one of its k_i
-    judgments uniformly. In that world the "human metric" f of an item is its
-    mean judgment, so ``sigma2_f`` is the population (ddof 0) variance of the
-    item means; and a uniformly drawn judgment varies around the item mean with
-    exactly the ddof-0 within-item variance, so ``sigma2_a`` is the average of
-    those. Then Var(one draw) = sigma2_a + sigma2_f holds exactly (law of total
-    variance), and plugging these components, with rho the correlation of the
-    item means with the metric, into Eq. (7) predicts the bootstrap's data
-    efficiency. Unbiased (ddof 1) estimates of the annotator population would
-    describe a different world and would not match the bootstrap.
-    """
-    judgments = _as_judgments(judgments)
-    judgment_counts(judgments)
-    item_mean = np.nanmean(judgments, axis=1)
-    within = np.nanmean((judgments - item_mean[:, None]) ** 2, axis=1)
-    return float(within.mean()), float(item_mean.var())

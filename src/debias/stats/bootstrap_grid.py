@@ -12,13 +12,12 @@ gigabytes once N reaches tens of thousands. Two things bound that here:
   is B x (grid size) per curve.
 
 The draws do not depend on the chunk size: :func:`iter_resamples` yields exactly the rows
-of :func:`debias.stats.bootstrap.draw_resamples` for the same generator, in order.
+of :func:`debias.stats.resampling.draw_resamples` for the same generator, in order.
 """
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -28,7 +27,6 @@ __all__ = [
     "DEFAULT_CHUNK_ELEMENTS",
     "curve_grid",
     "grid_prefix_sums",
-    "iter_resamples",
     "replicate_chunk",
 ]
 
@@ -48,7 +46,7 @@ def curve_grid(
     Every n <= ``dense``; above it ``points`` sizes evenly spaced over (dense, N] (rounded
     to integers, so the mean of a smooth curve over the grid points inside a window
     approximates its mean over every n of that window), N itself, and the first and last n
-    of the data-efficiency window [lo N, hi N] as :func:`debias.stats.bootstrap.data_efficiency`
+    of the data-efficiency window [lo N, hi N] as :func:`debias.stats.bootstrap.bootstrap_data_efficiency`
     delimits it. With N <= dense the grid is 1..N.
     """
     n_items = int(n_items)
@@ -99,34 +97,3 @@ def grid_prefix_sums(x: np.ndarray, grid: np.ndarray) -> np.ndarray:
 def replicate_chunk(n_items: int, n_replicates: int, elements: int = DEFAULT_CHUNK_ELEMENTS) -> int:
     """Replicates per chunk so that one chunk's draws hold about ``elements`` numbers."""
     return int(max(1, min(n_replicates, elements // max(int(n_items), 1))))
-
-
-def iter_resamples(
-    k, n_replicates: int, rng: np.random.Generator, chunk: int
-) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """The draws of :func:`debias.stats.bootstrap.draw_resamples`, ``chunk`` replicates at a time.
-
-    ``draw_resamples`` takes all B x N items from ``rng`` and then one judgment column per
-    draw. To yield the same numbers in chunks, a copy of the generator draws the items in
-    order while ``rng`` itself first skips past them (drawing and discarding them chunk by
-    chunk) and then draws the columns; numpy's bounded integers give the same stream
-    whether drawn in one call or in consecutive row blocks. ``rng`` ends in the state
-    ``draw_resamples`` would leave it in.
-    """
-    k = np.asarray(k, dtype=np.int64)
-    if k.ndim != 1 or k.size == 0 or np.any(k < 1):
-        raise ValueError("k must be a non-empty 1-D array of positive judgment counts")
-    if n_replicates < 1 or chunk < 1:
-        raise ValueError("n_replicates and chunk must be positive")
-    n_items = k.size
-    sizes = [min(chunk, n_replicates - start) for start in range(0, n_replicates, chunk)]
-    if len(sizes) == 1:
-        items = rng.integers(0, n_items, size=(n_replicates, n_items))
-        yield items, rng.integers(0, k[items])
-        return
-    item_rng = copy.deepcopy(rng)
-    for rows in sizes:
-        rng.integers(0, n_items, size=(rows, n_items))
-    for rows in sizes:
-        items = item_rng.integers(0, n_items, size=(rows, n_items))
-        yield items, rng.integers(0, k[items])

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["attenuation_corrected_correlation", "correlation"]
+from debias.data import as_judgments
+from debias.stats.variance import annotator_variance
+
+__all__ = ["attenuation_corrected_correlation", "best_metric", "correlation"]
 
 
 def correlation(f, g) -> float:
@@ -43,8 +46,8 @@ def attenuation_corrected_correlation(judgments, g, sigma2_f: float | None = Non
 
     Parameters
     ----------
-    judgments : array_like, shape (N, K)
-        Judgments of N outputs, each row's k_i >= 1 judgments first and NaN after them.
+    judgments : Judgments
+        Judgments of N outputs (or anything :func:`debias.data.as_judgments` takes).
     g : array_like, shape (N,)
         The metric's score of each output.
     sigma2_f : float, optional
@@ -77,21 +80,30 @@ def attenuation_corrected_correlation(judgments, g, sigma2_f: float | None = Non
     A. T. Chaganty, S. Mussmann and P. Liang. 2018. The price of debiasing automatic metrics
     in natural language evaluation. In *Proceedings of ACL*, pages 643-653.
     """
-    from debias.stats.variance import annotator_variance
-
-    judgments = np.asarray(judgments, dtype=float)
+    judgments = as_judgments(judgments)
     g = np.asarray(g, dtype=float)
-    if judgments.ndim != 2 or g.shape != (judgments.shape[0],):
-        raise ValueError(f"judgments must be (N, K) and g (N,), got {judgments.shape} and {g.shape}")
-    counts = np.sum(~np.isnan(judgments), axis=1)
-    if np.any(counts == 0):
-        raise ValueError("every output needs at least one judgment")
+    if g.shape != (judgments.n_items,):
+        raise ValueError(f"g must have one score per output ({judgments.n_items}), got shape {g.shape}")
     if sigma2_f is None:
-        multi = judgments[counts >= 2]
-        sigma2_f = float(np.var(multi[~np.isnan(multi)], ddof=1)) - annotator_variance(judgments)
+        multi = judgments.take(judgments.multiply_judged)
+        if multi.values.size < 2:
+            return float("nan")
+        sigma2_f = float(np.var(multi.values, ddof=1)) - annotator_variance(judgments)
     sd_g = float(np.std(g, ddof=1)) if g.size > 1 else 0.0
     if not sigma2_f > 0 or sd_g == 0:
         return float("nan")
-    means = np.nanmean(judgments, axis=1)
+    means = judgments.item_means
     covariance = float(np.mean(means * g) - means.mean() * g.mean())
     return covariance / (np.sqrt(sigma2_f) * sd_g)
+
+
+def best_metric(rhos) -> int | None:
+    """Index of the metric with the highest |ρ| (the one home of this choice).
+
+    A tie goes to the metric listed first; NaN (a constant metric or item mean) never wins.
+    ``None`` when no ρ is finite.
+    """
+    rhos = np.abs(np.asarray(rhos, dtype=float))
+    if not np.any(np.isfinite(rhos)):
+        return None
+    return int(np.argmax(np.where(np.isfinite(rhos), rhos, -np.inf)))

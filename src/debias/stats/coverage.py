@@ -14,23 +14,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
-import pandas as pd
 
-from debias.stats.bootstrap import judgment_counts, resampling_variance_components
-from debias.stats.combined import combined_terms_standardised, metric_coordinates
-from debias.stats.intervals import cv_terms, t_interval
+from debias.data import as_judgments
+from debias.stats.estimators import Population, estimator_names, resolve_estimator
+from debias.stats.resampling import draw_samples
+from debias.stats.variance import resampling_components
 
 __all__ = [
     "COVERAGE_COLUMNS",
     "coverage_experiment",
     "coverage_intervals",
-    "draw_samples",
     "interval_coverage",
     "resolve_sample_sizes",
 ]
-
-#: Repeats per call of the combined control variate's kernel in the coverage experiment.
-REPEAT_BLOCK = 64
 
 COVERAGE_COLUMNS = ["estimator", "n", "n_items", "repeats", "coverage", "coverage_se", "mean_width", "de"]
 
@@ -63,22 +59,6 @@ def resolve_sample_sizes(spec: Sequence, n_items: int) -> list[int]:
     return sorted(sizes)
 
 
-def draw_samples(judgments, n_repeats: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Random orders of the items and one judgment of each: ``(items, values)``, both (R, N).
-
-    ``items[r]`` is a uniformly random permutation of the N items; the first n of them are a
-    sample of n drawn without replacement. ``values[r, j]`` is one judgment of item
-    ``items[r, j]`` drawn uniformly among its judgments.
-    """
-    judgments = np.asarray(judgments, dtype=float)
-    k = judgment_counts(judgments)
-    if n_repeats < 1:
-        raise ValueError("n_repeats must be positive")
-    items = rng.permuted(np.tile(np.arange(k.size), (n_repeats, 1)), axis=1)
-    cols = rng.integers(0, k[items])
-    return items, judgments[items, cols]
-
-
 def interval_coverage(low, high, theta: float) -> dict:
     """How a batch of intervals ``[low, high]`` (one per repeat) meets the truth ``theta``:
     ``repeats``, ``coverage``, its binomial Monte-Carlo standard error ``coverage_se`` and the
@@ -106,17 +86,6 @@ def _summary(name, n, n_items, intervals, theta, base_width2):
     }
 
 
-def _ppi_intervals(values, scores, items, n, level):
-    from ppi_py import ppi_mean_ci  # imported here: it loads numba and statsmodels (about 2 s)
-
-    bounds = np.empty((2, items.shape[0]))
-    for r in range(items.shape[0]):  # ppi_py computes one interval per call
-        judged, unjudged = items[r, :n], items[r, n:]
-        low, high = ppi_mean_ci(values[r, :n], scores[judged], scores[unjudged], alpha=1.0 - level)
-        bounds[:, r] = np.squeeze(low), np.squeeze(high)
-    return bounds
-
-
 def coverage_experiment(
     judgments,
     metrics: Mapping[str, np.ndarray],
@@ -126,13 +95,13 @@ def coverage_experiment(
     level: float,
     rng: np.random.Generator,
     ppi: bool = True,
-) -> pd.DataFrame:
+) -> list[dict]:
     """Coverage, mean width and data efficiency of every estimator at every sample size.
 
     Parameters
     ----------
-    judgments : array_like, shape (N, K)
-        All judgments of the world's N judged items, NaN-padded.
+    judgments : Judgments
+        All judgments of the world's N judged items.
     metrics : mapping of str to array_like of shape (N,)
         Each metric's score of the N items (the estimators ``cv:<name>``, ``ppi++:<name>``, and
         ``cv:combined`` over all of them when there are two or more).
@@ -149,8 +118,8 @@ def coverage_experiment(
 
     Returns
     -------
-    pandas.DataFrame
-        Columns :data:`COVERAGE_COLUMNS`, one row per size and estimator. ``coverage_se`` is the
+    list of dict
+        Rows with the keys :data:`COVERAGE_COLUMNS`, one per size and estimator. ``coverage_se`` is the
         binomial Monte-Carlo standard error; ``de`` is the mean squared width of ``mean`` over
         that of the estimator (same samples).
 
@@ -158,12 +127,12 @@ def coverage_experiment(
     -----
     The intervals know the world's annotator variance (the mean over items of the spread of
     their judgments around the item mean, which one drawn judgment carries; see
-    :func:`debias.stats.bootstrap.resampling_variance_components`), as an evaluation knows it from
+    :func:`debias.stats.variance.resampling_components`), as an evaluation knows it from
     items judged more than once or from earlier evaluations with the same prompt.
     """
-    judgments = np.asarray(judgments, dtype=float)
-    n_items = judgments.shape[0]
-    theta = float(np.nanmean(judgments, axis=1).mean())
+    judgments = as_judgments(judgments)
+    n_items = judgments.n_items
+    theta = float(judgments.item_means.mean())
     rows, base = [], {}
     intervals = coverage_intervals(
         judgments, metrics, sample_sizes=sample_sizes, n_repeats=n_repeats, level=level, rng=rng, ppi=ppi
@@ -172,7 +141,7 @@ def coverage_experiment(
         if name == "mean":
             base[n] = float(np.mean((bounds[1] - bounds[0]) ** 2))
         rows.append(_summary(name, n, n_items, bounds, theta, base[n]))
-    return pd.DataFrame(rows, columns=COVERAGE_COLUMNS)
+    return rows
 
 
 def coverage_intervals(judgments, metrics, *, sample_sizes, n_repeats, level, rng, ppi=True):
@@ -182,34 +151,36 @@ def coverage_intervals(judgments, metrics, *, sample_sizes, n_repeats, level, rn
     ``mean`` first at each size, so that a caller can study the repeats themselves (the
     benchmark's Monte-Carlo error of a data efficiency).
     """
-    judgments = np.asarray(judgments, dtype=float)
-    n_items = judgments.shape[0]
+    judgments = as_judgments(judgments)
+    n_items = judgments.n_items
     names = list(metrics)
     scores = np.array([np.asarray(metrics[m], dtype=float) for m in names]).reshape(len(names), n_items)
-    noise, _ = resampling_variance_components(judgments)
-    g_mean, g_var = scores.mean(axis=1), scores.var(axis=1)
-    g_cov = np.atleast_2d(np.cov(scores, ddof=0)) if names else np.zeros((0, 0))
+    population = Population(scores.T)
+    noise, _ = resampling_components(judgments)
     items, values = draw_samples(judgments, n_repeats, rng)
-    if len(names) > 1:  # the metrics' standardised and principal coordinates, once per world
-        keep, sd, vectors, eigenvalues = metric_coordinates(g_cov)
-        h_all = vectors.T @ ((scores[keep] - g_mean[keep, None]) / sd[keep, None])
-    common = {"n_outputs": n_items, "noise": noise, "level": level}
+    estimators = estimator_names(names, unjudged=ppi)
     for n in resolve_sample_sizes(sample_sizes, n_items):
         y, drawn = values[:, :n], items[:, :n]
-        mean = t_interval(y, fitted=1, **common)
-        yield "mean", n, (mean.ci_low, mean.ci_high)
-        for m, name in enumerate(names):
-            terms, extra = cv_terms(y, scores[m][drawn], g_mean[m], g_var[m], n_items)
-            cv = t_interval(terms, fitted=2, extra_variance=extra, **common)
-            yield f"cv:{name}", n, (cv.ci_low, cv.ci_high)
-        if len(names) > 1:
-            terms = np.empty_like(y)
-            for block in range(0, n_repeats, REPEAT_BLOCK):  # blocks that stay in the processor's cache
-                rows = slice(block, block + REPEAT_BLOCK)
-                h = np.moveaxis(h_all[:, drawn[rows]], 0, 1)
-                terms[rows] = combined_terms_standardised(y[rows], None, vectors, eigenvalues, h=h)
-            combined = t_interval(terms, fitted=1, **common)
-            yield "cv:combined", n, (combined.ci_low, combined.ci_high)
-        if ppi and n < n_items:
-            for m, name in enumerate(names):
-                yield f"ppi++:{name}", n, _ppi_intervals(values, scores[m], items, n, level)
+        for name in estimators:
+            family, metric = resolve_estimator(name, names)
+            if family.needs_unjudged:
+                if n == n_items:
+                    continue
+                bounds = _unjudged_intervals(family, metric, values, items, population, n, level)
+                yield name, n, bounds
+                continue
+            terms = family.terms_at(y, drawn, population, metric)
+            result = family.interval(terms, population, noise=noise, level=level)
+            yield name, n, (result.ci_low, result.ci_high)
+
+
+def _unjudged_intervals(family, metric, values, items, population, n, level):
+    """Intervals of an estimator that needs the unjudged outputs, one repeat at a time."""
+    scores = population.scores[:, metric]
+    bounds = np.empty((2, items.shape[0]))
+    for r in range(items.shape[0]):
+        judged, unjudged = items[r, :n], items[r, n:]
+        terms = family.terms(values[r, :n], scores[judged][None, :], population, 0)
+        result = family.interval(terms, population, noise=None, level=level, unjudged=scores[unjudged])
+        bounds[:, r] = result.ci_low, result.ci_high
+    return bounds

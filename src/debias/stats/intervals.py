@@ -18,7 +18,7 @@ judgments per item), is estimated by
 where :math:`\hat S^2` is the terms' sample variance (ddof = parameters fitted). Its expectation
 is :math:`\hat S^2`'s item part times the finite-population correction plus the full annotator
 part, Eq. (2)/(6) of the paper for sampling without replacement
-(:func:`debias.stats.control_variates.theory_variance`). The floor :math:`\hat S^2 \ge \bar\nu` says that
+(:func:`debias.stats.theory.theory_variance`). The floor :math:`\hat S^2 \ge \bar\nu` says that
 a term varies at least by its own annotator noise. The interval
 :math:`\hat\mu + b\sqrt{\widehat{\operatorname{Var}}} \pm t_{n-p}\sqrt{\widehat{\operatorname{Var}}}`
 is moved towards the terms' long tail by Johnson's skewness shift b (:func:`skewness_shift`).
@@ -32,13 +32,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import stdtrit
 
-from debias.stats.combined import combined_terms
-from debias.stats.control_variates import alpha_estimation_variance, control_variates_alpha
-
 __all__ = [
     "MeanEstimate",
-    "combined_terms",
-    "cv_terms",
     "fold_labels",
     "skewness_shift",
     "t_interval",
@@ -175,21 +170,6 @@ def skewness_shift(third, se, n: int, fraction: float):
     with np.errstate(divide="ignore", invalid="ignore"):
         s = np.where(se > 0, third / (n**2 * se**3), 0.0)
     return (1.0 - fraction) * (1.0 - 2.0 * fraction) / 6.0 * np.nan_to_num(s) * se
-
-
-def cv_terms(y, g, g_mean, g_var, n_outputs: int):
-    """Algorithm 1's terms ``y_i - alpha (g_i - mu_g)`` and the variance its plug-in alpha adds.
-
-    ``y`` and ``g`` hold the sample on the last axis; ``g_mean``/``g_var`` are the metric's
-    population mean and variance over all ``n_outputs`` outputs. Returns ``(terms, extra)``
-    with ``extra`` from :func:`debias.stats.control_variates.alpha_estimation_variance`.
-    """
-    y = np.asarray(y, dtype=float)
-    g = np.asarray(g, dtype=float)
-    alpha = control_variates_alpha(y, g, g_var)
-    terms = y - alpha[..., None] * (g - g_mean)
-    extra = alpha_estimation_variance(y.var(axis=-1, ddof=1), alpha, g_var, y.shape[-1], n_outputs)
-    return terms, extra
 
 
 def fold_labels(n: int, folds: int | None, rng: np.random.Generator | None) -> np.ndarray | None:

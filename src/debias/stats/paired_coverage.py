@@ -17,12 +17,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-import pandas as pd
 
-from debias.stats.bootstrap import judgment_counts
+from debias.data import PairedSample
+from debias.stats.combined import combined_terms
+from debias.stats.control_variates import cv_terms
 from debias.stats.coverage import interval_coverage, resolve_sample_sizes
-from debias.stats.intervals import combined_terms, cv_terms, t_interval
-from debias.stats.paired import PairedSample, estimator_names
+from debias.stats.estimators import Population, estimator_names, resolve_estimator
+from debias.stats.intervals import t_interval
 
 __all__ = ["PAIRED_COVERAGE_COLUMNS", "expected_de_vs_independent", "paired_coverage_experiment"]
 
@@ -38,14 +39,9 @@ PAIRED_COVERAGE_COLUMNS = [
 ]
 
 
-def _within(judgments: np.ndarray) -> np.ndarray:
-    """Per item, the ddof-0 spread of its judgments around their mean (what one draw carries)."""
-    return np.nanmean((judgments - np.nanmean(judgments, axis=1, keepdims=True)) ** 2, axis=1)
-
-
 def _world(pair: PairedSample):
     """The world's moments: per-item spreads, the noise of a drawn difference, metric differences."""
-    w_a, w_b = _within(pair.judgments_a), _within(pair.judgments_b)
+    w_a, w_b = pair.judgments_a.within_spread, pair.judgments_b.within_spread
     noise_d = float(np.mean(np.where(pair.same_judgment, 0.0, w_a + w_b)))
     h = (pair.scores_b - pair.scores_a).T  # (M, N) metric differences of the world's items
     h_cov = np.atleast_2d(np.cov(h, ddof=0)) if h.shape[0] else np.zeros((0, 0))
@@ -70,7 +66,7 @@ def expected_de_vs_independent(pair: PairedSample, n: int) -> dict[str, float]:
     left out; :func:`paired_coverage_experiment` measures it.
     """
     w_a, w_b, noise_d, h, h_mean, h_var, h_cov = _world(pair)
-    f_a, f_b = (np.nanmean(j, axis=1) for j in (pair.judgments_a, pair.judgments_b))
+    f_a, f_b = pair.judgments_a.item_means, pair.judgments_b.item_means
     d = f_b - f_a
     n_items = d.size
     keep = 1.0 - n / n_items
@@ -105,7 +101,7 @@ def paired_coverage_experiment(
     n_repeats: int,
     level: float,
     rng: np.random.Generator,
-) -> pd.DataFrame:
+) -> list[dict]:
     """Coverage, width and the saving over independent samples of every paired estimator.
 
     Parameters
@@ -124,16 +120,17 @@ def paired_coverage_experiment(
 
     Returns
     -------
-    pandas.DataFrame
-        Columns :data:`PAIRED_COVERAGE_COLUMNS`, one row per size and estimator (module notes).
+    list of dict
+        Rows with the keys :data:`PAIRED_COVERAGE_COLUMNS`, one row per size and estimator (module notes).
         ``coverage_se`` is the binomial Monte-Carlo standard error.
     """
     ja, jb = pair.judgments_a, pair.judgments_b
     n_items = pair.n_shared
-    k_a, k_b = judgment_counts(ja), judgment_counts(jb)
+    k_a, k_b = ja.counts, jb.counts
     same = pair.same_judgment
     theta = float(pair.differences.mean())
     w_a, w_b, noise_d, h, h_mean, h_var, h_cov = _world(pair)
+    population = Population(h.T)
 
     order = np.tile(np.arange(n_items), (n_repeats, 1))
     items = rng.permuted(order, axis=1)
@@ -141,8 +138,8 @@ def paired_coverage_experiment(
     col_b = np.where(same[items], col_a, rng.integers(0, k_b[items]))
     items_ind = rng.permuted(order, axis=1)
     col_ind = rng.integers(0, k_a[items_ind])
-    d = jb[items, col_b] - ja[items, col_a]
-    y_b, y_a_ind = jb[items, col_b], ja[items_ind, col_ind]
+    y_b, y_a_ind = jb.judgment(items, col_b), ja.judgment(items_ind, col_ind)
+    d = y_b - ja.judgment(items, col_a)
 
     names = estimator_names(pair.metrics)
     rows = []
@@ -154,12 +151,11 @@ def paired_coverage_experiment(
         )
         base = float(np.mean(independent))
         y, drawn = d[:, :n], items[:, :n]
-        results = {"mean": t_interval(y, fitted=1, noise=noise_d, **common)}
-        for m, metric in enumerate(pair.metrics):
-            terms, extra = cv_terms(y, h[m][drawn], h_mean[m], h_var[m], n_items)
-            results[f"cv:{metric}"] = t_interval(terms, fitted=2, noise=noise_d, extra_variance=extra, **common)
-        if "cv:combined" in names:
-            terms = combined_terms(y, np.moveaxis(h[:, drawn], 0, 1), h_mean, h_cov)
-            results["cv:combined"] = t_interval(terms, fitted=1, noise=noise_d, **common)
+        results = {}
+        g = np.moveaxis(h[:, drawn], 0, 1)
+        for name in names:
+            family, metric = resolve_estimator(name, pair.metrics)
+            terms = family.terms(y, g, population, metric)
+            results[name] = family.interval(terms, population, noise=noise_d, level=level)
         rows += [_row(name, n, n_items, results[name], theta, base) for name in names]
-    return pd.DataFrame(rows, columns=PAIRED_COVERAGE_COLUMNS)
+    return rows

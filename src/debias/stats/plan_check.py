@@ -2,7 +2,7 @@
 
 The world is one system x prompt: its N judged items, an item's true score the mean of its
 judgments, :math:`\\sigma_f^2` the variance of those means and :math:`\\sigma_a^2` the judgments'
-spread around them (:func:`debias.stats.bootstrap.resampling_variance_components`). A pilot is m items
+spread around them (:func:`debias.stats.variance.resampling_components`). A pilot is m items
 drawn without replacement, with all their judgments; the planner sees only the pilot, plans n
 at k = 1 judgment per item (what the world can realise) for a target width, and the realised
 width at that n is the world's own expected width there (:func:`debias.stats.planning.planned_width`
@@ -17,8 +17,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import numpy as np
-import pandas as pd
 
+from debias.data import as_judgments
+from debias.stats.correlation import best_metric
 from debias.stats.planning import PlanComponents, pilot_components, plan_design, planned_width, upper_bound_components
 
 __all__ = ["PLAN_CHECK_COLUMNS", "check_target_width", "plan_check_experiment", "world_components"]
@@ -39,8 +40,8 @@ PLAN_CHECK_COLUMNS = [
 
 def world_components(judgments, scores=None) -> PlanComponents:
     """The world's components: all N items are a pilot of the whole population."""
-    judgments = np.asarray(judgments, dtype=float)
-    components, _ = pilot_components(judgments, judgments.shape[0], scores)
+    judgments = as_judgments(judgments)
+    components, _ = pilot_components(judgments, judgments.n_items, scores)
     return components
 
 
@@ -60,7 +61,7 @@ def plan_check_experiment(
     level: float,
     assurance: float,
     rng: np.random.Generator,
-) -> pd.DataFrame:
+) -> list[dict]:
     """Plan from ``n_pilots`` random pilots and measure the realised width of each plan.
 
     Returns one row per estimator (``mean``, and ``cv`` with the pilot's best metric when
@@ -68,8 +69,8 @@ def plan_check_experiment(
     median realised/target width, ``met`` the share of plans whose realised width is at most
     the target, ``met_se`` its binomial Monte-Carlo standard error.
     """
-    judgments = np.asarray(judgments, dtype=float)
-    n_items = judgments.shape[0]
+    judgments = as_judgments(judgments)
+    n_items = judgments.n_items
     if not 3 < pilot_size <= n_items:
         raise ValueError(f"pilot_size must be in (3, {n_items}], got {pilot_size}")
     names = list(metrics)
@@ -79,17 +80,17 @@ def plan_check_experiment(
     results = {"mean": [], "cv": []} if names else {"mean": []}
     for _ in range(n_pilots):
         pilot = rng.choice(n_items, size=pilot_size, replace=False)
-        f = np.nanmean(judgments[pilot], axis=1)
+        pilot_judgments = judgments.take(pilot)
+        f = pilot_judgments.item_means
         choices = [("mean", None)]
         if names:
             rho = [
-                abs(np.corrcoef(f, scores[j, pilot])[0, 1]) if np.std(scores[j, pilot]) > 0 else 0
+                np.corrcoef(f, scores[j, pilot])[0, 1] if np.std(scores[j, pilot]) > 0 and np.std(f) > 0 else np.nan
                 for j in range(len(names))
             ]
-            best = int(np.nanargmax(rho))
-            choices.append(("cv", best))
+            choices.append(("cv", best_metric(rho)))  # None: no metric varies with the pilot, cv is mean
         for estimator, j in choices:
-            components, q = pilot_components(judgments[pilot], n_items, None if j is None else scores[j, pilot])
+            components, q = pilot_components(pilot_judgments, n_items, None if j is None else scores[j, pilot])
             bound = upper_bound_components(components, q, assurance, rng=rng)
             plan = plan_design(bound, target_width, level=level, k_max=1)
             n = plan.n if plan.n else n_items
@@ -113,4 +114,4 @@ def plan_check_experiment(
                 "met_se": float(np.sqrt(met * (1 - met) / n_pilots)),
             }
         )
-    return pd.DataFrame(rows, columns=PLAN_CHECK_COLUMNS)
+    return rows

@@ -42,6 +42,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy.special import stdtrit
 
+from debias.data import as_judgments
+
 __all__ = [
     "DesignPlan",
     "PlanComponents",
@@ -152,19 +154,15 @@ def plan_design(
     )
 
 
-def _within(judgments):
-    return np.nanmean((judgments - np.nanmean(judgments, axis=1, keepdims=True)) ** 2, axis=1)
-
-
 def pilot_components(judgments, n_outputs: int, scores=None) -> tuple[PlanComponents, np.ndarray]:
     """Variance components estimated from judged pilot items, and each item's contribution.
 
     Parameters
     ----------
-    judgments : array_like, shape (m, K)
-        The pilot items' judgments, NaN-padded; an item's true score is the mean of its
-        judgments and :math:`\\sigma_a^2` the mean over items of their judgments' ddof-0 spread
-        around it (the world :func:`debias.stats.bootstrap.resampling_variance_components` describes).
+    judgments : Judgments
+        The pilot items' judgments; an item's true score is the mean of its judgments and
+        :math:`\\sigma_a^2` the mean over items of their judgments' ddof-0 spread around it (the
+        world :func:`debias.stats.variance.resampling_components` describes).
     n_outputs : int
         Outputs N the plan draws from.
     scores : array_like, shape (m,), optional
@@ -178,9 +176,9 @@ def pilot_components(judgments, n_outputs: int, scores=None) -> tuple[PlanCompon
         :math:`e_i`, spread :math:`w_i`), whose mean is the variance of one judgment's term:
         what :func:`upper_bound_components` bounds.
     """
-    judgments = np.asarray(judgments, dtype=float)
-    f = np.nanmean(judgments, axis=1)
-    w = _within(judgments)
+    judgments = as_judgments(judgments)
+    f = judgments.item_means
+    w = judgments.within_spread
     m = f.size
     if scores is None:
         residual, fitted, rho = f - f.mean(), 1, 0.0

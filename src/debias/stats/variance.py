@@ -1,35 +1,40 @@
 """Variance components of human judgments (the paper's Table 2).
 
-Judgments of N items are held in an (N, K) array padded with NaN: row i has its k_i
-judgments first. Only items with at least two judgments say anything about annotator
-variance, so the estimators here use those items alone.
+Judgments are a :class:`debias.data.Judgments` (or anything :func:`debias.data.as_judgments`
+takes). Only items with at least two judgments say anything about annotator variance, so the
+estimators of Table 2 use those items alone. The resampling world's components
+(:func:`resampling_components`) and the annotator noise of an estimate's items
+(:func:`item_noise`) live here too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-
 import numpy as np
-import pandas as pd
 
-from debias.tables.joined import JOINED_COLUMNS, judged_rows, judgment_matrix
+from debias.data import Judgments, as_judgments
+
+__all__ = [
+    "annotator_variance",
+    "human_metric_variance",
+    "human_metric_variance_unbiased",
+    "item_noise",
+    "resampling_components",
+    "variance_components",
+]
 
 
-def _multiply_judged(judgments: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    counts = np.sum(~np.isnan(judgments), axis=1)
-    keep = counts >= 2
-    return judgments[keep], counts[keep]
+def _multiply_judged(judgments) -> Judgments:
+    judgments = as_judgments(judgments)
+    return judgments.take(judgments.multiply_judged)
 
 
-def annotator_variance(judgments: np.ndarray) -> float:
+def annotator_variance(judgments) -> float:
     r"""Annotator variance σ_a², pooled within items.
 
     Parameters
     ----------
-    judgments : numpy.ndarray, shape (N, K)
-        Judgments of N items, row i's k_i judgments first and NaN after them; items with
-        fewer than two judgments are left out.
+    judgments : Judgments
+        Judgments of N items; items with fewer than two judgments are left out.
 
     Returns
     -------
@@ -44,21 +49,19 @@ def annotator_variance(judgments: np.ndarray) -> float:
     language evaluation. In *Proceedings of the 56th Annual Meeting of the Association for
     Computational Linguistics (ACL)*, pages 643-653, Melbourne, 2018. Table 2.
     """
-    multi, counts = _multiply_judged(judgments)
-    if multi.shape[0] == 0:
+    multi = _multiply_judged(judgments)
+    if multi.n_items == 0:
         return float("nan")
-    deviations = multi - np.nanmean(multi, axis=1, keepdims=True)
-    return float(np.nansum(deviations**2) / np.sum(counts - 1))
+    return float(np.sum(multi.within_spread * multi.counts) / np.sum(multi.counts - 1))
 
 
-def human_metric_variance(judgments: np.ndarray) -> float:
+def human_metric_variance(judgments) -> float:
     r"""σ_f² as the paper's Table 2 reports it.
 
     Parameters
     ----------
-    judgments : numpy.ndarray, shape (N, K)
-        Judgments of N items, row i's k_i judgments first and NaN after them; items with
-        fewer than two judgments are left out.
+    judgments : Judgments
+        Judgments of N items; items with fewer than two judgments are left out.
 
     Returns
     -------
@@ -73,20 +76,19 @@ def human_metric_variance(judgments: np.ndarray) -> float:
     language evaluation. In *Proceedings of the 56th Annual Meeting of the Association for
     Computational Linguistics (ACL)*, pages 643-653, Melbourne, 2018. Table 2.
     """
-    multi, _ = _multiply_judged(judgments)
-    if multi.shape[0] < 2:
+    multi = _multiply_judged(judgments)
+    if multi.n_items < 2:
         return float("nan")
-    return float(np.var(np.nanmean(multi, axis=1), ddof=1))
+    return float(np.var(multi.item_means, ddof=1))
 
 
-def human_metric_variance_unbiased(judgments: np.ndarray) -> float:
+def human_metric_variance_unbiased(judgments) -> float:
     r"""σ_f² with the annotator noise of the item means removed.
 
     Parameters
     ----------
-    judgments : numpy.ndarray, shape (N, K)
-        Judgments of N items, row i's k_i judgments first and NaN after them; items with
-        fewer than two judgments are left out.
+    judgments : Judgments
+        Judgments of N items; items with fewer than two judgments are left out.
 
     Returns
     -------
@@ -100,188 +102,59 @@ def human_metric_variance_unbiased(judgments: np.ndarray) -> float:
     language evaluation. In *Proceedings of the 56th Annual Meeting of the Association for
     Computational Linguistics (ACL)*, pages 643-653, Melbourne, 2018. Table 2.
     """
-    multi, counts = _multiply_judged(judgments)
-    if multi.shape[0] < 2:
+    multi = _multiply_judged(judgments)
+    if multi.n_items < 2:
         return float("nan")
-    return human_metric_variance(judgments) - annotator_variance(judgments) * float(np.mean(1.0 / counts))
+    return human_metric_variance(multi) - annotator_variance(multi) * float(np.mean(1.0 / multi.counts))
 
 
-def variance_components(judgments: np.ndarray) -> dict[str, float]:
+def variance_components(judgments) -> dict[str, float]:
     """All of Table 2's columns for one pool of judged items."""
-    multi, counts = _multiply_judged(judgments)
-    sigma2_a = annotator_variance(judgments)
-    sigma2_f = human_metric_variance(judgments)
-    sigma2_f_unbiased = human_metric_variance_unbiased(judgments)
+    multi = _multiply_judged(judgments)
+    sigma2_a = annotator_variance(multi)
+    sigma2_f = human_metric_variance(multi)
+    sigma2_f_unbiased = human_metric_variance_unbiased(multi)
     return {
         "sigma2_a": sigma2_a,
         "sigma2_f": sigma2_f,
         "gamma": sigma2_a / sigma2_f if sigma2_f > 0 else float("nan"),
         "sigma2_f_unbiased": sigma2_f_unbiased,
         "gamma_unbiased": sigma2_a / sigma2_f_unbiased if sigma2_f_unbiased > 0 else float("nan"),
-        "n_items": int(multi.shape[0]),
-        "n_judgments": int(counts.sum()),
+        "n_items": multi.n_items,
+        "n_judgments": int(multi.counts.sum()),
     }
 
 
-@dataclass(frozen=True)
-class RecordHandling:
-    """Which judged lines of a task Table 2 pools, and how often each counts.
+def resampling_components(judgments) -> tuple[float, float]:
+    """``(sigma2_a, sigma2_f)`` of the finite world that the resampling experiments draw from.
 
-    ``shared_judgments``: a judgment that several systems' lines share (their
-    ``judged_output``) counts ``"once"``, or once for each system (``"per_system"``), as the
-    paper's analysis counted the MS MARCO answers several systems gave. ``once`` treats each
-    judgment as one observation; ``per_system`` weighs an answer by how many systems gave it.
-
-    ``require_judged_reference``: leave out the lines of items whose reference
-    (``reference_system``) has no judgment on the prompt, as the paper's analysis did for
-    CNN/Daily Mail, where these are the pilot batch (five annotators per summary, articles
-    whose references were never judged). ``False`` keeps every judged line.
-
-    ``judgment_records``: an output judged in several crowd records (its line's
-    ``judgment_records``) is one item whose judgments are all of them (``"merged"``), or one
-    item per record (``"separate"``), as the paper's analysis counted the CNN/Daily Mail
-    summary that was judged twice.
+    An experiment draws an item uniformly from the N items and one of its k_i judgments
+    uniformly. In that world the "human metric" f of an item is its mean judgment, so
+    ``sigma2_f`` is the population (ddof 0) variance of the item means; and a uniformly drawn
+    judgment varies around the item mean with exactly the ddof-0 within-item spread
+    (:attr:`debias.data.Judgments.within_spread`), so ``sigma2_a`` is the average of those. Then
+    Var(one draw) = sigma2_a + sigma2_f holds exactly (law of total variance), and plugging these
+    components, with rho the correlation of the item means with the metric, into Eq. (7)
+    predicts the bootstrap's data efficiency. Unbiased (ddof 1) estimates of the annotator
+    population would describe a different world and would not match the bootstrap.
     """
-
-    shared_judgments: str = "once"
-    require_judged_reference: bool = False
-    reference_system: str | None = None
-    judgment_records: str = "merged"
-
-    def __post_init__(self):
-        if self.shared_judgments not in SHARED_JUDGMENTS:
-            raise ValueError(f"shared_judgments must be one of {SHARED_JUDGMENTS}, not {self.shared_judgments!r}")
-        if self.judgment_records not in JUDGMENT_RECORDS:
-            raise ValueError(f"judgment_records must be one of {JUDGMENT_RECORDS}, not {self.judgment_records!r}")
-        if self.require_judged_reference and not self.reference_system:
-            raise ValueError("require_judged_reference needs the name of the reference system")
-
-    @classmethod
-    def from_config(cls, task_config: Mapping) -> RecordHandling:
-        """From a task's configuration (its ``table2`` entry and ``reference_system``)."""
-        options = task_config.get("table2") or {}
-        return cls(
-            shared_judgments=options.get("shared_judgments", "once"),
-            require_judged_reference=bool(options.get("require_judged_reference", False)),
-            reference_system=task_config.get("reference_system"),
-            judgment_records=options.get("judgment_records", "merged"),
-        )
+    judgments = as_judgments(judgments)
+    if judgments.n_items == 0:
+        raise ValueError("no judged item")
+    return float(judgments.within_spread.mean()), float(judgments.item_means.var())
 
 
-SHARED_JUDGMENTS = ("once", "per_system")
-JUDGMENT_RECORDS = ("merged", "separate")
+def item_noise(judgments, annotator_variance_value: float | None = None) -> float | None:
+    """Average annotator variance of the judged items' values, the mean of sigma_a^2 / k_i.
 
-
-def split_judgment_records(rows: pd.DataFrame) -> pd.DataFrame:
-    """One row per crowd record: a row whose ``judgment_records`` lists several records
-    becomes one row per record, each with that record's judgments, count and mean, in place."""
-    several = (rows["judgment_records"] != "").to_numpy()
-    if not several.any():
-        return rows
-    records = []
-    for position in np.flatnonzero(several):
-        row = rows.iloc[position].to_dict()
-        values = row["judgments"].split()
-        bounds = np.cumsum([0, *(int(n) for n in row["judgment_records"].split())])
-        for start, stop in zip(bounds[:-1], bounds[1:]):
-            part = values[start:stop]
-            records.append(
-                {
-                    **row,
-                    "n_judgments": len(part),
-                    "mean_judgment": float(np.mean(np.array(part, dtype=float))),
-                    "judgments": " ".join(part),
-                    "judgment_records": "",
-                    "_position": position,
-                }
-            )
-    kept = rows[~several].assign(_position=np.flatnonzero(~several))
-    split = pd.concat([kept, pd.DataFrame(records)], ignore_index=True)
-    split = split.sort_values("_position", kind="stable").drop(columns="_position")
-    return split.reset_index(drop=True)[list(rows.columns)]
-
-
-def pooled_judged_rows(
-    systems: Mapping[str, pd.DataFrame], prompt: str, handling: RecordHandling | None = None
-) -> pd.DataFrame:
-    """Every judged output of a task on ``prompt``, pooled over systems (references included).
-
-    ``systems`` maps system name to its joined table (:mod:`debias.tables.joined`). With the default
-    handling a line that names a ``judged_output`` shares that judgment with other systems'
-    lines and the judgment is kept once (for the first system in name order); every other
-    line is its own judged output, even when another system produced the same text. See
-    :class:`RecordHandling` for the other choices.
+    ``annotator_variance_value`` (of one judgment) defaults to the pooled within-item variance
+    of the items judged more than once (:func:`annotator_variance`); with no such item and no
+    value given it is unknown and ``None`` is returned (an interval then takes nothing off for
+    sampling without replacement).
     """
-    handling = handling or RecordHandling()
-    parts = [judged_rows(systems[name], prompt) for name in sorted(systems)]
-    pooled = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=JOINED_COLUMNS)
-    if handling.shared_judgments == "once":
-        shared = pooled["judged_output"] != ""
-        pooled = pooled[~(shared & pooled["judged_output"].duplicated())]
-    if handling.require_judged_reference:
-        reference = systems.get(handling.reference_system)
-        judged_ids = set(judged_rows(reference, prompt)["id"]) if reference is not None else set()
-        pooled = pooled[pooled["id"].isin(judged_ids)]
-    pooled = pooled.reset_index(drop=True)
-    if handling.judgment_records == "separate":
-        pooled = split_judgment_records(pooled)
-    return pooled
-
-
-TABLE2_COLUMNS = [
-    "task",
-    "prompt",
-    "sigma2_a",
-    "sigma2_f",
-    "gamma",
-    "sigma2_f_unbiased",
-    "gamma_unbiased",
-    "n_items",
-    "n_judgments",
-]
-
-
-def by_task(joined: Sequence[pd.DataFrame]) -> dict[str, dict[str, pd.DataFrame]]:
-    """Group joined tables (one per system) as task -> system -> table, in input order."""
-    grouped: dict[str, dict[str, pd.DataFrame]] = {}
-    for frame in joined:
-        grouped.setdefault(frame["task"].iloc[0], {})[frame["system"].iloc[0]] = frame
-    return grouped
-
-
-def table2(
-    joined: Mapping[str, Mapping[str, pd.DataFrame]],
-    prompts: Mapping[str, Sequence[str]],
-    handling: Mapping[str, RecordHandling] | None = None,
-) -> pd.DataFrame:
-    """Table 2: per task and prompt, the variance components of every judged output pooled.
-
-    ``joined`` maps task -> system -> joined table (references included, see :func:`by_task`);
-    ``prompts`` maps task to its prompts in display order; ``handling`` maps task to its
-    :class:`RecordHandling` (default: each judgment once, every judged line).
-    """
-    rows = []
-    for task, systems in joined.items():
-        for prompt in prompts[task]:
-            matrix = judgment_matrix(pooled_judged_rows(systems, prompt, (handling or {}).get(task)))
-            rows.append({"task": task, "prompt": prompt, **variance_components(matrix)})
-    return pd.DataFrame(rows, columns=TABLE2_COLUMNS)
-
-
-def variance_by_system(
-    joined: Mapping[str, Mapping[str, pd.DataFrame]], prompts: Mapping[str, Sequence[str]]
-) -> pd.DataFrame:
-    """The same components for each system on its own, and its mean judgment (the mean over
-    its judged outputs of each output's mean judgment)."""
-    rows = []
-    for task, systems in joined.items():
-        for system, frame in systems.items():
-            for prompt in prompts[task]:
-                judged = judged_rows(frame, prompt)
-                matrix = judgment_matrix(judged)
-                mean = float(judged["mean_judgment"].mean()) if len(judged) else float("nan")
-                rows.append(
-                    {"task": task, "system": system, "prompt": prompt, **variance_components(matrix), "mean": mean}
-                )
-    columns = ["task", "system"] + TABLE2_COLUMNS[1:] + ["mean"]
-    return pd.DataFrame(rows, columns=columns)
+    judgments = as_judgments(judgments)
+    if annotator_variance_value is None:
+        annotator_variance_value = annotator_variance(judgments)
+        if not np.isfinite(annotator_variance_value):
+            return None
+    return float(annotator_variance_value * np.mean(1.0 / judgments.counts))

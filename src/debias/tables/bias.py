@@ -19,9 +19,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from debias.data import Judgments
 from debias.io import SystemItem
-from debias.stats.bootstrap import setting_seed
 from debias.stats.correlation import correlation
+from debias.stats.resampling import setting_seed
 
 log = logging.getLogger(__name__)
 
@@ -211,7 +212,7 @@ def system_level_points(
 
     Each interval is the bootstrap percentile interval at ``level`` over the system's
     judged outputs (``replicates`` resamples; the same resampled items for both means,
-    seeded by :func:`debias.stats.bootstrap.setting_seed` from ``seed``, the prompt, the metric
+    seeded by :func:`debias.stats.resampling.setting_seed` from ``seed``, the prompt, the metric
     and the system). Also returns Pearson's correlation of the systems' two means.
     """
     tail = 100 * (1 - level) / 2
@@ -248,25 +249,24 @@ def instance_correlations(frame: pd.DataFrame, prompt: str, metrics: Sequence[st
     ``n`` counts the points (outputs, or judgments for ``per_judgment``).
     """
     from debias.stats.correlation import attenuation_corrected_correlation
-    from debias.tables.joined import judged_rows, judgment_matrix
+    from debias.tables.joined import judged_rows
 
     rows = judged_rows(frame, prompt)
     own = rows[rows["judged_output"] == ""]
-    matrix = judgment_matrix(rows)
-    present = ~np.isnan(matrix)
+    judgments = Judgments.from_joined(rows)
     out = []
     for metric in metrics:
         g = rows[metric].to_numpy(dtype=float)
         y = rows["mean_judgment"].to_numpy(dtype=float)
-        per_judgment_g = np.broadcast_to(g[:, None], matrix.shape)[present]
+        per_judgment_g = g[judgments.item_index]
         values = {
             "item_means": (correlation(y, g), len(rows)),
             "own_lines": (
                 correlation(own["mean_judgment"].to_numpy(dtype=float), own[metric].to_numpy(dtype=float)),
                 len(own),
             ),
-            "per_judgment": (correlation(matrix[present], per_judgment_g), int(present.sum())),
-            "corrected": (attenuation_corrected_correlation(matrix, g), len(rows)),
+            "per_judgment": (correlation(judgments.values, per_judgment_g), int(judgments.values.size)),
+            "corrected": (attenuation_corrected_correlation(judgments, g), len(rows)),
         }
         for definition, (rho, n) in values.items():
             out.append({"definition": definition, "metric": metric, "rho": rho, "n": n})

@@ -2,7 +2,7 @@
 
 Both read the joined tables (:mod:`debias.tables.joined`), one per scored system. For a task and
 prompt every pair of systems (A before B in the order given; the difference is B - A) is
-aligned on the ids both have (:func:`debias.stats.paired.paired_sample`); a pair with fewer than
+aligned on the ids both have (:func:`paired_sample`); a pair with fewer than
 ``min_judged_items`` shared judged items is skipped with a log line. Random numbers of a pair
 come from ``setting_seed(seed, task, prompt, system_a, system_b, "compare")``, so its rows do
 not depend on which other pairs or sizes run. ``de_vs_independent`` in
@@ -21,10 +21,11 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from debias.stats.bootstrap import setting_seed
+from debias.data import Judgments, PairedSample
 from debias.stats.coverage import resolve_sample_sizes
-from debias.stats.paired import PairedSample, paired_difference_estimates, paired_sample
+from debias.stats.paired import paired_difference_estimates
 from debias.stats.paired_coverage import PAIRED_COVERAGE_COLUMNS, expected_de_vs_independent, paired_coverage_experiment
+from debias.stats.resampling import setting_seed
 
 __all__ = [
     "COMPARISON_COLUMNS",
@@ -32,6 +33,7 @@ __all__ = [
     "comparison_coverage_table",
     "comparison_pairs",
     "de_sample_size",
+    "paired_sample",
     "system_comparisons_table",
 ]
 
@@ -49,6 +51,32 @@ COMPARISON_COLUMNS = [
 COMPARISON_COVERAGE_COLUMNS = [*KEYS, *PAIRED_COVERAGE_COLUMNS]
 
 log = logging.getLogger(__name__)
+
+
+def paired_sample(frame_a: pd.DataFrame, frame_b: pd.DataFrame, prompt: str, metrics: Sequence[str]) -> PairedSample:
+    """Align two systems' joined tables (:mod:`debias.tables.joined`) on the ids both have.
+
+    Outputs only one system has are ignored; the judged items are those judged for both on
+    ``prompt``, in the order of ``frame_a``.
+    """
+    metrics = list(metrics)
+    a = frame_a[frame_a["prompt"] == prompt].set_index("id")
+    b = frame_b[frame_b["prompt"] == prompt].set_index("id")
+    ids = [i for i in a.index if i in b.index]
+    a, b = a.loc[ids], b.loc[ids]
+    judged = (a["n_judgments"].to_numpy() > 0) & (b["n_judgments"].to_numpy() > 0)
+    ja, jb = a[judged].reset_index(), b[judged].reset_index()
+    same = (ja["judged_output"].to_numpy() != "") & (ja["judged_output"].to_numpy() == jb["judged_output"].to_numpy())
+    return PairedSample(
+        judgments_a=Judgments.from_joined(ja),
+        judgments_b=Judgments.from_joined(jb),
+        same_judgment=np.asarray(same, dtype=bool),
+        scores_a=ja[metrics].to_numpy(dtype=float).reshape(len(ja), len(metrics)),
+        scores_b=jb[metrics].to_numpy(dtype=float).reshape(len(jb), len(metrics)),
+        all_a=a[metrics].to_numpy(dtype=float).reshape(len(a), len(metrics)),
+        all_b=b[metrics].to_numpy(dtype=float).reshape(len(b), len(metrics)),
+        metrics=tuple(metrics),
+    )
 
 
 def comparison_pairs(
@@ -87,7 +115,8 @@ def de_sample_size(spec: Sequence, n_items: int, target: int) -> int | None:
 
 def _experiment(task, prompt, a, b, pair, sizes, spec, seed):
     rng = np.random.default_rng(setting_seed(seed, task, prompt, a, b, "compare"))
-    return paired_coverage_experiment(pair, sample_sizes=sizes, n_repeats=spec["repeats"], level=spec["level"], rng=rng)
+    rows = paired_coverage_experiment(pair, sample_sizes=sizes, n_repeats=spec["repeats"], level=spec["level"], rng=rng)
+    return pd.DataFrame(rows, columns=PAIRED_COVERAGE_COLUMNS)
 
 
 def system_comparisons_table(
@@ -106,7 +135,7 @@ def system_comparisons_table(
     """
     frames = []
     for task, prompt, a, b, pair in comparison_pairs(joined, prompts, metrics, min_items=min_items):
-        table = paired_difference_estimates(pair, level=spec["level"])
+        table = pd.DataFrame(paired_difference_estimates(pair, level=spec["level"]))
         n = de_sample_size(spec["sample_sizes"], pair.n_shared, int(spec["de_n"]))
         if n is None:
             table["de_vs_independent"] = np.nan

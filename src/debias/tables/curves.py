@@ -9,26 +9,19 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from debias.stats.bootstrap import bootstrap_ci_widths, data_efficiency, resampling_variance_components, setting_seed
+from debias.data import Judgments
+from debias.stats.bootstrap import bootstrap_ci_widths, bootstrap_data_efficiency
 from debias.stats.bootstrap_grid import DEFAULT_DENSE, DEFAULT_POINTS, curve_grid
-from debias.stats.control_variates import theory_data_efficiency
 from debias.stats.correlation import correlation
-from debias.tables.joined import judged_rows, judgment_matrix
+from debias.stats.resampling import setting_seed
+from debias.stats.theory import theory_by_condition
+from debias.stats.variance import resampling_components
+from debias.tables.joined import judged_rows
 
 log = logging.getLogger(__name__)
 
 CURVE_COLUMNS = ["task", "prompt", "system", "metric", "condition", "n", "width"]
 EFFICIENCY_COLUMNS = ["task", "prompt", "system", "metric", "condition", "de", "de_theory", "rho", "gamma_resampling"]
-
-
-def theory_by_condition(rho: float, gamma: float) -> dict[str, float]:
-    """Theory DE of each condition against humans alone, Var_mean ∝ σ_f² + σ_a²:
-    cv keeps both noise sources, noiseless humans drop σ_a², a perfect metric has ρ = 1."""
-    return {
-        "cv": float(theory_data_efficiency(rho, gamma)),
-        "noiseless": float((1 + gamma) / (1 - rho**2)) if rho**2 < 1 else float("inf"),
-        "perfect": float((1 + gamma) / gamma) if gamma > 0 else float("inf"),
-    }
 
 
 def system_experiment(
@@ -59,18 +52,18 @@ def system_experiment(
         if len(judged) < 2:
             log.warning("%s/%s/%s: fewer than 2 judged items, skipped", task, system, prompt)
             continue
-        judgments = judgment_matrix(judged)
+        judgments = Judgments.from_joined(judged)
         g = judged[list(metrics)].to_numpy(dtype=float).T
         rng = np.random.default_rng(setting_seed(seed, task, system, prompt))
         grid = curve_grid(len(judged), dense=grid_dense, points=grid_points, de_range=de_range)
         widths = bootstrap_ci_widths(judgments, g, n_replicates=replicates, rng=rng, level=level, grid=grid)
-        n = widths["n"]
-        sigma2_a, sigma2_f = resampling_variance_components(judgments)
+        n = widths.n
+        sigma2_a, sigma2_f = resampling_components(judgments)
         gamma = sigma2_a / sigma2_f if sigma2_f > 0 else float("nan")
-        item_means = np.nanmean(judgments, axis=1)
-        labelled = [("none", "mean", widths["mean"]), ("perfect", "perfect", widths["perfect"])]
-        labelled += [(m, "cv", widths["cv"][i]) for i, m in enumerate(metrics)]
-        labelled += [(m, "noiseless", widths["noiseless"][i]) for i, m in enumerate(metrics)]
+        item_means = judgments.item_means
+        labelled = [("none", "mean", widths.mean), ("perfect", "perfect", widths.perfect)]
+        labelled += [(m, "cv", widths.cv[i]) for i, m in enumerate(metrics)]
+        labelled += [(m, "noiseless", widths.noiseless[i]) for i, m in enumerate(metrics)]
         for metric, condition, width in labelled:
             curve_parts.append(
                 pd.DataFrame(
@@ -94,7 +87,7 @@ def system_experiment(
                     "system": system,
                     "metric": metric,
                     "condition": condition,
-                    "de": float(data_efficiency(widths["mean"], width, n, lo=low, hi=high)),
+                    "de": float(bootstrap_data_efficiency(widths.mean, width, n, lo=low, hi=high)),
                     "de_theory": theory_by_condition(rho, gamma)[condition],
                     "rho": rho,
                     "gamma_resampling": gamma,

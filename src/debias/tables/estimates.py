@@ -13,12 +13,19 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from debias.stats.bootstrap import setting_seed
+from debias.data import EvalSample, Judgments
 from debias.stats.coverage import COVERAGE_COLUMNS, coverage_experiment
-from debias.stats.estimators import cv_combined_mean_ci, cv_mean_ci, ppi_tuned_mean_ci, sample_mean_ci
-from debias.tables.joined import judged_rows, judgment_matrix
+from debias.stats.estimate import estimate_all
+from debias.stats.resampling import setting_seed
+from debias.tables.joined import iter_cells
 
-__all__ = ["COVERAGE_TABLE_COLUMNS", "ESTIMATE_COLUMNS", "coverage_table", "system_estimates_table"]
+__all__ = [
+    "COVERAGE_TABLE_COLUMNS",
+    "ESTIMATE_COLUMNS",
+    "coverage_table",
+    "evaluation_sample",
+    "system_estimates_table",
+]
 
 ESTIMATE_COLUMNS = [
     "task",
@@ -38,11 +45,17 @@ COVERAGE_TABLE_COLUMNS = ["task", "prompt", "system", *COVERAGE_COLUMNS]
 log = logging.getLogger(__name__)
 
 
-def _cells(joined: Sequence[pd.DataFrame], prompts: Mapping[str, Sequence[str]]):
-    for frame in joined:
-        task, system = str(frame["task"].iloc[0]), str(frame["system"].iloc[0])
-        for prompt in prompts[task]:
-            yield task, system, prompt, frame[frame["prompt"] == prompt], judged_rows(frame, prompt)
+def evaluation_sample(outputs: pd.DataFrame, judged: pd.DataFrame, metrics: Sequence[str]) -> EvalSample:
+    """The :class:`~debias.data.EvalSample` of one cell: its judged rows, and every output's
+    metric scores (the rows of ``outputs``, judged or not)."""
+    metrics = list(metrics)
+    return EvalSample(
+        Judgments.from_joined(judged),
+        judged[metrics].to_numpy(dtype=float).reshape(len(judged), len(metrics)),
+        outputs[metrics].to_numpy(dtype=float).reshape(len(outputs), len(metrics)),
+        tuple(metrics),
+        outputs.loc[outputs["n_judgments"] == 0, metrics].to_numpy(dtype=float).reshape(-1, len(metrics)),
+    )
 
 
 def system_estimates_table(
@@ -57,22 +70,11 @@ def system_estimates_table(
     and are left out when every output is judged.
     """
     rows = []
-    for task, system, prompt, outputs, judged in _cells(joined, prompts):
+    for task, system, prompt, outputs, judged in iter_cells(joined, prompts):
         if len(judged) < 3:
             log.warning("%s/%s/%s: %d judged items, no estimate", task, system, prompt, len(judged))
             continue
-        judgments = judgment_matrix(judged)
-        scores = judged[list(metrics)].to_numpy(dtype=float)
-        every = outputs[list(metrics)].to_numpy(dtype=float)
-        unjudged = outputs.loc[outputs["n_judgments"] == 0, list(metrics)].to_numpy(dtype=float)
-        out = {"mean": sample_mean_ci(judgments, n_outputs=len(outputs), level=level)}
-        for j, metric in enumerate(metrics):
-            out[f"cv:{metric}"] = cv_mean_ci(judgments, scores[:, j], every[:, j], level=level)
-        if len(metrics) > 1:
-            out["cv:combined"] = cv_combined_mean_ci(judgments, scores, every, level=level)
-        if len(unjudged):
-            for j, metric in enumerate(metrics):
-                out[f"ppi++:{metric}"] = ppi_tuned_mean_ci(judgments, scores[:, j], unjudged[:, j], level=level)
+        out = estimate_all(evaluation_sample(outputs, judged, metrics), level=level)
         base = out["mean"].variance
         for name, result in out.items():
             rows.append(
@@ -111,13 +113,13 @@ def coverage_table(
     which other cells run.
     """
     frames = []
-    for task, system, prompt, _, judged in _cells(joined, prompts):
+    for task, system, prompt, _, judged in iter_cells(joined, prompts):
         if len(judged) < 3:
             continue
         rng = np.random.default_rng(setting_seed(seed, task, system, prompt, "coverage"))
         scores = {metric: judged[metric].to_numpy(dtype=float) for metric in metrics}
         table = coverage_experiment(
-            judgment_matrix(judged),
+            Judgments.from_joined(judged),
             scores,
             sample_sizes=sample_sizes,
             n_repeats=n_repeats,
@@ -125,6 +127,7 @@ def coverage_table(
             rng=rng,
             ppi=ppi,
         )
+        table = pd.DataFrame(table, columns=COVERAGE_COLUMNS)
         table.insert(0, "system", system)
         table.insert(0, "prompt", prompt)
         table.insert(0, "task", task)

@@ -21,21 +21,21 @@ Numbers are written at full precision, so every step sees exactly the values the
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
-from debias.io import InputError, SystemItem, write_csv
-from debias.stats.correlation import correlation
+from debias.files import write_csv
+from debias.io import InputError, SystemItem
 
 __all__ = [
     "JOINED_COLUMNS",
-    "correlation_table",
     "join_system",
     "judged_rows",
-    "judgment_matrix",
+    "iter_cells",
     "metric_columns",
     "read_joined",
     "write_joined",
@@ -102,8 +102,8 @@ def join_system(
                     item.judged_output or "",
                     len(values),
                     float(np.mean(values)) if values else np.nan,
-                    " ".join(repr(float(v)) for v in values),
-                    " ".join(str(n) for n in records) if len(records) > 1 else "",
+                    json.dumps([float(v) for v in values]),
+                    json.dumps([int(n) for n in records]) if len(records) > 1 else "",
                 )
             )
     frame = pd.DataFrame(rows, columns=JOINED_COLUMNS)
@@ -153,63 +153,10 @@ def judged_rows(frame: pd.DataFrame, prompt: str) -> pd.DataFrame:
     return frame[(frame["prompt"] == prompt) & (frame["n_judgments"] > 0)].reset_index(drop=True)
 
 
-def judgment_matrix(rows: pd.DataFrame) -> np.ndarray:
-    """The judgments of ``rows`` as an (N, K) array, each row's k_i values first, NaN after."""
-    values = [np.array(text.split(), dtype=float) for text in rows["judgments"]]
-    width = max((len(v) for v in values), default=1)
-    matrix = np.full((len(values), max(width, 1)), np.nan)
-    for row, judged in enumerate(values):
-        matrix[row, : len(judged)] = judged
-    return matrix
-
-
-def correlation_table(
-    joined: Sequence[pd.DataFrame], prompts: Mapping[str, Sequence[str]], metrics: Sequence[str]
-) -> pd.DataFrame:
-    """Pearson ρ of the item mean judgment with each metric over judged items, and beside it
-    the paper's attenuation-corrected quantity Cov(ȳ, g) / (σ_f · sd(g))
-    (:func:`debias.stats.correlation.attenuation_corrected_correlation`; NaN when no output
-    was judged twice).
-
-    ``joined`` holds one joined table per scored system; ``prompts`` maps task to its prompts.
-    One row per task × prompt × system × metric, in the order of ``joined``, then every task's
-    systems pooled (``system == "combined"``). Columns ``task, prompt, system, metric, rho,
-    rho_corrected, n_items``.
-    """
-    from debias.config import COMBINED
-
-    rows, pools = [], {}
+def iter_cells(joined: Sequence[pd.DataFrame], prompts: Mapping[str, Sequence[str]]):
+    """Yield ``(task, system, prompt, outputs, judged)`` for every joined table and prompt of its
+    task: the prompt's rows (every output) and its judged rows."""
     for frame in joined:
-        task, system = frame["task"].iloc[0], frame["system"].iloc[0]
+        task, system = str(frame["task"].iloc[0]), str(frame["system"].iloc[0])
         for prompt in prompts[task]:
-            judged = judged_rows(frame, prompt)
-            pools.setdefault((task, prompt), []).append(judged)
-            rows += _correlations(task, prompt, system, judged, metrics)
-    for (task, prompt), tables in pools.items():
-        rows += _correlations(task, prompt, COMBINED, pd.concat(tables, ignore_index=True), metrics)
-    return pd.DataFrame(rows, columns=["task", "prompt", "system", "metric", "rho", "rho_corrected", "n_items"])
-
-
-def _corrected(matrix: np.ndarray, g: np.ndarray) -> float:
-    from debias.stats.correlation import attenuation_corrected_correlation
-
-    if len(g) < 2 or not np.any(np.sum(~np.isnan(matrix), axis=1) >= 2):
-        return np.nan  # no output judged twice: the annotator variance is not identified
-    return attenuation_corrected_correlation(matrix, g)
-
-
-def _correlations(task: str, prompt: str, system: str, judged: pd.DataFrame, metrics: Sequence[str]) -> list[dict]:
-    means = judged["mean_judgment"].to_numpy(dtype=float)
-    matrix = judgment_matrix(judged) if len(judged) else np.empty((0, 0))
-    return [
-        {
-            "task": task,
-            "prompt": prompt,
-            "system": system,
-            "metric": metric,
-            "rho": correlation(means, judged[metric].to_numpy(dtype=float)) if len(judged) > 1 else np.nan,
-            "rho_corrected": _corrected(matrix, judged[metric].to_numpy(dtype=float)),
-            "n_items": len(judged),
-        }
-        for metric in metrics
-    ]
+            yield task, system, prompt, frame[frame["prompt"] == prompt], judged_rows(frame, prompt)

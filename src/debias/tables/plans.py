@@ -15,11 +15,12 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from debias.stats.bootstrap import setting_seed
+from debias.data import Judgments
+from debias.stats.correlation import best_metric
 from debias.stats.plan_check import PLAN_CHECK_COLUMNS, check_target_width, plan_check_experiment
 from debias.stats.planning import pilot_components, plan_design, planned_width, upper_bound_components
-from debias.tables.estimates import _cells
-from debias.tables.joined import judgment_matrix
+from debias.stats.resampling import setting_seed
+from debias.tables.joined import iter_cells
 
 __all__ = ["PLAN_CHECK_TABLE_COLUMNS", "PLAN_COLUMNS", "plan_check_table", "plan_table"]
 
@@ -54,10 +55,11 @@ def _targets(spec, judgments, n_outputs):
     return [float(planned_width(n, 1, world, spec["level"])) for n in sizes]
 
 
-def _best_metric(judgments, scores: pd.DataFrame) -> str | None:
-    f = np.nanmean(judgments, axis=1)
-    rho = {m: abs(np.corrcoef(f, scores[m])[0, 1]) for m in scores if np.std(scores[m]) > 0 and np.std(f) > 0}
-    return max(rho, key=lambda m: (rho[m], -list(scores).index(m))) if rho else None
+def _best_metric(judgments: Judgments, scores: pd.DataFrame) -> str | None:
+    f = judgments.item_means
+    rho = [np.corrcoef(f, scores[m])[0, 1] if np.std(scores[m]) > 0 and np.std(f) > 0 else np.nan for m in scores]
+    best = best_metric(rho)
+    return None if best is None else list(scores)[best]
 
 
 def plan_table(
@@ -70,10 +72,10 @@ def plan_table(
     ``spec["assurance"]`` (:func:`debias.stats.planning.upper_bound_components`, seeded per cell).
     """
     rows = []
-    for task, system, prompt, outputs, judged in _cells(joined, prompts):
+    for task, system, prompt, outputs, judged in iter_cells(joined, prompts):
         if len(judged) < 3:
             continue
-        judgments, n_outputs = judgment_matrix(judged), len(outputs)
+        judgments, n_outputs = Judgments.from_joined(judged), len(outputs)
         best = _best_metric(judgments, judged[list(metrics)])
         for estimator in ["mean"] + ([f"cv:{best}"] if best else []):
             scores = None if estimator == "mean" else judged[best].to_numpy(dtype=float)
@@ -119,11 +121,11 @@ def plan_check_table(
     target is the world's ``mean`` width at ``plan.check.n`` items."""
     check = spec["check"]
     frames = []
-    for task, system, prompt, _, judged in _cells(joined, prompts):
+    for task, system, prompt, _, judged in iter_cells(joined, prompts):
         if len(judged) <= check["pilot_size"]:
             log.warning("%s/%s/%s: %d judged items, no plan check", task, system, prompt, len(judged))
             continue
-        judgments = judgment_matrix(judged)
+        judgments = Judgments.from_joined(judged)
         target = check_target_width(judgments, min(int(check["n"]), len(judged)), spec["level"])
         table = plan_check_experiment(
             judgments,
@@ -135,6 +137,7 @@ def plan_check_table(
             assurance=spec["assurance"],
             rng=np.random.default_rng(setting_seed(spec["seed"], task, system, prompt, "plan_check")),
         )
+        table = pd.DataFrame(table, columns=PLAN_CHECK_COLUMNS)
         for position, (key, value) in enumerate(zip(["task", "prompt", "system"], (task, prompt, system))):
             table.insert(position, key, value)
         frames.append(table)

@@ -1,0 +1,259 @@
+"""The public API: the workflow's analyses on your own long table, from Python.
+
+Human-evaluation data usually comes as a long table, one row per judgment: which item (input),
+which system, which prompt (question asked of the raters), which rater, the score, and often
+per-output metric scores. The functions here take such a table (a pandas DataFrame), build the
+same joined tables the workflow builds (:mod:`debias.tables.joined`), and return the rows of the
+workflow's own tables: :func:`estimate` those of ``system_estimates.csv``, :func:`compare` those
+of ``system_comparisons.csv``, :func:`plan` those of ``plan.csv``.
+
+The population (outputs nobody judged) is given one way everywhere: ``population`` is a table
+with one row per output (item, and system when there are several) and the metric score
+columns; judged outputs may be in it too. Without it the judged outputs are the population.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+
+from debias.config import COMPARE_DEFAULTS, ESTIMATES_DEFAULTS, PLAN_DEFAULTS
+from debias.data import EvalSample, as_judgments
+from debias.stats.estimate import estimate_mean as _estimate_sample
+from debias.stats.intervals import MeanEstimate
+from debias.stats.theory import theory_data_efficiency
+from debias.stats.variance import variance_components as _variance_components
+from debias.tables.long import TASK, joined_tables
+
+__all__ = [
+    "compare",
+    "data_efficiency",
+    "estimate",
+    "estimate_mean",
+    "plan",
+    "variance_components",
+]
+
+
+def estimate(
+    frame: pd.DataFrame,
+    *,
+    item: str,
+    judgment: str,
+    system: str | None = None,
+    prompt: str | None = None,
+    rater: str | None = None,
+    scores: Sequence[str] = (),
+    population: pd.DataFrame | None = None,
+    level: float = ESTIMATES_DEFAULTS["level"],
+) -> pd.DataFrame:
+    """Every estimator of every system's mean human score, with intervals, from a long table.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        One row per judgment.
+    item, judgment : str
+        Columns naming the item (the input a system responded to) and holding the judgment.
+    system, prompt, rater : str, optional
+        Columns naming the system, the prompt (the question the raters answered) and the rater.
+    scores : sequence of str
+        Columns with per-output metric scores (the same on every row of an output): the control
+        variates.
+    population : pandas.DataFrame, optional
+        One row per output, judged or not, with ``item``, ``system`` and the ``scores`` columns:
+        the metrics on the outputs nobody judged. Default: the judged outputs only.
+    level : float
+        Nominal coverage of the intervals.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The columns and rows of the workflow's ``system_estimates.csv``
+        (:func:`debias.tables.estimates.system_estimates_table`); ``task`` is ``"evaluation"``.
+
+    Examples
+    --------
+    >>> import pandas as pd, debias
+    >>> frame = pd.DataFrame({"seg": [f"s{i}" for i in range(8)] * 2, "sys": ["a"] * 8 + ["b"] * 8,
+    ...                       "score": [3, 4, 2, 5, 4, 3, 4, 2, 4, 5, 3, 5, 4, 4, 5, 3],
+    ...                       "bleu": [.3, .5, .2, .7, .4, .3, .5, .2, .5, .6, .3, .8, .4, .5, .6, .3]})
+    >>> table = debias.estimate(frame, item="seg", system="sys", judgment="score", scores=["bleu"])
+    >>> table[["system", "estimator", "n_judged"]].values.tolist()
+    [['a', 'mean', 8], ['a', 'cv:bleu', 8], ['b', 'mean', 8], ['b', 'cv:bleu', 8]]
+    """
+    from debias.tables.estimates import system_estimates_table
+
+    tables, prompts = joined_tables(
+        frame,
+        item=item,
+        judgment=judgment,
+        system=system,
+        prompt=prompt,
+        rater=rater,
+        scores=scores,
+        population=population,
+    )
+    return system_estimates_table(tables, {TASK: prompts}, list(dict.fromkeys(scores)), level=level)
+
+
+def compare(
+    frame: pd.DataFrame,
+    *,
+    item: str,
+    judgment: str,
+    system: str,
+    prompt: str | None = None,
+    rater: str | None = None,
+    scores: Sequence[str] = (),
+    population: pd.DataFrame | None = None,
+    level: float = ESTIMATES_DEFAULTS["level"],
+    min_items: int = 20,
+    de_n: int = COMPARE_DEFAULTS["de_n"],
+) -> pd.DataFrame:
+    """Paired differences of every two systems judged on the same items, from a long table.
+
+    Parameters are those of :func:`estimate`; ``system`` is required. A pair sharing fewer than
+    ``min_items`` judged items is left out (with a log line). ``de_n`` is the sample size at
+    which the saving over independent samples, ``de_vs_independent``, is computed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The columns and rows of the workflow's ``system_comparisons.csv``
+        (:func:`debias.tables.comparisons.system_comparisons_table`).
+    """
+    from debias.tables.comparisons import system_comparisons_table
+
+    tables, prompts = joined_tables(
+        frame,
+        item=item,
+        judgment=judgment,
+        system=system,
+        prompt=prompt,
+        rater=rater,
+        scores=scores,
+        population=population,
+    )
+    spec = {**COMPARE_DEFAULTS, "level": level, "de_n": de_n}
+    return system_comparisons_table(tables, {TASK: prompts}, list(dict.fromkeys(scores)), spec, min_items=min_items)
+
+
+def plan(
+    frame: pd.DataFrame,
+    *,
+    item: str,
+    judgment: str,
+    system: str | None = None,
+    prompt: str | None = None,
+    rater: str | None = None,
+    scores: Sequence[str] = (),
+    population: pd.DataFrame | None = None,
+    level: float = ESTIMATES_DEFAULTS["level"],
+    settings: Mapping | None = None,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """The least-cost number of items and judgments per item for a target interval width.
+
+    The judged items of each system and prompt are the pilot. ``settings`` overrides the
+    ``plan`` section's defaults (:data:`debias.config.PLAN_DEFAULTS`: ``target_widths``,
+    ``auto_n``, ``cost_per_judgment``, ``cost_per_item``, ``max_judgments_per_item``,
+    ``assurance``); ``seed`` seeds the bound's bootstrap.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The columns and rows of the workflow's ``plan.csv`` (:func:`debias.tables.plans.plan_table`).
+    """
+    from debias.tables.plans import plan_table
+
+    tables, prompts = joined_tables(
+        frame,
+        item=item,
+        judgment=judgment,
+        system=system,
+        prompt=prompt,
+        rater=rater,
+        scores=scores,
+        population=population,
+    )
+    spec = {**PLAN_DEFAULTS, **(settings or {}), "level": level, "seed": seed}
+    return plan_table(tables, {TASK: prompts}, list(dict.fromkeys(scores)), spec)
+
+
+def estimate_mean(
+    judgments,
+    scores=None,
+    *,
+    all_scores=None,
+    unjudged_scores=None,
+    n_outputs: int | None = None,
+    estimator: str = "mean",
+    level: float = ESTIMATES_DEFAULTS["level"],
+    annotator_variance: float | None = None,
+) -> MeanEstimate:
+    """One estimate of a mean human score with its interval, from arrays.
+
+    Parameters
+    ----------
+    judgments : Judgments, list of lists, or array
+        The judged items' judgments: a :class:`~debias.data.Judgments`, one list per item, or a
+        NaN-padded (n, K) array.
+    scores : array_like, shape (n,) or (n, M), optional
+        The metrics on the judged items.
+    all_scores, unjudged_scores, n_outputs
+        The population, given once: every output's scores (judged included), the unjudged
+        outputs' scores, or without metrics the number of outputs N.
+    estimator : str
+        ``mean``, ``cv:m0`` (metric columns are named m0, m1, ...), ``cv:combined`` or ``ppi++:m0``.
+    level : float
+        Nominal coverage.
+    annotator_variance : float, optional
+        Variance of one judgment (default: pooled over the items judged more than once).
+
+    Returns
+    -------
+    MeanEstimate
+        ``estimate``, ``ci_low``, ``ci_high``, ``se``, ``df``, ``n_judged``, ``n_outputs``.
+
+    Examples
+    --------
+    >>> import debias
+    >>> result = debias.estimate_mean([[4, 5], [3], [5, 4], [2, 3], [4]], n_outputs=100)
+    >>> round(float(result.estimate), 2), result.n_judged
+    (3.7, 5)
+    """
+    sample = EvalSample.from_arrays(
+        judgments, scores, all_scores=all_scores, unjudged_scores=unjudged_scores, n_outputs=n_outputs
+    )
+    return _estimate_sample(sample, estimator, level=level, annotator_variance=annotator_variance)
+
+
+def variance_components(judgments) -> dict[str, float]:
+    """The paper's Table 2 for one pool of judged items: σ_a², σ_f², γ and their unbiased forms.
+
+    ``judgments`` is a :class:`~debias.data.Judgments`, one list per item or a NaN-padded array;
+    only items judged at least twice enter (:func:`debias.stats.variance.variance_components`).
+
+    Examples
+    --------
+    >>> import debias
+    >>> c = debias.variance_components([[4, 5], [2, 2], [5, 4, 5]])
+    >>> round(c["sigma2_a"], 3), c["n_items"]
+    (0.292, 3)
+    """
+    return _variance_components(as_judgments(judgments))
+
+
+def data_efficiency(rho, gamma):
+    """Eq. (7) of the paper: how many times fewer judgments the control variate needs,
+    (1 + γ) / (1 - ρ² + γ) (:func:`debias.stats.theory.theory_data_efficiency`).
+
+    Examples
+    --------
+    >>> import debias
+    >>> round(float(debias.data_efficiency(0.5, 0.25)), 3)
+    1.25
+    """
+    return theory_data_efficiency(rho, gamma)

@@ -1,0 +1,195 @@
+"""An evaluation sample of one system, and a paired sample of two (see :mod:`debias.data`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from debias.data.judgments import Judgments, finite_values
+
+__all__ = ["EvalSample", "PairedSample"]
+
+
+def _scores_2d(scores, rows: int | None, what: str) -> np.ndarray:
+    array = np.asarray(scores, dtype=float)
+    if array.ndim == 1:
+        array = array[:, None]
+    if array.ndim != 2 or (rows is not None and array.shape[0] != rows):
+        expected = f"({rows}, M)" if rows is not None else "(N, M)"
+        raise ValueError(f"{what} must have shape {expected}, got {array.shape}")
+    return finite_values(array, what)
+
+
+@dataclass(frozen=True, eq=False)
+class EvalSample:
+    """One evaluation of one system on one prompt: the judged items and every output's metrics.
+
+    Attributes
+    ----------
+    judgments : Judgments
+        The n judged items.
+    scores : numpy.ndarray, shape (n, M)
+        The metrics on the judged items, in the order of ``judgments``.
+    population : numpy.ndarray, shape (N, M)
+        The metrics on all N outputs of the system, judged or not (N >= n). With no metric
+        (M = 0) only its number of rows, N, matters.
+    metrics : tuple of str
+        Metric names, the columns of ``scores`` and ``population``.
+    unjudged : numpy.ndarray, shape (N - n, M)
+        The rows of ``population`` nobody judged (what PPI++ calls the unlabelled data).
+
+    Notes
+    -----
+    One convention for the population everywhere: ``population`` holds every output, the
+    judged ones included. :meth:`from_arrays` builds it from the judged items' scores and the
+    unjudged outputs' scores when that is what a caller has.
+    """
+
+    judgments: Judgments
+    scores: np.ndarray
+    population: np.ndarray
+    metrics: tuple[str, ...] = ()
+    unjudged: np.ndarray | None = None
+
+    def __post_init__(self):
+        n = self.judgments.n_items
+        scores = _scores_2d(self.scores, n, "scores")
+        population = _scores_2d(self.population, None, "population scores")
+        if population.shape[1] != scores.shape[1]:
+            raise ValueError(f"population has {population.shape[1]} metrics, scores {scores.shape[1]}")
+        if population.shape[0] < n:
+            raise ValueError(f"the population has {population.shape[0]} outputs, fewer than the {n} judged items")
+        metrics = tuple(self.metrics) or tuple(f"m{j}" for j in range(scores.shape[1]))
+        if len(metrics) != scores.shape[1]:
+            raise ValueError(f"{len(metrics)} metric names for {scores.shape[1]} score columns")
+        if len(set(metrics)) != len(metrics):
+            raise ValueError(f"metric names must be distinct, got {list(metrics)}")
+        unjudged = self.unjudged
+        if unjudged is not None:
+            unjudged = _scores_2d(unjudged, population.shape[0] - n, "unjudged scores")
+        object.__setattr__(self, "scores", scores)
+        object.__setattr__(self, "population", population)
+        object.__setattr__(self, "metrics", metrics)
+        object.__setattr__(self, "unjudged", unjudged)
+
+    @classmethod
+    def from_arrays(
+        cls, judgments, scores=None, *, all_scores=None, unjudged_scores=None, n_outputs=None, metrics=()
+    ) -> EvalSample:
+        """From arrays: ``judgments`` a :class:`Judgments`, lists per item or a NaN-padded matrix.
+
+        The population is given by exactly one of ``all_scores`` (every output's scores, judged
+        included), ``unjudged_scores`` (the outputs nobody judged) or, without metrics,
+        ``n_outputs`` (default: only the judged items).
+        """
+        if not isinstance(judgments, Judgments):
+            if isinstance(judgments, np.ndarray) or (
+                len(judgments) and not isinstance(judgments[0], list | tuple | np.ndarray)
+            ):
+                judgments = Judgments.from_padded(judgments)
+            else:
+                judgments = Judgments.from_lists(judgments)
+        n = judgments.n_items
+        given = sum(x is not None for x in (all_scores, unjudged_scores, n_outputs))
+        if given > 1:
+            raise ValueError("give the population once: all_scores, unjudged_scores or n_outputs")
+        if scores is None:
+            if all_scores is not None or unjudged_scores is not None:
+                raise ValueError("population scores without the judged items' scores")
+            total = n if n_outputs is None else int(n_outputs)
+            if total < n:
+                raise ValueError(f"n_outputs ({total}) is smaller than the number of judged items ({n})")
+            return cls(judgments, np.zeros((n, 0)), np.zeros((total, 0)), ())
+        scores = _scores_2d(scores, n, "scores")
+        unjudged = None
+        if all_scores is not None:
+            population = _scores_2d(all_scores, None, "all_scores")
+        elif unjudged_scores is not None:
+            unjudged = _scores_2d(unjudged_scores, None, "unjudged_scores")
+            population = np.concatenate([scores, unjudged])
+        else:
+            population = scores
+            unjudged = np.zeros((0, scores.shape[1]))
+        return cls(judgments, scores, population, tuple(metrics), unjudged)
+
+    @property
+    def n_judged(self) -> int:
+        return self.judgments.n_items
+
+    @property
+    def n_outputs(self) -> int:
+        return int(self.population.shape[0])
+
+    @cached_property
+    def metric_mean(self) -> np.ndarray:
+        """Each metric's mean over all N outputs."""
+        return self.population.mean(axis=0)
+
+    @cached_property
+    def metric_var(self) -> np.ndarray:
+        """Each metric's variance (ddof 0) over all N outputs."""
+        return self.population.var(axis=0)
+
+    @cached_property
+    def metric_cov(self) -> np.ndarray:
+        """The metrics' covariance matrix (ddof 0) over all N outputs, (M, M)."""
+        if not self.metrics:
+            return np.zeros((0, 0))
+        return np.atleast_2d(np.cov(self.population.T, ddof=0))
+
+
+@dataclass(frozen=True, eq=False)
+class PairedSample:
+    """Two systems' judged items that both share, aligned by item id.
+
+    Attributes
+    ----------
+    judgments_a, judgments_b : Judgments
+        Judgments of the n items judged for both systems, same item order.
+    same_judgment : numpy.ndarray of bool, shape (n,)
+        True where both lines name the same ``judged_output`` (one judgment stands for both).
+    scores_a, scores_b : numpy.ndarray, shape (n, M)
+        The metrics on those items.
+    all_a, all_b : numpy.ndarray, shape (N, M)
+        The metrics on all N outputs both systems have (judged or not).
+    metrics : tuple of str
+        Metric names, the columns of the score arrays.
+    """
+
+    judgments_a: Judgments
+    judgments_b: Judgments
+    same_judgment: np.ndarray
+    scores_a: np.ndarray
+    scores_b: np.ndarray
+    all_a: np.ndarray
+    all_b: np.ndarray
+    metrics: tuple[str, ...]
+
+    def __post_init__(self):
+        if self.judgments_a.n_items != self.judgments_b.n_items:
+            raise ValueError("both systems must have the same judged items")
+
+    @classmethod
+    def from_samples(cls, a: EvalSample, b: EvalSample, same_judgment=None) -> PairedSample:
+        """Pair two samples of the same inputs: their judged items and outputs must be aligned."""
+        if a.metrics != b.metrics:
+            raise ValueError(f"the samples have different metrics: {a.metrics} and {b.metrics}")
+        if a.n_judged != b.n_judged or a.n_outputs != b.n_outputs:
+            raise ValueError("the samples must judge the same items of the same outputs")
+        same = np.zeros(a.n_judged, bool) if same_judgment is None else np.asarray(same_judgment, bool)
+        return cls(a.judgments, b.judgments, same, a.scores, b.scores, a.population, b.population, a.metrics)
+
+    @property
+    def n_shared(self) -> int:
+        return self.judgments_a.n_items
+
+    @property
+    def n_outputs(self) -> int:
+        return int(self.all_a.shape[0])
+
+    @property
+    def differences(self) -> np.ndarray:
+        """Per-item difference of the mean judgments, B - A."""
+        return self.judgments_b.item_means - self.judgments_a.item_means

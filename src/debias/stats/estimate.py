@@ -1,0 +1,85 @@
+"""Estimates from one evaluation sample: any estimator of the registry
+(:mod:`debias.stats.estimators`) on an :class:`~debias.data.EvalSample`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from debias.data import EvalSample
+from debias.stats.estimators import Population, estimator_names, resolve_estimator
+from debias.stats.intervals import MeanEstimate
+from debias.stats.variance import item_noise
+
+__all__ = ["check_level", "estimate_all", "estimate_mean"]
+
+
+def estimate_mean(
+    sample: EvalSample,
+    estimator: str = "mean",
+    *,
+    level: float = 0.8,
+    annotator_variance: float | None = None,
+    folds: int | None = None,
+    rng: np.random.Generator | None = None,
+    shrink: bool = True,
+) -> MeanEstimate:
+    r"""One estimate of a system's mean human score with its confidence interval.
+
+    Parameters
+    ----------
+    sample : EvalSample
+        The judged items, their metric scores and every output's scores.
+    estimator : str
+        ``mean``, ``cv:<metric>``, ``cv:combined`` or ``ppi++:<metric>`` (module notes).
+    level : float
+        Nominal coverage of the interval, in (0, 1).
+    annotator_variance : float, optional
+        Variance of one judgment around its item's mean; by default pooled over the items judged
+        more than once, and unknown without such items (then nothing is taken off for sampling
+        without replacement).
+    folds, rng, shrink
+        ``cv:combined`` only: cross-fit with ``folds`` random folds drawn by ``rng`` (default:
+        leave one out), and the empirical-Bayes ridge (default) or the plain coefficient.
+
+    Returns
+    -------
+    MeanEstimate
+
+    Examples
+    --------
+    >>> from debias.data import EvalSample
+    >>> sample = EvalSample.from_arrays([[4, 5], [3, 3], [5], [2, 3]], [0.9, 0.4, 0.8, 0.2],
+    ...                                 unjudged_scores=[0.5, 0.7], metrics=["bleu"])
+    >>> round(float(estimate_mean(sample, "cv:bleu").estimate), 3)
+    3.79
+    """
+    check_level(level)
+    if annotator_variance is not None and not (np.isfinite(annotator_variance) and annotator_variance >= 0):
+        raise ValueError(f"annotator_variance must be a finite number >= 0, got {annotator_variance}")
+    if sample.n_judged < 3:
+        raise ValueError(f"an interval needs at least 3 judged items, got {sample.n_judged}")
+    family, metric = resolve_estimator(estimator, sample.metrics)
+    population = Population(sample.population)
+    options = {"folds": folds, "rng": rng, "shrink": shrink} if family.family == "cv:combined" else {}
+    terms = family.terms(sample.judgments.item_means, sample.scores.T, population, metric, **options)
+    noise = item_noise(sample.judgments, annotator_variance)
+    unjudged = None
+    if family.needs_unjudged:
+        unjudged = None if sample.unjudged is None else sample.unjudged[:, metric]
+    return family.interval(terms, population, noise=noise, level=level, unjudged=unjudged)
+
+
+def estimate_all(sample: EvalSample, *, level: float = 0.8, estimators: Sequence[str] | None = None, **options):
+    """Every estimator of :func:`estimator_names` (or those named) on one sample, as a dict
+    name -> :class:`MeanEstimate`; ``options`` go to :func:`estimate_mean`."""
+    unjudged = sample.unjudged is not None and sample.unjudged.shape[0] > 0
+    names = estimator_names(sample.metrics, unjudged=unjudged) if estimators is None else list(estimators)
+    return {name: estimate_mean(sample, name, level=level, **options) for name in names}
+
+
+def check_level(level: float) -> None:
+    """Refuse a nominal coverage outside (0, 1) (NaN and infinity included)."""
+    if not (isinstance(level, int | float | np.floating) and 0.0 < float(level) < 1.0):
+        raise ValueError(f"level must be a number in (0, 1), got {level!r}")

@@ -1,0 +1,66 @@
+"""Correlations of each metric with the human judgments, per task, prompt and system
+(``correlations.csv``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from debias.config import COMBINED
+from debias.data import Judgments
+from debias.stats.correlation import attenuation_corrected_correlation, correlation
+from debias.tables.joined import judged_rows
+
+__all__ = ["CORRELATION_COLUMNS", "correlation_table"]
+
+CORRELATION_COLUMNS = ["task", "prompt", "system", "metric", "rho", "rho_corrected", "n_items"]
+
+
+def correlation_table(
+    joined: Sequence[pd.DataFrame], prompts: Mapping[str, Sequence[str]], metrics: Sequence[str]
+) -> pd.DataFrame:
+    """Pearson ρ of the item mean judgment with each metric over judged items, and beside it
+    the paper's attenuation-corrected quantity Cov(ȳ, g) / (σ_f · sd(g))
+    (:func:`debias.stats.correlation.attenuation_corrected_correlation`; NaN when no output
+    was judged twice).
+
+    ``joined`` holds one joined table per scored system; ``prompts`` maps task to its prompts.
+    One row per task × prompt × system × metric, in the order of ``joined``, then every task's
+    systems pooled (``system == "combined"``). Columns ``task, prompt, system, metric, rho,
+    rho_corrected, n_items``.
+    """
+    rows, pools = [], {}
+    for frame in joined:
+        task, system = frame["task"].iloc[0], frame["system"].iloc[0]
+        for prompt in prompts[task]:
+            judged = judged_rows(frame, prompt)
+            pools.setdefault((task, prompt), []).append(judged)
+            rows += _correlations(task, prompt, system, judged, metrics)
+    for (task, prompt), tables in pools.items():
+        rows += _correlations(task, prompt, COMBINED, pd.concat(tables, ignore_index=True), metrics)
+    return pd.DataFrame(rows, columns=CORRELATION_COLUMNS)
+
+
+def _corrected(judgments: Judgments, g: np.ndarray) -> float:
+    if len(g) < 2 or not np.any(judgments.multiply_judged):
+        return np.nan  # no output judged twice: the annotator variance is not identified
+    return attenuation_corrected_correlation(judgments, g)
+
+
+def _correlations(task: str, prompt: str, system: str, judged: pd.DataFrame, metrics: Sequence[str]) -> list[dict]:
+    means = judged["mean_judgment"].to_numpy(dtype=float)
+    matrix = Judgments.from_joined(judged)
+    return [
+        {
+            "task": task,
+            "prompt": prompt,
+            "system": system,
+            "metric": metric,
+            "rho": correlation(means, judged[metric].to_numpy(dtype=float)) if len(judged) > 1 else np.nan,
+            "rho_corrected": _corrected(matrix, judged[metric].to_numpy(dtype=float)),
+            "n_items": len(judged),
+        }
+        for metric in metrics
+    ]
