@@ -18,8 +18,8 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from debias.config import COMPARE_DEFAULTS, ESTIMATES_DEFAULTS, PLAN_DEFAULTS
 from debias.data import EvalSample, as_judgments
+from debias.settings import default, section_defaults
 from debias.stats.estimate import estimate_mean as _estimate_sample
 from debias.stats.intervals import MeanEstimate
 from debias.stats.theory import theory_data_efficiency
@@ -46,7 +46,7 @@ def estimate(
     rater: str | None = None,
     scores: Sequence[str] = (),
     population: pd.DataFrame | None = None,
-    level: float = ESTIMATES_DEFAULTS["level"],
+    level: float = section_defaults("estimates")["level"],
 ) -> pd.DataFrame:
     """Every estimator of every system's mean human score, with intervals, from a long table.
 
@@ -108,9 +108,9 @@ def compare(
     rater: str | None = None,
     scores: Sequence[str] = (),
     population: pd.DataFrame | None = None,
-    level: float = ESTIMATES_DEFAULTS["level"],
-    min_items: int = 20,
-    de_n: int = COMPARE_DEFAULTS["de_n"],
+    level: float = section_defaults("estimates")["level"],
+    min_items: int = default("min_judged_items"),
+    de_n: int = section_defaults("compare")["de_n"],
 ) -> pd.DataFrame:
     """Paired differences of every two systems judged on the same items, from a long table.
 
@@ -136,7 +136,7 @@ def compare(
         scores=scores,
         population=population,
     )
-    spec = {**COMPARE_DEFAULTS, "level": level, "de_n": de_n}
+    spec = {**section_defaults("compare"), "level": level, "de_n": de_n}
     return system_comparisons_table(tables, {TASK: prompts}, list(dict.fromkeys(scores)), spec, min_items=min_items)
 
 
@@ -150,14 +150,14 @@ def plan(
     rater: str | None = None,
     scores: Sequence[str] = (),
     population: pd.DataFrame | None = None,
-    level: float = ESTIMATES_DEFAULTS["level"],
+    level: float = section_defaults("estimates")["level"],
     settings: Mapping | None = None,
     seed: int = 0,
 ) -> pd.DataFrame:
     """The least-cost number of items and judgments per item for a target interval width.
 
     The judged items of each system and prompt are the pilot. ``settings`` overrides the
-    ``plan`` section's defaults (:data:`debias.config.PLAN_DEFAULTS`: ``target_widths``,
+    ``plan`` section's defaults (the schema's, :func:`debias.settings.section_defaults`: ``target_widths``,
     ``auto_n``, ``cost_per_judgment``, ``cost_per_item``, ``max_judgments_per_item``,
     ``assurance``); ``seed`` seeds the bound's bootstrap.
 
@@ -178,7 +178,7 @@ def plan(
         scores=scores,
         population=population,
     )
-    spec = {**PLAN_DEFAULTS, **(settings or {}), "level": level, "seed": seed}
+    spec = {**section_defaults("plan"), **(settings or {}), "level": level, "seed": seed}
     return plan_table(tables, {TASK: prompts}, list(dict.fromkeys(scores)), spec)
 
 
@@ -190,7 +190,7 @@ def estimate_mean(
     unjudged_scores=None,
     n_outputs: int | None = None,
     estimator: str = "mean",
-    level: float = ESTIMATES_DEFAULTS["level"],
+    level: float = section_defaults("estimates")["level"],
     annotator_variance: float | None = None,
 ) -> MeanEstimate:
     """One estimate of a mean human score with its interval, from arrays.

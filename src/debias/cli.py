@@ -20,8 +20,6 @@ import math
 import sys
 from pathlib import Path
 
-import yaml
-
 from debias.io import InputError, read_references, read_system, resolve_jsonl
 
 COMPUTABLE = {"bleu": "sacrebleu", "rouge1": "rouge-score-1", "rouge2": "rouge-score-2", "rougeL": "rouge-score-L"}
@@ -67,12 +65,15 @@ def read_scores_csv(path, metrics=None):
 
 
 def _load_config(args):
+    from debias.settings import ConfigError, load_config
+
     path = Path(args.config)
     if not path.exists():
         raise InputError(str(path), "config file not found (give --config)")
-    with open(path, encoding="utf-8") as handle:
-        config = yaml.safe_load(handle)
-    return config
+    try:
+        return load_config(path)
+    except ConfigError as error:
+        raise InputError("--config", str(error)) from None
 
 
 def _task_of(config, path: Path, task: str | None) -> str:
@@ -160,7 +161,9 @@ def _estimate(args, config):
     path = Path(args.system)
     task = _task_of(config, path, args.task)
     frame, metrics = _joined(args, config, path, args.scores[0] if args.scores else None, task)
-    level = args.level or (config.get("estimates") or {}).get("level", 0.8)
+    from debias.config import estimates_spec
+
+    level = args.level if args.level is not None else estimates_spec(config)["level"]
     return system_estimates_table([frame], {task: list(config["tasks"][task]["prompts"])}, metrics, level=level)
 
 
@@ -175,7 +178,7 @@ def _compare(args, config):
     joined = [_joined(args, config, p, args.scores[i] if args.scores else None, task) for i, p in enumerate(paths)]
     metrics = [m for m in joined[0][1] if all(m in j[1] for j in joined)]
     spec = compare_spec(config)
-    if args.level:
+    if args.level is not None:
         spec["level"] = args.level
     prompts = {task: list(config["tasks"][task]["prompts"])}
     return system_comparisons_table([j[0] for j in joined], prompts, metrics, spec, min_items=spec["min_items"])

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from debias.settings import default, section_defaults
+
 __all__ = [
     "COMBINED",
     "COMPUTED_METRICS",
@@ -114,37 +116,18 @@ def computed_metrics(config: Mapping) -> list[str]:
     return [name for name in config["metrics"] if name not in provided_metrics(config)]
 
 
-ESTIMATES_DEFAULTS = {
-    "level": 0.8,
-    "sample_sizes": [20, 50, 100, "0.5N", "0.8N"],
-    "repeats": 2000,
-    "ppi": True,
-    "coverage": True,
-}
-COMPARE_DEFAULTS = {"sample_sizes": [20, 50, 100, 150, "0.5N", "0.8N"], "repeats": 2000, "de_n": 150, "coverage": True}
-PLAN_DEFAULTS = {
-    "target_widths": [],
-    "auto_n": [100, 200],
-    "cost_per_judgment": 1.0,
-    "cost_per_item": 0.0,
-    "max_judgments_per_item": 5,
-    "assurance": 0.8,
-    "check": {"pilots": 200, "pilot_size": 50, "n": 150},
-}
-
-
 def estimates_spec(config: Mapping) -> dict:
     """The ``estimates`` config section with its defaults, plus ``seed`` (``bootstrap.seed``)."""
-    return {**ESTIMATES_DEFAULTS, **(config.get("estimates") or {}), "seed": config["bootstrap"]["seed"]}
+    return {**section_defaults("estimates"), **(config.get("estimates") or {}), "seed": config["bootstrap"]["seed"]}
 
 
 def compare_spec(config: Mapping) -> dict:
     """The ``compare`` config section with its defaults, plus ``level`` (``estimates.level``),
     ``seed`` (``bootstrap.seed``) and ``min_items`` (``min_judged_items``)."""
-    spec = {**COMPARE_DEFAULTS, **(config.get("compare") or {})}
+    spec = {**section_defaults("compare"), **(config.get("compare") or {})}
     spec["level"] = estimates_spec(config)["level"]
     spec["seed"] = config["bootstrap"]["seed"]
-    spec["min_items"] = int(config.get("min_judged_items", 20))
+    spec["min_items"] = int(config.get("min_judged_items", default("min_judged_items")))
     return spec
 
 
@@ -153,7 +136,8 @@ def plan_spec(config: Mapping) -> dict:
     ``seed`` (``bootstrap.seed``); ``check`` is ``False`` when the config turns the check off."""
     given = dict(config.get("plan") or {})
     check = given.get("check")
-    spec = {**PLAN_DEFAULTS, **given, "check": False if check is False else {**PLAN_DEFAULTS["check"], **(check or {})}}
+    defaults = section_defaults("plan")
+    spec = {**defaults, **given, "check": False if check is False else {**defaults["check"], **(check or {})}}
     spec["level"] = estimates_spec(config)["level"]
     spec["seed"] = config["bootstrap"]["seed"]
     return spec

@@ -12,6 +12,7 @@ from pathlib import Path
 from debias.config import provided_metrics
 from debias.files import sha256sum
 from debias.io import InputError, SystemItem, read_references, read_system, resolve_jsonl
+from debias.settings import default
 
 
 def references_path(config: Mapping, task: str) -> Path:
@@ -169,7 +170,7 @@ def validate_inputs(config: Mapping, base_dir: str | Path = ".") -> dict[str, di
         digest = sha256sum(path)
         if digest != entry["sha256"]:
             raise InputError(str(path), f"sha256 is {digest}, expected {entry['sha256']} (the file has been changed)")
-    minimum = int(config.get("min_judged_items", 20))
+    minimum = int(config.get("min_judged_items", default("min_judged_items")))
     counts: dict[str, dict[str, int]] = {}
     for task in config["tasks"]:
         _, systems = load_task(config, task)

@@ -49,12 +49,13 @@ def evaluation_sample(outputs: pd.DataFrame, judged: pd.DataFrame, metrics: Sequ
     """The :class:`~debias.data.EvalSample` of one cell: its judged rows, and every output's
     metric scores (the rows of ``outputs``, judged or not)."""
     metrics = list(metrics)
+    unjudged = outputs.loc[outputs["n_judgments"] == 0, metrics]
     return EvalSample(
         Judgments.from_joined(judged),
         judged[metrics].to_numpy(dtype=float).reshape(len(judged), len(metrics)),
         outputs[metrics].to_numpy(dtype=float).reshape(len(outputs), len(metrics)),
         tuple(metrics),
-        outputs.loc[outputs["n_judgments"] == 0, metrics].to_numpy(dtype=float).reshape(-1, len(metrics)),
+        unjudged.to_numpy(dtype=float).reshape(len(unjudged), len(metrics)),
     )
 
 

@@ -1,0 +1,117 @@
+"""The configuration: checked against the workflow's schema, defaults filled in from it.
+
+The schema (``workflow/schemas/config.schema.yaml``) is the one home of every default: the
+workflow validates ``config/config.yaml`` against it, and :func:`load_config` and
+:func:`with_defaults` give the ``debias`` command and the Python API the same checks and the same
+defaults. :func:`section_defaults` reads one section's defaults (``estimates``, ``compare``,
+``plan``, ...) off the schema.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from functools import cache
+from pathlib import Path
+
+__all__ = ["SCHEMA_PATH", "ConfigError", "default", "load_config", "schema", "section_defaults", "with_defaults"]
+
+#: The configuration schema, shared with the workflow.
+SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot be used: names the file or key and what was expected."""
+
+
+@cache
+def schema() -> dict:
+    """The configuration schema, parsed once."""
+    import yaml
+
+    return yaml.safe_load(SCHEMA_PATH.read_text(encoding="utf-8"))
+
+
+def _object_branch(spec: Mapping) -> Mapping | None:
+    """The spec itself when it describes an object, else its ``anyOf`` branch that does."""
+    if spec.get("properties"):
+        return spec
+    for branch in spec.get("anyOf") or ():
+        if branch.get("type") == "object" and branch.get("properties"):
+            return branch
+    return None
+
+
+def _defaults(node: Mapping) -> dict:
+    out = {}
+    for key, spec in (node.get("properties") or {}).items():
+        if "default" in spec:
+            out[key] = copy.deepcopy(spec["default"])
+        elif (branch := _object_branch(spec)) is not None:
+            nested = _defaults(branch)
+            if nested:
+                out[key] = nested
+    return out
+
+
+def section_defaults(section: str) -> dict:
+    """The defaults the schema gives the keys of a top-level section, e.g. ``"estimates"``; a
+    key that is itself a section (``plan.check``) gets its own defaults as a mapping."""
+    return _defaults(schema()["properties"][section])
+
+
+def default(key: str):
+    """The schema's default of a top-level key, e.g. ``"min_judged_items"``."""
+    return copy.deepcopy(schema()["properties"][key]["default"])
+
+
+def _fill(node: Mapping, instance) -> None:
+    """Set every missing key that has a schema default, recursively (what the workflow's
+    validation does to its config)."""
+    if not isinstance(instance, dict):
+        return
+    for key, spec in (node.get("properties") or {}).items():
+        if key not in instance and "default" in spec:
+            instance[key] = copy.deepcopy(spec["default"])
+        if key in instance:
+            branch = _object_branch(spec)
+            _fill(branch if branch is not None else spec, instance[key])
+    extra = node.get("additionalProperties")
+    if isinstance(extra, Mapping):
+        for key, value in instance.items():
+            if key not in (node.get("properties") or {}):
+                _fill(extra, value)
+
+
+def with_defaults(config: Mapping, *, where: str = "config") -> dict:
+    """A checked copy of ``config`` with the schema's defaults filled in.
+
+    Raises :class:`ConfigError` naming the key path and the rule it breaks.
+    """
+    import jsonschema
+
+    filled = copy.deepcopy(dict(config))
+    validator = jsonschema.Draft202012Validator(schema())
+    errors = sorted(validator.iter_errors(filled), key=lambda e: list(e.absolute_path))
+    if errors:
+        error = errors[0]
+        key = ".".join(str(p) for p in error.absolute_path) or "(top level)"
+        raise ConfigError(f"{where}: {key}: {error.message}")
+    _fill(schema(), filled)
+    return filled
+
+
+def load_config(path: str | Path) -> dict:
+    """Read, check and complete a configuration file (YAML), with errors that name the file."""
+    import yaml
+
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"{path}: not a file")
+    try:
+        config = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{path}: not valid YAML ({str(error).splitlines()[0]})") from None
+    if not isinstance(config, dict):
+        raise ConfigError(f"{path}: expected a mapping of configuration keys, got {type(config).__name__}")
+    return with_defaults(config, where=str(path))

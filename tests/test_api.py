@@ -1,0 +1,113 @@
+"""The public API: importable from ``debias``, documented with examples that run, and giving the
+workflow's own rows on a long table."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import debias
+from debias.io import SystemItem
+from debias.tables.estimates import system_estimates_table
+from debias.tables.joined import join_system
+
+
+def test_the_package_exposes_the_api():
+    for name in debias.__all__:
+        assert callable(getattr(debias, name)), name
+    with pytest.raises(AttributeError):
+        debias.no_such_name  # noqa: B018
+
+
+@pytest.mark.parametrize("module", ["debias.api", "debias.data.judgments", "debias.stats.estimate"])
+def test_examples_in_docstrings_run(module):
+    result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0
+    assert result.failed == 0
+
+
+def _long_table(rng, systems=3, items=40, raters=2):
+    rows = []
+    for s in range(systems):
+        for i in range(items):
+            quality = rng.normal(s * 0.3, 1.0)
+            bleu = quality + rng.normal(0, 0.5)
+            for r in range(raters if i % 3 else 1):  # some items judged once
+                rows.append(
+                    {
+                        "seg": f"seg{i}",
+                        "sys": f"s{s}",
+                        "rater": f"r{r}",
+                        "score": round(quality + rng.normal(0, 0.7), 1),
+                        "bleu": bleu,
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def test_estimate_on_a_long_table_gives_the_workflows_rows():
+    rng = np.random.default_rng(5)
+    frame = _long_table(rng)
+    population = pd.DataFrame(
+        {
+            "seg": [f"extra{i}" for i in range(30)] * 3,
+            "sys": np.repeat(["s0", "s1", "s2"], 30),
+            "bleu": rng.normal(size=90),
+        }
+    )
+    ours = debias.estimate(
+        frame, item="seg", system="sys", judgment="score", rater="rater", scores=["bleu"], population=population
+    )
+    # The workflow's path: system files -> join_system -> system_estimates_table.
+    joined = []
+    for system, part in frame.groupby("sys", sort=False):
+        items = []
+        for seg, rows in part.groupby("seg", sort=False):
+            rows = rows.sort_values("rater")
+            items.append(SystemItem(id=seg, output="", judgments={"score": rows["score"].tolist()}))
+        extra = population[population["sys"] == system]
+        items += [SystemItem(id=seg, output="") for seg in extra["seg"]]
+        scores = pd.concat(
+            [part.drop_duplicates("seg")[["seg", "bleu"]], extra[["seg", "bleu"]]], ignore_index=True
+        ).rename(columns={"seg": "id"})
+        joined.append(join_system("evaluation", system, items, ["score"], scores, ["bleu"]))
+    theirs = system_estimates_table(joined, {"evaluation": ["score"]}, ["bleu"], level=0.8)
+    pd.testing.assert_frame_equal(ours, theirs)
+    assert set(ours["estimator"]) == {"mean", "cv:bleu", "ppi++:bleu"}
+    assert (ours["n_outputs"] == 70).all() and (ours["n_judged"] == 40).all()
+
+
+def test_compare_and_plan_on_a_long_table():
+    frame = _long_table(np.random.default_rng(6), items=60)
+    comparisons = debias.compare(frame, item="seg", system="sys", judgment="score", scores=["bleu"])
+    assert len(comparisons) == 3 * 2  # three pairs, mean and cv:bleu each
+    s0_s2 = comparisons[(comparisons["system_a"] == "s0") & (comparisons["system_b"] == "s2")]
+    assert (s0_s2["difference"] > 0).all()  # s2 is better by construction (0.6 on the item scale)
+    plans = debias.plan(frame, item="seg", system="sys", judgment="score", scores=["bleu"])
+    assert set(plans["estimator"]) == {"mean", "cv:bleu"} and (plans["n"] > 0).all()
+
+
+def test_long_table_errors_name_the_row_and_column():
+    frame = pd.DataFrame({"seg": ["a", "b"], "score": [1, "x"]})
+    with pytest.raises(ValueError, match="row 2: judgment 'x' in column 'score'"):
+        debias.estimate(frame, item="seg", judgment="score")
+    with pytest.raises(ValueError, match="no column 'sys'"):
+        debias.estimate(frame, item="seg", judgment="score", system="sys")
+    conflicting = pd.DataFrame({"seg": ["a", "a", "b", "c"], "score": [1, 2, 3, 4], "bleu": [0.1, 0.2, 0.3, 0.4]})
+    with pytest.raises(ValueError, match="different scores on different rows"):
+        debias.estimate(conflicting, item="seg", judgment="score", scores=["bleu"])
+
+
+def test_estimate_mean_on_arrays_matches_the_long_table_path():
+    j = [[4, 5], [3], [5, 4], [2, 3], [4], [3, 3]]
+    result = debias.estimate_mean(j, n_outputs=6)
+    frame = pd.DataFrame({"seg": [i for i, v in enumerate(j) for _ in v], "score": [x for v in j for x in v]})
+    row = debias.estimate(frame, item="seg", judgment="score").iloc[0]
+    assert row["estimate"] == pytest.approx(float(result.estimate))
+    assert row["ci_low"] == pytest.approx(float(result.ci_low)) and row["ci_high"] == pytest.approx(
+        float(result.ci_high)
+    )
