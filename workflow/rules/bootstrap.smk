@@ -22,7 +22,7 @@ rule curves:
         metrics=METRICS,
         bootstrap=config["bootstrap"],
     script:
-        "../../scripts/bootstrap_curves.py"
+        "../scripts/bootstrap_curves.py"
 
 
 rule data_efficiency:
@@ -48,4 +48,4 @@ rule data_efficiency:
         tasks=config["tasks"],
         metrics=config["metrics"],
     script:
-        "../../scripts/data_efficiency.py"
+        "../scripts/data_efficiency.py"

@@ -25,7 +25,7 @@ rule system_comparisons:
         metrics=METRICS,
         compare=get_compare_config(),
     script:
-        "../../scripts/system_comparisons.py"
+        "../scripts/system_comparisons.py"
 
 
 rule comparison_coverage_task:
@@ -46,7 +46,7 @@ rule comparison_coverage_task:
         metrics=METRICS,
         compare=get_compare_config(),
     script:
-        "../../scripts/comparison_coverage.py"
+        "../scripts/comparison_coverage.py"
 
 
 rule comparison_coverage:
@@ -67,7 +67,7 @@ rule comparison_coverage:
         mem_mb=300,
         runtime=1,
     script:
-        "../../scripts/concat_tables.py"
+        "../scripts/concat_tables.py"
 
 
 rule comparisons_figure:
@@ -91,4 +91,4 @@ rule comparisons_figure:
     params:
         config=get_plot_config(),
     script:
-        "../../scripts/comparisons_figure.py"
+        "../scripts/comparisons_figure.py"

@@ -28,4 +28,4 @@ rule correlations:
         tasks=config["tasks"],
         metrics=METRICS,
     script:
-        "../../scripts/correlations.py"
+        "../scripts/correlations.py"

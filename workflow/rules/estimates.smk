@@ -25,7 +25,7 @@ rule system_estimates:
         metrics=METRICS,
         estimates=get_estimates_config(),
     script:
-        "../../scripts/system_estimates.py"
+        "../scripts/system_estimates.py"
 
 
 rule coverage_system:
@@ -46,7 +46,7 @@ rule coverage_system:
         metrics=METRICS,
         estimates=get_estimates_config(),
     script:
-        "../../scripts/coverage_system.py"
+        "../scripts/coverage_system.py"
 
 
 rule coverage:
@@ -67,7 +67,7 @@ rule coverage:
         mem_mb=300,
         runtime=1,
     script:
-        "../../scripts/concat_tables.py"
+        "../scripts/concat_tables.py"
 
 
 rule system_scores_figure:
@@ -92,4 +92,4 @@ rule system_scores_figure:
     params:
         config=get_plot_config(),
     script:
-        "../../scripts/system_scores_figure.py"
+        "../scripts/system_scores_figure.py"

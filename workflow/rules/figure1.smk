@@ -45,4 +45,4 @@ rule figure1:
             ("data_dir", "metrics", "bootstrap"),
         ),
     script:
-        "../../scripts/figure1.py"
+        "../scripts/figure1.py"

@@ -23,4 +23,4 @@ rule figure3:
     params:
         config=get_plot_config(),
     script:
-        "../../scripts/figure3.py"
+        "../scripts/figure3.py"

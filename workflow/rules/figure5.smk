@@ -26,4 +26,4 @@ rule figure5:
         metrics=METRICS,
         config=lambda wildcards: get_task_plot_config(wildcards.task),
     script:
-        "../../scripts/figure5.py"
+        "../scripts/figure5.py"

@@ -29,4 +29,4 @@ rule figure6:
         metrics=METRICS,
         config=get_figure6_config,
     script:
-        "../../scripts/figure6.py"
+        "../scripts/figure6.py"

@@ -24,7 +24,7 @@ rule plan:
         metrics=METRICS,
         plan=get_plan_config(),
     script:
-        "../../scripts/plan.py"
+        "../scripts/plan.py"
 
 
 rule plan_check:
@@ -49,4 +49,4 @@ rule plan_check:
         metrics=METRICS,
         plan=get_plan_config(),
     script:
-        "../../scripts/plan_check.py"
+        "../scripts/plan_check.py"

@@ -48,4 +48,4 @@ rule report:
     params:
         config=get_plot_config(),
     script:
-        "../../scripts/report.py"
+        "../scripts/report.py"

@@ -24,4 +24,4 @@ rule table2:
     params:
         tasks=config["tasks"],
     script:
-        "../../scripts/table2.py"
+        "../scripts/table2.py"
