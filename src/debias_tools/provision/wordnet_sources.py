@@ -18,7 +18,8 @@ import time
 import zipfile
 from pathlib import Path
 
-from ..wordnet import WordNetUnavailableError, read_wordnet
+from debias.wordnet import WordNetUnavailableError, read_wordnet
+
 from .apt import apt_available, apt_install, debian_installed, extract_from_package, package_files
 
 #: Files NLTK's ``WordNetCorpusReader`` opens (its ``_FILES``).

@@ -1,0 +1,5 @@
+"""Tools around the scientific package :mod:`debias`: setting up a machine for the workflow
+(:mod:`debias_tools.provision`) and running it on a SLURM cluster (:mod:`debias_tools.cluster`).
+
+Nothing here computes a result of the paper; the workflow's numbers come from :mod:`debias` only.
+"""
