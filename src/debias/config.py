@@ -150,10 +150,13 @@ def compare_spec(config: Mapping) -> dict:
 
 def plan_spec(config: Mapping) -> dict:
     """The ``plan`` config section with its defaults, plus ``level`` (``estimates.level``) and
-    ``seed`` (``bootstrap.seed``); ``check`` is ``False`` when the config turns the check off."""
+    ``seed`` (``bootstrap.seed``); ``check`` is ``False`` when the config turns the check off,
+    else its settings with their defaults (``check: true`` or no ``check``: the defaults)."""
     given = dict(config.get("plan") or {})
-    check = given.get("check")
-    spec = {**PLAN_DEFAULTS, **given, "check": False if check is False else {**PLAN_DEFAULTS["check"], **(check or {})}}
+    check = given.get("check", True)
+    if check is not False:
+        check = {**PLAN_DEFAULTS["check"], **(check if isinstance(check, Mapping) else {})}
+    spec = {**PLAN_DEFAULTS, **given, "check": check}
     spec["level"] = estimates_spec(config)["level"]
     spec["seed"] = config["bootstrap"]["seed"]
     return spec
