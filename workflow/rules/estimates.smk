@@ -21,9 +21,9 @@ rule system_estimates:
         mem_mb=get_tables_mem_mb,
         runtime=get_tables_runtime,
     params:
-        tasks=config["tasks"],
+        prompts=task_prompts(),
         metrics=METRICS,
-        estimates=get_estimates_config(),
+        level=ESTIMATES["level"],
     script:
         "../scripts/system_estimates.py"
 
@@ -42,9 +42,9 @@ rule coverage_system:
         mem_mb=get_coverage_mem_mb,
         runtime=get_coverage_runtime,
     params:
-        prompts=get_prompt_bounds,
+        prompts=get_prompt_names,
         metrics=METRICS,
-        estimates=get_estimates_config(),
+        estimates=settings(ESTIMATES, "sample_sizes", "repeats", "level", "seed", "ppi"),
     script:
         "../scripts/coverage_system.py"
 
@@ -90,6 +90,6 @@ rule system_scores_figure:
         mem_mb=500,
         runtime=2,
     params:
-        config=get_plot_config(),
+        config=get_task_labels,
     script:
         "../scripts/system_scores_figure.py"

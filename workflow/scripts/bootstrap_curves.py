@@ -1,6 +1,5 @@
 """Rule `curves`: bootstrap CI-width curves and data efficiencies for one system."""
 
-from debias.bootstrap_grid import DEFAULT_DENSE, DEFAULT_POINTS
 from debias.experiment import system_experiment
 from debias.io import write_csv
 from debias.joined import read_joined
@@ -18,8 +17,8 @@ def main(smk, log):
         seed=settings["seed"],
         level=settings["level"],
         de_range=settings["de_range"],
-        grid_dense=settings.get("grid_dense", DEFAULT_DENSE),
-        grid_points=settings.get("grid_points", DEFAULT_POINTS),
+        grid_dense=settings["grid_dense"],
+        grid_points=settings["grid_points"],
     )
     write_csv(curves, smk.output.curves)
     write_csv(efficiency, smk.output.efficiency)
