@@ -14,14 +14,14 @@ from pathlib import Path
 import nltk
 import pytest
 
-from debias.provision import wordnet as provision_wordnet
-from debias.provision import wordnet_sources as sources
 from debias.wordnet import WordNetUnavailableError, use_wordnet, wordnet_version
+from debias_tools.provision import wordnet as provision_wordnet
+from debias_tools.provision import wordnet_sources as sources
 
 REPO = Path(__file__).resolve().parent.parent
 NLTK_DATA = REPO / "nltk_data"
 WORDNET_DIR = NLTK_DATA / "corpora" / "wordnet"
-COMMAND = [sys.executable, "-m", "debias.provision.wordnet"]
+COMMAND = [sys.executable, "-m", "debias_tools.provision.wordnet"]
 
 
 @pytest.fixture(scope="module")

@@ -430,6 +430,69 @@ def test_bad_input_stops_before_any_job(tmp_path, case):
     assert not (run / "results").exists(), "nothing may be computed or written"
 
 
+def test_bad_line_after_a_passed_check_still_stops_the_run(tmp_path):
+    """The input check is remembered for unchanged files only: a line broken after a passed
+    check stops the next start with its file and line, before anything is written."""
+    run = make_run_dir(tmp_path / "run")
+    snakemake(run, "--dry-run")
+    assert list((run / ".snakemake/debias-input-checks").glob("*.json")), "a passed check is remembered"
+    alpha = run / "data/toy/systems/alpha.jsonl"
+    _replace_line(alpha, 6, json.dumps({"id": "005", "output": "x", "judgments": {"quality": [3]}}))
+    out = snakemake(run, "--dry-run", check=False)
+    assert out.returncode != 0
+    said = out.stdout + out.stderr
+    assert "data/toy/systems/alpha.jsonl:6" in said and "outside its declared range" in said
+    assert not (run / "results").exists()
+
+
+@pytest.mark.parametrize(
+    ("value", "scheduled"),
+    [(True, True), (False, False), ({"pilots": 20}, True), ("absent", True), (None, None), (0, None), ("false", None)],
+)
+def test_plan_check_values(tmp_path, value, scheduled):
+    """plan.check is a mapping, true (the defaults) or false; any other value stops the dry run
+    naming the key, before anything is written."""
+    run = make_run_dir(tmp_path / "run")
+    config = read_config(run)
+    if value == "absent":
+        del config["plan"]["check"]
+    else:
+        config["plan"]["check"] = value
+    write_config(run, config)
+    out = snakemake(run, "--dry-run", check=False)
+    if scheduled is None:
+        said = out.stdout + out.stderr
+        assert out.returncode != 0 and "config key plan.check: " in said, said[-2000:]
+        assert "AttributeError" not in said
+        assert not (run / "results").exists()
+    else:
+        assert out.returncode == 0, out.stderr[-2000:]
+        assert bool(re.search(r"^\s*plan_check\s+1\s*$", out.stdout, re.M)) == scheduled
+
+
+def planned_rules(run: Path) -> set[str]:
+    """Rules a dry run would run (Snakemake's job stats), without ``all``."""
+    out = snakemake(run, "--dry-run").stdout
+    stats = out.split("Job stats:")[1].split("total")[0] if "Job stats:" in out else ""
+    return {m for m in re.findall(r"^(\w+)\s+\d+\s*$", stats, re.M)} - {"all", "job"}
+
+
+def test_a_setting_reruns_only_the_rules_that_read_it(base_run, tmp_path):
+    """Each rule gets only the settings it reads: a prompt's label redraws what shows it and
+    leaves the tables that do not alone; a setting of the plan check reruns that check only."""
+    run = clone(base_run, tmp_path)
+    config = read_config(run)
+    config["tasks"]["toy"]["prompts"]["quality"]["label"] = "Overall quality"
+    write_config(run, config)
+    shows_labels = {"table1", "table2", "data_efficiency", "figure1", "figure3", "figure5", "figure6"}
+    shows_labels |= {"system_scores_figure", "comparisons_figure", "report"}
+    assert planned_rules(run) == shows_labels
+    config = read_config(clone(base_run, tmp_path / "check"))
+    config["plan"]["check"]["pilots"] = 30
+    write_config(tmp_path / "check/run", config)
+    assert planned_rules(tmp_path / "check/run") == {"plan_check", "report"}
+
+
 def test_missing_wordnet_stops_before_any_job(tmp_path):
     """METEOR is never computed without WordNet: the run stops at start-up and says how to get it."""
     run = make_run_dir(tmp_path / "nowordnet")

@@ -133,11 +133,14 @@ def compare_spec(config: Mapping) -> dict:
 
 def plan_spec(config: Mapping) -> dict:
     """The ``plan`` config section with its defaults, plus ``level`` (``estimates.level``) and
-    ``seed`` (``bootstrap.seed``); ``check`` is ``False`` when the config turns the check off."""
+    ``seed`` (``bootstrap.seed``); ``check`` is ``False`` when the config turns the check off,
+    else its settings with their defaults (``check: true`` or no ``check``: the defaults)."""
     given = dict(config.get("plan") or {})
-    check = given.get("check")
+    check = given.get("check", True)
     defaults = section_defaults("plan")
-    spec = {**defaults, **given, "check": False if check is False else {**defaults["check"], **(check or {})}}
+    if check is not False:
+        check = {**defaults["check"], **(check if isinstance(check, Mapping) else {})}
+    spec = {**defaults, **given, "check": check}
     spec["level"] = estimates_spec(config)["level"]
     spec["seed"] = config["bootstrap"]["seed"]
     return spec

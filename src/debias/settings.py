@@ -10,11 +10,21 @@ defaults. :func:`section_defaults` reads one section's defaults (``estimates``, 
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 
-__all__ = ["SCHEMA_PATH", "ConfigError", "default", "load_config", "schema", "section_defaults", "with_defaults"]
+__all__ = [
+    "SCHEMA_PATH",
+    "ConfigError",
+    "default",
+    "load_config",
+    "schema",
+    "schema_problem",
+    "section_defaults",
+    "with_defaults",
+]
 
 #: The configuration schema, shared with the workflow.
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
@@ -83,20 +93,79 @@ def _fill(node: Mapping, instance) -> None:
                 _fill(extra, value)
 
 
+def _key_path(path) -> str:
+    """A dotted config key (``plan.check``) from a JSON-schema path."""
+    return ".".join(str(part) for part in path) or "(top level)"
+
+
+def _within_alternatives(error):
+    """For a value none of a key's alternatives (``anyOf``) accepts: the problem inside the
+    alternative of the value's own type (``plan.check.pilots`` of a mapping), if there is one."""
+    from jsonschema.exceptions import best_match
+
+    while error.validator in ("anyOf", "oneOf"):
+        inside = [e for e in error.context if not (e.validator == "type" and e.absolute_path == error.absolute_path)]
+        if not inside:
+            break
+        error = best_match(inside)
+    return error
+
+
+def schema_problem(config: Mapping, schema: Mapping | str | Path | None = None) -> str | None:
+    """The first way ``config`` breaks ``schema``, naming the config key and what it accepts.
+
+    Parameters
+    ----------
+    config : mapping
+        The configuration as loaded, before any default is filled in.
+    schema : mapping, str or path, optional
+        The JSON schema, parsed or as the path of its YAML file; default the project's
+        (:data:`SCHEMA_PATH`).
+
+    Returns
+    -------
+    str or None
+        ``"config key <dotted.key>: <what is wrong>"`` followed by the key's description from
+        the schema when it has one; ``None`` when the configuration is valid.
+
+    Notes
+    -----
+    Snakemake's own validation fills in the schema's defaults as it goes and fails with an
+    ``AttributeError`` on a value of the wrong type where a mapping with defaults is expected
+    (``plan.check: 0``); checking without defaults first refuses such a value with its key.
+    """
+    import yaml
+    from jsonschema import Draft202012Validator
+
+    if schema is None:
+        schema = globals()["schema"]()
+    elif not isinstance(schema, Mapping):
+        schema = yaml.safe_load(Path(schema).read_text(encoding="utf-8"))
+    errors = sorted(
+        Draft202012Validator(schema).iter_errors(config), key=lambda e: [str(part) for part in e.absolute_path]
+    )
+    if not errors:
+        return None
+    error = _within_alternatives(errors[0])
+    message = error.message
+    if error.validator in ("anyOf", "oneOf"):
+        message = f"{json.dumps(error.instance)} is none of the accepted forms"
+    text = f"config key {_key_path(error.absolute_path)}: {message}"
+    description = error.schema.get("description") if isinstance(error.schema, Mapping) else None
+    if description:
+        text += f" (expected: {' '.join(str(description).split())})"
+    return text
+
+
 def with_defaults(config: Mapping, *, where: str = "config") -> dict:
     """A checked copy of ``config`` with the schema's defaults filled in.
 
     Raises :class:`ConfigError` naming the key path and the rule it breaks.
     """
-    import jsonschema
-
+    problem = schema_problem(config)
+    if problem:
+        raise ConfigError(f"{where}: {problem}")
     filled = copy.deepcopy(dict(config))
-    validator = jsonschema.Draft202012Validator(schema())
-    errors = sorted(validator.iter_errors(filled), key=lambda e: list(e.absolute_path))
-    if errors:
-        error = errors[0]
-        key = ".".join(str(p) for p in error.absolute_path) or "(top level)"
-        raise ConfigError(f"{where}: {key}: {error.message}")
     _fill(schema(), filled)
     return filled
 

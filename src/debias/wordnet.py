@@ -8,7 +8,7 @@ saying where it looked and how to provision it.
 
 The project keeps its WordNet in a project-local NLTK data directory
 (``nltk_data/corpora/wordnet``), filled by ``make setup`` (which runs
-``debias-provision-wordnet --target nltk_data``, see :mod:`debias.provision.wordnet`).
+``debias-provision-wordnet --target nltk_data``, see :mod:`debias_tools.provision.wordnet`).
 """
 
 from __future__ import annotations

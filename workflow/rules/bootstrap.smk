@@ -18,11 +18,11 @@ rule curves:
         mem_mb=get_curves_mem_mb,
         runtime=get_curves_runtime,
     params:
-        prompts=get_prompt_bounds,
+        prompts=get_prompt_names,
         metrics=METRICS,
         bootstrap=config["bootstrap"],
     script:
-        "../../scripts/bootstrap_curves.py"
+        "../scripts/bootstrap_curves.py"
 
 
 rule data_efficiency:
@@ -45,7 +45,6 @@ rule data_efficiency:
         mem_mb=300,
         runtime=1,
     params:
-        tasks=config["tasks"],
-        metrics=config["metrics"],
+        labels=get_labels(),
     script:
-        "../../scripts/data_efficiency.py"
+        "../scripts/data_efficiency.py"

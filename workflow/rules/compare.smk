@@ -21,11 +21,11 @@ rule system_comparisons:
         mem_mb=get_tables_mem_mb,
         runtime=get_tables_runtime,
     params:
-        tasks=config["tasks"],
+        prompts=task_prompts(),
         metrics=METRICS,
-        compare=get_compare_config(),
+        compare=settings(COMPARE, "level", "sample_sizes", "de_n", "min_items"),
     script:
-        "../../scripts/system_comparisons.py"
+        "../scripts/system_comparisons.py"
 
 
 rule comparison_coverage_task:
@@ -42,11 +42,13 @@ rule comparison_coverage_task:
         mem_mb=get_comparison_coverage_mem_mb,
         runtime=get_comparison_coverage_runtime,
     params:
-        prompts=get_prompt_bounds,
+        prompts=get_prompt_names,
         metrics=METRICS,
-        compare=get_compare_config(),
+        compare=settings(
+            COMPARE, "sample_sizes", "repeats", "level", "seed", "min_items"
+        ),
     script:
-        "../../scripts/comparison_coverage.py"
+        "../scripts/comparison_coverage.py"
 
 
 rule comparison_coverage:
@@ -67,7 +69,7 @@ rule comparison_coverage:
         mem_mb=300,
         runtime=1,
     script:
-        "../../scripts/concat_tables.py"
+        "../scripts/concat_tables.py"
 
 
 rule comparisons_figure:
@@ -89,6 +91,7 @@ rule comparisons_figure:
         mem_mb=get_tables_mem_mb,
         runtime=1,
     params:
-        config=get_plot_config(),
+        config=get_task_labels,
+        level=COMPARE["level"],
     script:
-        "../../scripts/comparisons_figure.py"
+        "../scripts/comparisons_figure.py"

@@ -25,7 +25,7 @@ rule correlations:
         mem_mb=get_tables_mem_mb,
         runtime=get_tables_runtime,
     params:
-        tasks=config["tasks"],
+        prompts=task_prompts(),
         metrics=METRICS,
     script:
-        "../../scripts/correlations.py"
+        "../scripts/correlations.py"

@@ -21,11 +21,11 @@ rule system_estimates:
         mem_mb=get_tables_mem_mb,
         runtime=get_tables_runtime,
     params:
-        tasks=config["tasks"],
+        prompts=task_prompts(),
         metrics=METRICS,
-        estimates=get_estimates_config(),
+        level=ESTIMATES["level"],
     script:
-        "../../scripts/system_estimates.py"
+        "../scripts/system_estimates.py"
 
 
 rule coverage_system:
@@ -42,11 +42,11 @@ rule coverage_system:
         mem_mb=get_coverage_mem_mb,
         runtime=get_coverage_runtime,
     params:
-        prompts=get_prompt_bounds,
+        prompts=get_prompt_names,
         metrics=METRICS,
-        estimates=get_estimates_config(),
+        estimates=settings(ESTIMATES, "sample_sizes", "repeats", "level", "seed", "ppi"),
     script:
-        "../../scripts/coverage_system.py"
+        "../scripts/coverage_system.py"
 
 
 rule coverage:
@@ -67,7 +67,7 @@ rule coverage:
         mem_mb=300,
         runtime=1,
     script:
-        "../../scripts/concat_tables.py"
+        "../scripts/concat_tables.py"
 
 
 rule system_scores_figure:
@@ -90,6 +90,6 @@ rule system_scores_figure:
         mem_mb=500,
         runtime=2,
     params:
-        config=get_plot_config(),
+        config=get_task_labels,
     script:
-        "../../scripts/system_scores_figure.py"
+        "../scripts/system_scores_figure.py"

@@ -3,13 +3,8 @@
 
 rule figure1:
     input:
-        references=lambda wildcards: references_path(
-            config, config["figures"]["figure1"]["task"]
-        ),
-        systems=lambda wildcards: [
-            system_path(config, config["figures"]["figure1"]["task"], s)
-            for s in scored_systems(config["figures"]["figure1"]["task"])
-        ],
+        references=get_figure1_references,
+        systems=get_figure1_systems,
     output:
         csv=f"{RESULTS}/tables/figure1.csv",
         a_pdf=f"{RESULTS}/figures/figure1a.pdf",
@@ -32,17 +27,10 @@ rule figure1:
         ENV
     threads: 1
     resources:
-        mem_mb=lambda wildcards: get_rouge021_mem_mb(
-            config["figures"]["figure1"]["task"]
-        ),
-        runtime=lambda wildcards: get_rouge021_runtime(
-            config["figures"]["figure1"]["task"]
-        ),
+        mem_mb=get_figure1_mem_mb,
+        runtime=get_figure1_runtime,
     params:
-        figure1=config.get("figures", {}).get("figure1"),
-        config=lambda wildcards: get_one_task_config(
-            config["figures"]["figure1"]["task"],
-            ("data_dir", "metrics", "bootstrap"),
-        ),
+        figure1=config["figures"].get("figure1"),
+        config=get_figure1_config,
     script:
-        "../../scripts/figure1.py"
+        "../scripts/figure1.py"

@@ -21,6 +21,6 @@ rule figure3:
         mem_mb=500,
         runtime=2,
     params:
-        config=get_plot_config(),
+        config=get_labels(),
     script:
-        "../../scripts/figure3.py"
+        "../scripts/figure3.py"

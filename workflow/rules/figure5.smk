@@ -24,6 +24,6 @@ rule figure5:
     params:
         prompt=get_figure5_prompt,
         metrics=METRICS,
-        config=lambda wildcards: get_task_plot_config(wildcards.task),
+        config=get_task_labels,
     script:
-        "../../scripts/figure5.py"
+        "../scripts/figure5.py"

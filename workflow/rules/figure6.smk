@@ -4,7 +4,7 @@
 rule figure6:
     input:
         # The panel's own system only: adding another system does not redraw it.
-        curves=get_figure6_curves,
+        curves=lambda wildcards: get_figure6_system_file(wildcards, "curves"),
         efficiency=lambda wildcards: get_figure6_system_file(wildcards, "efficiency"),
         joined=lambda wildcards: get_figure6_system_file(wildcards, "joined"),
     output:
@@ -29,4 +29,4 @@ rule figure6:
         metrics=METRICS,
         config=get_figure6_config,
     script:
-        "../../scripts/figure6.py"
+        "../scripts/figure6.py"

@@ -24,4 +24,4 @@ rule join:
         provided=PROVIDED_METRICS,
         scored=lambda wildcards: wildcards.system in scored_systems(wildcards.task),
     script:
-        "../../scripts/join.py"
+        "../scripts/join.py"

@@ -29,7 +29,7 @@ rule metrics:
         cache_dir=f"{RESULTS}/cache/metrics",
         lines=lambda wildcards: (0, None),
     script:
-        "../../scripts/compute_metrics.py"
+        "../scripts/compute_metrics.py"
 
 
 rule metrics_part:
@@ -56,4 +56,4 @@ rule metrics_part:
         cache_dir=f"{RESULTS}/cache/metrics",
         lines=get_metric_part_lines,
     script:
-        "../../scripts/compute_metrics.py"
+        "../scripts/compute_metrics.py"

@@ -20,11 +20,21 @@ rule plan:
         mem_mb=get_tables_mem_mb,
         runtime=get_tables_runtime,
     params:
-        tasks=config["tasks"],
+        prompts=task_prompts(),
         metrics=METRICS,
-        plan=get_plan_config(),
+        plan=settings(
+            PLAN,
+            "target_widths",
+            "auto_n",
+            "level",
+            "seed",
+            "assurance",
+            "cost_per_judgment",
+            "cost_per_item",
+            "max_judgments_per_item",
+        ),
     script:
-        "../../scripts/plan.py"
+        "../scripts/plan.py"
 
 
 rule plan_check:
@@ -45,8 +55,8 @@ rule plan_check:
         mem_mb=get_tables_mem_mb,
         runtime=get_tables_runtime,
     params:
-        tasks=config["tasks"],
+        prompts=task_prompts(),
         metrics=METRICS,
-        plan=get_plan_config(),
+        plan=settings(PLAN, "check", "level", "seed", "assurance"),
     script:
-        "../../scripts/plan_check.py"
+        "../scripts/plan_check.py"

@@ -10,19 +10,15 @@ rule report:
         data_efficiency=f"{RESULTS}/tables/data_efficiency.csv",
         system_estimates=f"{RESULTS}/tables/system_estimates.csv",
         coverage=lambda wildcards: (
-            f"{RESULTS}/tables/coverage.csv"
-            if get_estimates_config()["coverage"]
-            else []
+            f"{RESULTS}/tables/coverage.csv" if ESTIMATES["coverage"] else []
         ),
         comparisons=f"{RESULTS}/tables/system_comparisons.csv",
         comparison_coverage=lambda wildcards: (
-            f"{RESULTS}/tables/comparison_coverage.csv"
-            if get_compare_config()["coverage"]
-            else []
+            f"{RESULTS}/tables/comparison_coverage.csv" if COMPARE["coverage"] else []
         ),
         plan=f"{RESULTS}/tables/plan.csv",
         plan_check=lambda wildcards: (
-            f"{RESULTS}/tables/plan_check.csv" if get_plan_config()["check"] else []
+            f"{RESULTS}/tables/plan_check.csv" if PLAN["check"] else []
         ),
         figures=get_figures(("png",)),
         figure1_figures=get_figure1_figures(("png",)),
@@ -30,9 +26,7 @@ rule report:
             f"{RESULTS}/tables/table1.csv" if config.get("table1") else []
         ),
         figure1=lambda wildcards: (
-            f"{RESULTS}/tables/figure1.csv"
-            if (config.get("figures") or {}).get("figure1")
-            else []
+            f"{RESULTS}/tables/figure1.csv" if config["figures"].get("figure1") else []
         ),
         paper_values=Path(workflow.basedir).parent / "data/paper/reported_values.yaml",
     output:
@@ -46,6 +40,6 @@ rule report:
         mem_mb=500,
         runtime=2,
     params:
-        config=get_plot_config(),
+        config=get_report_config(),
     script:
-        "../../scripts/report.py"
+        "../scripts/report.py"

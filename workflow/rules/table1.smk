@@ -24,4 +24,4 @@ rule table1:
         table1=config.get("table1"),
         config=get_table1_config(),
     script:
-        "../../scripts/table1.py"
+        "../scripts/table1.py"

@@ -22,6 +22,6 @@ rule table2:
         mem_mb=get_tables_mem_mb,
         runtime=get_tables_runtime,
     params:
-        tasks=config["tasks"],
+        tasks=get_table2_tasks(),
     script:
-        "../../scripts/table2.py"
+        "../scripts/table2.py"

@@ -21,7 +21,7 @@ import subprocess
 import sys
 import time
 
-from debias.provision.apt import apt_available, apt_install
+from debias_tools.provision.apt import apt_available, apt_install
 
 __all__ = ["PROVIDES", "main", "missing_packages"]
 

@@ -11,8 +11,7 @@ from debias.plots import draw_comparisons, save_figure
 
 def main(smk, log):
     table = pd.read_csv(smk.input.comparisons, dtype={"system_a": str, "system_b": str, "prompt": str, "task": str})
-    level = smk.params.config["estimates"]["level"]
-    figure = draw_comparisons(table, smk.params.config, smk.wildcards.task, level)
+    figure = draw_comparisons(table, smk.params.config, smk.wildcards.task, smk.params.level)
     written = save_figure(figure, Path(smk.output.pdf).with_suffix(""))
     log.info("wrote %s", ", ".join(map(str, written)))
 

@@ -3,7 +3,7 @@
 Pure functions: the ``slurm.conf`` text for a node, the node's memory from ``/proc/meminfo``, the
 partition named by a Snakemake profile. Everything the daemons write (state, spool, logs, pid
 files, the munge socket) lies under one directory, so nothing outside it is touched except
-``/etc/slurm/slurm.conf``, which the job steps read (see :mod:`debias.cluster.daemons`).
+``/etc/slurm/slurm.conf``, which the job steps read (see :mod:`debias_tools.cluster.daemons`).
 """
 
 from __future__ import annotations

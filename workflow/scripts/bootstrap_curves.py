@@ -2,7 +2,6 @@
 
 from debias.files import write_csv
 from debias.logs import run_script
-from debias.stats.bootstrap_grid import DEFAULT_DENSE, DEFAULT_POINTS
 from debias.tables.curves import system_experiment
 from debias.tables.joined import read_joined
 
@@ -18,8 +17,8 @@ def main(smk, log):
         seed=settings["seed"],
         level=settings["level"],
         de_range=settings["de_range"],
-        grid_dense=settings.get("grid_dense", DEFAULT_DENSE),
-        grid_points=settings.get("grid_points", DEFAULT_POINTS),
+        grid_dense=settings["grid_dense"],
+        grid_points=settings["grid_points"],
     )
     write_csv(curves, smk.output.curves)
     write_csv(efficiency, smk.output.efficiency)

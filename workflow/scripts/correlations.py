@@ -9,9 +9,8 @@ from debias.tables.selection import best_metrics
 
 
 def main(smk, log):
-    prompts = {task: list(spec["prompts"]) for task, spec in smk.params.tasks.items()}
     metrics = list(smk.params.metrics)
-    table = correlation_table([read_joined(path) for path in smk.input.joined], prompts, metrics)
+    table = correlation_table([read_joined(path) for path in smk.input.joined], dict(smk.params.prompts), metrics)
     write_csv(table, smk.output.correlations)
     write_csv(best_metrics(table, metrics), smk.output.best_metrics)
     log.info("%d correlations", len(table))

@@ -9,9 +9,10 @@ from debias.tables.efficiency import efficiency_markdown, sort_efficiency
 
 def main(smk, log):
     frames = [pd.read_csv(path) for path in smk.input]
-    table = sort_efficiency(pd.concat(frames, ignore_index=True), smk.params.tasks, smk.params.metrics)
+    tasks, metrics = smk.params.labels["tasks"], smk.params.labels["metrics"]
+    table = sort_efficiency(pd.concat(frames, ignore_index=True), tasks, metrics)
     write_csv(table, smk.output.csv)
-    write_text(smk.output.md, efficiency_markdown(table, smk.params.tasks, smk.params.metrics))
+    write_text(smk.output.md, efficiency_markdown(table, tasks, metrics))
     log.info("%d data-efficiency rows", len(table))
 
 

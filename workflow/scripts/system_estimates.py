@@ -7,9 +7,8 @@ from debias.tables.joined import read_joined
 
 
 def main(smk, log):
-    prompts = {task: list(spec["prompts"]) for task, spec in smk.params.tasks.items()}
     joined = [read_joined(path) for path in smk.input.joined]
-    table = system_estimates_table(joined, prompts, list(smk.params.metrics), level=smk.params.estimates["level"])
+    table = system_estimates_table(joined, dict(smk.params.prompts), list(smk.params.metrics), level=smk.params.level)
     write_csv(table, smk.output[0])
     log.info("%d estimates of %d systems", len(table), len(joined))
 

@@ -30,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from debias.provision.wordnet_sources import (
+from debias_tools.provision.wordnet_sources import (
     STAMP_NAME,
     ProvisionError,
     check_wordnet_dir,

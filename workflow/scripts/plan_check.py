@@ -8,9 +8,8 @@ from debias.tables.plans import plan_check_table
 
 
 def main(smk, log):
-    prompts = {task: list(spec["prompts"]) for task, spec in smk.params.tasks.items()}
     joined = [read_joined(path) for path in smk.input.joined]
-    table = plan_check_table(joined, prompts, list(smk.params.metrics), smk.params.plan)
+    table = plan_check_table(joined, dict(smk.params.prompts), list(smk.params.metrics), smk.params.plan)
     write_csv(table, smk.output[0])
     log.info("%d cells checked", table[["task", "prompt", "system"]].drop_duplicates().shape[0])
 

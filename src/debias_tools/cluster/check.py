@@ -2,7 +2,7 @@
 results are byte-identical to a local run (``debias-cluster-test``, ``make cluster-test``).
 
 Steps: start munged, slurmctld and slurmd configured in a temporary directory (no cgroups, no
-accounting; see :mod:`debias.cluster.slurm_conf`); run the configuration (by default the committed
+accounting; see :mod:`debias_tools.cluster.slurm_conf`); run the configuration (by default the committed
 test configuration, ``.test/config/config.yaml``) twice in fresh run directories, once with
 ``--profile workflow/profiles/slurm`` and once locally, side by side; compare every result file
 but the logs; stop the daemons started here, also when a step fails. Needs root (the daemons run
@@ -30,8 +30,8 @@ from pathlib import Path
 
 import yaml
 
-from debias.cluster.daemons import LocalSlurm
-from debias.cluster.slurm_conf import SlurmNode, node_real_memory_mb, profile_partition
+from debias_tools.cluster.daemons import LocalSlurm
+from debias_tools.cluster.slurm_conf import SlurmNode, node_real_memory_mb, profile_partition
 
 __all__ = ["compare_results", "main", "prepare_run_dir"]
 

@@ -24,7 +24,7 @@ def main(smk, log):
         for system, items in systems.items()
     }
     boot = config["bootstrap"]
-    points, across = system_level_points(joined, prompt, "m", boot.get("level", 0.8), boot["replicates"], boot["seed"])
+    points, across = system_level_points(joined, prompt, "m", boot["level"], boot["replicates"], boot["seed"])
     correlations = instance_correlations(joined[spec["system"]], prompt, ["m"])
     table = pd.concat(
         [

@@ -8,10 +8,11 @@ from debias.tables.joined import read_joined
 
 
 def main(smk, log):
-    prompts = {task: list(spec["prompts"]) for task, spec in smk.params.tasks.items()}
     joined = [read_joined(path) for path in smk.input.joined]
     spec = smk.params.compare
-    table = system_comparisons_table(joined, prompts, list(smk.params.metrics), spec, min_items=spec["min_items"])
+    table = system_comparisons_table(
+        joined, dict(smk.params.prompts), list(smk.params.metrics), spec, min_items=spec["min_items"]
+    )
     write_csv(table, smk.output[0])
     log.info("%d rows for %d pairs", len(table), len(table.drop_duplicates(["task", "prompt", "system_a", "system_b"])))
 

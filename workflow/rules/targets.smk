@@ -1,0 +1,72 @@
+# The final outputs the configuration asks for: what `rule all` requests.
+from debias.config import figure_names
+
+
+def get_figures(suffixes=("pdf", "png")):
+    """Figures 3, 5 and 6 as configured (debias.config.figure_names)."""
+    return [
+        f"{RESULTS}/figures/{name}.{ext}"
+        for name in figure_names(config)
+        for ext in suffixes
+    ]
+
+
+def get_figure1_figures(suffixes=("pdf", "png")):
+    """Figure 1's two panels when the config asks for them (figures.figure1), else nothing."""
+    if not config["figures"].get("figure1"):
+        return []
+    return [f"{RESULTS}/figures/figure1{p}.{e}" for p in "ab" for e in suffixes]
+
+
+def get_system_scores_figures():
+    return [
+        f"{RESULTS}/figures/system_scores_{task}.{ext}"
+        for task in TASKS
+        for ext in ("pdf", "png")
+    ]
+
+
+def get_comparison_figures():
+    """One forest plot per task with at least two systems to compare."""
+    return [
+        f"{RESULTS}/figures/comparisons_{task}.{ext}"
+        for task in TASKS
+        if len(scored_systems(task)) > 1
+        for ext in ("pdf", "png")
+    ]
+
+
+def get_final_tables():
+    tables = ["table2.csv", "table2.md", "table2.tex", "variance_by_system.csv"]
+    tables += ["correlations.csv", "best_metrics.csv"]
+    tables += ["data_efficiency.csv", "data_efficiency.md", "system_estimates.csv"]
+    if ESTIMATES["coverage"]:
+        tables.append("coverage.csv")
+    tables.append("system_comparisons.csv")
+    if COMPARE["coverage"]:
+        tables.append("comparison_coverage.csv")
+    tables.append("plan.csv")
+    if PLAN["check"]:
+        tables.append("plan_check.csv")
+    if config.get("table1"):
+        tables += ["table1.csv", "table1.md"]
+    if config["figures"].get("figure1"):
+        tables.append("figure1.csv")
+    return [f"{RESULTS}/tables/{name}" for name in tables]
+
+
+def get_final_outputs():
+    scores = (
+        per_system(f"{RESULTS}/metrics/{{task}}/{{system}}.csv")
+        if COMPUTED_METRICS
+        else []
+    )
+    return (
+        scores
+        + get_final_tables()
+        + get_figures()
+        + get_system_scores_figures()
+        + get_comparison_figures()
+        + get_figure1_figures()
+        + [f"{RESULTS}/report.md"]
+    )
