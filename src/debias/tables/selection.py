@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-import numpy as np
 import pandas as pd
+
+from debias.stats.correlation import best_metric
 
 __all__ = ["BEST_METRIC_COLUMNS", "best_metrics", "panel_metric"]
 
@@ -35,7 +36,7 @@ def best_metrics(correlations: pd.DataFrame, metrics: Sequence[str]) -> pd.DataF
     candidates = correlations[correlations["metric"].isin(rank)].dropna(subset=["rho"])
     for (task, prompt, system), group in candidates.groupby(["task", "prompt", "system"], sort=False):
         group = group.sort_values("metric", key=lambda names: names.map(rank), kind="mergesort")
-        best = group.iloc[int(np.argmax(group["rho"].abs().to_numpy()))]
+        best = group.iloc[best_metric(group["rho"].to_numpy())]
         rows.append({"task": task, "prompt": prompt, "system": system, "metric": best["metric"], "rho": best["rho"]})
     return pd.DataFrame(rows, columns=BEST_METRIC_COLUMNS)
 
