@@ -28,9 +28,11 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from debias.stats.bootstrap import bootstrap_ci_widths, data_efficiency, draw_resamples, judgment_counts
+from debias.data import as_judgments
+from debias.stats.bootstrap import bootstrap_ci_widths, bootstrap_data_efficiency
 from debias.stats.bootstrap_grid import curve_grid
 from debias.stats.control_variates import control_variates_estimate
+from debias.stats.resampling import draw_resamples
 from debias.tables.curves import system_experiment
 from debias.tables.joined import read_joined
 
@@ -111,7 +113,7 @@ def main() -> None:
     )
 
     # (b) loop over replicates for one cv curve, on a subset of replicates, then scaled.
-    items, cols = draw_resamples(judgment_counts(judgments), args.loop_replicates, np.random.default_rng(2))
+    items, cols = draw_resamples(as_judgments(judgments).counts, args.loop_replicates, np.random.default_rng(2))
     start = time.perf_counter()
     loop_cv_curve(judgments, metrics[0], items, cols)
     t_sub = time.perf_counter() - start
@@ -177,7 +179,7 @@ def whole_stage() -> None:
 
 def previous_kernel(judgments, metrics, n_rep, rng, level=0.8):
     """The kernel before the grid and the chunks (every n, all B x N at once), for timing only."""
-    k = judgment_counts(judgments)
+    k = as_judgments(judgments).counts
     items, cols = draw_resamples(k, n_rep, rng)
     n = np.arange(1, judgments.shape[0] + 1)
     item_mean = np.nanmean(judgments, axis=1)
@@ -249,7 +251,7 @@ def scale(n_rep: int, n_metrics: int, sizes=(500, 8_000, 32_000, 100_000)) -> No
     de = {}
     for name, grid in (("every n", np.arange(1, n_items + 1)), ("grid", curve_grid(n_items))):
         w = bootstrap_ci_widths(judgments, metrics, n_replicates=n_rep, rng=np.random.default_rng(1), grid=grid)
-        de[name] = data_efficiency(w["mean"], w["cv"], w["n"])
+        de[name] = bootstrap_data_efficiency(w.mean, w.cv, w.n)
     diff = de["grid"] / de["every n"] - 1
     print(
         f"DE at N = {n_items:,} ({curve_grid(n_items).size} grid points): every n "

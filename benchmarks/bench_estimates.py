@@ -25,11 +25,13 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import yaml  # noqa: E402
 
-from debias.stats.bootstrap import resampling_variance_components, setting_seed  # noqa: E402
-from debias.stats.control_variates import theory_data_efficiency, theory_variance  # noqa: E402
+from debias.data import Judgments  # noqa: E402
 from debias.stats.coverage import coverage_intervals, resolve_sample_sizes  # noqa: E402
+from debias.stats.resampling import setting_seed  # noqa: E402
+from debias.stats.theory import theory_data_efficiency, theory_variance  # noqa: E402
+from debias.stats.variance import resampling_components  # noqa: E402
 from debias.tables.estimates import coverage_table  # noqa: E402
-from debias.tables.joined import judged_rows, judgment_matrix, read_joined  # noqa: E402
+from debias.tables.joined import judged_rows, read_joined  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -76,7 +78,13 @@ def de_gap_noise(joined, prompts, metrics, sizes, level: float, repeats: int, n_
             scores = {m: judged[m].to_numpy(dtype=float) for m in metrics}
             widths = {}
             intervals = coverage_intervals(
-                judgment_matrix(judged), scores, sample_sizes=sizes, n_repeats=repeats, level=level, rng=rng, ppi=False
+                Judgments.from_joined(judged),
+                scores,
+                sample_sizes=sizes,
+                n_repeats=repeats,
+                level=level,
+                rng=rng,
+                ppi=False,
             )
             for name, n, (low, high) in intervals:
                 widths.setdefault(n, {})[name] = (high - low) ** 2
@@ -182,7 +190,7 @@ def synthetic_provided_score(rho: float, repeats: int, level: float) -> None:
     ):
         widths[(name, n)] = (high - low) ** 2
     # The same theory in the world the experiment samples: item means of 3 judgments, one drawn.
-    noise, _ = resampling_variance_components(judgments)
+    noise, _ = resampling_components(judgments)
     means = judgments.mean(axis=1)
     world = [float(means.var()), noise, float(np.corrcoef(means, score)[0, 1])]
     eq7 = theory_data_efficiency(rho, gamma)

@@ -3,17 +3,24 @@
 import numpy as np
 import pytest
 
+from debias.data import as_judgments
 from debias.stats.bootstrap import (
+    CurveResult,
     bootstrap_ci_widths,
     bootstrap_ci_widths_from_draws,
-    data_efficiency,
-    draw_resamples,
-    judgment_counts,
-    resampling_variance_components,
-    setting_seed,
+    bootstrap_data_efficiency,
 )
-from debias.stats.control_variates import control_variates_estimate, theory_data_efficiency
+from debias.stats.control_variates import control_variates_estimate
 from debias.stats.correlation import correlation
+from debias.stats.resampling import draw_resamples, setting_seed
+from debias.stats.theory import theory_data_efficiency
+from debias.stats.variance import resampling_components
+
+CURVES = ("n", "mean", "cv", "noiseless", "perfect")
+
+
+def judgment_counts(judgments):
+    return as_judgments(judgments).counts
 
 
 def synthetic_population(rng, n_items, sigma2_f, sigma2_a, rhos, k_choices=(2, 3)):
@@ -92,12 +99,13 @@ def test_vectorised_matches_reference_given_same_draws():
     items, cols = draw_resamples(judgment_counts(judgments), 9, rng)
     fast = bootstrap_ci_widths_from_draws(judgments, metrics, items, cols, level=0.6)
     slow = reference_widths(judgments, metrics, items, cols, level=0.6)
-    np.testing.assert_array_equal(fast["n"], np.arange(1, 8))
+    np.testing.assert_array_equal(fast.n, np.arange(1, 8))
+    assert isinstance(fast, CurveResult)
     for key in ("mean", "cv", "noiseless", "perfect"):
-        assert fast[key].shape == slow[key].shape
-        np.testing.assert_allclose(fast[key], slow[key], rtol=1e-10, atol=1e-12, err_msg=key)
+        assert getattr(fast, key).shape == slow[key].shape
+        np.testing.assert_allclose(getattr(fast, key), slow[key], rtol=1e-10, atol=1e-12, err_msg=key)
     # The draws are not degenerate: the control variate changes the widths.
-    assert not np.allclose(fast["cv"][0], fast["mean"])
+    assert not np.allclose(fast.cv[0], fast.mean)
 
 
 def test_wrapper_uses_draw_resamples_with_the_given_generator():
@@ -106,8 +114,8 @@ def test_wrapper_uses_draw_resamples_with_the_given_generator():
     direct = bootstrap_ci_widths(judgments, metrics, n_replicates=50, rng=np.random.default_rng(9))
     items, cols = draw_resamples(judgment_counts(judgments), 50, np.random.default_rng(9))
     via_draws = bootstrap_ci_widths_from_draws(judgments, metrics, items, cols)
-    for key in direct:
-        np.testing.assert_array_equal(direct[key], via_draws[key])
+    for key in CURVES:
+        np.testing.assert_array_equal(getattr(direct, key), getattr(via_draws, key))
 
 
 def test_seeding_reproducible_and_common_random_numbers():
@@ -116,50 +124,50 @@ def test_seeding_reproducible_and_common_random_numbers():
     a = bootstrap_ci_widths(judgments, metrics, n_replicates=200, rng=np.random.default_rng(seed))
     b = bootstrap_ci_widths(judgments, metrics, n_replicates=200, rng=np.random.default_rng(seed))
     c = bootstrap_ci_widths(judgments, metrics, n_replicates=200, rng=np.random.default_rng(seed + 1))
-    for key in a:
-        np.testing.assert_array_equal(a[key], b[key])
-    assert not np.allclose(a["mean"], c["mean"])
+    for key in CURVES:
+        np.testing.assert_array_equal(getattr(a, key), getattr(b, key))
+    assert not np.allclose(a.mean, c.mean)
     # Metrics consume no randomness: the baseline is the same with or without them,
     # and so is the first metric's curve when others are added.
     none = bootstrap_ci_widths(judgments, np.empty((0, 60)), n_replicates=200, rng=np.random.default_rng(seed))
     one = bootstrap_ci_widths(judgments, metrics[:1], n_replicates=200, rng=np.random.default_rng(seed))
-    np.testing.assert_array_equal(none["mean"], a["mean"])
-    np.testing.assert_array_equal(none["perfect"], a["perfect"])
-    assert none["cv"].shape == none["noiseless"].shape == (0, 60)
-    np.testing.assert_array_equal(one["cv"][0], a["cv"][0])
+    np.testing.assert_array_equal(none.mean, a.mean)
+    np.testing.assert_array_equal(none.perfect, a.perfect)
+    assert none.cv.shape == none.noiseless.shape == (0, 60)
+    np.testing.assert_array_equal(one.cv[0], a.cv[0])
     # A constant metric gives back the baseline exactly.
     flat = bootstrap_ci_widths(judgments, np.ones((1, 60)), n_replicates=200, rng=np.random.default_rng(seed))
-    np.testing.assert_array_equal(flat["cv"][0], a["mean"])
+    np.testing.assert_array_equal(flat.cv[0], a.mean)
 
 
 def test_widths_shrink_like_inverse_sqrt_n():
     judgments, metrics = synthetic_population(np.random.default_rng(2), 400, 1.0, 0.5, [0.7])
     w = bootstrap_ci_widths(judgments, metrics, n_replicates=600, rng=np.random.default_rng(3))
-    n = w["n"]
-    for curve in (w["mean"], w["cv"][0], w["noiseless"][0], w["perfect"]):
+    n = w.n
+    for curve in (w.mean, w.cv[0], w.noiseless[0], w.perfect):
         at = {m: curve[n == m][0] for m in (25, 100, 400)}
         assert at[25] > at[100] > at[400]
         assert at[400] / at[100] == pytest.approx(0.5, rel=0.15)
         # Averaged over blocks of 50 prefix sizes the curve decreases everywhere.
         assert np.all(np.diff(curve.reshape(8, 50).mean(axis=1)) < 0)
     # For the sample mean the width is ~2 z_0.9 sqrt(Var(one draw) / n).
-    s2a, s2f = resampling_variance_components(judgments)
+    s2a, s2f = resampling_components(judgments)
     expected = 2 * 1.2815515655446004 * np.sqrt((s2a + s2f) / 200)
-    assert w["mean"][n == 200][0] == pytest.approx(expected, rel=0.1)
+    assert w.mean[n == 200][0] == pytest.approx(expected, rel=0.1)
 
 
 def test_bootstrap_data_efficiency_matches_theory():
     rng = np.random.default_rng(20180601)
     judgments, metrics = synthetic_population(rng, 500, 1.0, 0.6, [0.75, 0.4, 0.0])
     w = bootstrap_ci_widths(judgments, metrics, n_replicates=1000, rng=np.random.default_rng(4))
-    s2a, s2f = resampling_variance_components(judgments)
+    s2a, s2f = resampling_components(judgments)
     gamma = s2a / s2f
     item_mean = np.nanmean(judgments, axis=1)
     rhos = np.array([correlation(item_mean, m) for m in metrics])
 
-    de_cv = data_efficiency(w["mean"], w["cv"], w["n"])
-    de_noiseless = data_efficiency(w["mean"], w["noiseless"], w["n"])
-    de_perfect = data_efficiency(w["mean"], w["perfect"], w["n"])
+    de_cv = bootstrap_data_efficiency(w.mean, w.cv, w.n)
+    de_noiseless = bootstrap_data_efficiency(w.mean, w.noiseless, w.n)
+    de_perfect = bootstrap_data_efficiency(w.mean, w.perfect, w.n)
     assert de_cv.shape == de_noiseless.shape == (3,)
 
     # Tolerances cover the spread over data and bootstrap seeds (about 3% sd).
@@ -177,9 +185,9 @@ def test_bootstrap_data_efficiency_matches_theory():
 def test_perfect_metric_beats_mean_when_annotator_noise_is_small():
     judgments, metrics = synthetic_population(np.random.default_rng(8), 300, 1.0, 0.05, [0.3])
     w = bootstrap_ci_widths(judgments, metrics, n_replicates=400, rng=np.random.default_rng(8))
-    middle = (w["n"] >= 60) & (w["n"] <= 270)
-    assert np.all(w["perfect"][middle] < 0.5 * w["mean"][middle])
-    assert data_efficiency(w["mean"], w["perfect"], w["n"]) > 5
+    middle = (w.n >= 60) & (w.n <= 270)
+    assert np.all(w.perfect[middle] < 0.5 * w.mean[middle])
+    assert bootstrap_data_efficiency(w.mean, w.perfect, w.n) > 5
 
 
 def test_data_efficiency_window_and_broadcasting():
@@ -188,26 +196,26 @@ def test_data_efficiency_window_and_broadcasting():
     base[0] = 1000.0  # n = 1 and n = 10 lie outside [0.2 N, 0.9 N] and must be ignored
     base[9] = 1000.0
     cond = np.stack([np.full(10, 1.0), np.full(10, 2.0)])
-    np.testing.assert_allclose(data_efficiency(base, cond, n), [4.0, 1.0])
-    assert isinstance(data_efficiency(base, cond[0], n), float)
+    np.testing.assert_allclose(bootstrap_data_efficiency(base, cond, n), [4.0, 1.0])
+    assert isinstance(bootstrap_data_efficiency(base, cond[0], n), float)
     # Ratio of mean squares, not mean of ratios.
     b = np.array([1.0, 3.0])
     c = np.array([1.0, 1.0])
-    assert data_efficiency(b, c, np.array([1, 2]), lo=0.0, hi=1.0) == pytest.approx(5.0)
+    assert bootstrap_data_efficiency(b, c, np.array([1, 2]), lo=0.0, hi=1.0) == pytest.approx(5.0)
     with pytest.raises(ValueError):
-        data_efficiency(base, cond, n, lo=0.95, hi=0.99)
+        bootstrap_data_efficiency(base, cond, n, lo=0.95, hi=0.99)
 
 
 def test_resampling_variance_components_exact():
     judgments = np.array([[1.0, 3.0, np.nan], [2.0, np.nan, np.nan], [0.0, 3.0, 3.0]])
-    s2a, s2f = resampling_variance_components(judgments)
+    s2a, s2f = resampling_components(judgments)
     # item means 2, 2, 2 -> sigma2_f = 0; within (ddof 0): 1, 0, 2 -> sigma2_a = 1.
     assert s2f == pytest.approx(0.0)
     assert s2a == pytest.approx(1.0)
 
     rng = np.random.default_rng(4)
     judgments, _ = synthetic_population(rng, 50, 1.0, 0.5, [0.0], k_choices=(1, 2, 3, 4))
-    s2a, s2f = resampling_variance_components(judgments)
+    s2a, s2f = resampling_components(judgments)
     # Exact variance of one bootstrap draw: item uniform, then judgment uniform within it.
     k = judgment_counts(judgments)
     weights = np.where(np.isnan(judgments), 0.0, 1.0 / (len(k) * k[:, None]))

@@ -4,8 +4,10 @@ import numpy as np
 import pytest
 from test_bootstrap import synthetic_population
 
-from debias.stats.bootstrap import bootstrap_ci_widths, data_efficiency, draw_resamples, judgment_counts
-from debias.stats.bootstrap_grid import curve_grid, grid_prefix_sums, iter_resamples, replicate_chunk
+from debias.data import as_judgments
+from debias.stats.bootstrap import bootstrap_ci_widths, bootstrap_data_efficiency
+from debias.stats.bootstrap_grid import curve_grid, grid_prefix_sums, replicate_chunk
+from debias.stats.resampling import draw_resamples, iter_resamples
 
 
 def test_curve_grid_is_every_n_up_to_dense_then_spread_with_window_edges():
@@ -55,22 +57,24 @@ def test_widths_at_grid_points_equal_the_full_computation_for_any_chunk():
         part = bootstrap_ci_widths(
             judgments, metrics, n_replicates=60, rng=np.random.default_rng(1), grid=grid, chunk=chunk
         )
-        np.testing.assert_array_equal(part["n"], grid)
+        np.testing.assert_array_equal(part.n, grid)
         for key in ("mean", "cv", "noiseless", "perfect"):
-            np.testing.assert_allclose(part[key], full[key][..., grid - 1], rtol=1e-12, atol=1e-12, err_msg=key)
+            np.testing.assert_allclose(
+                getattr(part, key), getattr(full, key)[..., grid - 1], rtol=1e-12, atol=1e-12, err_msg=key
+            )
     # Every n: the chunk size changes nothing, bit for bit.
     one = bootstrap_ci_widths(judgments, metrics, n_replicates=60, rng=np.random.default_rng(1), chunk=1)
-    for key in full:
-        np.testing.assert_array_equal(one[key], full[key])
+    for key in ("n", "mean", "cv", "noiseless", "perfect"):
+        np.testing.assert_array_equal(getattr(one, key), getattr(full, key))
     # DE over the grid points in the window is close to DE over every n in it.
-    de_full = data_efficiency(full["mean"], full["cv"], full["n"])
-    de_grid = data_efficiency(part["mean"], part["cv"], part["n"])
+    de_full = bootstrap_data_efficiency(full.mean, full.cv, full.n)
+    de_grid = bootstrap_data_efficiency(part.mean, part.cv, part.n)
     np.testing.assert_allclose(de_grid, de_full, rtol=0.05)
 
 
 def test_grid_must_end_at_n():
     judgments, metrics = synthetic_population(np.random.default_rng(7), 20, 1.0, 0.5, [0.6])
-    assert judgment_counts(judgments).size == 20
+    assert as_judgments(judgments).counts.size == 20
     with pytest.raises(ValueError):
         bootstrap_ci_widths(judgments, metrics, n_replicates=5, rng=np.random.default_rng(0), grid=np.array([1, 5]))
     with pytest.raises(ValueError):

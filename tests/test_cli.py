@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from conftest import synthetic_task, write_jsonl
+from conftest import synthetic_task
 
 from debias.cli import main
 from debias.config import compare_spec, plan_spec
@@ -31,7 +31,13 @@ def task(tmp_path):
         "results_dir": str(tmp_path / "results"),
         "metrics": {"m1": {"label": "M1"}, "m2": {"label": "M2"}},
         "min_judged_items": 10,
-        "tasks": {"toy": {"label": "Toy", "systems": {"alpha": {}, "beta": {}}, "prompts": PROMPTS}},
+        "tasks": {
+            "toy": {
+                "label": "Toy",
+                "systems": {"alpha": {"label": "Alpha"}, "beta": {"label": "Beta"}},
+                "prompts": PROMPTS,
+            }
+        },
         "bootstrap": {"replicates": 10, "seed": 3},
         "compare": {"sample_sizes": [10, 20], "repeats": 50, "de_n": 15},
         "plan": {"auto_n": [20], "check": {"pilots": 10, "pilot_size": 15, "n": 20}},
@@ -118,4 +124,3 @@ def test_help_explains_every_command(capsys):
         text = capsys.readouterr().out
         for option in ("--level", "--metric", "--format", "--scores", "--config"):
             assert option in text
-    assert write_jsonl  # the shared fixture helper stays importable

@@ -14,7 +14,7 @@ import yaml
 from conftest import REPO
 
 from debias_tools.cluster.check import compare_results, prepare_run_dir
-from debias_tools.cluster.daemons import _pid_alive, _terminate
+from debias_tools.cluster.daemons import pid_alive, terminate
 from debias_tools.cluster.slurm_conf import SlurmNode, node_real_memory_mb, profile_partition, render_slurm_conf
 
 PROFILE = REPO / "workflow/profiles/slurm/config.yaml"
@@ -130,11 +130,11 @@ def test_only_a_process_of_the_expected_name_is_stopped():
     proc = subprocess.Popen(["sleep", "30"])
     try:
         messages = []
-        _terminate(proc.pid, "slurmd", messages.append)  # a pid file pointing at someone else's process
+        terminate(proc.pid, "slurmd", messages.append)  # a pid file pointing at someone else's process
         time.sleep(0.1)
-        assert proc.poll() is None and _pid_alive(proc.pid, "sleep")
+        assert proc.poll() is None and pid_alive(proc.pid, "sleep")
         assert "no longer running" in messages[0]
-        _terminate(proc.pid, "sleep", messages.append)
+        terminate(proc.pid, "sleep", messages.append)
         assert proc.wait(timeout=5) != 0 and messages[-1].startswith("stopped sleep")
     finally:
         proc.kill()

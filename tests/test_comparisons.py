@@ -7,8 +7,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from debias.stats.paired import PairedSample, paired_difference_ci, paired_difference_estimates, paired_sample
+from debias.data import PairedSample
+from debias.stats.paired import paired_difference_ci, paired_difference_estimates
 from debias.stats.paired_coverage import expected_de_vs_independent, paired_coverage_experiment
+from debias.tables.comparisons import paired_sample
 
 
 def simulated_pair(rng, n_items=400, shift=0.3, sigma_f=1.0, sigma_a=0.6, rho=0.7, same=0):
@@ -33,8 +35,8 @@ def simulated_pair(rng, n_items=400, shift=0.3, sigma_f=1.0, sigma_a=0.6, rho=0.
 
 def subsample(pair, idx):
     return PairedSample(
-        pair.judgments_a[idx],
-        pair.judgments_b[idx],
+        pair.judgments_a.take(idx),
+        pair.judgments_b.take(idx),
         pair.same_judgment[idx],
         pair.scores_a[idx],
         pair.scores_b[idx],
@@ -65,7 +67,7 @@ def test_gaussian_coverage_of_the_difference_interval():
     # 2000 repeats: Monte-Carlo s.e. 0.009 at 0.8; tolerance 0.03 (> 3 s.e.)
     rng = np.random.default_rng(2)
     world = simulated_pair(rng, n_items=300, same=30)
-    table = paired_coverage_experiment(world, sample_sizes=[30, 150], n_repeats=2000, level=0.8, rng=rng)
+    table = pd.DataFrame(paired_coverage_experiment(world, sample_sizes=[30, 150], n_repeats=2000, level=0.8, rng=rng))
     assert set(table["estimator"]) == {"mean", "cv:good", "cv:noise", "cv:combined"}
     assert table["coverage"].between(0.77, 0.83).all(), table
     at150 = table[table["n"] == 150].set_index("estimator")["de_vs_independent"]
@@ -82,7 +84,7 @@ def test_shared_judgment_has_no_noise_and_unknown_pairs_raise():
     assert result.estimate == 0 and result.ci_low == result.ci_high == 0
     with pytest.raises(ValueError, match="unknown estimator"):
         paired_difference_ci(world, "cv:missing")
-    table = paired_difference_estimates(world)
+    table = pd.DataFrame(paired_difference_estimates(world))
     assert list(table["estimator"]) == ["mean", "cv:good", "cv:noise", "cv:combined"]
     assert (table["p_value"] == 1.0).all()
 

@@ -1,19 +1,41 @@
 """Properties of the estimators of a system's mean human score and of their intervals."""
 
 import numpy as np
+import pandas as pd
 import pytest
 
-from debias.stats.control_variates import theory_variance
-from debias.stats.coverage import coverage_experiment, draw_samples, resolve_sample_sizes
-from debias.stats.estimators import (
-    check_estimator_inputs,
-    cv_combined_mean_ci,
-    cv_mean_ci,
-    item_noise,
-    ppi_tuned_mean_ci,
-    sample_mean_ci,
-)
-from debias.stats.intervals import combined_terms, cv_terms, fold_labels, t_interval
+from debias.data import EvalSample
+from debias.stats.combined import combined_terms
+from debias.stats.control_variates import cv_terms
+from debias.stats.coverage import coverage_experiment, resolve_sample_sizes
+from debias.stats.estimate import estimate_mean
+from debias.stats.estimators import REGISTRY, estimator_names, resolve_estimator
+from debias.stats.intervals import fold_labels, t_interval
+from debias.stats.resampling import draw_samples
+from debias.stats.theory import theory_variance
+from debias.stats.variance import item_noise
+
+
+# The estimators on arrays, as a notebook user calls them: one EvalSample, one registry name.
+def sample_mean_ci(judgments, *, n_outputs, level=0.8, annotator_variance=None):
+    sample = EvalSample.from_arrays(judgments, n_outputs=n_outputs)
+    return estimate_mean(sample, "mean", level=level, annotator_variance=annotator_variance)
+
+
+def cv_mean_ci(judgments, scores, all_scores, *, level=0.8, annotator_variance=None):
+    sample = EvalSample.from_arrays(judgments, scores, all_scores=all_scores)
+    return estimate_mean(sample, "cv:m0", level=level, annotator_variance=annotator_variance)
+
+
+def cv_combined_mean_ci(judgments, scores, all_scores, *, level=0.8, annotator_variance=None, **options):
+    sample = EvalSample.from_arrays(judgments, scores, all_scores=all_scores)
+    return estimate_mean(sample, "cv:combined", level=level, annotator_variance=annotator_variance, **options)
+
+
+def ppi_tuned_mean_ci(judgments, scores, unjudged_scores, *, level=0.8):
+    sample = EvalSample.from_arrays(judgments, scores, unjudged_scores=unjudged_scores)
+    return estimate_mean(sample, "ppi++:m0", level=level)
+
 
 SIGMA2_F, SIGMA2_A, MU = 0.5, 0.3, 1.0
 
@@ -97,7 +119,7 @@ def test_noise_is_estimated_from_items_judged_more_than_once():
     judgments = np.array([[1.0, 3.0], [2.0, np.nan], [0.0, 2.0]])
     assert item_noise(judgments) == pytest.approx(2.0 * np.mean([0.5, 1.0, 0.5]))
     assert item_noise(judgments[:, :1]) is None  # unknown: no correction for sampling without replacement
-    assert item_noise(judgments[:, :1], annotator_variance=0.4) == pytest.approx(0.4)
+    assert item_noise(judgments[:, :1], 0.4) == pytest.approx(0.4)
     wide = sample_mean_ci(judgments[:, :1], n_outputs=3)
     corrected = sample_mean_ci(judgments[:, :1], n_outputs=3, annotator_variance=0.0)
     assert wide.width > corrected.width == pytest.approx(0.0)
@@ -177,8 +199,10 @@ def test_coverage_kernel_equals_a_literal_loop():
     judgments, metric = finite_world(rng, n_items=30)
     judgments[::4, 2] = np.nan  # some items with two judgments
     metrics = {"a": metric, "b": metric**2 + rng.normal(size=30)}
-    table = coverage_experiment(
-        judgments, metrics, sample_sizes=[5, 12, "0.5N"], n_repeats=40, level=0.8, rng=np.random.default_rng(3)
+    table = pd.DataFrame(
+        coverage_experiment(
+            judgments, metrics, sample_sizes=[5, 12, "0.5N"], n_repeats=40, level=0.8, rng=np.random.default_rng(3)
+        )
     )
     items, values = draw_samples(judgments, 40, np.random.default_rng(3))
     theta = np.nanmean(judgments, axis=1).mean()
@@ -219,17 +243,43 @@ def test_sample_sizes():
         ((np.array([[1.0], [np.inf], [2.0]]),), {}, "finite"),
         ((np.array([[np.nan, 1.0], [1.0, 2.0], [2.0, 3.0]]),), {}, "NaN-padded"),
         ((np.ones((4, 1)),), {"level": 1.0}, "level"),
+        ((np.ones((4, 1)),), {"level": float("nan")}, "level"),
         ((np.ones((4, 1)),), {"annotator_variance": -1.0}, "annotator_variance"),
-        ((np.ones((4, 1)), np.ones(3), np.ones(10)), {}, "one row per judged item"),
+        ((np.ones((4, 1)), np.ones(3), np.ones(10)), {}, r"scores must have shape \(4, M\)"),
         ((np.ones((4, 1)), np.ones(4), np.ones(3)), {}, "fewer than"),
-        ((np.ones((4, 1)), np.ones((4, 2)), np.ones((10, 3))), {}, "all_scores must be"),
+        ((np.ones((4, 1)), np.ones((4, 2)), np.ones((10, 3))), {}, "has 3 metrics, scores 2"),
         ((np.ones((4, 1)), np.array([1, 2, np.nan, 4.0]), np.ones(10)), {}, "finite"),
-        ((np.ones((4, 1)), np.ones(4)), {}, "go together"),
     ],
 )
 def test_input_checks(args, kwargs, message):
+    level = kwargs.pop("level", 0.8)
     with pytest.raises(ValueError, match=message):
-        check_estimator_inputs(*args, **kwargs)
+        judgments, *scores = args
+        if scores:
+            sample = EvalSample.from_arrays(judgments, scores[0], all_scores=scores[1])
+        else:
+            sample = EvalSample.from_arrays(judgments, n_outputs=10)
+        estimate_mean(sample, "cv:m0" if scores else "mean", level=level, **kwargs)
+
+
+def test_the_population_is_given_once():
+    with pytest.raises(ValueError, match="once"):
+        EvalSample.from_arrays(np.ones((4, 1)), np.ones(4), all_scores=np.ones(10), unjudged_scores=np.ones(6))
+    with pytest.raises(ValueError, match="without the judged items' scores"):
+        EvalSample.from_arrays(np.ones((4, 1)), unjudged_scores=np.ones(6))
+
+
+def test_registry_names_and_resolution():
+    assert estimator_names(["a", "b"], unjudged=True) == ["mean", "cv:a", "cv:b", "cv:combined", "ppi++:a", "ppi++:b"]
+    assert estimator_names(["a"]) == ["mean", "cv:a"]  # no combined with one metric, no PPI++ without unjudged
+    assert resolve_estimator("cv:b", ["a", "b"]) == (REGISTRY["cv"], 1)
+    assert resolve_estimator("cv:x:y", ["x:y"]) == (REGISTRY["cv"], 0)  # metric names may hold a colon
+    assert resolve_estimator("cv:combined", ["a"]) == (REGISTRY["cv:combined"], None)
+    for bad in ("cv:z", "median", "ppi++", "cv:combined:a"):
+        with pytest.raises(ValueError, match="unknown estimator"):
+            resolve_estimator(bad, ["a"])
+    with pytest.raises(ValueError, match="needs at least 1 metric, got 0"):
+        resolve_estimator("cv:combined", [])
 
 
 def test_folds_need_a_generator_and_other_argument_errors():
@@ -240,8 +290,8 @@ def test_folds_need_a_generator_and_other_argument_errors():
         judgments[:20], metric[:20, None], metric[:, None], folds=5, rng=np.random.default_rng(0)
     )
     assert result.n_judged == 20 and np.isfinite(result.se)
-    with pytest.raises(ValueError, match="one metric"):
-        cv_mean_ci(judgments[:20], np.ones((20, 2)), np.ones((60, 2)))
+    with pytest.raises(ValueError, match="unknown estimator 'cv:m2'"):
+        estimate_mean(EvalSample.from_arrays(judgments[:20], np.ones((20, 2)), all_scores=np.ones((60, 2))), "cv:m2")
     with pytest.raises(ValueError, match="n_outputs"):
         sample_mean_ci(judgments[:20], n_outputs=10)
 

@@ -92,8 +92,10 @@ def test_the_statistics_core_imports_no_pandas_and_no_file_format():
     for name in core:
         outside = {t for t in graph[name] if not t.startswith("debias.stats") and t != "debias.data"}
         assert not outside, f"{name} imports {outside}"
-    code = "import sys, debias.stats.estimators, debias.stats.coverage, debias.stats.paired_coverage, " \
+    code = (
+        "import sys, debias.stats.estimators, debias.stats.coverage, debias.stats.paired_coverage, "
         "debias.stats.plan_check, debias.stats.bootstrap, debias.data; print('pandas' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

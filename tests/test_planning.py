@@ -4,6 +4,7 @@ and the variances; the upper bound raises the plan; the pilot check runs."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from debias.stats.plan_check import check_target_width, plan_check_experiment
@@ -66,8 +67,17 @@ def test_plan_check_on_a_gaussian_world():
     judgments = truth[:, None] + rng.normal(0, 0.7, (n, 3))
     metric = truth + rng.normal(0, 1, n)
     target = check_target_width(judgments, 150, 0.8)
-    table = plan_check_experiment(
-        judgments, {"m": metric}, target_width=target, n_pilots=200, pilot_size=50, level=0.8, assurance=0.8, rng=rng
+    table = pd.DataFrame(
+        plan_check_experiment(
+            judgments,
+            {"m": metric},
+            target_width=target,
+            n_pilots=200,
+            pilot_size=50,
+            level=0.8,
+            assurance=0.8,
+            rng=rng,
+        )
     )
     assert list(table["estimator"]) == ["mean", "cv"]
     assert table["met"].between(0.68, 0.92).all(), table

@@ -75,7 +75,7 @@ def test_resources_grow_with_the_data_they_get():
 PAIRED_PEAK = """
 import resource, sys
 import numpy as np
-from debias.stats.paired import PairedSample
+from debias.data import PairedSample
 from debias.stats.paired_coverage import paired_coverage_experiment
 
 R, N, M = 100, 20_000, 5

@@ -5,17 +5,20 @@ import json
 import numpy as np
 import pytest
 
+from debias.data import Judgments
 from debias.io import SystemItem, read_system
 from debias.stats.variance import (
-    RecordHandling,
     annotator_variance,
     human_metric_variance,
     human_metric_variance_unbiased,
-    pooled_judged_rows,
-    table2,
     variance_components,
 )
-from debias.tables.joined import join_system, judgment_matrix
+from debias.tables.joined import join_system
+from debias.tables.variance import RecordHandling, pooled_judged_rows, table2
+
+
+def judgment_matrix(rows):
+    return Judgments.from_joined(rows).padded()
 
 
 def simulate(n_items, counts, sigma2_f, sigma2_a, seed=0):

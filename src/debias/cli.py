@@ -71,7 +71,7 @@ def _load_config(args):
     if not path.exists():
         raise InputError(str(path), "config file not found (give --config)")
     try:
-        return load_config(path)
+        return load_config(path, required=("metrics", "tasks"))
     except ConfigError as error:
         raise InputError("--config", str(error)) from None
 

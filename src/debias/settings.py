@@ -157,12 +157,16 @@ def schema_problem(config: Mapping, schema: Mapping | str | Path | None = None) 
     return text
 
 
-def with_defaults(config: Mapping, *, where: str = "config") -> dict:
+def with_defaults(config: Mapping, *, where: str = "config", required: tuple[str, ...] | None = None) -> dict:
     """A checked copy of ``config`` with the schema's defaults filled in.
 
-    Raises :class:`ConfigError` naming the key path and the rule it breaks.
+    ``required`` replaces the schema's list of required top-level keys (the ``debias`` command
+    needs ``tasks`` and ``metrics`` only, not the workflow's folders and figures); every key
+    that is present is checked by the same rules. Raises :class:`ConfigError` naming the key
+    path and the rule it breaks.
     """
-    problem = schema_problem(config)
+    rules = schema() if required is None else {**schema(), "required": list(required)}
+    problem = schema_problem(config, rules)
     if problem:
         raise ConfigError(f"{where}: {problem}")
     filled = copy.deepcopy(dict(config))
@@ -170,8 +174,9 @@ def with_defaults(config: Mapping, *, where: str = "config") -> dict:
     return filled
 
 
-def load_config(path: str | Path) -> dict:
-    """Read, check and complete a configuration file (YAML), with errors that name the file."""
+def load_config(path: str | Path, *, required: tuple[str, ...] | None = None) -> dict:
+    """Read, check and complete a configuration file (YAML), with errors that name the file;
+    ``required`` as in :func:`with_defaults`."""
     import yaml
 
     path = Path(path)
@@ -183,4 +188,4 @@ def load_config(path: str | Path) -> dict:
         raise ConfigError(f"{path}: not valid YAML ({str(error).splitlines()[0]})") from None
     if not isinstance(config, dict):
         raise ConfigError(f"{path}: expected a mapping of configuration keys, got {type(config).__name__}")
-    return with_defaults(config, where=str(path))
+    return with_defaults(config, where=str(path), required=required)

@@ -7,7 +7,7 @@ from functools import cached_property
 
 import numpy as np
 
-from debias.data.judgments import Judgments, finite_values
+from debias.data.judgments import Judgments, as_judgments, finite_values
 
 __all__ = ["EvalSample", "PairedSample"]
 
@@ -147,7 +147,8 @@ class PairedSample:
     Attributes
     ----------
     judgments_a, judgments_b : Judgments
-        Judgments of the n items judged for both systems, same item order.
+        Judgments of the n items judged for both systems, same item order (anything
+        :func:`debias.data.as_judgments` takes, e.g. NaN-padded arrays).
     same_judgment : numpy.ndarray of bool, shape (n,)
         True where both lines name the same ``judged_output`` (one judgment stands for both).
     scores_a, scores_b : numpy.ndarray, shape (n, M)
@@ -168,8 +169,17 @@ class PairedSample:
     metrics: tuple[str, ...]
 
     def __post_init__(self):
-        if self.judgments_a.n_items != self.judgments_b.n_items:
-            raise ValueError("both systems must have the same judged items")
+        a, b = as_judgments(self.judgments_a), as_judgments(self.judgments_b)
+        if a.n_items != b.n_items:
+            raise ValueError(f"both systems must have the same judged items ({a.n_items} and {b.n_items})")
+        object.__setattr__(self, "judgments_a", a)
+        object.__setattr__(self, "judgments_b", b)
+        object.__setattr__(self, "same_judgment", np.asarray(self.same_judgment, dtype=bool).reshape(a.n_items))
+        for name in ("scores_a", "scores_b"):
+            object.__setattr__(self, name, _scores_2d(getattr(self, name), a.n_items, name))
+        for name in ("all_a", "all_b"):
+            object.__setattr__(self, name, _scores_2d(getattr(self, name), None, name))
+        object.__setattr__(self, "metrics", tuple(self.metrics))
 
     @classmethod
     def from_samples(cls, a: EvalSample, b: EvalSample, same_judgment=None) -> PairedSample:

@@ -117,8 +117,9 @@ class Terms:
 class Estimator:
     """One family of estimators: ``mean``, ``cv``, ``cv:combined`` or ``ppi++``.
 
-    ``per_metric`` families are named ``<family>:<metric>``; ``min_metrics`` metrics are needed;
-    ``needs_unjudged`` families need outputs nobody judged. :meth:`terms` takes the judged items'
+    ``per_metric`` families are named ``<family>:<metric>``; ``min_metrics`` metrics are needed,
+    and the family is listed by default from ``listed_from`` metrics on; ``needs_unjudged``
+    families need outputs nobody judged. :meth:`terms` takes the judged items'
     values ``y`` (..., n) and their metric scores ``g`` (..., M, n) (``metric``: the column a
     per-metric family uses); :meth:`terms_at` the same with the items given as ``rows`` of the
     population (resampling experiments). :meth:`interval` turns them into a
@@ -128,6 +129,7 @@ class Estimator:
     family: str = ""
     per_metric: bool = False
     min_metrics: int = 0
+    listed_from: int = 0
     needs_unjudged: bool = False
 
     def name(self, metric: str | None = None) -> str:
@@ -197,7 +199,8 @@ class CombinedControlVariate(Estimator):
     """
 
     family = "cv:combined"
-    min_metrics = 2
+    min_metrics = 1
+    listed_from = 2  # with one metric it is cv:<metric> with a cross-fitted, shrunk coefficient
 
     def terms(self, y, g, population, metric=None, *, folds=None, rng=None, shrink=True):
         labels = fold_labels(np.shape(y)[-1], folds, rng)
@@ -262,7 +265,9 @@ def estimator_names(
     for family, estimator in REGISTRY.items():
         if families is not None and family not in families:
             continue
-        if len(metrics) < estimator.min_metrics or (estimator.needs_unjudged and not unjudged):
+        if len(metrics) < max(estimator.min_metrics, estimator.listed_from) or (
+            estimator.needs_unjudged and not unjudged
+        ):
             continue
         names += [estimator.name(m) for m in metrics] if estimator.per_metric else [estimator.name()]
     return names
@@ -274,9 +279,10 @@ def resolve_estimator(name: str, metrics: Sequence[str]) -> tuple[Estimator, int
     if name in REGISTRY and not REGISTRY[name].per_metric:
         estimator = REGISTRY[name]
         if len(metrics) < estimator.min_metrics:
-            raise ValueError(f"'{name}' needs at least {estimator.min_metrics} metrics, got {len(metrics)}")
+            needed = estimator.min_metrics
+            raise ValueError(f"'{name}' needs at least {needed} metric{'s' * (needed > 1)}, got {len(metrics)}")
         return estimator, None
-    family, _, metric = name.rpartition(":")
+    family, _, metric = name.partition(":")
     if family in REGISTRY and REGISTRY[family].per_metric and metric in metrics:
         return REGISTRY[family], metrics.index(metric)
     known = ", ".join(estimator_names(metrics, unjudged=True)) or "mean"

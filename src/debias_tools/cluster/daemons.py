@@ -44,7 +44,7 @@ def running_daemons(names: tuple[str, ...] = DAEMONS) -> dict[int, str]:
     return found
 
 
-def _pid_alive(pid: int, name: str) -> bool:
+def pid_alive(pid: int, name: str) -> bool:
     """True while ``pid`` is a live (not zombie) process named ``name``."""
     proc = Path("/proc") / str(pid)
     try:
@@ -189,7 +189,7 @@ class LocalSlurm:
         for name in ("slurmd", "slurmctld", "munged"):
             proc = self.started.pop(name, None)
             if proc is not None:
-                _terminate(proc.pid, name, self.log)
+                terminate(proc.pid, name, self.log)
                 proc.wait()  # reaped: no zombie left behind
         if self._installed_conf:
             SYSTEM_CONF.unlink(missing_ok=True)
@@ -219,16 +219,16 @@ def _wait_quietly(predicate: Callable[[], bool], timeout: float) -> None:
         pass
 
 
-def _terminate(pid: int, name: str, log: Callable[[str], None]) -> None:
+def terminate(pid: int, name: str, log: Callable[[str], None]) -> None:
     """SIGTERM the process ``pid`` if it is still ``name``; SIGKILL it after 20 s."""
-    if not _pid_alive(pid, name):
+    if not pid_alive(pid, name):
         log(f"{name} (pid {pid}) is no longer running; nothing to stop")
         return
     os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + 20
-    while _pid_alive(pid, name) and time.monotonic() < deadline:
+    while pid_alive(pid, name) and time.monotonic() < deadline:
         time.sleep(0.1)
-    if _pid_alive(pid, name):
+    if pid_alive(pid, name):
         os.kill(pid, signal.SIGKILL)
         log(f"{name} (pid {pid}) did not stop on SIGTERM; killed")
     else:
