@@ -103,7 +103,8 @@ def coverage_experiment(
     judgments : Judgments
         All judgments of the world's N judged items.
     metrics : mapping of str to array_like of shape (N,)
-        Each metric's score of the N items (the estimators ``cv:<name>``, ``ppi++:<name>``, and
+        Each metric's score of the N items (the estimators ``cv:<name>``, ``ppi++:<name>``,
+        ``ppi++fpc:<name>``, and
         ``cv:combined`` over all of them when there are two or more).
     sample_sizes : sequence
         Integers and fractions of N such as ``"0.5N"`` (:func:`resolve_sample_sizes`).
@@ -114,7 +115,7 @@ def coverage_experiment(
     rng : numpy.random.Generator
         Draws the samples.
     ppi : bool
-        Include ``ppi++:<metric>`` (one ``ppi_py`` call per repeat, by far the slowest part).
+        Include ``ppi++:<metric>`` and ``ppi++fpc:<metric>`` (:mod:`debias.stats.ppi`).
 
     Returns
     -------
@@ -158,29 +159,13 @@ def coverage_intervals(judgments, metrics, *, sample_sizes, n_repeats, level, rn
     population = Population(scores.T)
     noise, _ = resampling_components(judgments)
     items, values = draw_samples(judgments, n_repeats, rng)
-    estimators = estimator_names(names, unjudged=ppi)
+    estimators = estimator_names(names, unjudged=ppi, check=True)
     for n in resolve_sample_sizes(sample_sizes, n_items):
         y, drawn = values[:, :n], items[:, :n]
         for name in estimators:
             family, metric = resolve_estimator(name, names)
-            if family.needs_unjudged:
-                if n == n_items:
-                    continue
-                bounds = _unjudged_intervals(family, metric, values, items, population, n, level)
-                yield name, n, bounds
-                continue
+            if family.needs_unjudged and n == n_items:
+                continue  # every output judged: nothing for PPI++ to predict
             terms = family.terms_at(y, drawn, population, metric)
             result = family.interval(terms, population, noise=noise, level=level)
             yield name, n, (result.ci_low, result.ci_high)
-
-
-def _unjudged_intervals(family, metric, values, items, population, n, level):
-    """Intervals of an estimator that needs the unjudged outputs, one repeat at a time."""
-    scores = population.scores[:, metric]
-    bounds = np.empty((2, items.shape[0]))
-    for r in range(items.shape[0]):
-        judged, unjudged = items[r, :n], items[r, n:]
-        terms = family.terms(values[r, :n], scores[judged][None, :], population, 0)
-        result = family.interval(terms, population, noise=None, level=level, unjudged=scores[unjudged])
-        bounds[:, r] = result.ci_low, result.ci_high
-    return bounds

@@ -65,10 +65,7 @@ def estimate_mean(
     options = {"folds": folds, "rng": rng, "shrink": shrink} if family.family == "cv:combined" else {}
     terms = family.terms(sample.judgments.item_means, sample.scores.T, population, metric, **options)
     noise = item_noise(sample.judgments, annotator_variance)
-    unjudged = None
-    if family.needs_unjudged:
-        unjudged = None if sample.unjudged is None else sample.unjudged[:, metric]
-    return family.interval(terms, population, noise=noise, level=level, unjudged=unjudged)
+    return family.interval(terms, population, noise=noise, level=level)
 
 
 def estimate_all(sample: EvalSample, *, level: float = 0.8, estimators: Sequence[str] | None = None, **options):

@@ -11,7 +11,8 @@ Adding an estimator touches this file only.
 
 Names: ``mean``; ``cv:<metric>`` (Algorithm 1 with one metric); ``cv:combined`` (every metric
 as a vector control variate, two or more metrics); ``ppi++:<metric>`` (the PPI++ peer, which
-needs unjudged outputs).
+needs unjudged outputs) and ``ppi++fpc:<metric>`` (its estimate with the finite-population
+t-interval, in the coverage check).
 
 The interval's variance estimate is
 
@@ -46,11 +47,11 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-from scipy.special import ndtri
 
 from debias.stats.combined import combined_terms, combined_terms_standardised, metric_coordinates
 from debias.stats.control_variates import cv_terms
 from debias.stats.intervals import MeanEstimate, fold_labels, t_interval
+from debias.stats.ppi import PopulationSums, ppi_fpc_terms, ppi_tuned_mean_ci
 
 __all__ = [
     "REGISTRY",
@@ -102,16 +103,24 @@ class Population:
         h = vectors.T @ ((self.scores.T[keep] - self.mean[keep, None]) / sd[keep, None])
         return keep, sd, vectors, eigenvalues, h
 
+    @cached_property
+    def sums(self) -> list[PopulationSums]:
+        """Each metric's sums over all N outputs, for PPI++ (:class:`debias.stats.ppi.PopulationSums`)."""
+        return [PopulationSums.of(self.scores[:, j]) for j in range(self.scores.shape[1])]
+
 
 @dataclass(frozen=True)
 class Terms:
     """Per-item terms (last axis) whose mean is the estimate, the parameters fitted from them
     (the ddof of their variance and the t quantile's n - fitted degrees of freedom), and the
-    variance a plug-in coefficient adds beyond what the terms show."""
+    variance a plug-in coefficient adds beyond what the terms show. PPI++ keeps the judged
+    items' values and the ``scores`` of its ``metric`` instead and builds its interval itself."""
 
     values: np.ndarray
     fitted: int
     extra_variance: float | np.ndarray = 0.0
+    scores: np.ndarray | None = None
+    metric: int | None = None
 
 
 class Estimator:
@@ -119,7 +128,8 @@ class Estimator:
 
     ``per_metric`` families are named ``<family>:<metric>``; ``min_metrics`` metrics are needed,
     and the family is listed by default from ``listed_from`` metrics on; ``needs_unjudged``
-    families need outputs nobody judged. :meth:`terms` takes the judged items'
+    families need outputs nobody judged; ``check_only`` families are listed in the coverage
+    check, not among a sample's estimates. :meth:`terms` takes the judged items'
     values ``y`` (..., n) and their metric scores ``g`` (..., M, n) (``metric``: the column a
     per-metric family uses); :meth:`terms_at` the same with the items given as ``rows`` of the
     population (resampling experiments). :meth:`interval` turns them into a
@@ -131,6 +141,7 @@ class Estimator:
     min_metrics: int = 0
     listed_from: int = 0
     needs_unjudged: bool = False
+    check_only: bool = False
 
     def name(self, metric: str | None = None) -> str:
         return f"{self.family}:{metric}" if self.per_metric else self.family
@@ -142,7 +153,7 @@ class Estimator:
         g = np.moveaxis(population.scores[rows], -1, -2)
         return self.terms(y, g, population, metric)
 
-    def interval(self, terms: Terms, population: Population, *, noise, level: float, unjudged=None) -> MeanEstimate:
+    def interval(self, terms: Terms, population: Population, *, noise, level: float) -> MeanEstimate:
         return t_interval(
             terms.values,
             fitted=terms.fitted,
@@ -226,7 +237,8 @@ class PredictionPowered(Estimator):
 
     PPI++ estimates :math:`\lambda\,\bar g_{\text{unjudged}} + \overline{(y - \lambda g)}` with
     :math:`\lambda` tuned for variance and clipped to [0, 1], and gives a normal interval with no
-    finite-population correction (``ppi_py.ppi_mean_ci``'s interval as it comes).
+    finite-population correction: ``ppi_py.ppi_mean_ci``'s, computed by
+    :func:`debias.stats.ppi.ppi_tuned_mean_ci` for many samples at once.
     """
 
     family = "ppi++"
@@ -235,35 +247,54 @@ class PredictionPowered(Estimator):
     needs_unjudged = True
 
     def terms(self, y, g, population, metric=None, **options):
-        return Terms(np.asarray(y, dtype=float), 0, np.asarray(g)[..., metric, :])
+        return Terms(np.asarray(y, dtype=float), 0, 0.0, np.asarray(g, dtype=float)[..., metric, :], metric)
 
-    def interval(self, terms, population, *, noise, level, unjudged=None):
-        from ppi_py import ppi_mean_ci  # imported here: it loads numba and statsmodels (about 2 s)
+    def terms_at(self, y, rows, population, metric=None):
+        return Terms(np.asarray(y, dtype=float), 0, 0.0, population.scores[:, metric][rows], metric)
 
-        y, g = terms.values, terms.extra_variance
-        if unjudged is None or np.size(unjudged) == 0:
-            raise ValueError("PPI++ needs at least one unjudged output")
-        low, high = (float(np.squeeze(v)) for v in ppi_mean_ci(y, g, np.asarray(unjudged), alpha=1.0 - level))
-        se = (high - low) / (2.0 * ndtri(0.5 + level / 2.0))
-        n = y.shape[-1]
-        return MeanEstimate((low + high) / 2.0, low, high, level, se, float("inf"), n, n + np.size(unjudged))
+    def interval(self, terms, population, *, noise, level):
+        estimate, low, high, se, _ = ppi_tuned_mean_ci(
+            terms.values, terms.scores, population.sums[terms.metric], level=level
+        )
+        n = terms.values.shape[-1]
+        return MeanEstimate(estimate, low, high, level, se, float("inf"), n, population.n_outputs)
+
+
+class PredictionPoweredFpc(PredictionPowered):
+    r"""``ppi++fpc:<metric>``: PPI++'s estimate with the finite-population t-interval of the other
+    estimators (:func:`debias.stats.ppi.ppi_fpc_terms`: terms :math:`y_i - \hat\lambda N/N_u\,g_i`,
+    two parameters fitted). Listed in the coverage check beside ``ppi++``."""
+
+    family = "ppi++fpc"
+    check_only = True
+
+    def interval(self, terms, population, *, noise, level):
+        values, shift = ppi_fpc_terms(terms.values, terms.scores, population.sums[terms.metric])
+        r = t_interval(values, fitted=2, n_outputs=population.n_outputs, noise=noise, level=level)
+        return MeanEstimate(
+            r.estimate + shift, r.ci_low + shift, r.ci_high + shift, level, r.se, r.df, r.n_judged, r.n_outputs
+        )
 
 
 #: Every estimator family by name; :func:`estimator_names` lists a sample's estimators in this order.
 REGISTRY: dict[str, Estimator] = {
-    e.family: e for e in (SampleMean(), ControlVariate(), CombinedControlVariate(), PredictionPowered())
+    e.family: e
+    for e in (SampleMean(), ControlVariate(), CombinedControlVariate(), PredictionPowered(), PredictionPoweredFpc())
 }
 
 
 def estimator_names(
-    metrics: Sequence[str], *, unjudged: bool = False, families: Sequence[str] | None = None
+    metrics: Sequence[str], *, unjudged: bool = False, families: Sequence[str] | None = None, check: bool = False
 ) -> list[str]:
     """The estimators of a sample with these metrics: ``mean``, ``cv:<metric>`` for each metric,
-    ``cv:combined`` with two or more, ``ppi++:<metric>`` when some outputs are ``unjudged``.
+    ``cv:combined`` with two or more, ``ppi++:<metric>`` when some outputs are ``unjudged``, and
+    with ``check`` (the coverage check) the ``check_only`` families too (``ppi++fpc:<metric>``).
     ``families`` restricts the list (default: every family of :data:`REGISTRY`)."""
     names = []
     for family, estimator in REGISTRY.items():
         if families is not None and family not in families:
+            continue
+        if estimator.check_only and not check:
             continue
         if len(metrics) < max(estimator.min_metrics, estimator.listed_from) or (
             estimator.needs_unjudged and not unjudged
