@@ -24,6 +24,7 @@ from debias.stats.control_variates import cv_terms
 from debias.stats.coverage import interval_coverage, resolve_sample_sizes
 from debias.stats.estimators import Population, estimator_names, resolve_estimator
 from debias.stats.intervals import t_interval
+from debias.stats.resampling import draw_paired_samples
 
 __all__ = ["PAIRED_COVERAGE_COLUMNS", "expected_de_vs_independent", "paired_coverage_experiment"]
 
@@ -132,12 +133,7 @@ def paired_coverage_experiment(
     w_a, w_b, noise_d, h, h_mean, h_var, h_cov = _world(pair)
     population = Population(h.T)
 
-    order = np.tile(np.arange(n_items), (n_repeats, 1))
-    items = rng.permuted(order, axis=1)
-    col_a = rng.integers(0, k_a[items])
-    col_b = np.where(same[items], col_a, rng.integers(0, k_b[items]))
-    items_ind = rng.permuted(order, axis=1)
-    col_ind = rng.integers(0, k_a[items_ind])
+    items, col_a, col_b, items_ind, col_ind = draw_paired_samples(k_a, k_b, same, n_repeats, rng)
     y_b, y_a_ind = jb.judgment(items, col_b), ja.judgment(items_ind, col_ind)
     d = y_b - ja.judgment(items, col_a)
 

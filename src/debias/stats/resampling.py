@@ -5,7 +5,8 @@ Two designs, each drawn in one place:
 - the bootstrap (:func:`draw_resamples`, :func:`iter_resamples` in chunks): N items drawn with
   replacement per replicate, one judgment of each drawn item uniformly;
 - sampling without replacement (:func:`draw_samples`): a random order of the N items per repeat,
-  whose first n items are a sample of n, and one judgment of each uniformly.
+  whose first n items are a sample of n, and one judgment of each uniformly; for two systems
+  judged on the same items, :func:`draw_paired_samples`.
 
 Judgments are a :class:`debias.data.Judgments` (or anything :func:`debias.data.as_judgments`
 accepts); only their counts decide the draws.
@@ -22,7 +23,7 @@ import numpy as np
 
 from debias.data import as_judgments
 
-__all__ = ["draw_resamples", "draw_samples", "iter_resamples", "setting_seed"]
+__all__ = ["draw_paired_samples", "draw_resamples", "draw_samples", "iter_resamples", "setting_seed"]
 
 
 def setting_seed(base_seed: int, *names: str) -> int:
@@ -104,3 +105,22 @@ def draw_samples(judgments, n_repeats: int, rng: np.random.Generator) -> tuple[n
     items = rng.permuted(np.tile(np.arange(k.size), (n_repeats, 1)), axis=1)
     cols = rng.integers(0, k[items])
     return items, judgments.judgment(items, cols)
+
+
+def draw_paired_samples(k_a, k_b, same, n_repeats: int, rng: np.random.Generator):
+    """The paired design and its independent counterpart, all (R, N).
+
+    ``items`` is a random order of the N shared items per repeat, ``col_a``/``col_b`` one judgment
+    of each drawn item for system A and B (the same one where ``same``: both lines share one
+    judgment); ``items_ind``/``col_ind`` an independent second order and judgment for system A,
+    the design that judges other items for A than for B. Returns
+    ``(items, col_a, col_b, items_ind, col_ind)``.
+    """
+    k_a, k_b = np.asarray(k_a), np.asarray(k_b)
+    order = np.tile(np.arange(k_a.size), (n_repeats, 1))
+    items = rng.permuted(order, axis=1)
+    col_a = rng.integers(0, k_a[items])
+    col_b = np.where(np.asarray(same)[items], col_a, rng.integers(0, k_b[items]))
+    items_ind = rng.permuted(order, axis=1)
+    col_ind = rng.integers(0, k_a[items_ind])
+    return items, col_a, col_b, items_ind, col_ind
