@@ -204,7 +204,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="debias", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="{estimate,compare,plan}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="{estimate,compare,plan,import}")
 
     def common(sub):
         sub.add_argument(
@@ -281,11 +281,18 @@ def _parser() -> argparse.ArgumentParser:
     plan.add_argument(
         "--max-judgments-per-item", type=int, help="largest k considered (default: plan.max_judgments_per_item)"
     )
+    from debias.import_cli import add_command
+
+    add_command(commands)
     return parser
 
 
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
+    if args.command == "import":
+        from debias.import_cli import run_command
+
+        return run_command(args)
     if args.command == "compare" and len(args.systems) < 2:
         _parser().error("compare needs at least two system files")
     try:

@@ -1,0 +1,82 @@
+"""The ``debias import`` command: a long table of ratings as a task of the workflow
+(:mod:`debias.importer`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from debias.importer import FORMATS, ImportSpec, add_to_config, import_long_table, read_long_table, safe_name
+from debias.io import InputError
+
+__all__ = ["add_command", "run_command"]
+
+
+def add_command(commands) -> None:
+    """The ``debias import`` subcommand's arguments."""
+    sub = commands.add_parser(
+        "import",
+        help="a long table of ratings (one row per rating) as a task of the workflow",
+        description="Write the canonical system files and references of a long table (CSV, TSV, Parquet or "
+        "JSONL, plain or gzipped) and print the config block that declares the task (or add it to --config). "
+        "Several rows of the same item, system and prompt are that output's judgments.",
+    )
+    sub.add_argument("table", help="the long table: one row per rating")
+    sub.add_argument("--task", required=True, help="name of the new task")
+    sub.add_argument("--item", required=True, metavar="COL", help="column naming the item (input)")
+    sub.add_argument("--system", required=True, metavar="COL", help="column naming the system")
+    sub.add_argument("--judgment", required=True, metavar="COL", help="column with the rating (a number)")
+    which = sub.add_mutually_exclusive_group()
+    which.add_argument("--prompt", metavar="COL", help="column naming the prompt (question) a rating answers")
+    which.add_argument("--prompt-name", default="score", metavar="NAME", help="the one prompt's name (default: score)")
+    sub.add_argument("--rater", metavar="COL", help="column naming the rater: an output's judgments in rater order")
+    sub.add_argument("--output", metavar="COL", help="column with the output text (needed to compute metrics)")
+    ref = sub.add_mutually_exclusive_group()
+    ref.add_argument("--reference", metavar="COL", help="column with the item's reference text")
+    ref.add_argument("--reference-system", metavar="NAME", help="the system whose outputs are the references")
+    sub.add_argument("--score", action="append", default=[], metavar="COL", help="per-output metric score (repeatable)")
+    sub.add_argument("--lower-is-better", action="store_true", help="a lower rating is better (error counts, MQM)")
+    sub.add_argument("--out", help="folder to write (default: data/<task>)")
+    sub.add_argument("--config", help="add the task to this config file instead of printing the block")
+    sub.add_argument("--format", choices=sorted(set(FORMATS.values())), help="table format (default: from the name)")
+    sub.add_argument(
+        "--quoting",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="honour CSV quotes (default: yes for CSV, no for TSV)",
+    )
+
+
+def run_command(args) -> int:
+    """Run ``debias import``; exit status 2 with a one-line message on bad input."""
+    import yaml
+
+    spec = ImportSpec(
+        task=args.task,
+        item=args.item,
+        system=args.system,
+        judgment=args.judgment,
+        prompt=args.prompt,
+        prompt_name=args.prompt_name,
+        rater=args.rater,
+        output=args.output,
+        reference=args.reference,
+        reference_system=args.reference_system,
+        scores=tuple(dict.fromkeys(args.score)),
+        lower_is_better=args.lower_is_better,
+    )
+    try:
+        frame = read_long_table(args.table, args.format, quoting=args.quoting)
+        out = Path(args.out or Path("data") / safe_name(args.task))
+        block = import_long_table(frame, spec, out, source=args.table)
+        if args.config:
+            add_to_config(args.config, block)
+    except InputError as error:
+        print(f"debias import: error: {error}", file=sys.stderr)
+        return 2
+    task = next(iter(block["tasks"].values()))
+    print(f"# wrote {len(task['systems'])} systems to {out}; add to config/config.yaml:", file=sys.stderr)
+    if not args.config:
+        print(yaml.safe_dump(block, sort_keys=False, allow_unicode=True), end="")
+    return 0
