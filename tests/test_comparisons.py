@@ -110,3 +110,25 @@ def test_paired_sample_aligns_ids_and_ignores_unshared():
     pair = paired_sample(a, b, "p", ["m"])
     assert pair.n_shared == 2 and pair.n_outputs == 3  # ids 2, 4 judged in both; 2, 3, 4 shared
     assert pair.scores_a[:, 0].tolist() == [1.0, 3.0] and pair.scores_b[:, 0].tolist() == [1.0, 0.0]
+
+
+def test_coverage_check_resamples_adjacent_pairs_and_the_named_ones():
+    from debias.tables.comparisons import checked_pairs
+
+    def frame(system, means):
+        return pd.DataFrame(
+            {
+                "task": "t",
+                "system": system,
+                "prompt": "q",
+                "n_judgments": 1,
+                "mean_judgment": means,
+            }
+        )
+
+    joined = [frame("a", [3.0, 3.0]), frame("b", [1.0, 1.0]), frame("c", [2.0, 2.0]), frame("d", [4.0, 4.0])]
+    prompts = {"t": ["q"]}
+    # ranking b < c < a < d: adjacent pairs (b, c), (c, a), (a, d), in input order
+    assert checked_pairs(joined, prompts, []) == {("t", "q", "b", "c"), ("t", "q", "a", "c"), ("t", "q", "a", "d")}
+    assert ("t", "q", "b", "d") in checked_pairs(joined, prompts, [["d", "b"]])
+    assert len(checked_pairs(joined, prompts, "all")) == 6

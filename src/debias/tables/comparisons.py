@@ -31,6 +31,7 @@ __all__ = [
     "COMPARISON_COLUMNS",
     "COMPARISON_COVERAGE_COLUMNS",
     "comparison_coverage_table",
+    "checked_pairs",
     "comparison_pairs",
     "de_sample_size",
     "paired_sample",
@@ -149,6 +150,32 @@ def system_comparisons_table(
     return pd.concat(frames, ignore_index=True)[COMPARISON_COLUMNS]
 
 
+def checked_pairs(joined: Sequence[pd.DataFrame], prompts: Mapping[str, Sequence[str]], named) -> set[tuple]:
+    """The ``(task, prompt, system_a, system_b)`` whose comparison the coverage check resamples:
+    systems adjacent in each prompt's ranking by mean judgment (the ``mean`` estimate), plus the
+    pairs ``named`` in either order; ``named == "all"``: every pair. Pairs keep the input order
+    (A before B), as :func:`comparison_pairs` yields them."""
+    selected = set()
+    by_task: dict[str, list[pd.DataFrame]] = {}
+    for frame in joined:
+        by_task.setdefault(str(frame["task"].iloc[0]), []).append(frame)
+    for task, frames in by_task.items():
+        order = [str(frame["system"].iloc[0]) for frame in frames]
+        for prompt in prompts[task]:
+            if named == "all":
+                selected |= {(task, prompt, a, b) for a, b in combinations(order, 2)}
+                continue
+            means = {}
+            for name, frame in zip(order, frames):
+                judged = frame[(frame["prompt"] == prompt) & (frame["n_judgments"] > 0)]
+                if len(judged):
+                    means[name] = float(judged["mean_judgment"].mean())
+            ranked = sorted(means, key=lambda name: (means[name], order.index(name)))
+            pairs = {frozenset(p) for p in zip(ranked, ranked[1:])} | {frozenset(map(str, p)) for p in named}
+            selected |= {(task, prompt, a, b) for a, b in combinations(order, 2) if frozenset((a, b)) in pairs}
+    return selected
+
+
 def comparison_coverage_table(
     joined: Sequence[pd.DataFrame],
     prompts: Mapping[str, Sequence[str]],
@@ -158,10 +185,13 @@ def comparison_coverage_table(
     seed: int,
     min_items: int = 20,
 ) -> pd.DataFrame:
-    """:func:`debias.stats.paired_coverage.paired_coverage_experiment` on every pair at every
-    configured size (``comparison_coverage.csv``)."""
+    """:func:`debias.stats.paired_coverage.paired_coverage_experiment` at every configured size
+    on the pairs :func:`checked_pairs` selects (``comparison_coverage.csv``)."""
     frames = []
+    selected = checked_pairs(joined, prompts, spec.get("pairs", []))
     for task, prompt, a, b, pair in comparison_pairs(joined, prompts, metrics, min_items=min_items):
+        if (task, prompt, a, b) not in selected:
+            continue
         table = _experiment(task, prompt, a, b, pair, spec["sample_sizes"], spec, seed)
         for position, (key, value) in enumerate(zip(KEYS, (task, prompt, a, b))):
             table.insert(position, key, value)
