@@ -210,7 +210,7 @@ def import_long_table(frame: pd.DataFrame, spec: ImportSpec, out: str | Path, *,
                 "output": row["output"],
                 "judgments": {p: judgments[(system, item, p)] for p in prompts if (system, item, p) in judgments},
             }
-            if spec.scores:
+            if spec.scores and system != spec.reference_system:  # references are never scored
                 line["scores"] = {safe_name(m, r"[^A-Za-z0-9_]"): float(row[m]) for m in spec.scores}
             lines.append(line)
         files[system] = lines

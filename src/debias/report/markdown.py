@@ -27,11 +27,12 @@ from debias.report.comparison import (
 )
 from debias.report.context import ReportContext, Section, fmt, table_lines
 from debias.report.estimates import estimates_lines
+from debias.report.own import efficiency_section, own_intro_section, paper_tasks
 from debias.report.planning import planning_lines
 from debias.report.prose import caption, known_differences
 from debias.report.summary import BEST, lookup, panel_summary
 
-__all__ = ["SECTIONS", "ReportContext", "build_report"]
+__all__ = ["OWN_SECTIONS", "SECTIONS", "ReportContext", "build_report"]
 
 
 def intro_section(ctx: ReportContext) -> list[str]:
@@ -131,8 +132,10 @@ def table2_section(ctx: ReportContext) -> list[str]:
     if {"task", "prompt"} <= set(table2.columns):
         for task, prompt in zip(table2["task"], table2["prompt"]):
             cells = [task_label(config, task), prompt_label(config, task, prompt)]
+            items = lookup(table2, "n_items", task=task, prompt=prompt)
             for column in ("sigma2_a", "sigma2_f", "gamma", "sigma2_f_unbiased", "gamma_unbiased"):
-                cells.append(fmt(lookup(table2, column, task=task, prompt=prompt)))
+                value = lookup(table2, column, task=task, prompt=prompt)
+                cells.append("one judgment per item" if items == 0 and value is None else fmt(value))
             for column in ("n_items", "n_judgments"):
                 value = lookup(table2, column, task=task, prompt=prompt)
                 cells.append(NOT_COMPUTED if value is None else f"{value:.0f}")
@@ -174,6 +177,17 @@ def tables_section(ctx: ReportContext) -> list[str]:
     return ["## Tables", ""] + [f"- [`{ctx.table_link(n)}`]({ctx.table_link(n)}): {text}" for n, text in described]
 
 
+#: The sections of a report on tasks of the user's alone (none of the paper's), in page order.
+OWN_SECTIONS: list[Section] = [
+    own_intro_section,
+    estimates_section,
+    planning_section,
+    efficiency_section,
+    figures_section,
+    table2_section,
+    tables_section,
+]
+
 #: The sections of the report, in page order.
 SECTIONS: list[Section] = [
     intro_section,
@@ -209,7 +223,8 @@ def build_report(
     plan: pd.DataFrame | None = None,
     plan_check: pd.DataFrame | None = None,
 ) -> str:
-    """The reproduction report as Markdown: every section of :data:`SECTIONS`, in order.
+    """The report as Markdown: every section of :data:`SECTIONS`, in order, or of
+    :data:`OWN_SECTIONS` when no configured task is one of the paper's.
 
     Parameters
     ----------
@@ -265,7 +280,8 @@ def build_report(
         plan_check=plan_check,
     )
     lines: list[str] = []
-    for section in SECTIONS:
+    sections = SECTIONS if paper_tasks(paper_values, config) else OWN_SECTIONS
+    for section in sections:
         body = section(ctx)
         if body:
             lines += ([""] if lines else []) + body

@@ -230,5 +230,10 @@ def upper_bound_components(
         statistic = (np.log(boot_mean) - np.log(mean)) / boot_se
     statistic = statistic[np.isfinite(statistic)]
     se = q.std(ddof=1) / (np.sqrt(m) * mean)
-    factor = float(np.exp(-np.quantile(statistic, 1.0 - assurance) * se))
+    with np.errstate(over="ignore"):
+        factor = float(np.exp(-np.quantile(statistic, 1.0 - assurance) * se)) if statistic.size else np.inf
+    if not np.isfinite(factor):
+        # A pilot whose resamples cannot be studentised (a few items carry all the variance):
+        # bound by the largest resampled mean instead, finite and above the pilot's own.
+        factor = float(boot_mean.max() / mean)
     return replace(components, item=components.item * factor, noise=components.noise * factor)

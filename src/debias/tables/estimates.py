@@ -59,6 +59,14 @@ def evaluation_sample(outputs: pd.DataFrame, judged: pd.DataFrame, metrics: Sequ
     )
 
 
+def _effective_n(result, base: float) -> float:
+    """n times the variance of ``mean`` over the estimator's; when every judgment is the same both
+    are 0 and the estimator does as well as the mean: n."""
+    if result.variance > 0:
+        return result.n_judged * base / result.variance
+    return float(result.n_judged) if base == 0 else np.inf
+
+
 def system_estimates_table(
     joined: Sequence[pd.DataFrame], prompts: Mapping[str, Sequence[str]], metrics: Sequence[str], *, level: float
 ) -> pd.DataFrame:
@@ -90,7 +98,7 @@ def system_estimates_table(
                     "ci_low": result.ci_low,
                     "ci_high": result.ci_high,
                     "level": level,
-                    "effective_n": result.n_judged * base / result.variance if result.variance > 0 else np.nan,
+                    "effective_n": _effective_n(result, base),
                 }
             )
     return pd.DataFrame(rows, columns=ESTIMATE_COLUMNS)

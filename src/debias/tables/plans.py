@@ -83,6 +83,15 @@ def plan_table(
             rng = np.random.default_rng(setting_seed(spec["seed"], task, system, prompt, estimator, "plan"))
             bound = upper_bound_components(components, q, spec["assurance"], rng=rng)
             for target in _targets(spec, judgments, n_outputs):
+                if not target > 0:
+                    log.warning(
+                        "%s/%s/%s: every judgment is the same, so the automatic target width is 0 and the "
+                        "pilot cannot bound the variance: no plan for this target (give plan.target_widths)",
+                        task,
+                        system,
+                        prompt,
+                    )
+                    continue
                 plan = plan_design(
                     bound,
                     target,
@@ -127,6 +136,9 @@ def plan_check_table(
             continue
         judgments = Judgments.from_joined(judged)
         target = check_target_width(judgments, min(int(check["n"]), len(judged)), spec["level"])
+        if not target > 0:
+            log.warning("%s/%s/%s: every judgment is the same (variance 0), no plan check", task, system, prompt)
+            continue
         table = plan_check_experiment(
             judgments,
             {m: judged[m].to_numpy(dtype=float) for m in metrics},
