@@ -15,53 +15,37 @@ the workflow's ``results/metrics/<task>/<system>.csv``, used by default when it 
 from __future__ import annotations
 
 import argparse
-import csv
 import math
+import os
 import sys
 from pathlib import Path
 
+from debias.inputs import check_shared_judgments
 from debias.io import InputError, read_references, read_system, resolve_jsonl
+from debias.scores_csv import read_scores_csv
 
 COMPUTABLE = {"bleu": "sacrebleu", "rouge1": "rouge-score-1", "rouge2": "rouge-score-2", "rougeL": "rouge-score-L"}
 
 
-def read_scores_csv(path, metrics=None):
-    """``({id: {metric: score}}, metrics)`` from a CSV with an ``id`` column; errors name file and line.
+def _number(low=None, high=None, *, low_open=True, high_open=True, integer=False):
+    """An argparse type: a finite number in the given range, named in the error."""
 
-    ``metrics`` names the columns to read (default: every column but ``id``, ``task`` and
-    ``system``, the workflow's metrics files' label columns)."""
-    try:
-        handle = open(path, encoding="utf-8", newline="")
-    except OSError:
-        raise InputError(
-            str(path), "scores file not found (a CSV with an 'id' column and one column per metric)"
-        ) from None
-    with handle:
-        reader = csv.reader(handle)
-        header = next(reader, None)
-        if not header or "id" not in header:
-            raise InputError(f"{path}:1", "expected a header line with an 'id' column and one column per metric")
-        columns = [c for c in header if c not in ("id", "task", "system")] if metrics is None else list(metrics)
-        for metric in columns:
-            if metric not in header:
-                raise InputError(f"{path}:1", f"no column '{metric}' (columns: {', '.join(header)})")
-        scores = {}
-        for number, row in enumerate(reader, start=2):
-            if len(row) != len(header):
-                raise InputError(f"{path}:{number}", f"expected {len(header)} fields, found {len(row)}")
-            values = dict(zip(header, row))
-            item = {}
-            for metric in columns:
-                try:
-                    item[metric] = float(values[metric])
-                except ValueError:
-                    item[metric] = math.nan
-                if not math.isfinite(item[metric]):
-                    raise InputError(
-                        f"{path}:{number}", f"score for '{metric}' must be a finite number, found {values[metric]!r}"
-                    )
-            scores[values["id"]] = item
-    return scores, columns
+    def parse(text):
+        try:
+            value = int(text) if integer else float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a {'whole ' if integer else ''}number, got {text!r}") from None
+        ok = math.isfinite(value)
+        ok = ok and (low is None or (value > low if low_open else value >= low))
+        ok = ok and (high is None or (value < high if high_open else value <= high))
+        if not ok:
+            left = "(" if low_open else "["
+            right = ")" if high_open else "]"
+            span = f"{left}{'-inf' if low is None else low}, {'inf' if high is None else high}{right}"
+            raise argparse.ArgumentTypeError(f"expected a number in {span}, got {text!r}")
+        return value
+
+    return parse
 
 
 def _load_config(args):
@@ -107,7 +91,12 @@ def _joined(args, config, path: Path, scores_path, task: str):
     references = read_references(references_file)
     provided = [m for m in provided_metrics(config)]
     items = read_system(path, prompts, references, provided)
+    if not items:
+        raise InputError(str(path), "no outputs: the file has no lines")
     system = _system_name(path)
+    check_shared_judgments(config, task, {system: items}, {system: path})
+    if args.scores and args.compute:
+        raise InputError("--compute", "give either --scores files or --compute metrics, not both")
     if scores_path is None:
         default = Path(config.get("results_dir", "results")) / "metrics" / task / f"{system}.csv"
         scores_path = default if default.exists() and not args.compute else None
@@ -131,19 +120,19 @@ def _joined(args, config, path: Path, scores_path, task: str):
         table = score_outputs(
             [i.output for i in items],
             [references[i.id] for i in items],
-            metrics={m: COMPUTABLE[m] for m in args.compute},
+            metrics={m: COMPUTABLE[m] for m in dict.fromkeys(args.compute)},
         )
         table.insert(0, "id", [i.id for i in items])
-        computed = list(args.compute)
+        computed = list(dict.fromkeys(args.compute))
     available = provided + [m for m in computed if m not in provided]
-    metrics = list(args.metric) if args.metric else available
+    metrics = list(dict.fromkeys(args.metric)) if args.metric else available
     for metric in metrics:
         if metric not in available:
             raise InputError(
                 "--metric", f"no scores for metric '{metric}' (available: {', '.join(available) or 'none'})"
             )
     frame = join_system(task, system, items, list(prompts), table, metrics, [m for m in metrics if m in provided])
-    return frame, metrics
+    return frame, metrics, items
 
 
 def _emit(table, fmt: str, out) -> None:
@@ -160,7 +149,7 @@ def _estimate(args, config):
 
     path = Path(args.system)
     task = _task_of(config, path, args.task)
-    frame, metrics = _joined(args, config, path, args.scores[0] if args.scores else None, task)
+    frame, metrics, _ = _joined(args, config, path, args.scores[0] if args.scores else None, task)
     from debias.config import estimates_spec
 
     level = args.level if args.level is not None else estimates_spec(config)["level"]
@@ -174,8 +163,12 @@ def _compare(args, config):
     paths = [Path(p) for p in args.systems]
     if args.scores and len(args.scores) != len(paths):
         raise InputError("--scores", f"give one scores file per system file ({len(paths)}), found {len(args.scores)}")
-    task = _task_of(config, paths[0], args.task)
+    tasks = {_task_of(config, p, args.task) for p in paths}
+    if len(tasks) > 1:
+        raise InputError("compare", f"the files belong to different tasks ({', '.join(sorted(tasks))}); give --task")
+    task = tasks.pop()
     joined = [_joined(args, config, p, args.scores[i] if args.scores else None, task) for i, p in enumerate(paths)]
+    check_shared_judgments(config, task, {str(p): j[2] for p, j in zip(paths, joined)}, {str(p): p for p in paths})
     metrics = [m for m in joined[0][1] if all(m in j[1] for j in joined)]
     spec = compare_spec(config)
     if args.level is not None:
@@ -190,7 +183,7 @@ def _plan(args, config):
 
     path = Path(args.system)
     task = _task_of(config, path, args.task)
-    frame, metrics = _joined(args, config, path, args.scores[0] if args.scores else None, task)
+    frame, metrics, _ = _joined(args, config, path, args.scores[0] if args.scores else None, task)
     spec = plan_spec(config)
     for key in ("assurance", "cost_per_judgment", "cost_per_item", "max_judgments_per_item", "level"):
         if getattr(args, key, None) is not None:
@@ -235,7 +228,9 @@ def _parser() -> argparse.ArgumentParser:
             metavar="METRIC",
             help="use only this metric (repeatable; default: every metric with scores)",
         )
-        sub.add_argument("--level", type=float, help="interval level (default: estimates.level of the config)")
+        sub.add_argument(
+            "--level", type=_number(0, 1), help="interval level in (0, 1) (default: estimates.level of the config)"
+        )
         sub.add_argument(
             "--format", choices=("csv", "markdown"), default="csv", help="output format (default: %(default)s)"
         )
@@ -266,20 +261,26 @@ def _parser() -> argparse.ArgumentParser:
     common(plan)
     plan.add_argument(
         "--target-width",
-        type=float,
+        type=_number(0),
         action="append",
         metavar="W",
         help="interval width to reach (repeatable; default: plan.target_widths or per prompt from plan.auto_n)",
     )
     plan.add_argument(
-        "--assurance", type=float, help="probability that the width meets the target (default: plan.assurance)"
-    )
-    plan.add_argument("--cost-per-judgment", type=float, help="price of one judgment (default: plan.cost_per_judgment)")
-    plan.add_argument(
-        "--cost-per-item", type=float, help="price of one item besides its judgments (default: plan.cost_per_item)"
+        "--assurance", type=_number(0, 1), help="probability that the width meets the target (default: plan.assurance)"
     )
     plan.add_argument(
-        "--max-judgments-per-item", type=int, help="largest k considered (default: plan.max_judgments_per_item)"
+        "--cost-per-judgment", type=_number(0), help="price of one judgment (default: plan.cost_per_judgment)"
+    )
+    plan.add_argument(
+        "--cost-per-item",
+        type=_number(0, low_open=False),
+        help="price of one item besides its judgments (default: plan.cost_per_item)",
+    )
+    plan.add_argument(
+        "--max-judgments-per-item",
+        type=_number(1, low_open=False, integer=True),
+        help="largest k considered (default: plan.max_judgments_per_item)",
     )
     from debias.import_cli import add_command
 
@@ -298,10 +299,14 @@ def main(argv=None) -> int:
     try:
         config = _load_config(args)
         table = {"estimate": _estimate, "compare": _compare, "plan": _plan}[args.command](args, config)
-    except InputError as error:
+    except (InputError, ValueError) as error:  # ValueError: what the data model refuses
         print(f"debias {args.command}: error: {error}", file=sys.stderr)
         return 2
-    _emit(table, args.format, sys.stdout)
+    try:
+        _emit(table, args.format, sys.stdout)
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader (| head) closed the pipe: the rows it wanted are out
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 

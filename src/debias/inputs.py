@@ -132,9 +132,12 @@ def check_config(config: Mapping) -> None:
             )
 
 
-def check_shared_judgments(config: Mapping, task: str, systems: Mapping[str, list[SystemItem]]) -> None:
+def check_shared_judgments(
+    config: Mapping, task: str, systems: Mapping[str, list[SystemItem]], paths: Mapping[str, Path] | None = None
+) -> None:
     """Lines of different systems naming the same ``judged_output`` must agree on it: the same
-    item and the same judgments, since they stand for one judgment."""
+    item and the same judgments, since they stand for one judgment. Errors name the system's file
+    (``paths``, default: the configured one)."""
     first: dict[str, tuple[str, SystemItem]] = {}
     for system, items in systems.items():
         for item in items:
@@ -146,12 +149,12 @@ def check_shared_judgments(config: Mapping, task: str, systems: Mapping[str, lis
                 continue
             if other_system == system:
                 raise InputError(
-                    str(system_path(config, task, system)),
+                    str((paths or {}).get(system) or system_path(config, task, system)),
                     f"judged_output '{item.judged_output}' is named by two lines (ids '{other.id}' and '{item.id}')",
                 )
             if (other.id, other.judgments) != (item.id, item.judgments):
                 raise InputError(
-                    str(system_path(config, task, system)),
+                    str((paths or {}).get(system) or system_path(config, task, system)),
                     f"id '{item.id}' names judged_output '{item.judged_output}', which system '{other_system}' "
                     f"names for id '{other.id}' with other judgments; lines sharing a judgment must agree",
                 )

@@ -115,11 +115,40 @@ def read_references(path: str | os.PathLike, ids=None) -> dict[str, str]:
     return references
 
 
+#: Numbers at or above this magnitude are refused: their squares, which every variance needs,
+#: would overflow a float.
+LARGEST_NUMBER = 1e154
+
+
+def is_usable_number(value) -> bool:
+    """A JSON number (not a bool) that converts to a float whose square is finite."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        number = float(value)
+    except OverflowError:
+        return False
+    return math.isfinite(number) and abs(number) < LARGEST_NUMBER
+
+
+def _shown(value) -> str:
+    text = (
+        json.dumps(value)
+        if not isinstance(value, int) or abs(value) < 10**30
+        else f"a {len(str(abs(value)))}-digit integer"
+    )
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _check_judgment(value, where: str, prompt: str, bounds: Mapping) -> float | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise InputError(where, f"judgment for prompt '{prompt}' must be a number or null, found {json.dumps(value)}")
+    if not is_usable_number(value):
+        raise InputError(
+            where,
+            f"judgment for prompt '{prompt}' must be a number or null, smaller than 1e154 in magnitude, "
+            f"found {_shown(value)}",
+        )
     low, high = bounds.get("min"), bounds.get("max")
     if (low is not None and value < low) or (high is not None and value > high):
         expected = f"[{'-inf' if low is None else low}, {'inf' if high is None else high}]"
@@ -139,8 +168,12 @@ def _check_scores(scores, where: str, provided: Sequence[str]) -> dict[str, floa
                 f"score for metric '{metric}', which the config does not declare as provided "
                 f"(metrics.<name>.provided: true; provided metrics: {declared})",
             )
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise InputError(where, f"score for metric '{metric}' must be a finite number, found {json.dumps(value)}")
+        if not is_usable_number(value):
+            raise InputError(
+                where,
+                f"score for metric '{metric}' must be a finite number smaller than 1e154 in magnitude, "
+                f"found {_shown(value)}",
+            )
         clean[metric] = float(value)
     return clean
 

@@ -192,6 +192,10 @@ def comparison_coverage_table(
     for task, prompt, a, b, pair in comparison_pairs(joined, prompts, metrics, min_items=min_items):
         if (task, prompt, a, b) not in selected:
             continue
+        if not resolve_sample_sizes(spec["sample_sizes"], pair.n_shared):
+            log.warning("%s/%s: %s vs %s share %d items, fewer than every compare.sample_sizes: no coverage rows",
+                        task, prompt, a, b, pair.n_shared)  # fmt: skip
+            continue
         table = _experiment(task, prompt, a, b, pair, spec["sample_sizes"], spec, seed)
         for position, (key, value) in enumerate(zip(KEYS, (task, prompt, a, b))):
             table.insert(position, key, value)

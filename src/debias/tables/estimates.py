@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from debias.data import EvalSample, Judgments
-from debias.stats.coverage import COVERAGE_COLUMNS, coverage_experiment
+from debias.stats.coverage import COVERAGE_COLUMNS, coverage_experiment, resolve_sample_sizes
 from debias.stats.estimate import estimate_all
 from debias.stats.resampling import setting_seed
 from debias.tables.joined import iter_cells
@@ -124,6 +124,17 @@ def coverage_table(
     frames = []
     for task, system, prompt, _, judged in iter_cells(joined, prompts):
         if len(judged) < 3:
+            continue
+        if not resolve_sample_sizes(sample_sizes, len(judged)):
+            log.warning(
+                "%s/%s/%s: no configured sample size fits its %d judged items (estimates.sample_sizes: %s), "
+                "no coverage rows",
+                task,
+                system,
+                prompt,
+                len(judged),
+                list(sample_sizes),
+            )
             continue
         rng = np.random.default_rng(setting_seed(seed, task, system, prompt, "coverage"))
         scores = {metric: judged[metric].to_numpy(dtype=float) for metric in metrics}
