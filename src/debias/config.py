@@ -15,6 +15,7 @@ from debias.settings import default, section_defaults
 __all__ = [
     "COMBINED",
     "COMPUTED_METRICS",
+    "DEFAULT_METRICS",
     "CONDITIONS",
     "computed_metrics",
     "condition_label",
@@ -33,7 +34,9 @@ COMBINED = "combined"
 
 #: The metrics the pipeline computes itself (:mod:`debias.metrics`); any other configured metric
 #: must be declared ``provided: true`` and come with the system files' ``"scores"``.
-COMPUTED_METRICS = ("bleu", "rouge1", "rouge2", "rougeL", "meteor")
+COMPUTED_METRICS = ("bleu", "chrf", "chrfpp", "rouge1", "rouge2", "rougeL", "meteor")
+#: The metrics scored when none are named (the paper's modern set).
+DEFAULT_METRICS = ("bleu", "rouge1", "rouge2", "rougeL", "meteor")
 
 #: Estimator conditions of the bootstrap experiment, in display order, and their labels;
 #: ``{metric}`` is replaced by the metric's label.

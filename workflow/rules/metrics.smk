@@ -26,6 +26,7 @@ rule metrics:
         provided=PROVIDED_METRICS,
         prompts=get_prompt_bounds,
         nltk_data=config["nltk_data"],
+        language=get_language,
         cache_dir=f"{RESULTS}/cache/metrics",
         lines=lambda wildcards: (0, None),
     script:
@@ -53,6 +54,7 @@ rule metrics_part:
         provided=PROVIDED_METRICS,
         prompts=get_prompt_bounds,
         nltk_data=config["nltk_data"],
+        language=get_language,
         cache_dir=f"{RESULTS}/cache/metrics",
         lines=get_metric_part_lines,
     script:

@@ -8,6 +8,11 @@ def settings(section, *keys):
     return {key: section[key] for key in keys}
 
 
+def get_language(wildcards):
+    """The task's language, which chooses the metrics' tokenisation."""
+    return config["tasks"][wildcards.task].get("language", "en")
+
+
 def get_prompt_bounds(wildcards):
     """Prompts of a task with their ranges only: a label edit must not rerun per-system jobs."""
     prompts = config["tasks"][wildcards.task]["prompts"]

@@ -25,10 +25,22 @@ def score(smk, log, start, stop):
         ", ".join(f"{name} ({implementation})" for name, implementation in metrics.items()),
     )
     outputs, targets = [item.output for item in items], [references[item.id] for item in items]
-    scores = score_outputs(outputs, targets, smk.params.nltk_data, metrics, cache_dir=smk.params.cache_dir)
+    language = smk.params.language
+    english_only = [name for name, implementation in metrics.items() if implementation in ("nltk-meteor", "meteor15")]
+    if language != "en" and english_only:
+        log.warning(
+            "task %s is in %s: %s match English stems and synonyms, so for it they count little beyond exact "
+            "word matches (chrF and chrF++ suit any language)",
+            smk.wildcards.task,
+            language,
+            ", ".join(english_only),
+        )
+    scores = score_outputs(
+        outputs, targets, smk.params.nltk_data, metrics, cache_dir=smk.params.cache_dir, language=language
+    )
     ids = pd.DataFrame({"id": [item.id for item in items], "system": smk.wildcards.system})
     write_csv(pd.concat([ids, scores], axis=1), smk.output.scores, float_format="%.6f")
-    versions = metric_versions(smk.params.nltk_data, metrics=metrics)
+    versions = metric_versions(smk.params.nltk_data, metrics=metrics, language=language)
     write_text(smk.output.versions, json.dumps(versions, indent=2, sort_keys=True) + "\n")
 
 

@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from debias.config import COMPUTED_METRICS as METRICS
+from debias.config import DEFAULT_METRICS as METRICS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -70,6 +70,8 @@ class Implementation:
 def _registry() -> dict[str, Implementation]:
     entries = [
         Implementation("sacrebleu", "modern", "bleu", "BLEU", "sacrebleu sentence BLEU, default settings"),
+        Implementation("sacrebleu-chrf", "modern", "chrf", "chrF", "sacrebleu sentence chrF"),
+        Implementation("sacrebleu-chrf++", "modern", "chrfpp", "chrF++", "sacrebleu sentence chrF++ (word bigrams)"),
         Implementation("rouge-score-1", "modern", "rouge1", "ROUGE-1", "rouge-score ROUGE-1 F, Porter stemmer"),
         Implementation("rouge-score-2", "modern", "rouge2", "ROUGE-2", "rouge-score ROUGE-2 F, Porter stemmer"),
         Implementation("rouge-score-L", "modern", "rougeL", "ROUGE-L", "rouge-score ROUGE-L F, Porter stemmer"),
@@ -114,6 +116,8 @@ IMPLEMENTATIONS: dict[str, Implementation] = _registry()
 #: The implementation each of the five modern metric names uses when none is configured.
 DEFAULT_IMPLEMENTATIONS: dict[str, str] = {
     "bleu": "sacrebleu",
+    "chrf": "sacrebleu-chrf",
+    "chrfpp": "sacrebleu-chrf++",
     "rouge1": "rouge-score-1",
     "rouge2": "rouge-score-2",
     "rougeL": "rouge-score-L",
@@ -188,6 +192,7 @@ def score_outputs(
     nltk_data_dir: str | os.PathLike | None = None,
     metrics: Sequence[str] | Mapping = METRICS,
     cache_dir: str | os.PathLike | None = None,
+    language: str = "en",
 ) -> pd.DataFrame:
     """Score each output against its reference on each metric.
 
@@ -203,6 +208,9 @@ def score_outputs(
     cache_dir : path, optional
         Where implementations that cache work between calls keep it (``vecsim-minilm``
         caches embeddings by text hash).
+    language : str
+        The texts' language (ISO 639-1, default ``en``): it chooses BLEU's and ROUGE's
+        tokenisation (:mod:`debias.metrics.modern`).
 
     Returns
     -------
@@ -221,7 +229,7 @@ def score_outputs(
     scored = np.array([not (o.isspace() or not o or r.isspace() or not r) for o, r in zip(outputs, references)], bool)
     kept_outputs = [o for o, keep in zip(outputs, scored) if keep]
     kept_references = [r for r, keep in zip(references, scored) if keep]
-    context = {"nltk_data": nltk_data_dir, "cache_dir": cache_dir}
+    context = {"nltk_data": nltk_data_dir, "cache_dir": cache_dir, "language": language}
     by_family: dict[str, list[str]] = {}
     for implementation in chosen.values():
         entry = IMPLEMENTATIONS[implementation]
@@ -245,7 +253,10 @@ def score_outputs(
 
 
 def metric_versions(
-    nltk_data_dir: str | os.PathLike | None = None, meteor: bool = True, metrics: Sequence[str] | Mapping | None = None
+    nltk_data_dir: str | os.PathLike | None = None,
+    meteor: bool = True,
+    metrics: Sequence[str] | Mapping | None = None,
+    language: str = "en",
 ) -> dict:
     """Versions and settings of the implementations that computed the scores, to store with them.
 
@@ -261,7 +272,14 @@ def metric_versions(
     families = {IMPLEMENTATIONS[i].family for i in chosen.values()}
     versions: dict = {"implementations": dict(chosen)}
     if "modern" in families:
-        versions.update(_family("modern").versions(nltk_data_dir, meteor="nltk-meteor" in chosen.values()))
+        versions.update(
+            _family("modern").versions(
+                nltk_data_dir,
+                meteor="nltk-meteor" in chosen.values(),
+                bleu="sacrebleu" in chosen.values(),
+                language=language,
+            )
+        )
     context = {"nltk_data": nltk_data_dir}
     for family in sorted(families - {"modern"}):
         versions[family] = _family(family).versions(context)
