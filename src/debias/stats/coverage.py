@@ -17,7 +17,7 @@ import numpy as np
 
 from debias.data import as_judgments
 from debias.stats.estimators import Population, estimator_names, resolve_estimator
-from debias.stats.resampling import draw_samples
+from debias.stats.resampling import draw_samples, repeat_chunks
 from debias.stats.variance import resampling_components
 
 __all__ = [
@@ -95,6 +95,7 @@ def coverage_experiment(
     level: float,
     rng: np.random.Generator,
     ppi: bool = True,
+    memory_mb: float | None = None,
 ) -> list[dict]:
     """Coverage, mean width and data efficiency of every estimator at every sample size.
 
@@ -116,6 +117,8 @@ def coverage_experiment(
         Draws the samples.
     ppi : bool
         Include ``ppi++:<metric>`` and ``ppi++fpc:<metric>`` (:mod:`debias.stats.ppi`).
+    memory_mb : float, optional
+        Bound on the draws held at once (:func:`coverage_intervals`).
 
     Returns
     -------
@@ -136,7 +139,14 @@ def coverage_experiment(
     theta = float(judgments.item_means.mean())
     rows, base = [], {}
     intervals = coverage_intervals(
-        judgments, metrics, sample_sizes=sample_sizes, n_repeats=n_repeats, level=level, rng=rng, ppi=ppi
+        judgments,
+        metrics,
+        sample_sizes=sample_sizes,
+        n_repeats=n_repeats,
+        level=level,
+        rng=rng,
+        ppi=ppi,
+        memory_mb=memory_mb,
     )
     for name, n, bounds in intervals:
         if name == "mean":
@@ -145,12 +155,14 @@ def coverage_experiment(
     return rows
 
 
-def coverage_intervals(judgments, metrics, *, sample_sizes, n_repeats, level, rng, ppi=True):
+def coverage_intervals(judgments, metrics, *, sample_sizes, n_repeats, level, rng, ppi=True, memory_mb=None):
     """The intervals behind :func:`coverage_experiment`, one sample size and estimator at a time.
 
     Same arguments; yields ``(estimator, n, (ci_low, ci_high))`` with arrays over the repeats,
     ``mean`` first at each size, so that a caller can study the repeats themselves (the
-    benchmark's Monte-Carlo error of a data efficiency).
+    benchmark's Monte-Carlo error of a data efficiency). ``memory_mb`` bounds the draws held at
+    once (repeats in chunks, :func:`debias.stats.resampling.repeat_chunks`; one chunk draws what
+    all at once draws).
     """
     judgments = as_judgments(judgments)
     n_items = judgments.n_items
@@ -158,14 +170,23 @@ def coverage_intervals(judgments, metrics, *, sample_sizes, n_repeats, level, rn
     scores = np.array([np.asarray(metrics[m], dtype=float) for m in names]).reshape(len(names), n_items)
     population = Population(scores.T)
     noise, _ = resampling_components(judgments)
-    items, values = draw_samples(judgments, n_repeats, rng)
     estimators = estimator_names(names, unjudged=ppi, check=True)
-    for n in resolve_sample_sizes(sample_sizes, n_items):
-        y, drawn = values[:, :n], items[:, :n]
+    sizes = resolve_sample_sizes(sample_sizes, n_items)
+    parts: dict = {}
+    for chunk in repeat_chunks(n_repeats, n_items * 8 * (8 + len(names)), memory_mb):
+        items, values = draw_samples(judgments, chunk, rng)
+        for n in sizes:
+            y, drawn = values[:, :n], items[:, :n]
+            for name in estimators:
+                family, metric = resolve_estimator(name, names)
+                if family.needs_unjudged and n == n_items:
+                    continue  # every output judged: nothing for PPI++ to predict
+                terms = family.terms_at(y, drawn, population, metric)
+                result = family.interval(terms, population, noise=noise, level=level)
+                parts.setdefault((name, n), []).append((result.ci_low, result.ci_high))
+        del items, values
+    for n in sizes:
         for name in estimators:
-            family, metric = resolve_estimator(name, names)
-            if family.needs_unjudged and n == n_items:
-                continue  # every output judged: nothing for PPI++ to predict
-            terms = family.terms_at(y, drawn, population, metric)
-            result = family.interval(terms, population, noise=noise, level=level)
-            yield name, n, (result.ci_low, result.ci_high)
+            if (name, n) in parts:
+                lows, highs = zip(*parts[(name, n)])
+                yield name, n, (np.concatenate(lows), np.concatenate(highs))

@@ -24,7 +24,7 @@ from debias.stats.control_variates import cv_terms
 from debias.stats.coverage import interval_coverage, resolve_sample_sizes
 from debias.stats.estimators import Population, estimator_names, resolve_estimator
 from debias.stats.intervals import t_interval
-from debias.stats.resampling import draw_paired_samples
+from debias.stats.resampling import draw_paired_samples, repeat_chunks
 
 __all__ = ["PAIRED_COVERAGE_COLUMNS", "expected_de_vs_independent", "paired_coverage_experiment"]
 
@@ -84,13 +84,13 @@ def expected_de_vs_independent(pair: PairedSample, n: int) -> dict[str, float]:
     return out
 
 
-def _row(name, n, n_items, result, theta, independent_variance):
-    variance = float(np.mean(result.se**2))
+def _row(name, n, n_items, low, high, variance, theta, independent_variance):
+    variance = float(np.mean(variance))
     return {
         "estimator": name,
         "n": n,
         "n_items": n_items,
-        **interval_coverage(result.ci_low, result.ci_high, theta),
+        **interval_coverage(low, high, theta),
         "de_vs_independent": independent_variance / variance if variance > 0 else float("nan"),
     }
 
@@ -102,6 +102,7 @@ def paired_coverage_experiment(
     n_repeats: int,
     level: float,
     rng: np.random.Generator,
+    memory_mb: float | None = None,
 ) -> list[dict]:
     """Coverage, width and the saving over independent samples of every paired estimator.
 
@@ -116,8 +117,12 @@ def paired_coverage_experiment(
     level : float
         Nominal coverage.
     rng : numpy.random.Generator
-        Draws the samples; all draws are made before any size is evaluated, so a size's rows do
-        not depend on which other sizes are asked for.
+        Draws the samples; a chunk's draws are made before any size is evaluated, so a size's
+        rows do not depend on which other sizes are asked for.
+    memory_mb : float, optional
+        Bound on the draws held at once: the repeats are processed in chunks that fit
+        (:func:`debias.stats.resampling.repeat_chunks`); ``None``: all at once. One chunk draws
+        exactly what all at once draws.
 
     Returns
     -------
@@ -133,25 +138,32 @@ def paired_coverage_experiment(
     w_a, w_b, noise_d, h, h_mean, h_var, h_cov = _world(pair)
     population = Population(h.T)
 
-    items, col_a, col_b, items_ind, col_ind = draw_paired_samples(k_a, k_b, same, n_repeats, rng)
-    y_b, y_a_ind = jb.judgment(items, col_b), ja.judgment(items_ind, col_ind)
-    d = y_b - ja.judgment(items, col_a)
-
     names = estimator_names(pair.metrics)
+    sizes = resolve_sample_sizes(sample_sizes, n_items)
+    bytes_per_repeat = n_items * (48 + 80 * max(len(pair.metrics), 1))
+    parts: dict = {}
+    for chunk in repeat_chunks(n_repeats, bytes_per_repeat, memory_mb):
+        items, col_a, col_b, items_ind, col_ind = draw_paired_samples(k_a, k_b, same, chunk, rng)
+        y_b, y_a_ind = jb.judgment(items, col_b), ja.judgment(items_ind, col_ind)
+        d = y_b - ja.judgment(items, col_a)
+        for n in sizes:
+            common = {"n_outputs": n_items, "level": level}
+            independent = (
+                t_interval(y_a_ind[:, :n], fitted=1, noise=w_a.mean(), **common).se ** 2
+                + t_interval(y_b[:, :n], fitted=1, noise=w_b.mean(), **common).se ** 2
+            )
+            parts.setdefault((n, "independent"), []).append(independent)
+            y, drawn = d[:, :n], items[:, :n]
+            g = np.moveaxis(h[:, drawn], 0, 1)
+            for name in names:
+                family, metric = resolve_estimator(name, pair.metrics)
+                result = family.interval(family.terms(y, g, population, metric), population, noise=noise_d, level=level)
+                parts.setdefault((n, name), []).append(np.stack([result.ci_low, result.ci_high, result.se**2]))
+        del items, col_a, col_b, items_ind, col_ind, y_b, y_a_ind, d
     rows = []
-    for n in resolve_sample_sizes(sample_sizes, n_items):
-        common = {"n_outputs": n_items, "level": level}
-        independent = (
-            t_interval(y_a_ind[:, :n], fitted=1, noise=w_a.mean(), **common).se ** 2
-            + t_interval(y_b[:, :n], fitted=1, noise=w_b.mean(), **common).se ** 2
-        )
-        base = float(np.mean(independent))
-        y, drawn = d[:, :n], items[:, :n]
-        results = {}
-        g = np.moveaxis(h[:, drawn], 0, 1)
+    for n in sizes:
+        base = float(np.mean(np.concatenate(parts[(n, "independent")])))
         for name in names:
-            family, metric = resolve_estimator(name, pair.metrics)
-            terms = family.terms(y, g, population, metric)
-            results[name] = family.interval(terms, population, noise=noise_d, level=level)
-        rows += [_row(name, n, n_items, results[name], theta, base) for name in names]
+            low, high, variance = np.concatenate(parts[(n, name)], axis=1)
+            rows.append(_row(name, n, n_items, low, high, variance, theta, base))
     return rows

@@ -23,7 +23,7 @@ import numpy as np
 
 from debias.data import as_judgments
 
-__all__ = ["draw_paired_samples", "draw_resamples", "draw_samples", "iter_resamples", "setting_seed"]
+__all__ = ["draw_paired_samples", "draw_resamples", "draw_samples", "iter_resamples", "repeat_chunks", "setting_seed"]
 
 
 def setting_seed(base_seed: int, *names: str) -> int:
@@ -124,3 +124,15 @@ def draw_paired_samples(k_a, k_b, same, n_repeats: int, rng: np.random.Generator
     items_ind = rng.permuted(order, axis=1)
     col_ind = rng.integers(0, k_a[items_ind])
     return items, col_a, col_b, items_ind, col_ind
+
+
+def repeat_chunks(n_repeats: int, bytes_per_repeat: float, memory_mb: float | None) -> list[int]:
+    """Repeats per chunk so that one chunk's arrays stay within ``memory_mb`` (``None``: one chunk).
+
+    A single chunk draws exactly what one call for all the repeats draws; more chunks draw
+    chunk after chunk from the same generator (another random stream, the same distribution).
+    """
+    if memory_mb is None:
+        return [n_repeats]
+    size = max(1, int(memory_mb * 2**20 // max(bytes_per_repeat, 1.0)))
+    return [min(size, n_repeats - start) for start in range(0, n_repeats, size)]

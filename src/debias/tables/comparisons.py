@@ -116,7 +116,14 @@ def de_sample_size(spec: Sequence, n_items: int, target: int) -> int | None:
 
 def _experiment(task, prompt, a, b, pair, sizes, spec, seed):
     rng = np.random.default_rng(setting_seed(seed, task, prompt, a, b, "compare"))
-    rows = paired_coverage_experiment(pair, sample_sizes=sizes, n_repeats=spec["repeats"], level=spec["level"], rng=rng)
+    rows = paired_coverage_experiment(
+        pair,
+        sample_sizes=sizes,
+        n_repeats=spec["repeats"],
+        level=spec["level"],
+        rng=rng,
+        memory_mb=spec.get("memory_mb"),
+    )
     return pd.DataFrame(rows, columns=PAIRED_COVERAGE_COLUMNS)
 
 
