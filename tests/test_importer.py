@@ -116,6 +116,13 @@ def test_config_option_adds_the_task_once(tmp_path, capsys):
     assert set(yaml.safe_load(config.read_text())["tasks"]) == {"other", "s"}
     code, _, err = run(capsys, *args)
     assert code == 2 and "already has ['s']" in err
+    fresh = tmp_path / "new.yaml"  # a config file that does not exist yet is created
+    assert run(capsys, *args[:-1], fresh)[0] == 0
+    assert set(yaml.safe_load(fresh.read_text())["tasks"]) == {"s"}
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("tasks: [")
+    code, _, err = run(capsys, *args[:-1], broken)
+    assert code == 2 and "cannot be read as YAML" in err
 
 
 @pytest.mark.parametrize(

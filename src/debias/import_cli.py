@@ -7,7 +7,15 @@ import argparse
 import sys
 from pathlib import Path
 
-from debias.importer import FORMATS, ImportSpec, add_to_config, import_long_table, read_long_table, safe_name
+from debias.importer import (
+    FORMATS,
+    ImportSpec,
+    add_to_config,
+    import_long_table,
+    read_config_for_adding,
+    read_long_table,
+    safe_name,
+)
 from debias.io import InputError
 
 __all__ = ["add_command", "run_command"]
@@ -67,16 +75,23 @@ def run_command(args) -> int:
         lower_is_better=args.lower_is_better,
     )
     try:
+        existing = read_config_for_adding(args.config) if args.config else None
+        if existing and safe_name(args.task) in (existing.get("tasks") or {}):
+            raise InputError(args.config, f"tasks already has ['{safe_name(args.task)}']")
         frame = read_long_table(args.table, args.format, quoting=args.quoting)
         out = Path(args.out or Path("data") / safe_name(args.task))
         block = import_long_table(frame, spec, out, source=args.table)
         if args.config:
-            add_to_config(args.config, block)
+            add_to_config(args.config, block, existing)
     except InputError as error:
         print(f"debias import: error: {error}", file=sys.stderr)
         return 2
     task = next(iter(block["tasks"].values()))
-    print(f"# wrote {len(task['systems'])} systems to {out}; add to config/config.yaml:", file=sys.stderr)
-    if not args.config:
+    if args.config:
+        print(
+            f"wrote {len(task['systems'])} systems to {out}; added task '{args.task}' to {args.config}", file=sys.stderr
+        )
+    else:
+        print(f"# wrote {len(task['systems'])} systems to {out}; add to config/config.yaml:", file=sys.stderr)
         print(yaml.safe_dump(block, sort_keys=False, allow_unicode=True), end="")
     return 0

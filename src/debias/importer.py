@@ -248,16 +248,36 @@ def config_block(
     return block
 
 
-def add_to_config(path: str | Path, block: Mapping) -> None:
-    """Add an imported task to a configuration file, refusing a task or metric it already has."""
+def read_config_for_adding(path: str | Path) -> dict:
+    """The configuration a task will be added to: ``{}`` for a file that does not exist yet."""
     import yaml
 
     path = Path(path)
-    config = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    if not path.exists():
+        return {}
+    try:
+        config = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+        raise InputError(str(path), f"cannot be read as YAML ({str(error).splitlines()[0]})") from None
+    if config is None:
+        return {}
+    if not isinstance(config, dict):
+        raise InputError(str(path), "expected a mapping of configuration keys")
+    return config
+
+
+def add_to_config(path: str | Path, block: Mapping, config: Mapping | None = None) -> None:
+    """Add an imported task to a configuration file (created when missing), refusing a task or a
+    metric it already has; ``config`` is the file's content when already read."""
+    import yaml
+
+    path = Path(path)
+    config = dict(read_config_for_adding(path) if config is None else config)
     for section in ("tasks", "metrics"):
         clash = set(block.get(section, {})) & set(config.get(section) or {})
         if clash:
             raise InputError(str(path), f"{section} already has {sorted(clash)}")
+    for section in ("tasks", "metrics"):
         if block.get(section):
             config[section] = {**(config.get(section) or {}), **block[section]}
     with atomic_path(path) as tmp:
