@@ -30,6 +30,14 @@ from debias.report.estimates import estimates_lines
 from debias.report.planning import planning_lines
 from debias.report.prose import caption, known_differences
 from debias.report.summary import BEST, lookup, panel_summary
+from debias.report.user_tasks import (
+    paper_tasks,
+    restricted,
+    task_lines,
+    user_figures_lines,
+    user_intro_lines,
+    user_tasks,
+)
 
 __all__ = ["SECTIONS", "ReportContext", "build_report"]
 
@@ -209,7 +217,13 @@ def build_report(
     plan: pd.DataFrame | None = None,
     plan_check: pd.DataFrame | None = None,
 ) -> str:
-    """The reproduction report as Markdown: every section of :data:`SECTIONS`, in order.
+    """The report as Markdown.
+
+    A configured task the paper's values name (:func:`debias.report.user_tasks.paper_tasks`)
+    gets the reproduction report, every section of :data:`SECTIONS` in order. Any other task is
+    the user's own: the page then leads with one section per such task
+    (:func:`debias.report.user_tasks.task_lines`), and the reproduction sections, cut to the
+    paper's tasks, follow only when some are configured.
 
     Parameters
     ----------
@@ -264,9 +278,18 @@ def build_report(
         plan=plan,
         plan_check=plan_check,
     )
+    papers, users = paper_tasks(paper_values, config), user_tasks(paper_values, config)
+    parts: list[list[str]] = []
+    if users:
+        parts.append(user_intro_lines(ctx, users, bool(papers)))
+        parts += [task_lines(ctx, task) for task in users]
+    if papers:
+        paper_ctx = restricted(ctx, papers) if users else ctx
+        parts += [section(paper_ctx) for section in SECTIONS]
+    else:
+        parts += [user_figures_lines(ctx), tables_section(ctx)]
     lines: list[str] = []
-    for section in SECTIONS:
-        body = section(ctx)
+    for body in parts:
         if body:
             lines += ([""] if lines else []) + body
     return "\n".join(lines) + "\n"
