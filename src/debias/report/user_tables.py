@@ -19,6 +19,7 @@ __all__ = [
     "comparison_lines",
     "efficiency_lines",
     "estimate_lines",
+    "no_scores_reason",
     "finite",
     "num",
     "of_task",
@@ -67,7 +68,9 @@ def one_judgment_prompts(ctx: ReportContext, task: str) -> list[str]:
     ]
 
 
-def _no_scores_reason(config: Mapping, task: str, *systems: str) -> str:
+def no_scores_reason(config: Mapping, task: str, *systems: str) -> str:
+    """Why a system or pair has only the ``mean`` row: no metric scores, and which system is
+    the task's reference (its outputs are the references the metrics compare with)."""
     reference = (config.get("tasks") or {}).get(task, {}).get("reference_system")
     if reference in systems:
         return f"{NO_METRIC_SCORES}: {system_label(config, task, reference)} is the reference system"
@@ -96,7 +99,7 @@ def estimate_lines(ctx: ReportContext, task: str) -> list[str]:
             cvs = cell[(cell["system"] == m.system) & cell["estimator"].str.startswith("cv:")]
             cvs = cvs[(cvs["ci_high"] - cvs["ci_low"]).notna()]
             if cvs.empty:
-                best, effective = f"– ({_no_scores_reason(config, task, m.system)})", num(m.effective_n, 0)
+                best, effective = f"– ({no_scores_reason(config, task, m.system)})", num(m.effective_n, 0)
             else:
                 b = next(
                     cvs.assign(width=cvs["ci_high"] - cvs["ci_low"]).sort_values("width", kind="stable").itertuples()
@@ -145,7 +148,7 @@ def comparison_lines(ctx: ReportContext, task: str) -> list[str]:
                 "de_vs_independent", ascending=False, kind="stable"
             )
             if cvs.empty:
-                best_text, best_resolved = f"– ({_no_scores_reason(config, task, a, b)})", False
+                best_text, best_resolved = f"– ({no_scores_reason(config, task, a, b)})", False
             else:
                 c = next(cvs.itertuples(index=False))
                 best_text = f"{c.estimator}: {_interval(c.difference, c.ci_low, c.ci_high, signed=True)}"
