@@ -25,14 +25,37 @@ def references_path(config: Mapping, task: str) -> Path:
     return found
 
 
+def _system_files(folder: Path) -> list[str]:
+    """Names of the system files in ``folder`` (without .jsonl[.gz]), sorted."""
+    if not folder.is_dir():
+        return []
+    names = {p.name.removesuffix(".gz").removesuffix(".jsonl") for p in folder.iterdir() if ".jsonl" in p.name}
+    return sorted(names)
+
+
 def system_path(config: Mapping, task: str, system: str) -> Path:
-    stem = Path(config["data_dir"]) / task / "systems" / system
+    """The file of one of a task's systems, or of its judged-reference system.
+
+    A missing file is an :class:`InputError` naming the config key the name comes from
+    (``tasks.<task>.reference_system`` for the reference system, else ``tasks.<task>.systems``)
+    and the system files that do exist there, so that a misspelt name shows itself.
+    """
+    folder = Path(config["data_dir"]) / task / "systems"
+    stem = folder / system
     found = resolve_jsonl(stem)
     if found is None:
+        spec = (config.get("tasks") or {}).get(task) or {}
+        present = _system_files(folder)
+        there = f"; files there: {', '.join(present[:12])}{' …' if len(present) > 12 else ''}" if present else ""
+        if system == spec.get("reference_system") and system not in (spec.get("systems") or {}):
+            raise InputError(
+                f"config: tasks.{task}.reference_system",
+                f"no file for the reference system '{system}' ({stem}.jsonl.gz or .jsonl); check the name{there}",
+            )
         raise InputError(
             f"{stem}.jsonl.gz",
             f"file of system '{system}' (configured under tasks.{task}.systems) not found; "
-            "write the system's outputs there in the canonical format (plain .jsonl is accepted too)",
+            f"write the system's outputs there in the canonical format (plain .jsonl is accepted too){there}",
         )
     return found
 

@@ -1,4 +1,5 @@
-# The reproduction report: each number the paper states beside ours, with the figures it links.
+# The report: the user's own tasks (estimates, comparisons, data efficiency, plans) and, for the
+# paper's tasks, each number the paper states beside ours, with the figures it links.
 
 
 rule report:
@@ -22,6 +23,12 @@ rule report:
         ),
         figures=get_figures(("png",)),
         figure1_figures=get_figure1_figures(("png",)),
+        # Embedded in the sections about the user's own tasks.
+        task_figures=[
+            path
+            for path in get_system_scores_figures() + get_comparison_figures()
+            if path.endswith(".png")
+        ],
         table1=lambda wildcards: (
             f"{RESULTS}/tables/table1.csv" if config.get("table1") else []
         ),

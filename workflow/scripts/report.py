@@ -1,5 +1,5 @@
-"""Rule `report`: the reproduction report (Markdown), our numbers beside the paper's, with the
-figures it links as inputs so that none of its links dangles."""
+"""Rule `report`: the report (Markdown) about the user's own tasks and, for the paper's tasks, our
+numbers beside the paper's, with the figures it links as inputs so that none of its links dangles."""
 
 import os
 from pathlib import Path
@@ -24,7 +24,7 @@ def main(smk, log):
         pd.read_csv(smk.input.data_efficiency),
         load_paper_values(smk.input.paper_values),
         smk.params.config,
-        figures=list(smk.input.figures) + list(smk.input.figure1_figures),
+        figures=list(smk.input.figures) + list(smk.input.figure1_figures) + list(smk.input.task_figures),
         figures_dir=relative(Path(smk.input.figures[0]).parent),
         tables_dir=relative(Path(smk.input.table2).parent),
         system_estimates=pd.read_csv(smk.input.system_estimates, dtype={"system": str, "prompt": str}),

@@ -3,6 +3,7 @@ point."""
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping
 
 import matplotlib as mpl
@@ -13,7 +14,7 @@ from matplotlib.lines import Line2D
 
 from debias.config import COMBINED, metric_label, prompt_label, task_label
 from debias.plots.labels import place_labels
-from debias.plots.style import PALETTE, STYLE, TASK_STYLES, new_figure
+from debias.plots.style import PALETTE, STYLE, TASK_STYLES, grow_to_fit, new_figure
 from debias.stats.theory import theory_data_efficiency
 
 __all__ = ["draw_figure3"]
@@ -45,6 +46,26 @@ def _points(table2: pd.DataFrame, best_metrics: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["task", "prompt", "metric", "rho", "gamma"])
 
 
+def _not_drawn(table2: pd.DataFrame, points: pd.DataFrame, config: Mapping) -> list[str]:
+    """Why each task × prompt of ``table2`` without a point is not drawn."""
+    drawn = set(zip(points["task"], points["prompt"]))
+    notes = []
+    for record in table2.itertuples(index=False):
+        if (record.task, record.prompt) in drawn:
+            continue
+        name = f"{task_label(config, record.task)} {prompt_label(config, record.task, record.prompt)}"
+        if not np.isfinite(float(record.gamma)):
+            items, judgments = getattr(record, "n_items", 0), getattr(record, "n_judgments", -1)
+            if items > 0 and items == judgments:
+                why = "one judgment per item, so γ is not identifiable"
+            else:
+                why = "γ not computed (no two items judged more than once)"
+        else:
+            why = "no pooled best metric"
+        notes.append(f"{name}: {why}")
+    return notes
+
+
 def draw_figure3(table2: pd.DataFrame, best_metrics: pd.DataFrame, config: Mapping) -> Figure:
     """Contours of 1/DE over (ρ, γ) with the measured point of each task × prompt.
 
@@ -62,7 +83,9 @@ def draw_figure3(table2: pd.DataFrame, best_metrics: pd.DataFrame, config: Mappi
     -------
     matplotlib.figure.Figure
         Points are labelled with prompt and metric; labels avoid each other and the contour
-        labels. Task × prompt pairs without a finite γ or a pooled best metric are left out.
+        labels. Task × prompt pairs without a finite γ or a pooled best metric are left out,
+        and a line under the title names each with the reason (one judgment per item: γ is not
+        identifiable).
 
     Notes
     -----
@@ -91,10 +114,14 @@ def draw_figure3(table2: pd.DataFrame, best_metrics: pd.DataFrame, config: Mappi
         ax.set_ylim(0.0, gamma_max)
         ax.set_xlabel(r"$\rho$: |correlation| of the best metric with mean human judgment (systems pooled)")
         ax.set_ylabel(r"$\gamma = \sigma_a^2 / \sigma_f^2$ (normalised annotator variance)")
-        ax.set_title(
+        title = (
             r"Inverse data efficiency $1/\mathrm{DE} = (1-\rho^2+\gamma)/(1+\gamma)$"
             "\ncontours labelled with 1/DE; points are the measured task $\\times$ prompt values"
         )
+        missing = _not_drawn(table2, points, config)
+        if missing:
+            title += "\n" + textwrap.fill("Not drawn: " + "; ".join(missing) + ".", 95)
+        ax.set_title(title)
 
         task_order = list(config.get("tasks") or {})
         tasks = sorted(
@@ -145,4 +172,6 @@ def draw_figure3(table2: pd.DataFrame, best_metrics: pd.DataFrame, config: Mappi
             colors,
             obstacles=contour_labels,
         )
+        if missing:
+            grow_to_fit(fig)
         return fig

@@ -24,6 +24,7 @@ __all__ = [
     "PALETTE",
     "STYLE",
     "TASK_STYLES",
+    "grow_to_fit",
     "new_figure",
     "save_figure",
 ]
@@ -97,6 +98,29 @@ def new_figure(kind: str) -> Figure:
     Agg canvas, with constrained layout."""
     fig = Figure(figsize=FIGSIZE[kind], dpi=DPI, layout="constrained")
     FigureCanvasAgg(fig)
+    return fig
+
+
+def grow_to_fit(fig: Figure, margin: float = 0.08, rounds: int = 4) -> Figure:
+    """Enlarge ``fig`` until everything it draws lies on the canvas; returns ``fig``.
+
+    Constrained layout fits the axes to the figure but cannot shrink a title, a legend or a
+    row of tick labels wider than the canvas; those are clipped when saved. Here the figure is
+    laid out, and while its tight bounding box reaches past an edge the canvas grows by the
+    overhang (plus ``margin`` inches) and is laid out again. A figure that fits is left exactly
+    as it was.
+    """
+    for _ in range(rounds):
+        fig.draw_without_rendering()
+        box = fig.get_tightbbox()
+        width, height = fig.get_size_inches()
+        extra_w = max(0.0, -box.x0) + max(0.0, box.x1 - width)
+        extra_h = max(0.0, -box.y0) + max(0.0, box.y1 - height)
+        if extra_w <= 0 and extra_h <= 0:
+            break
+        fig.set_size_inches(
+            width + (extra_w + margin if extra_w > 0 else 0), height + (extra_h + margin if extra_h > 0 else 0)
+        )
     return fig
 
 

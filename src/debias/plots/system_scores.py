@@ -12,7 +12,15 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from debias.config import metric_label, prompt_is_lower_better, prompt_label, system_label, task_label
-from debias.plots.style import DPI, PALETTE, STYLE, draw_interval, estimate_legend_handles, label_interval
+from debias.plots.style import (
+    DPI,
+    PALETTE,
+    STYLE,
+    draw_interval,
+    estimate_legend_handles,
+    grow_to_fit,
+    label_interval,
+)
 
 __all__ = ["draw_system_scores"]
 
@@ -48,7 +56,8 @@ def draw_system_scores(estimates: pd.DataFrame, best_metrics: pd.DataFrame, conf
     -------
     matplotlib.figure.Figure
         Systems as rows in config order, each with its two intervals; a lower-is-better prompt
-        says so in its title.
+        says so in its title. The height grows with the systems, and the canvas with whatever
+        would not fit on it (a long title or legend beside a single prompt's panel).
     """
     prompts = list(config["tasks"][task]["prompts"])
     systems = [s for s in config["tasks"][task]["systems"] if s in set(estimates["system"])]
@@ -83,4 +92,5 @@ def draw_system_scores(estimates: pd.DataFrame, best_metrics: pd.DataFrame, conf
         handles = estimate_legend_handles("judgments alone (mean)", "with the best metric (cv)")
         fig.legend(handles=handles, loc="outside lower center", ncol=2)
         fig.suptitle(f"{task_label(config, task)}: estimated mean human score with {level:.0%} intervals")
+        grow_to_fit(fig)
     return fig

@@ -10,6 +10,7 @@ import pandas as pd
 
 from debias.config import prompt_label, system_label, task_label
 from debias.report.context import table_lines
+from debias.report.user_tables import no_scores_reason
 
 __all__ = ["estimates_lines"]
 
@@ -23,10 +24,15 @@ def _estimate_rows(estimates: pd.DataFrame, config: Mapping) -> list[list[str]]:
     for (task, prompt, system), cell in estimates.groupby(["task", "prompt", "system"], sort=False):
         mean = cell[cell["estimator"] == "mean"]
         cvs = cell[cell["estimator"].str.startswith("cv:")]
-        if mean.empty or cvs.empty:
+        if mean.empty:
             continue
         m = next(mean.itertuples())
-        best = next(cvs.assign(width=cvs["ci_high"] - cvs["ci_low"]).sort_values("width", kind="stable").itertuples())
+        if cvs.empty:  # only the mean: the system has no metric scores
+            best_text, effective = f"– ({no_scores_reason(config, task, system)})", f"{m.effective_n:.0f}"
+        else:
+            widths = cvs.assign(width=cvs["ci_high"] - cvs["ci_low"]).sort_values("width", kind="stable")
+            best = next(widths.itertuples())
+            best_text, effective = f"{best.estimator}: {_interval(best)}", f"{best.effective_n:.0f}"
         rows.append(
             [
                 task_label(config, task),
@@ -34,8 +40,8 @@ def _estimate_rows(estimates: pd.DataFrame, config: Mapping) -> list[list[str]]:
                 system_label(config, task, system),
                 f"{m.n_judged} of {m.n_outputs}",
                 _interval(m),
-                f"{best.estimator}: {_interval(best)}",
-                f"{best.effective_n:.0f}",
+                best_text,
+                effective,
             ]
         )
     return rows

@@ -27,12 +27,19 @@ from debias.report.comparison import (
 )
 from debias.report.context import ReportContext, Section, fmt, table_lines
 from debias.report.estimates import estimates_lines
-from debias.report.own import efficiency_section, own_intro_section, paper_tasks
 from debias.report.planning import planning_lines
 from debias.report.prose import caption, known_differences
 from debias.report.summary import BEST, lookup, panel_summary
+from debias.report.user_tasks import (
+    paper_tasks,
+    restricted,
+    task_lines,
+    user_figures_lines,
+    user_intro_lines,
+    user_tasks,
+)
 
-__all__ = ["OWN_SECTIONS", "SECTIONS", "ReportContext", "build_report"]
+__all__ = ["SECTIONS", "ReportContext", "build_report"]
 
 
 def intro_section(ctx: ReportContext) -> list[str]:
@@ -177,17 +184,6 @@ def tables_section(ctx: ReportContext) -> list[str]:
     return ["## Tables", ""] + [f"- [`{ctx.table_link(n)}`]({ctx.table_link(n)}): {text}" for n, text in described]
 
 
-#: The sections of a report on tasks of the user's alone (none of the paper's), in page order.
-OWN_SECTIONS: list[Section] = [
-    own_intro_section,
-    estimates_section,
-    planning_section,
-    efficiency_section,
-    figures_section,
-    table2_section,
-    tables_section,
-]
-
 #: The sections of the report, in page order.
 SECTIONS: list[Section] = [
     intro_section,
@@ -223,8 +219,13 @@ def build_report(
     plan: pd.DataFrame | None = None,
     plan_check: pd.DataFrame | None = None,
 ) -> str:
-    """The report as Markdown: every section of :data:`SECTIONS`, in order, or of
-    :data:`OWN_SECTIONS` when no configured task is one of the paper's.
+    """The report as Markdown.
+
+    A configured task the paper's values name (:func:`debias.report.user_tasks.paper_tasks`)
+    gets the reproduction report, every section of :data:`SECTIONS` in order. Any other task is
+    the user's own: the page then leads with one section per such task
+    (:func:`debias.report.user_tasks.task_lines`), and the reproduction sections, cut to the
+    paper's tasks, follow only when some are configured.
 
     Parameters
     ----------
@@ -279,10 +280,18 @@ def build_report(
         plan=plan,
         plan_check=plan_check,
     )
+    papers, users = paper_tasks(paper_values, config), user_tasks(paper_values, config)
+    parts: list[list[str]] = []
+    if users:
+        parts.append(user_intro_lines(ctx, users, bool(papers)))
+        parts += [task_lines(ctx, task) for task in users]
+    if papers:
+        paper_ctx = restricted(ctx, papers) if users else ctx
+        parts += [section(paper_ctx) for section in SECTIONS]
+    else:
+        parts += [user_figures_lines(ctx), tables_section(ctx)]
     lines: list[str] = []
-    sections = SECTIONS if paper_tasks(paper_values, config) else OWN_SECTIONS
-    for section in sections:
-        body = section(ctx)
+    for body in parts:
         if body:
             lines += ([""] if lines else []) + body
     return "\n".join(lines) + "\n"

@@ -11,6 +11,7 @@ import pandas as pd
 
 from debias.config import prompt_label, system_label, task_label
 from debias.report.context import table_lines
+from debias.report.user_tables import no_scores_reason
 
 __all__ = ["planning_lines"]
 
@@ -24,9 +25,14 @@ def _comparison_rows(comparisons: pd.DataFrame, config: Mapping) -> list[list[st
     for (task, prompt, a, b), pair in comparisons.groupby(["task", "prompt", "system_a", "system_b"], sort=False):
         mean = pair[pair["estimator"] == "mean"]
         cvs = pair[pair["estimator"].str.startswith("cv:")].sort_values("de_vs_independent", ascending=False)
-        if mean.empty or cvs.empty:
+        if mean.empty:
             continue
-        m, best = next(mean.itertuples()), next(cvs.itertuples())
+        m = next(mean.itertuples())
+        if cvs.empty:  # only the paired mean: a system of the pair has no metric scores
+            best_text = f"– ({no_scores_reason(config, task, a, b)})"
+        else:
+            best = next(cvs.itertuples())
+            best_text = f"{best.estimator}: {best.de_vs_independent:.2f}"
         rows.append(
             [
                 task_label(config, task),
@@ -35,7 +41,7 @@ def _comparison_rows(comparisons: pd.DataFrame, config: Mapping) -> list[list[st
                 str(m.n_shared),
                 f"{_interval(m)}, p = {m.p_value:.2g}",
                 f"{m.de_vs_independent:.2f}",
-                f"{best.estimator}: {best.de_vs_independent:.2f}",
+                best_text,
             ]
         )
     return rows

@@ -104,11 +104,18 @@ def theory_data_efficiency(rho, gamma):
         return (1.0 + gamma) / (1.0 - rho**2 + gamma)
 
 
-def theory_by_condition(rho: float, gamma: float) -> dict[str, float]:
-    """Theory DE of each condition against humans alone, Var_mean ∝ σ_f² + σ_a²:
-    cv keeps both noise sources, noiseless humans drop σ_a², a perfect metric has ρ = 1."""
+def theory_by_condition(rho: float, gamma: float, *, annotator_noise_known: bool = True) -> dict[str, float]:
+    """Theory DE of each condition against humans alone, Var_mean ∝ σ_f² + σ_a².
+
+    cv keeps both noise sources, noiseless humans drop σ_a², a perfect metric has ρ = 1.
+    Without ``annotator_noise_known`` (every item judged once, so σ_a² cannot be told apart from
+    σ_f²) the noiseless and perfect-metric conditions are not identifiable and are NaN; so they
+    are when γ is NaN. A perfect metric without annotator noise (γ = 0) gives ``inf``.
+    """
+    identifiable = annotator_noise_known and bool(np.isfinite(gamma))
+    nan = float("nan")
     return {
         "cv": float(theory_data_efficiency(rho, gamma)),
-        "noiseless": float((1 + gamma) / (1 - rho**2)) if rho**2 < 1 else float("inf"),
-        "perfect": float((1 + gamma) / gamma) if gamma > 0 else float("inf"),
+        "noiseless": (float((1 + gamma) / (1 - rho**2)) if rho**2 < 1 else float("inf")) if identifiable else nan,
+        "perfect": (float((1 + gamma) / gamma) if gamma > 0 else float("inf")) if identifiable else nan,
     }

@@ -20,6 +20,7 @@ __all__ = [
     "item_noise",
     "resampling_components",
     "variance_components",
+    "variance_note",
 ]
 
 
@@ -108,20 +109,63 @@ def human_metric_variance_unbiased(judgments) -> float:
     return human_metric_variance(multi) - annotator_variance(multi) * float(np.mean(1.0 / multi.counts))
 
 
+#: Why the variance components of a pool are not computed (the ``note`` of
+#: :func:`variance_components`).
+NO_JUDGED_ITEM = "no judged item"
+ONE_JUDGMENT_PER_ITEM = "one judgment per item: σ_a² is not identifiable"
+ONE_ITEM_JUDGED_TWICE = "only one item judged more than once: σ_f² needs two"
+
+
+def variance_note(n_items: int, n_judgments: int, n_multiply_judged: int) -> str:
+    """Why a pool's variance components are missing, or ``""`` when they can be estimated.
+
+    Parameters
+    ----------
+    n_items, n_judgments : int
+        Judged items of the pool and their judgments.
+    n_multiply_judged : int
+        How many of the items were judged at least twice.
+
+    Returns
+    -------
+    str
+        :data:`NO_JUDGED_ITEM`, :data:`ONE_JUDGMENT_PER_ITEM` (annotator variance and item
+        variance cannot be told apart when every item has one judgment),
+        :data:`ONE_ITEM_JUDGED_TWICE`, or ``""``.
+    """
+    if n_items == 0:
+        return NO_JUDGED_ITEM
+    if n_multiply_judged == 0:
+        return ONE_JUDGMENT_PER_ITEM
+    if n_multiply_judged < 2:
+        return ONE_ITEM_JUDGED_TWICE
+    return ""
+
+
 def variance_components(judgments) -> dict[str, float]:
-    """All of Table 2's columns for one pool of judged items."""
-    multi = _multiply_judged(judgments)
+    """All of Table 2's columns for one pool of judged items, and why any is missing.
+
+    The components come from the items judged at least twice, and ``n_items`` and
+    ``n_judgments`` count those items and their judgments. With no such item, σ_a² is not
+    identifiable: the components are NaN, the counts are those of every judged item (so a
+    table shows as many judgments as items), and ``note`` says so (:func:`variance_note`;
+    ``""`` when nothing is missing).
+    """
+    judgments = as_judgments(judgments)
+    multi = judgments.take(judgments.multiply_judged)
     sigma2_a = annotator_variance(multi)
     sigma2_f = human_metric_variance(multi)
     sigma2_f_unbiased = human_metric_variance_unbiased(multi)
+    counted = multi if multi.n_items else judgments
     return {
         "sigma2_a": sigma2_a,
         "sigma2_f": sigma2_f,
         "gamma": sigma2_a / sigma2_f if sigma2_f > 0 else float("nan"),
         "sigma2_f_unbiased": sigma2_f_unbiased,
         "gamma_unbiased": sigma2_a / sigma2_f_unbiased if sigma2_f_unbiased > 0 else float("nan"),
-        "n_items": multi.n_items,
-        "n_judgments": int(multi.counts.sum()),
+        "n_items": counted.n_items,
+        "n_judgments": int(counted.counts.sum()),
+        "note": variance_note(judgments.n_items, int(judgments.counts.sum()), multi.n_items),
     }
 
 

@@ -23,6 +23,11 @@ log = logging.getLogger(__name__)
 CURVE_COLUMNS = ["task", "prompt", "system", "metric", "condition", "n", "width"]
 EFFICIENCY_COLUMNS = ["task", "prompt", "system", "metric", "condition", "de", "de_theory", "rho", "gamma_resampling"]
 
+#: Conditions that need the annotator variance σ_a², which one judgment per item cannot give.
+NEEDS_ANNOTATOR_VARIANCE = ("noiseless", "perfect")
+#: Why their rows are NaN and their curves absent then.
+NOT_IDENTIFIABLE = "not identifiable: one judgment per item (σ_a² unknown)"
+
 
 def system_experiment(
     joined: pd.DataFrame,
@@ -43,6 +48,13 @@ def system_experiment(
     conditions share the same draws. Curves are computed at :func:`curve_grid`'s prefix sizes
     (every n when N <= ``grid_dense``), and each data efficiency averages the grid points in
     its window.
+
+    When no item of a prompt has two judgments, the annotator noise cannot be told apart from
+    the items' spread: the noiseless-humans and perfect-metric conditions
+    (:data:`NEEDS_ANNOTATOR_VARIANCE`) would only replay the single judgment (noiseless equal to
+    humans, a "perfect" metric equal to the judgment itself), so their curves are left out and
+    their rows have NaN ``de``, ``de_theory`` and ``gamma_resampling``, with a log line saying
+    why (:data:`NOT_IDENTIFIABLE`).
     """
     low, high = de_range
     task, system = joined["task"].iloc[0], joined["system"].iloc[0]
@@ -61,10 +73,15 @@ def system_experiment(
         sigma2_a, sigma2_f = resampling_components(judgments)
         gamma = sigma2_a / sigma2_f if sigma2_f > 0 else float("nan")
         item_means = judgments.item_means
+        known = bool(judgments.multiply_judged.any())
+        if not known:
+            log.warning("%s/%s/%s: noiseless and perfect-metric conditions %s", task, system, prompt, NOT_IDENTIFIABLE)
         labelled = [("none", "mean", widths.mean), ("perfect", "perfect", widths.perfect)]
         labelled += [(m, "cv", widths.cv[i]) for i, m in enumerate(metrics)]
         labelled += [(m, "noiseless", widths.noiseless[i]) for i, m in enumerate(metrics)]
         for metric, condition, width in labelled:
+            if not known and condition in NEEDS_ANNOTATOR_VARIANCE:
+                continue
             curve_parts.append(
                 pd.DataFrame(
                     {
@@ -80,6 +97,8 @@ def system_experiment(
             )
         for metric, condition, width in labelled[1:]:
             rho = 1.0 if condition == "perfect" else correlation(item_means, g[metrics.index(metric)])
+            missing = not known and condition in NEEDS_ANNOTATOR_VARIANCE
+            de = float("nan") if missing else float(bootstrap_data_efficiency(widths.mean, width, n, lo=low, hi=high))
             rows.append(
                 {
                     "task": task,
@@ -87,10 +106,10 @@ def system_experiment(
                     "system": system,
                     "metric": metric,
                     "condition": condition,
-                    "de": float(bootstrap_data_efficiency(widths.mean, width, n, lo=low, hi=high)),
-                    "de_theory": theory_by_condition(rho, gamma)[condition],
+                    "de": de,
+                    "de_theory": theory_by_condition(rho, gamma, annotator_noise_known=known)[condition],
                     "rho": rho,
-                    "gamma_resampling": gamma,
+                    "gamma_resampling": float("nan") if missing else gamma,
                 }
             )
         log.info("%s/%s/%s: %d items, %d replicates, gamma=%.3f", task, system, prompt, len(judged), replicates, gamma)

@@ -17,7 +17,15 @@ from debias.data import Judgments
 from debias.stats.variance import variance_components
 from debias.tables.joined import JOINED_COLUMNS, judged_rows
 
-__all__ = ["RecordHandling", "TABLE2_COLUMNS", "by_task", "pooled_judged_rows", "table2", "variance_by_system"]
+__all__ = [
+    "RecordHandling",
+    "TABLE2_COLUMNS",
+    "by_task",
+    "noted_rows",
+    "pooled_judged_rows",
+    "table2",
+    "variance_by_system",
+]
 
 
 @dataclass(frozen=True)
@@ -150,26 +158,31 @@ def table2(
     joined: Mapping[str, Mapping[str, pd.DataFrame]],
     prompts: Mapping[str, Sequence[str]],
     handling: Mapping[str, RecordHandling] | None = None,
+    *,
+    with_note: bool = False,
 ) -> pd.DataFrame:
     """Table 2: per task and prompt, the variance components of every judged output pooled.
 
     ``joined`` maps task -> system -> joined table (references included, see :func:`by_task`);
     ``prompts`` maps task to its prompts in display order; ``handling`` maps task to its
-    :class:`RecordHandling` (default: each judgment once, every judged line).
+    :class:`RecordHandling` (default: each judgment once, every judged line). With
+    ``with_note`` a last column ``note`` says why a row's components are missing ("one
+    judgment per item: ...", see :func:`debias.stats.variance.variance_note`; empty otherwise);
+    ``table2.csv`` is written without it, as its counts already tell (as many judgments as items).
     """
     rows = []
     for task, systems in joined.items():
         for prompt in prompts[task]:
             pooled = pooled_judged_rows(systems, prompt, (handling or {}).get(task))
             rows.append({"task": task, "prompt": prompt, **variance_components(Judgments.from_joined(pooled))})
-    return pd.DataFrame(rows, columns=TABLE2_COLUMNS)
+    return pd.DataFrame(rows, columns=TABLE2_COLUMNS + (["note"] if with_note else []))
 
 
 def variance_by_system(
-    joined: Mapping[str, Mapping[str, pd.DataFrame]], prompts: Mapping[str, Sequence[str]]
+    joined: Mapping[str, Mapping[str, pd.DataFrame]], prompts: Mapping[str, Sequence[str]], *, with_note: bool = False
 ) -> pd.DataFrame:
     """The same components for each system on its own, and its mean judgment (the mean over
-    its judged outputs of each output's mean judgment)."""
+    its judged outputs of each output's mean judgment); ``with_note`` as in :func:`table2`."""
     rows = []
     for task, systems in joined.items():
         for system, frame in systems.items():
@@ -180,5 +193,13 @@ def variance_by_system(
                 rows.append(
                     {"task": task, "system": system, "prompt": prompt, **variance_components(matrix), "mean": mean}
                 )
-    columns = ["task", "system"] + TABLE2_COLUMNS[1:] + ["mean"]
+    columns = ["task", "system"] + TABLE2_COLUMNS[1:] + ["mean"] + (["note"] if with_note else [])
     return pd.DataFrame(rows, columns=columns)
+
+
+def noted_rows(table: pd.DataFrame, keys: Sequence[str]) -> list[str]:
+    """``"<key values>: <note>"`` for every row of a table made ``with_note`` whose note is not
+    empty, for the log and the Markdown table."""
+    if "note" not in table.columns:
+        return []
+    return [f"{'/'.join(str(row[k]) for k in keys)}: {row['note']}" for _, row in table.iterrows() if row["note"]]

@@ -1,0 +1,89 @@
+"""One judgment per item: σ_a² is not identifiable, and every table says so instead of NaN
+rows that count nothing; mixed data uses the items judged several times."""
+
+import logging
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from debias.io import SystemItem
+from debias.stats.theory import theory_by_condition
+from debias.stats.variance import ONE_JUDGMENT_PER_ITEM, variance_components, variance_note
+from debias.tables.curves import NOT_IDENTIFIABLE, system_experiment
+from debias.tables.joined import join_system
+from debias.tables.variance import TABLE2_COLUMNS, noted_rows, table2, variance_by_system
+
+
+def system(name, judgments, seed=0):
+    """A joined table of one system on prompt ``p`` with one metric ``m`` tracking the judgments."""
+    rng = np.random.default_rng(seed)
+    items = [SystemItem(str(i), f"out {i}", {"p": list(js)}) for i, js in enumerate(judgments)]
+    means = np.array([np.mean(js) for js in judgments])
+    scores = pd.DataFrame({"id": [item.id for item in items], "m": means + rng.normal(0, 0.5, len(items))})
+    return join_system("t", name, items, ["p"], scores, ["m"])
+
+
+def test_one_judgment_per_item_counts_the_items_and_says_why():
+    components = variance_components([[1.0], [2.0], [4.0]])
+    assert np.isnan(components["sigma2_a"]) and np.isnan(components["gamma"])
+    assert (components["n_items"], components["n_judgments"]) == (3, 3)
+    assert components["note"] == ONE_JUDGMENT_PER_ITEM
+    assert variance_components([[1.0, 2.0], [2.0, 2.0]])["note"] == ""
+    assert variance_note(0, 0, 0) == "no judged item"
+    assert "σ_f²" in variance_note(5, 6, 1)
+
+
+def test_mixed_data_uses_the_items_judged_several_times():
+    components = variance_components([[1.0], [0.0, 2.0], [3.0, 3.0, 3.0], [5.0]])
+    # only the two multiply judged items: deviations 1 + 1 and 0 over (1 + 2) degrees of freedom
+    assert components["sigma2_a"] == pytest.approx(2.0 / 3.0)
+    assert (components["n_items"], components["n_judgments"], components["note"]) == (2, 5, "")
+
+
+def test_table2_and_variance_by_system_of_one_judgment_data():
+    rng = np.random.default_rng(1)
+    joined = {"t": {s: system(s, rng.integers(0, 26, (30, 1)).astype(float), seed=i) for i, s in enumerate("ab")}}
+    table = table2(joined, {"t": ["p"]}, with_note=True)
+    row = table.iloc[0]
+    assert (row["n_items"], row["n_judgments"], row["note"]) == (60, 60, ONE_JUDGMENT_PER_ITEM)
+    assert np.isnan(row["sigma2_a"])
+    # the table written to CSV keeps the paper's columns
+    assert list(table2(joined, {"t": ["p"]}).columns) == TABLE2_COLUMNS
+    by_system = variance_by_system(joined, {"t": ["p"]}, with_note=True)
+    assert by_system["n_items"].tolist() == [30, 30] and set(by_system["note"]) == {ONE_JUDGMENT_PER_ITEM}
+    assert "note" not in variance_by_system(joined, {"t": ["p"]}).columns
+    assert noted_rows(by_system, ["task", "system", "prompt"]) == [
+        f"t/a/p: {ONE_JUDGMENT_PER_ITEM}",
+        f"t/b/p: {ONE_JUDGMENT_PER_ITEM}",
+    ]
+
+
+def test_theory_of_noiseless_and_perfect_is_not_identifiable_without_annotator_noise():
+    unknown = theory_by_condition(0.6, 0.0, annotator_noise_known=False)
+    assert unknown["cv"] == pytest.approx(1 / (1 - 0.36))
+    assert np.isnan(unknown["noiseless"]) and np.isnan(unknown["perfect"])
+    assert theory_by_condition(0.6, 0.0)["perfect"] == np.inf  # known to be noiseless: a perfect metric is exact
+    assert np.isnan(theory_by_condition(0.6, float("nan"))["perfect"])
+    assert theory_by_condition(0.6, 0.5)["perfect"] == pytest.approx(3.0)
+
+
+def test_bootstrap_marks_noiseless_and_perfect_not_identifiable_with_one_judgment(caplog):
+    rng = np.random.default_rng(2)
+    frame = system("a", rng.normal(0, 1, (80, 1)))
+    with caplog.at_level(logging.WARNING):
+        curves, efficiency = system_experiment(frame, prompts=["p"], metrics=["m"], replicates=40, seed=3)
+    assert NOT_IDENTIFIABLE in caplog.text
+    assert set(curves["condition"]) == {"mean", "cv"}
+    by_condition = efficiency.set_index("condition")
+    for condition in ("noiseless", "perfect"):
+        assert np.isnan(by_condition.loc[condition, ["de", "de_theory", "gamma_resampling"]].astype(float)).all()
+    assert np.isfinite(by_condition.loc["cv", ["de", "de_theory"]].astype(float)).all()
+
+
+def test_bootstrap_keeps_every_condition_when_some_items_have_two_judgments():
+    rng = np.random.default_rng(4)
+    judgments = [list(rng.normal(0, 1, 2 if i % 4 == 0 else 1)) for i in range(80)]
+    curves, efficiency = system_experiment(system("a", judgments), prompts=["p"], metrics=["m"], replicates=40, seed=3)
+    assert set(curves["condition"]) == {"mean", "cv", "noiseless", "perfect"}
+    assert np.isfinite(efficiency["de"]).all()
