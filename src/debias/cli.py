@@ -195,6 +195,8 @@ def _plan(args, config):
     for key in ("assurance", "cost_per_judgment", "cost_per_item", "max_judgments_per_item", "level"):
         if getattr(args, key, None) is not None:
             spec[key] = getattr(args, key)
+    if args.annotator_variance is not None:
+        spec["annotator_variance"] = args.annotator_variance
     if args.target_width:
         spec["target_widths"] = list(args.target_width)
     return plan_table([frame], {task: list(config["tasks"][task]["prompts"])}, metrics, spec)
@@ -280,6 +282,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     plan.add_argument(
         "--max-judgments-per-item", type=int, help="largest k considered (default: plan.max_judgments_per_item)"
+    )
+    plan.add_argument(
+        "--annotator-variance",
+        type=float,
+        help="variance of one judgment around its item's score, for a pilot with one judgment per item "
+        "(default: plan.annotator_variance; without it such a pilot plans items only)",
     )
     return parser
 

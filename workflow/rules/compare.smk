@@ -45,7 +45,14 @@ rule comparison_coverage_task:
         prompts=get_prompt_names,
         metrics=METRICS,
         compare=settings(
-            COMPARE, "sample_sizes", "repeats", "level", "seed", "min_items"
+            COMPARE,
+            "sample_sizes",
+            "repeats",
+            "level",
+            "seed",
+            "min_items",
+            "pairs",
+            "chunk_mb",
         ),
     script:
         "../scripts/comparison_coverage.py"

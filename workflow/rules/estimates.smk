@@ -44,7 +44,9 @@ rule coverage_system:
     params:
         prompts=get_prompt_names,
         metrics=METRICS,
-        estimates=settings(ESTIMATES, "sample_sizes", "repeats", "level", "seed", "ppi"),
+        estimates=settings(
+            ESTIMATES, "sample_sizes", "repeats", "level", "seed", "ppi", "chunk_mb"
+        ),
     script:
         "../scripts/coverage_system.py"
 

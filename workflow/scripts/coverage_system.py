@@ -19,6 +19,7 @@ def main(smk, log):
         level=spec["level"],
         seed=spec["seed"],
         ppi=spec["ppi"],
+        memory_mb=spec["chunk_mb"],
     )
     write_csv(table, smk.output[0])
 

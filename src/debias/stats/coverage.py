@@ -7,6 +7,10 @@ mean and covariance over all N, which an evaluation has for free), and checks wh
 the full-data mean, the mean over all N items of their mean judgment. Repeats and their samples
 are array axes: one draw of a random order of the N items per repeat serves every sample size
 (its first n items), so the estimators and sizes share their random numbers.
+
+Repeats are processed in chunks whose working arrays fit in ``memory_mb`` (:func:`repeat_chunks`),
+so memory does not grow with R x N. Each repeat draws from its own generator, spawned from the
+caller's (:func:`draw_repeats`): the numbers, and so the rows, do not depend on the chunk size.
 """
 
 from __future__ import annotations
@@ -17,16 +21,23 @@ import numpy as np
 
 from debias.data import as_judgments
 from debias.stats.estimators import Population, estimator_names, resolve_estimator
-from debias.stats.resampling import draw_samples
 from debias.stats.variance import resampling_components
 
 __all__ = [
     "COVERAGE_COLUMNS",
     "coverage_experiment",
     "coverage_intervals",
+    "draw_repeats",
     "interval_coverage",
+    "repeat_chunks",
     "resolve_sample_sizes",
 ]
+
+#: Working memory of one chunk of repeats, in MB, when the caller gives none.
+DEFAULT_MEMORY_MB = 256
+#: Bytes of working arrays per repeat and item of :func:`coverage_intervals`, per metric and besides
+#: (measured with tracemalloc at N = 20,000: about 110 + 32 M bytes).
+COVERAGE_BYTES = (112, 32)
 
 COVERAGE_COLUMNS = ["estimator", "n", "n_items", "repeats", "coverage", "coverage_se", "mean_width", "de"]
 
@@ -57,6 +68,37 @@ def resolve_sample_sizes(spec: Sequence, n_items: int) -> list[int]:
         if 3 <= size <= n_items:
             sizes.add(size)
     return sorted(sizes)
+
+
+def repeat_chunks(n_repeats: int, bytes_per_repeat: float, memory_mb: float | None) -> list[range]:
+    """Consecutive ranges of repeats whose working arrays, ``bytes_per_repeat`` each, fit in
+    ``memory_mb`` (at least one repeat per chunk; default :data:`DEFAULT_MEMORY_MB`)."""
+    if n_repeats < 1:
+        raise ValueError("n_repeats must be positive")
+    memory_mb = DEFAULT_MEMORY_MB if memory_mb is None else memory_mb
+    if not memory_mb > 0:
+        raise ValueError(f"the simulation's memory must be a positive number of MB, got {memory_mb}")
+    size = max(1, int(memory_mb * 2**20 // max(bytes_per_repeat, 1.0)))
+    return [range(start, min(start + size, n_repeats)) for start in range(0, n_repeats, size)]
+
+
+def draw_repeats(generators, counts, *, orders: int = 1) -> list[np.ndarray]:
+    """Per repeat, ``orders`` random orders of the N items, each with one judgment column per item.
+
+    ``generators`` holds one generator per repeat (``rng.spawn(R)``, sliced by chunk), so a
+    repeat's draws are its own whatever the chunks. Returns ``[items, cols]`` per order, each an
+    array of shape (len(generators), N): ``items[r]`` a uniformly random permutation, ``cols[r, j]``
+    uniform over the ``counts[items[r, j]]`` judgments of that item.
+    """
+    counts = np.asarray(counts, dtype=np.int64)
+    n_items = counts.size
+    out = [np.empty((len(generators), n_items), dtype=np.int64) for _ in range(2 * orders)]
+    for r, generator in enumerate(generators):
+        for o in range(orders):
+            items = generator.permutation(n_items)
+            out[2 * o][r] = items
+            out[2 * o + 1][r] = generator.integers(0, counts[items])
+    return out
 
 
 def interval_coverage(low, high, theta: float) -> dict:
@@ -95,6 +137,7 @@ def coverage_experiment(
     level: float,
     rng: np.random.Generator,
     ppi: bool = True,
+    memory_mb: float | None = None,
 ) -> list[dict]:
     """Coverage, mean width and data efficiency of every estimator at every sample size.
 
@@ -115,6 +158,9 @@ def coverage_experiment(
         Draws the samples.
     ppi : bool
         Include ``ppi++:<metric>`` (one ``ppi_py`` call per repeat, by far the slowest part).
+    memory_mb : float, optional
+        Working memory of one chunk of repeats (default :data:`DEFAULT_MEMORY_MB`); the rows do
+        not depend on it.
 
     Returns
     -------
@@ -135,7 +181,14 @@ def coverage_experiment(
     theta = float(judgments.item_means.mean())
     rows, base = [], {}
     intervals = coverage_intervals(
-        judgments, metrics, sample_sizes=sample_sizes, n_repeats=n_repeats, level=level, rng=rng, ppi=ppi
+        judgments,
+        metrics,
+        sample_sizes=sample_sizes,
+        n_repeats=n_repeats,
+        level=level,
+        rng=rng,
+        ppi=ppi,
+        memory_mb=memory_mb,
     )
     for name, n, bounds in intervals:
         if name == "mean":
@@ -144,12 +197,13 @@ def coverage_experiment(
     return rows
 
 
-def coverage_intervals(judgments, metrics, *, sample_sizes, n_repeats, level, rng, ppi=True):
+def coverage_intervals(judgments, metrics, *, sample_sizes, n_repeats, level, rng, ppi=True, memory_mb=None):
     """The intervals behind :func:`coverage_experiment`, one sample size and estimator at a time.
 
     Same arguments; yields ``(estimator, n, (ci_low, ci_high))`` with arrays over the repeats,
     ``mean`` first at each size, so that a caller can study the repeats themselves (the
-    benchmark's Monte-Carlo error of a data efficiency).
+    benchmark's Monte-Carlo error of a data efficiency). The repeats are drawn and evaluated
+    in chunks (module notes); only the intervals, R per size and estimator, are kept.
     """
     judgments = as_judgments(judgments)
     n_items = judgments.n_items
@@ -157,21 +211,32 @@ def coverage_intervals(judgments, metrics, *, sample_sizes, n_repeats, level, rn
     scores = np.array([np.asarray(metrics[m], dtype=float) for m in names]).reshape(len(names), n_items)
     population = Population(scores.T)
     noise, _ = resampling_components(judgments)
-    items, values = draw_samples(judgments, n_repeats, rng)
     estimators = estimator_names(names, unjudged=ppi)
-    for n in resolve_sample_sizes(sample_sizes, n_items):
-        y, drawn = values[:, :n], items[:, :n]
-        for name in estimators:
+    sizes = resolve_sample_sizes(sample_sizes, n_items)
+    keys = [(n, name) for n in sizes for name in estimators if not (n == n_items and _needs_unjudged(name, names))]
+    bounds = {key: np.empty((2, n_repeats)) for key in keys}
+    generators = rng.spawn(n_repeats)
+    per_repeat = n_items * (COVERAGE_BYTES[0] + COVERAGE_BYTES[1] * len(names))
+    for chunk in repeat_chunks(n_repeats, per_repeat, memory_mb):
+        items, cols = draw_repeats(generators[chunk.start : chunk.stop], judgments.counts)
+        values = judgments.judgment(items, cols)
+        del cols
+        for n, name in keys:
             family, metric = resolve_estimator(name, names)
             if family.needs_unjudged:
-                if n == n_items:
-                    continue
-                bounds = _unjudged_intervals(family, metric, values, items, population, n, level)
-                yield name, n, bounds
+                bounds[n, name][:, chunk.start : chunk.stop] = _unjudged_intervals(
+                    family, metric, values, items, population, n, level
+                )
                 continue
-            terms = family.terms_at(y, drawn, population, metric)
+            terms = family.terms_at(values[:, :n], items[:, :n], population, metric)
             result = family.interval(terms, population, noise=noise, level=level)
-            yield name, n, (result.ci_low, result.ci_high)
+            bounds[n, name][:, chunk.start : chunk.stop] = result.ci_low, result.ci_high
+    for n, name in keys:
+        yield name, n, (bounds[n, name][0], bounds[n, name][1])
+
+
+def _needs_unjudged(name, names):
+    return resolve_estimator(name, names)[0].needs_unjudged
 
 
 def _unjudged_intervals(family, metric, values, items, population, n, level):

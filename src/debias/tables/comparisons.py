@@ -9,7 +9,10 @@ not depend on which other pairs or sizes run. ``de_vs_independent`` in
 ``system_comparisons.csv`` is the design's expected value
 (:func:`debias.stats.paired_coverage.expected_de_vs_independent`, no random numbers: the
 ``debias compare`` command prints it in a fraction of a second); ``comparison_coverage.csv``
-measures it by resampling at every size.
+measures it by resampling at every size, for the pairs ``compare.pairs`` asks for
+(:func:`checked_pairs`: by default the systems adjacent in the ranking by their ``mean``
+estimate on the prompt, plus any pairs named; ``all`` for every pair), so that its cost grows
+with the number of systems, not with its square.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ __all__ = [
     "COMPARISON_COLUMNS",
     "COMPARISON_COVERAGE_COLUMNS",
     "comparison_coverage_table",
+    "checked_pairs",
     "comparison_pairs",
     "de_sample_size",
     "paired_sample",
@@ -80,17 +84,27 @@ def paired_sample(frame_a: pd.DataFrame, frame_b: pd.DataFrame, prompt: str, met
 
 
 def comparison_pairs(
-    joined: Sequence[pd.DataFrame], prompts: Mapping[str, Sequence[str]], metrics: Sequence[str], *, min_items: int
+    joined: Sequence[pd.DataFrame],
+    prompts: Mapping[str, Sequence[str]],
+    metrics: Sequence[str],
+    *,
+    min_items: int,
+    pairs=None,
 ) -> Iterator[tuple[str, str, str, str, PairedSample]]:
-    """Yield ``(task, prompt, system_a, system_b, pair)`` for every pair of systems of a task
-    sharing at least ``min_items`` judged items on the prompt, in input order."""
+    """Yield ``(task, prompt, system_a, system_b, pair)`` for the pairs of systems of a task
+    sharing at least ``min_items`` judged items on the prompt, in input order.
+
+    ``pairs`` selects them (:func:`checked_pairs`); ``None`` or ``"all"`` yields every pair."""
     by_task: dict[str, list[pd.DataFrame]] = {}
     for frame in joined:
         by_task.setdefault(str(frame["task"].iloc[0]), []).append(frame)
     for task, frames in by_task.items():
         for prompt in prompts[task]:
+            wanted = None if pairs is None else checked_pairs(task, frames, prompt, pairs)
             for frame_a, frame_b in combinations(frames, 2):
                 a, b = str(frame_a["system"].iloc[0]), str(frame_b["system"].iloc[0])
+                if wanted is not None and frozenset((a, b)) not in wanted:
+                    continue
                 pair = paired_sample(frame_a, frame_b, prompt, metrics)
                 if pair.n_shared < max(min_items, 3):
                     log.warning(
@@ -106,6 +120,35 @@ def comparison_pairs(
                 yield task, prompt, a, b, pair
 
 
+def _mean_estimate(frame: pd.DataFrame, prompt: str) -> float:
+    judged = frame[(frame["prompt"] == prompt) & (frame["n_judgments"] > 0)]
+    return float(Judgments.from_joined(judged).item_means.mean()) if len(judged) else float("nan")
+
+
+def checked_pairs(task: str, frames: Sequence[pd.DataFrame], prompt: str, pairs) -> set[frozenset] | None:
+    """The pairs of systems (unordered) whose comparison the coverage check resamples.
+
+    ``pairs`` is ``"all"`` (every pair: returns ``None``) or a list of ``[system_a, system_b]``
+    named in config. The systems adjacent in the ranking by their ``mean`` estimate on
+    ``prompt`` (ties in input order; systems with no judged item left out) are always checked,
+    and the named pairs of this task besides; a named system the task does not have is logged.
+    """
+    if pairs == "all":
+        return None
+    systems = [str(frame["system"].iloc[0]) for frame in frames]
+    estimates = [_mean_estimate(frame, prompt) for frame in frames]
+    ranked = sorted((e, i) for i, e in enumerate(estimates) if np.isfinite(e))
+    wanted = {frozenset((systems[i], systems[j])) for (_, i), (_, j) in zip(ranked, ranked[1:])}
+    for named in pairs or []:
+        a, b = (str(name) for name in named)
+        missing = [name for name in (a, b) if name not in systems]
+        if missing:
+            log.info("%s: compare.pairs names %s, not a system of this task", task, " and ".join(missing))
+        elif a != b:
+            wanted.add(frozenset((a, b)))
+    return wanted
+
+
 def de_sample_size(spec: Sequence, n_items: int, target: int) -> int | None:
     """The configured sample size (:func:`debias.stats.coverage.resolve_sample_sizes`) nearest to
     ``target`` (the smaller one on a tie); ``None`` when no size fits the world."""
@@ -115,7 +158,14 @@ def de_sample_size(spec: Sequence, n_items: int, target: int) -> int | None:
 
 def _experiment(task, prompt, a, b, pair, sizes, spec, seed):
     rng = np.random.default_rng(setting_seed(seed, task, prompt, a, b, "compare"))
-    rows = paired_coverage_experiment(pair, sample_sizes=sizes, n_repeats=spec["repeats"], level=spec["level"], rng=rng)
+    rows = paired_coverage_experiment(
+        pair,
+        sample_sizes=sizes,
+        n_repeats=spec["repeats"],
+        level=spec["level"],
+        rng=rng,
+        memory_mb=spec.get("chunk_mb"),
+    )
     return pd.DataFrame(rows, columns=PAIRED_COVERAGE_COLUMNS)
 
 
@@ -158,10 +208,12 @@ def comparison_coverage_table(
     seed: int,
     min_items: int = 20,
 ) -> pd.DataFrame:
-    """:func:`debias.stats.paired_coverage.paired_coverage_experiment` on every pair at every
-    configured size (``comparison_coverage.csv``)."""
+    """:func:`debias.stats.paired_coverage.paired_coverage_experiment` on the pairs ``spec["pairs"]``
+    selects (:func:`checked_pairs`; default: adjacent in the ranking) at every configured size
+    (``comparison_coverage.csv``), each in chunks of ``spec["chunk_mb"]`` MB of working memory."""
     frames = []
-    for task, prompt, a, b, pair in comparison_pairs(joined, prompts, metrics, min_items=min_items):
+    selected = comparison_pairs(joined, prompts, metrics, min_items=min_items, pairs=spec.get("pairs") or [])
+    for task, prompt, a, b, pair in selected:
         table = _experiment(task, prompt, a, b, pair, spec["sample_sizes"], spec, seed)
         for position, (key, value) in enumerate(zip(KEYS, (task, prompt, a, b))):
             table.insert(position, key, value)

@@ -106,8 +106,10 @@ def coverage_table(
     level: float,
     seed: int,
     ppi: bool = True,
+    memory_mb: float | None = None,
 ) -> pd.DataFrame:
-    """:func:`debias.stats.coverage.coverage_experiment` on every system x prompt (``coverage.csv``).
+    """:func:`debias.stats.coverage.coverage_experiment` on every system x prompt (``coverage.csv``),
+    its repeats in chunks of ``memory_mb`` MB of working memory.
 
     The world of a cell is its judged items; each cell's random numbers come from
     ``setting_seed(seed, task, system, prompt, "coverage")``, so a cell's rows do not depend on
@@ -127,6 +129,7 @@ def coverage_table(
             level=level,
             rng=rng,
             ppi=ppi,
+            memory_mb=memory_mb,
         )
         table = pd.DataFrame(table, columns=COVERAGE_COLUMNS)
         table.insert(0, "system", system)
