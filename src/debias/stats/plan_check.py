@@ -20,7 +20,8 @@ import numpy as np
 
 from debias.data import as_judgments
 from debias.stats.correlation import best_metric
-from debias.stats.planning import PlanComponents, pilot_components, plan_design, planned_width, upper_bound_components
+from debias.stats.plan_bound import upper_bound_components
+from debias.stats.planning import PlanComponents, pilot_components, plan_design, planned_width
 
 __all__ = ["PLAN_CHECK_COLUMNS", "check_target_width", "plan_check_experiment", "world_components"]
 

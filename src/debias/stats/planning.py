@@ -18,7 +18,7 @@ one item (fetching, reading). :func:`plan_design` returns the cheapest (n, k) wh
 a target: more judgments per item shrink only the annotator part, more items both parts.
 
 Variance components come from a pilot (:func:`pilot_components`); planning on them as they are
-meets the target about half the time. :func:`upper_bound_components` replaces them by an upper
+meets the target about half the time. :func:`debias.stats.plan_bound.upper_bound_components` replaces them by an upper
 confidence bound so that the plan meets the target with a stated probability (the assurance);
 see :mod:`debias.stats.plan_check` for how well it holds on the released data.
 
@@ -37,11 +37,10 @@ distributions. *Computational Statistics & Data Analysis* 50(3):775-782, 2006.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import stdtrit
-from scipy.stats import chi2
 
 from debias.data import as_judgments
 
@@ -53,7 +52,6 @@ __all__ = [
     "pilot_components",
     "plan_design",
     "planned_width",
-    "upper_bound_components",
 ]
 
 
@@ -211,7 +209,7 @@ def pilot_components(
     (PlanComponents, numpy.ndarray)
         The components, and per item :math:`q_i = \\frac{m}{m-p} e_i^2 + w_i` (residual
         :math:`e_i`, spread :math:`w_i`), whose mean is the variance of one judgment's term:
-        what :func:`upper_bound_components` bounds. ``note`` says what was assumed.
+        what :func:`debias.stats.plan_bound.upper_bound_components` bounds. ``note`` says what was assumed.
     """
     judgments = as_judgments(judgments)
     f = judgments.item_means
@@ -258,71 +256,3 @@ def _assumed(why: str, n_outputs: int, fitted: int, scale) -> PlanComponents:
         f"[{scale[0]:g}, {scale[1]:g}], {bound:.6g}"
     )
     return PlanComponents(bound, 0.0, int(n_outputs), fitted, 0.0, True, note)
-
-
-def upper_bound_components(
-    components: PlanComponents,
-    q,
-    assurance: float = 0.8,
-    *,
-    rng: np.random.Generator,
-    n_boot: int = 1000,
-    scale=None,
-) -> PlanComponents:
-    r"""Scale the components up to a one-sided upper confidence bound at level ``assurance``.
-
-    The variance of one judgment's term is the mean :math:`\bar q` of the items' contributions
-    (:func:`pilot_components`). Its upper bound is a bootstrap-t bound on the log scale (where
-    a variance estimate is closer to normal, Bonett 2006): with
-    :math:`\widehat{se} = s_q / (\sqrt m\, \bar q)` and :math:`T^* = (\log \bar q^* - \log \bar q) /
-    \widehat{se}^*` over ``n_boot`` resamples of the m items,
-
-    .. math::
-
-        \bar q_{\text{upper}} = \bar q\, \exp\!\left(-T^*_{(1 - a)}\, \widehat{se}\right).
-
-    Studentising with each resample's own spread carries the skewness of a heavy-tailed pilot
-    (a few large contributions) into the bound, which a normal or chi-square bound ignores.
-    Both components are multiplied by :math:`\bar q_{\text{upper}} / \bar q`; ``assurance``
-    = 0.5 gives about the components themselves. When the bootstrap cannot give a finite bound
-    (a pilot whose contributions are nearly all zero, as at a ceiling) the chi-square bound of
-    a normal variance is used; with ``scale`` the bound never exceeds the largest variance on it
-    (:func:`largest_variance`). ``note`` says when either happened.
-
-    References: B. Efron and R. J. Tibshirani, *An Introduction to the Bootstrap*, Chapman &
-    Hall, 1993, Section 12.5 (bootstrap-t).
-    """
-    q = np.asarray(q, dtype=float)
-    m = q.size
-    if not 0 < assurance < 1:
-        raise ValueError(f"assurance must be in (0, 1), got {assurance}")
-    mean = q.mean() if m else 0.0
-    if m < 3 or not mean > 0 or not np.std(q) > 0:
-        return components
-    resampled = q[rng.integers(0, m, size=(n_boot, m))]
-    boot_mean = resampled.mean(axis=1)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        boot_se = resampled.std(axis=1, ddof=1) / (np.sqrt(m) * boot_mean)
-        statistic = (np.log(boot_mean) - np.log(mean)) / boot_se
-        statistic = statistic[np.isfinite(statistic)]
-        se = q.std(ddof=1) / (np.sqrt(m) * mean)
-        factor = float(np.exp(-np.quantile(statistic, 1.0 - assurance) * se)) if statistic.size else np.inf
-    note = components.note
-    if not np.isfinite(factor) or factor > _chi2_factor(m, assurance) * 10:
-        factor = _chi2_factor(m, assurance)
-        note = _join(note, "the pilot's bootstrap bound was not finite; used the chi-square bound")
-    bound = largest_variance(scale)
-    total = (components.item + components.noise) * factor
-    if bound is not None and total > bound:
-        factor *= bound / total
-        note = _join(note, f"bound capped at the largest variance on the scale, {bound:.6g}")
-    return replace(components, item=components.item * factor, noise=components.noise * factor, note=note)
-
-
-def _chi2_factor(m: int, assurance: float) -> float:
-    """The factor of a normal sample's variance at its one-sided upper bound."""
-    return float((m - 1) / chi2.ppf(1.0 - assurance, m - 1))
-
-
-def _join(note: str, more: str) -> str:
-    return f"{note}; {more}" if note else more

@@ -20,8 +20,9 @@ import pandas as pd
 
 from debias.data import Judgments
 from debias.stats.correlation import best_metric
+from debias.stats.plan_bound import upper_bound_components
 from debias.stats.plan_check import PLAN_CHECK_COLUMNS, check_target_width, plan_check_experiment
-from debias.stats.planning import DesignPlan, pilot_components, plan_design, planned_width, upper_bound_components
+from debias.stats.planning import DesignPlan, pilot_components, plan_design, planned_width
 from debias.stats.resampling import setting_seed
 from debias.tables.joined import iter_cells
 
