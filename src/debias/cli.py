@@ -195,7 +195,11 @@ def _plan(args, config):
     for key in ("assurance", "cost_per_judgment", "cost_per_item", "max_judgments_per_item", "level"):
         if getattr(args, key, None) is not None:
             spec[key] = getattr(args, key)
+    if args.max_judgments_per_item is not None and args.max_judgments_per_item < 1:
+        raise InputError("--max-judgments-per-item", f"expected an integer >= 1, got {args.max_judgments_per_item}")
     if args.annotator_variance is not None:
+        if not (math.isfinite(args.annotator_variance) and args.annotator_variance >= 0):
+            raise InputError("--annotator-variance", f"expected a finite number >= 0, got {args.annotator_variance}")
         spec["annotator_variance"] = args.annotator_variance
     if args.target_width:
         spec["target_widths"] = list(args.target_width)
