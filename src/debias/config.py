@@ -144,7 +144,7 @@ def plan_spec(config: Mapping) -> dict:
     spec = {**defaults, **given, "check": check}
     spec["scales"] = {
         task: {name: (prompt["min"], prompt["max"]) for name, prompt in spec_["prompts"].items()}
-        for task, spec_ in config["tasks"].items()
+        for task, spec_ in (config.get("tasks") or {}).items()
     }
     spec["level"] = estimates_spec(config)["level"]
     spec["seed"] = config["bootstrap"]["seed"]
