@@ -15,37 +15,15 @@ the workflow's ``results/metrics/<task>/<system>.csv``, used by default when it 
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
 from pathlib import Path
 
 from debias.inputs import check_shared_judgments
 from debias.io import InputError, read_references, read_system, resolve_jsonl
-from debias.scores_csv import read_scores_csv
+from debias.scores_csv import number_in, read_scores_csv
 
 COMPUTABLE = {"bleu": "sacrebleu", "rouge1": "rouge-score-1", "rouge2": "rouge-score-2", "rougeL": "rouge-score-L"}
-
-
-def _number(low=None, high=None, *, low_open=True, high_open=True, integer=False):
-    """An argparse type: a finite number in the given range, named in the error."""
-
-    def parse(text):
-        try:
-            value = int(text) if integer else float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a {'whole ' if integer else ''}number, got {text!r}") from None
-        ok = math.isfinite(value)
-        ok = ok and (low is None or (value > low if low_open else value >= low))
-        ok = ok and (high is None or (value < high if high_open else value <= high))
-        if not ok:
-            left = "(" if low_open else "["
-            right = ")" if high_open else "]"
-            span = f"{left}{'-inf' if low is None else low}, {'inf' if high is None else high}{right}"
-            raise argparse.ArgumentTypeError(f"expected a number in {span}, got {text!r}")
-        return value
-
-    return parse
 
 
 def _load_config(args):
@@ -188,6 +166,8 @@ def _plan(args, config):
     for key in ("assurance", "cost_per_judgment", "cost_per_item", "max_judgments_per_item", "level"):
         if getattr(args, key, None) is not None:
             spec[key] = getattr(args, key)
+    if args.annotator_variance is not None:
+        spec["annotator_variance"] = args.annotator_variance
     if args.target_width:
         spec["target_widths"] = list(args.target_width)
     return plan_table([frame], {task: list(config["tasks"][task]["prompts"])}, metrics, spec)
@@ -229,7 +209,7 @@ def _parser() -> argparse.ArgumentParser:
             help="use only this metric (repeatable; default: every metric with scores)",
         )
         sub.add_argument(
-            "--level", type=_number(0, 1), help="interval level in (0, 1) (default: estimates.level of the config)"
+            "--level", type=number_in(0, 1), help="interval level in (0, 1) (default: estimates.level of the config)"
         )
         sub.add_argument(
             "--format", choices=("csv", "markdown"), default="csv", help="output format (default: %(default)s)"
@@ -261,26 +241,34 @@ def _parser() -> argparse.ArgumentParser:
     common(plan)
     plan.add_argument(
         "--target-width",
-        type=_number(0),
+        type=number_in(0),
         action="append",
         metavar="W",
         help="interval width to reach (repeatable; default: plan.target_widths or per prompt from plan.auto_n)",
     )
     plan.add_argument(
-        "--assurance", type=_number(0, 1), help="probability that the width meets the target (default: plan.assurance)"
+        "--assurance",
+        type=number_in(0, 1),
+        help="probability that the width meets the target (default: plan.assurance)",
     )
     plan.add_argument(
-        "--cost-per-judgment", type=_number(0), help="price of one judgment (default: plan.cost_per_judgment)"
+        "--cost-per-judgment", type=number_in(0), help="price of one judgment (default: plan.cost_per_judgment)"
     )
     plan.add_argument(
         "--cost-per-item",
-        type=_number(0, low_open=False),
+        type=number_in(0, low_open=False),
         help="price of one item besides its judgments (default: plan.cost_per_item)",
     )
     plan.add_argument(
         "--max-judgments-per-item",
-        type=_number(1, low_open=False, integer=True),
+        type=number_in(1, low_open=False, integer=True),
         help="largest k considered (default: plan.max_judgments_per_item)",
+    )
+    plan.add_argument(
+        "--annotator-variance",
+        type=number_in(0, low_open=False),
+        help="variance of one judgment around its item's score, for a pilot with one judgment per item "
+        "(default: plan.annotator_variance; without it such a pilot plans items only)",
     )
     from debias.import_cli import add_command
 

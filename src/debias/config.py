@@ -135,15 +135,20 @@ def compare_spec(config: Mapping) -> dict:
 
 
 def plan_spec(config: Mapping) -> dict:
-    """The ``plan`` config section with its defaults, plus ``level`` (``estimates.level``) and
-    ``seed`` (``bootstrap.seed``); ``check`` is ``False`` when the config turns the check off,
-    else its settings with their defaults (``check: true`` or no ``check``: the defaults)."""
+    """The ``plan`` config section with its defaults, plus ``level`` (``estimates.level``),
+    ``seed`` (``bootstrap.seed``) and ``scales`` (task -> prompt -> (min, max)); ``check`` is
+    ``False`` when the config turns the check off, else its settings with their defaults
+    (``check: true`` or no ``check``: the defaults)."""
     given = dict(config.get("plan") or {})
     check = given.get("check", True)
     defaults = section_defaults("plan")
     if check is not False:
         check = {**defaults["check"], **(check if isinstance(check, Mapping) else {})}
     spec = {**defaults, **given, "check": check}
+    spec["scales"] = {
+        task: {name: (prompt["min"], prompt["max"]) for name, prompt in spec_["prompts"].items()}
+        for task, spec_ in (config.get("tasks") or {}).items()
+    }
     spec["level"] = estimates_spec(config)["level"]
     spec["seed"] = config["bootstrap"]["seed"]
     return spec

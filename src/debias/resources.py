@@ -101,20 +101,20 @@ def bootstrap_runtime(n_items: int, n_metrics: int, replicates: int, n_prompts: 
     return _minutes(10 + seconds)
 
 
-def coverage_mem_mb(n_items: int, n_metrics: int, repeats: int) -> int:
-    """Memory of one ``coverage_system`` job: the R x N orders and draws (and their tiling),
-    and the metrics gathered at the largest sample size (at most N), M x R x N, twice."""
+def coverage_mem_mb(n_items: int, n_metrics: int, repeats: int, memory_mb: float = 1000) -> int:
+    """Memory of one ``coverage_system`` job: the R x N orders, draws and gathered metrics
+    (about (3 + 2M) x 8 bytes per repeat and item), processed in chunks of ``memory_mb``."""
     floats = repeats * n_items * (3 + 2 * n_metrics)
-    return PYTHON_MB + math.ceil(floats * 8 / 2**20)
+    return PYTHON_MB + math.ceil(min(floats * 8 / 2**20, 1.5 * memory_mb))
 
 
-def paired_coverage_mem_mb(n_shared: int, n_metrics: int, repeats: int) -> int:
+def paired_coverage_mem_mb(n_shared: int, n_metrics: int, repeats: int, memory_mb: float = 1000) -> int:
     """Memory of one ``comparison_coverage_task`` job: each pair's R x N draws of both systems
     and of the independent samples, their values, and the metric differences and control-variate
-    terms at the largest size; measured at 438 bytes per repeat and shared item with five
-    metrics (R = 200, N = 20,000 and R = 400, N = 10,000 alike)."""
+    terms at the largest size (438 bytes per repeat and shared item with five metrics), processed
+    in chunks of ``memory_mb``."""
     floats = repeats * n_shared * (15 + 8 * n_metrics)
-    return PYTHON_MB + math.ceil(floats * 8 / 2**20)
+    return PYTHON_MB + math.ceil(min(floats * 8 / 2**20, 1.5 * memory_mb))
 
 
 def coverage_runtime(n_items: int, n_metrics: int, repeats: int, n_prompts: int, n_sizes: int, ppi: bool) -> int:

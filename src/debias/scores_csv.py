@@ -1,15 +1,17 @@
-"""Metric scores given as a CSV file (``debias --scores``): an ``id`` column and one column per
-metric, plain or gzipped UTF-8, checked line by line."""
+"""What the ``debias`` command reads besides system files, checked: metric scores given as a CSV
+file (``--scores``: an ``id`` column and one column per metric, plain or gzipped UTF-8, checked
+line by line) and numeric options (:func:`number_in`)."""
 
 from __future__ import annotations
 
+import argparse
 import csv
 import gzip
 import math
 
 from debias.io import InputError
 
-__all__ = ["read_scores_csv"]
+__all__ = ["number_in", "read_scores_csv"]
 
 
 def read_scores_csv(path, metrics=None):
@@ -64,3 +66,24 @@ def _read_scores(reader, path, metrics):
             raise InputError(f"{path}:{number}", f"id '{values['id']}' appears twice")
         scores[values["id"]] = item
     return scores, columns
+
+
+def number_in(low=None, high=None, *, low_open=True, high_open=True, integer=False):
+    """An argparse type: a finite number in the given range, named in the error."""
+
+    def parse(text):
+        try:
+            value = int(text) if integer else float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a {'whole ' if integer else ''}number, got {text!r}") from None
+        ok = math.isfinite(value)
+        ok = ok and (low is None or (value > low if low_open else value >= low))
+        ok = ok and (high is None or (value < high if high_open else value <= high))
+        if not ok:
+            left = "(" if low_open else "["
+            right = ")" if high_open else "]"
+            span = f"{left}{'-inf' if low is None else low}, {'inf' if high is None else high}{right}"
+            raise argparse.ArgumentTypeError(f"expected a number in {span}, got {text!r}")
+        return value
+
+    return parse

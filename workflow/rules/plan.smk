@@ -32,6 +32,8 @@ rule plan:
             "cost_per_judgment",
             "cost_per_item",
             "max_judgments_per_item",
+            "annotator_variance",
+            "scales",
         ),
     script:
         "../scripts/plan.py"
@@ -57,6 +59,8 @@ rule plan_check:
     params:
         prompts=task_prompts(),
         metrics=METRICS,
-        plan=settings(PLAN, "check", "level", "seed", "assurance"),
+        plan=settings(
+            PLAN, "check", "level", "seed", "assurance", "annotator_variance", "scales"
+        ),
     script:
         "../scripts/plan_check.py"

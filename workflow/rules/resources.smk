@@ -84,7 +84,10 @@ def get_tables_runtime(wildcards):
 
 def get_coverage_mem_mb(wildcards):
     return coverage_mem_mb(
-        judged_outputs(wildcards), len(METRICS), ESTIMATES["repeats"]
+        judged_outputs(wildcards),
+        len(METRICS),
+        ESTIMATES["repeats"],
+        ESTIMATES["memory_mb"],
     )
 
 
@@ -106,13 +109,18 @@ def largest_system(task):
 def get_comparison_coverage_mem_mb(wildcards):
     """One task's pairs resampled one after the other: sized by its largest system."""
     return paired_coverage_mem_mb(
-        largest_system(wildcards.task), len(METRICS), COMPARE["repeats"]
+        largest_system(wildcards.task),
+        len(METRICS),
+        COMPARE["repeats"],
+        COMPARE["memory_mb"],
     )
 
 
 def get_comparison_coverage_runtime(wildcards):
     systems = len(scored_systems(wildcards.task))
     pairs = systems * (systems - 1) // 2
+    if COMPARE["pairs"] != "all":  # adjacent in the ranking, plus the named pairs
+        pairs = min(pairs, systems - 1 + len(COMPARE["pairs"]))
     return coverage_runtime(
         2 * largest_system(wildcards.task),
         len(METRICS),

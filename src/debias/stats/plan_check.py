@@ -20,7 +20,8 @@ import numpy as np
 
 from debias.data import as_judgments
 from debias.stats.correlation import best_metric
-from debias.stats.planning import PlanComponents, pilot_components, plan_design, planned_width, upper_bound_components
+from debias.stats.plan_bound import upper_bound_components
+from debias.stats.planning import PlanComponents, pilot_components, plan_design, planned_width
 
 __all__ = ["PLAN_CHECK_COLUMNS", "check_target_width", "plan_check_experiment", "world_components"]
 
@@ -35,6 +36,7 @@ PLAN_CHECK_COLUMNS = [
     "median_ratio",
     "met",
     "met_se",
+    "note",
 ]
 
 
@@ -61,13 +63,18 @@ def plan_check_experiment(
     level: float,
     assurance: float,
     rng: np.random.Generator,
+    scale=None,
+    annotator_variance: float | None = None,
 ) -> list[dict]:
     """Plan from ``n_pilots`` random pilots and measure the realised width of each plan.
 
     Returns one row per estimator (``mean``, and ``cv`` with the pilot's best metric when
     ``metrics`` is not empty), columns :data:`PLAN_CHECK_COLUMNS`: ``median_ratio`` is the
     median realised/target width, ``met`` the share of plans whose realised width is at most
-    the target, ``met_se`` its binomial Monte-Carlo standard error.
+    the target, ``met_se`` its binomial Monte-Carlo standard error. ``scale`` and
+    ``annotator_variance`` reach the planner (:func:`debias.stats.planning.pilot_components`); a
+    pilot it cannot plan from counts as judging all N items; ``note`` counts the pilots whose
+    plan rests on an assumption and names the first.
     """
     judgments = as_judgments(judgments)
     n_items = judgments.n_items
@@ -78,6 +85,7 @@ def plan_check_experiment(
     worlds = {"mean": world_components(judgments)}
     worlds.update({m: world_components(judgments, scores[j]) for j, m in enumerate(names)})
     results = {"mean": [], "cv": []} if names else {"mean": []}
+    assumed = {estimator: [] for estimator in results}
     for _ in range(n_pilots):
         pilot = rng.choice(n_items, size=pilot_size, replace=False)
         pilot_judgments = judgments.take(pilot)
@@ -90,10 +98,19 @@ def plan_check_experiment(
             ]
             choices.append(("cv", best_metric(rho)))  # None: no metric varies with the pilot, cv is mean
         for estimator, j in choices:
-            components, q = pilot_components(pilot_judgments, n_items, None if j is None else scores[j, pilot])
-            bound = upper_bound_components(components, q, assurance, rng=rng)
-            plan = plan_design(bound, target_width, level=level, k_max=1)
-            n = plan.n if plan.n else n_items
+            components, q = pilot_components(
+                pilot_judgments,
+                n_items,
+                None if j is None else scores[j, pilot],
+                annotator_variance=annotator_variance,
+                scale=scale,
+            )
+            if components.note:
+                assumed[estimator].append(components.note)
+            bound = upper_bound_components(components, q, assurance, rng=rng, scale=scale)
+            n = n_items
+            if np.isfinite(bound.item):
+                n = plan_design(bound, target_width, level=level, k_max=1).n or n_items
             world = worlds["mean" if j is None else names[j]]
             results[estimator].append((n, float(planned_width(n, 1, world, level)) / target_width))
     rows = []
@@ -112,6 +129,11 @@ def plan_check_experiment(
                 "median_ratio": float(np.median(ratio)),
                 "met": met,
                 "met_se": float(np.sqrt(met * (1 - met) / n_pilots)),
+                "note": _note(assumed[estimator], n_pilots),
             }
         )
     return rows
+
+
+def _note(notes: list[str], n_pilots: int) -> str:
+    return f"{len(notes)} of {n_pilots} pilots: {notes[0]}" if notes else ""

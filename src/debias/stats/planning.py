@@ -18,7 +18,7 @@ one item (fetching, reading). :func:`plan_design` returns the cheapest (n, k) wh
 a target: more judgments per item shrink only the annotator part, more items both parts.
 
 Variance components come from a pilot (:func:`pilot_components`); planning on them as they are
-meets the target about half the time. :func:`upper_bound_components` replaces them by an upper
+meets the target about half the time. :func:`debias.stats.plan_bound.upper_bound_components` replaces them by an upper
 confidence bound so that the plan meets the target with a stated probability (the assurance);
 see :mod:`debias.stats.plan_check` for how well it holds on the released data.
 
@@ -37,7 +37,7 @@ distributions. *Computational Statistics & Data Analysis* 50(3):775-782, 2006.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import stdtrit
@@ -48,10 +48,10 @@ __all__ = [
     "DesignPlan",
     "PlanComponents",
     "check_plan_inputs",
+    "largest_variance",
     "pilot_components",
     "plan_design",
     "planned_width",
-    "upper_bound_components",
 ]
 
 
@@ -71,6 +71,11 @@ class PlanComponents:
         Parameters fitted by the estimator (1: ``mean``; 2: ``cv`` with one metric).
     rho : float
         Correlation of the metric with the items' true scores (0 for ``mean``).
+    items_only : bool
+        The annotator variance is unknown (one judgment per item) and counted in ``item``: the
+        plan judges each item once.
+    note : str
+        What the pilot could not tell and what was assumed instead (empty when nothing was).
     """
 
     item: float
@@ -78,6 +83,8 @@ class PlanComponents:
     n_outputs: int
     fitted: int = 1
     rho: float = 0.0
+    items_only: bool = False
+    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -137,11 +144,13 @@ def plan_design(
 
     Every n in [p + 1, N] and k in [1, ``k_max``] is evaluated (an N x k_max grid: exact, and
     cheap for any real N); among the designs meeting the target the cheapest wins, ties going
-    to fewer judgments per item, then fewer items.
+    to fewer judgments per item, then fewer items. Components with ``items_only`` plan k = 1.
     """
     check_plan_inputs(components, target_width, level, cost_per_judgment, cost_per_item)
+    if not k_max >= 1:
+        raise ValueError(f"the largest number of judgments per item must be >= 1, got {k_max}")
     n = np.arange(components.fitted + 1, components.n_outputs + 1)
-    k = np.arange(1, int(k_max) + 1)
+    k = np.arange(1, 1 + (1 if components.items_only else int(k_max)))
     width = planned_width(n[None, :], k[:, None], components, level)
     cost = n[None, :] * (k[:, None] * cost_per_judgment + cost_per_item)
     ok = width <= target_width
@@ -154,7 +163,24 @@ def plan_design(
     )
 
 
-def pilot_components(judgments, n_outputs: int, scores=None) -> tuple[PlanComponents, np.ndarray]:
+def largest_variance(scale) -> float | None:
+    """The largest variance a judgment on ``scale`` = (min, max) can have, :math:`(max - min)^2 / 4`
+    (Popoviciu); ``None`` when the scale is not bounded on both sides."""
+    if scale is None:
+        return None
+    low, high = scale
+    if low is None or high is None or not (np.isfinite(low) and np.isfinite(high)) or high <= low:
+        return None
+    return (float(high) - float(low)) ** 2 / 4.0
+
+
+#: Fewest pilot items beyond the fitted parameters from which a variance is bounded.
+MIN_PILOT_DF = 3
+
+
+def pilot_components(
+    judgments, n_outputs: int, scores=None, *, annotator_variance: float | None = None, scale=None
+) -> tuple[PlanComponents, np.ndarray]:
     """Variance components estimated from judged pilot items, and each item's contribution.
 
     Parameters
@@ -168,72 +194,65 @@ def pilot_components(judgments, n_outputs: int, scores=None) -> tuple[PlanCompon
     scores : array_like, shape (m,), optional
         A metric on the pilot items: the items' part is then the residual variance after the
         least-squares line on the metric (``cv``), and ``rho`` the pilot's correlation.
+    annotator_variance : float, optional
+        :math:`\\sigma_a^2` known from elsewhere, used when every pilot item has one judgment (it
+        is then not identifiable): the items' part is what remains of the judgments' variance.
+        Without it such a pilot plans items only (``items_only``, k = 1).
+    scale : (float, float), optional
+        The judgments' (min, max). A pilot that cannot bound the variance (all its values
+        equal, or fewer than ``fitted`` + :data:`MIN_PILOT_DF` items) assumes the largest
+        variance on this scale (:func:`largest_variance`); without a bounded scale the
+        components are NaN and the plan says that there is none.
 
     Returns
     -------
     (PlanComponents, numpy.ndarray)
         The components, and per item :math:`q_i = \\frac{m}{m-p} e_i^2 + w_i` (residual
         :math:`e_i`, spread :math:`w_i`), whose mean is the variance of one judgment's term:
-        what :func:`upper_bound_components` bounds.
+        what :func:`debias.stats.plan_bound.upper_bound_components` bounds. ``note`` says what was assumed.
     """
     judgments = as_judgments(judgments)
     f = judgments.item_means
     w = judgments.within_spread
     m = f.size
+    fitted = 1 if scores is None else 2
+    if m - fitted < MIN_PILOT_DF:
+        return _assumed(f"{m} judged items", n_outputs, fitted, scale), np.zeros(0)
     if scores is None:
-        residual, fitted, rho = f - f.mean(), 1, 0.0
+        residual, rho = f - f.mean(), 0.0
     else:
         g = np.asarray(scores, dtype=float)
         gc = g - g.mean()
         slope = float(gc @ (f - f.mean()) / (gc @ gc)) if gc @ gc > 0 else 0.0
-        residual, fitted = f - f.mean() - slope * gc, 2
+        residual = f - f.mean() - slope * gc
         rho = float(np.corrcoef(f, g)[0, 1]) if gc @ gc > 0 and f.std() > 0 else 0.0
     q = m / (m - fitted) * residual**2 + w
     item = float(np.sum(residual**2) / (m - fitted))
-    return PlanComponents(item, float(w.mean()), int(n_outputs), fitted, rho), q
+    if not q.mean() > 0:
+        return _assumed(f"all {m} judged items have the same {_score_word(scores)}", n_outputs, fitted, scale), q
+    note, items_only, noise = "", False, float(w.mean())
+    if np.all(judgments.counts == 1):
+        if annotator_variance is None:
+            items_only = True
+            note = "one judgment per item: the annotator variance is not identifiable; planned items only (k = 1)"
+        else:
+            noise = float(annotator_variance)
+            item = max(item - noise, 0.0)
+            note = f"one judgment per item: annotator variance {noise:.6g} from the configuration"
+    return PlanComponents(item, noise, int(n_outputs), fitted, rho, items_only, note), q
 
 
-def upper_bound_components(
-    components: PlanComponents, q, assurance: float = 0.8, *, rng: np.random.Generator, n_boot: int = 1000
-) -> PlanComponents:
-    r"""Scale the components up to a one-sided upper confidence bound at level ``assurance``.
+def _score_word(scores) -> str:
+    return "mean judgment" if scores is None else "residual on the metric"
 
-    The variance of one judgment's term is the mean :math:`\bar q` of the items' contributions
-    (:func:`pilot_components`). Its upper bound is a bootstrap-t bound on the log scale (where
-    a variance estimate is closer to normal, Bonett 2006): with
-    :math:`\widehat{se} = s_q / (\sqrt m\, \bar q)` and :math:`T^* = (\log \bar q^* - \log \bar q) /
-    \widehat{se}^*` over ``n_boot`` resamples of the m items,
 
-    .. math::
-
-        \bar q_{\text{upper}} = \bar q\, \exp\!\left(-T^*_{(1 - a)}\, \widehat{se}\right).
-
-    Studentising with each resample's own spread carries the skewness of a heavy-tailed pilot
-    (a few large contributions) into the bound, which a normal or chi-square bound ignores.
-    Both components are multiplied by :math:`\bar q_{\text{upper}} / \bar q`; ``assurance``
-    = 0.5 gives about the components themselves.
-
-    References: B. Efron and R. J. Tibshirani, *An Introduction to the Bootstrap*, Chapman &
-    Hall, 1993, Section 12.5 (bootstrap-t).
-    """
-    q = np.asarray(q, dtype=float)
-    m = q.size
-    if not 0 < assurance < 1:
-        raise ValueError(f"assurance must be in (0, 1), got {assurance}")
-    mean = q.mean()
-    if m < 3 or not mean > 0 or not np.std(q) > 0:
-        return components
-    resampled = q[rng.integers(0, m, size=(n_boot, m))]
-    boot_mean = resampled.mean(axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        boot_se = resampled.std(axis=1, ddof=1) / (np.sqrt(m) * boot_mean)
-        statistic = (np.log(boot_mean) - np.log(mean)) / boot_se
-    statistic = statistic[np.isfinite(statistic)]
-    se = q.std(ddof=1) / (np.sqrt(m) * mean)
-    with np.errstate(over="ignore"):
-        factor = float(np.exp(-np.quantile(statistic, 1.0 - assurance) * se)) if statistic.size else np.inf
-    if not np.isfinite(factor):
-        # A pilot whose resamples cannot be studentised (a few items carry all the variance):
-        # bound by the largest resampled mean instead, finite and above the pilot's own.
-        factor = float(boot_mean.max() / mean)
-    return replace(components, item=components.item * factor, noise=components.noise * factor)
+def _assumed(why: str, n_outputs: int, fitted: int, scale) -> PlanComponents:
+    bound = largest_variance(scale)
+    if bound is None:
+        note = f"{why}: the pilot cannot bound the variance and the prompt's scale is not bounded; no plan"
+        return PlanComponents(float("nan"), float("nan"), int(n_outputs), fitted, 0.0, True, note)
+    note = (
+        f"{why}: the pilot cannot bound the variance; assumed the largest variance on the scale "
+        f"[{scale[0]:g}, {scale[1]:g}], {bound:.6g}"
+    )
+    return PlanComponents(bound, 0.0, int(n_outputs), fitted, 0.0, True, note)

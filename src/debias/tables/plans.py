@@ -4,7 +4,10 @@ Both read the joined tables (:mod:`debias.tables.joined`). A system's judged ite
 its plan: the design it returns is for judging N outputs of a system like it (N = the system's
 outputs). ``plan.target_widths`` gives widths on the judgments' scale; left empty, every cell
 gets its own targets, the width of ``mean`` with one judgment per item at each n of
-``plan.auto_n`` (so the planned n stays between 50 and 0.8 N for the defaults).
+``plan.auto_n`` (so the planned n stays between 50 and 0.8 N for the defaults). ``spec["scales"]``
+(task -> prompt -> (min, max)) and ``spec["annotator_variance"]`` reach the planner: a pilot
+that cannot bound its variance (all judgments equal, two or three items) assumes the largest
+variance on its prompt's scale, and every row says in ``note`` what was assumed.
 """
 
 from __future__ import annotations
@@ -17,8 +20,9 @@ import pandas as pd
 
 from debias.data import Judgments
 from debias.stats.correlation import best_metric
+from debias.stats.plan_bound import upper_bound_components
 from debias.stats.plan_check import PLAN_CHECK_COLUMNS, check_target_width, plan_check_experiment
-from debias.stats.planning import pilot_components, plan_design, planned_width, upper_bound_components
+from debias.stats.planning import DesignPlan, pilot_components, plan_design, planned_width
 from debias.stats.resampling import setting_seed
 from debias.tables.joined import iter_cells
 
@@ -41,18 +45,26 @@ PLAN_COLUMNS = [
     "rho",
     "n_pilot",
     "n_outputs",
+    "note",
 ]
 PLAN_CHECK_TABLE_COLUMNS = ["task", "prompt", "system", *PLAN_CHECK_COLUMNS]
 
 log = logging.getLogger(__name__)
 
 
-def _targets(spec, judgments, n_outputs):
+def _targets(spec, world):
     if spec["target_widths"]:
         return [float(w) for w in spec["target_widths"]]
-    world, _ = pilot_components(judgments, n_outputs)
+    if not np.isfinite(world.item):
+        return [float("nan")]
+    n_outputs = world.n_outputs
     sizes = sorted({int(min(max(n, 50), 0.8 * n_outputs)) for n in spec["auto_n"]})
+    sizes = sorted({max(n, world.fitted + 1) for n in sizes if n <= n_outputs}) or [n_outputs]
     return [float(planned_width(n, 1, world, spec["level"])) for n in sizes]
+
+
+def _scale(spec, task, prompt):
+    return (spec.get("scales") or {}).get(task, {}).get(prompt)
 
 
 def _best_metric(judgments: Judgments, scores: pd.DataFrame) -> str | None:
@@ -73,33 +85,17 @@ def plan_table(
     """
     rows = []
     for task, system, prompt, outputs, judged in iter_cells(joined, prompts):
-        if len(judged) < 3:
-            continue
         judgments, n_outputs = Judgments.from_joined(judged), len(outputs)
-        best = _best_metric(judgments, judged[list(metrics)])
+        scale, sigma2_a = _scale(spec, task, prompt), spec.get("annotator_variance")
+        world, _ = pilot_components(judgments, n_outputs, annotator_variance=sigma2_a, scale=scale)
+        best = _best_metric(judgments, judged[list(metrics)]) if len(judged) > 3 else None
         for estimator in ["mean"] + ([f"cv:{best}"] if best else []):
             scores = None if estimator == "mean" else judged[best].to_numpy(dtype=float)
-            components, q = pilot_components(judgments, n_outputs, scores)
+            components, q = pilot_components(judgments, n_outputs, scores, annotator_variance=sigma2_a, scale=scale)
             rng = np.random.default_rng(setting_seed(spec["seed"], task, system, prompt, estimator, "plan"))
-            bound = upper_bound_components(components, q, spec["assurance"], rng=rng)
-            for target in _targets(spec, judgments, n_outputs):
-                if not target > 0:
-                    log.warning(
-                        "%s/%s/%s: every judgment is the same, so the automatic target width is 0 and the "
-                        "pilot cannot bound the variance: no plan for this target (give plan.target_widths)",
-                        task,
-                        system,
-                        prompt,
-                    )
-                    continue
-                plan = plan_design(
-                    bound,
-                    target,
-                    level=spec["level"],
-                    cost_per_judgment=spec["cost_per_judgment"],
-                    cost_per_item=spec["cost_per_item"],
-                    k_max=spec["max_judgments_per_item"],
-                )
+            bound = upper_bound_components(components, q, spec["assurance"], rng=rng, scale=scale)
+            for target in _targets(spec, world):
+                plan = _plan(bound, target, spec)
                 rows.append(
                     {
                         "task": task,
@@ -114,13 +110,37 @@ def plan_table(
                         "cost": plan.cost,
                         "planned_width": plan.width,
                         "sigma2_item": components.item,
-                        "sigma2_a": components.noise,
+                        "sigma2_a": np.nan if components.items_only else components.noise,
                         "rho": components.rho,
                         "n_pilot": len(judged),
                         "n_outputs": n_outputs,
+                        "note": _plan_note(bound, plan, components.n_outputs),
                     }
                 )
+                if bound.note:
+                    log.warning("%s/%s/%s %s: %s", task, system, prompt, estimator, bound.note)
     return pd.DataFrame(rows, columns=PLAN_COLUMNS)
+
+
+def _plan(bound, target, spec) -> DesignPlan:
+    """The least-cost design, or none (n = k = 0) when the bound or the target is not a number."""
+    if not (np.isfinite(bound.item) and np.isfinite(target) and target > 0):
+        return DesignPlan(0, 0, float("nan"), float("nan"), float(target), spec["level"])
+    return plan_design(
+        bound,
+        target,
+        level=spec["level"],
+        cost_per_judgment=spec["cost_per_judgment"],
+        cost_per_item=spec["cost_per_item"],
+        k_max=spec["max_judgments_per_item"],
+    )
+
+
+def _plan_note(bound, plan, n_outputs) -> str:
+    notes = [bound.note] if bound.note else []
+    if plan.n == 0 and np.isfinite(bound.item):
+        notes.append(f"no design up to all {n_outputs} outputs meets the target")
+    return "; ".join(notes)
 
 
 def plan_check_table(
@@ -131,13 +151,20 @@ def plan_check_table(
     check = spec["check"]
     frames = []
     for task, system, prompt, _, judged in iter_cells(joined, prompts):
-        if len(judged) <= check["pilot_size"]:
-            log.warning("%s/%s/%s: %d judged items, no plan check", task, system, prompt, len(judged))
-            continue
+        labels = {"task": task, "prompt": prompt, "system": system}
         judgments = Judgments.from_joined(judged)
-        target = check_target_width(judgments, min(int(check["n"]), len(judged)), spec["level"])
-        if not target > 0:
-            log.warning("%s/%s/%s: every judgment is the same (variance 0), no plan check", task, system, prompt)
+        target = (
+            check_target_width(judgments, min(int(check["n"]), len(judged)), spec["level"]) if len(judged) > 2 else 0
+        )
+        why = ""
+        if len(judged) <= check["pilot_size"]:
+            why = f"{len(judged)} judged items, not more than the pilot size {check['pilot_size']}: no plan check"
+        elif not target > 0:
+            why = "the judged items' judgments do not vary: every plan meets any target, nothing to check"
+        if why:
+            log.warning("%s/%s/%s: %s", task, system, prompt, why)
+            row = {**labels, "estimator": "mean", "n_items": len(judged), "pilot_size": check["pilot_size"]}
+            frames.append(pd.DataFrame([{**row, "pilots": 0, "assurance": spec["assurance"], "note": why}]))
             continue
         table = plan_check_experiment(
             judgments,
@@ -148,11 +175,10 @@ def plan_check_table(
             level=spec["level"],
             assurance=spec["assurance"],
             rng=np.random.default_rng(setting_seed(spec["seed"], task, system, prompt, "plan_check")),
+            scale=_scale(spec, task, prompt),
+            annotator_variance=spec.get("annotator_variance"),
         )
-        table = pd.DataFrame(table, columns=PLAN_CHECK_COLUMNS)
-        for position, (key, value) in enumerate(zip(["task", "prompt", "system"], (task, prompt, system))):
-            table.insert(position, key, value)
-        frames.append(table)
+        frames.append(pd.DataFrame(table, columns=PLAN_CHECK_COLUMNS).assign(**labels))
     if not frames:
         return pd.DataFrame(columns=PLAN_CHECK_TABLE_COLUMNS)
-    return pd.concat(frames, ignore_index=True)[PLAN_CHECK_TABLE_COLUMNS]
+    return pd.concat(frames, ignore_index=True).reindex(columns=PLAN_CHECK_TABLE_COLUMNS)
