@@ -230,11 +230,13 @@ def estimate_mean(
     return _estimate_sample(sample, estimator, level=level, annotator_variance=annotator_variance)
 
 
-def variance_components(judgments) -> dict[str, float]:
+def variance_components(judgments) -> dict[str, float | str]:
     """The paper's Table 2 for one pool of judged items: σ_a², σ_f², γ and their unbiased forms.
 
     ``judgments`` is a :class:`~debias.data.Judgments`, one list per item or a NaN-padded array;
     only items judged at least twice enter (:func:`debias.stats.variance.variance_components`).
+    With no such item the components are NaN, the counts are those of every item, and ``note``
+    says why (one judgment per item: σ_a² is not identifiable); ``note`` is empty otherwise.
 
     Examples
     --------

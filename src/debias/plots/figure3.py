@@ -53,7 +53,7 @@ def _not_drawn(table2: pd.DataFrame, points: pd.DataFrame, config: Mapping) -> l
     for record in table2.itertuples(index=False):
         if (record.task, record.prompt) in drawn:
             continue
-        name = f"{task_label(config, record.task)} {prompt_label(config, record.task, record.prompt)}"
+        name = f"{task_label(config, record.task)}, {prompt_label(config, record.task, record.prompt)}"
         if not np.isfinite(float(record.gamma)):
             items, judgments = getattr(record, "n_items", 0), getattr(record, "n_judgments", -1)
             if items > 0 and items == judgments:

@@ -8,6 +8,7 @@ touches pyplot's global state or the process-wide backend.
 from __future__ import annotations
 
 import os
+import pickle
 from pathlib import Path
 
 import matplotlib as mpl
@@ -101,18 +102,26 @@ def new_figure(kind: str) -> Figure:
     return fig
 
 
+def _tight_box(fig: Figure):
+    """The tight bounding box (inches) of ``fig`` laid out, measured on a copy so that ``fig``
+    itself is laid out only when saved (a second layout pass would move it by a pixel)."""
+    copy = pickle.loads(pickle.dumps(fig))
+    FigureCanvasAgg(copy)
+    copy.draw_without_rendering()
+    return copy.get_tightbbox()
+
+
 def grow_to_fit(fig: Figure, margin: float = 0.08, rounds: int = 4) -> Figure:
     """Enlarge ``fig`` until everything it draws lies on the canvas; returns ``fig``.
 
     Constrained layout fits the axes to the figure but cannot shrink a title, a legend or a
-    row of tick labels wider than the canvas; those are clipped when saved. Here the figure is
-    laid out, and while its tight bounding box reaches past an edge the canvas grows by the
-    overhang (plus ``margin`` inches) and is laid out again. A figure that fits is left exactly
-    as it was.
+    row of tick labels wider than the canvas; those are clipped when saved. Here a copy of the
+    figure is laid out, and while its tight bounding box reaches past an edge the canvas grows
+    by the overhang (plus ``margin`` inches) and is measured again. A figure that fits is left
+    exactly as it was.
     """
     for _ in range(rounds):
-        fig.draw_without_rendering()
-        box = fig.get_tightbbox()
+        box = _tight_box(fig)
         width, height = fig.get_size_inches()
         extra_w = max(0.0, -box.x0) + max(0.0, box.x1 - width)
         extra_h = max(0.0, -box.y0) + max(0.0, box.y1 - height)

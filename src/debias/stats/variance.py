@@ -142,7 +142,7 @@ def variance_note(n_items: int, n_judgments: int, n_multiply_judged: int) -> str
     return ""
 
 
-def variance_components(judgments) -> dict[str, float]:
+def variance_components(judgments) -> dict[str, float | str]:
     """All of Table 2's columns for one pool of judged items, and why any is missing.
 
     The components come from the items judged at least twice, and ``n_items`` and
