@@ -108,7 +108,9 @@ def test_estimate_and_coverage_tables(base_run):
         assert (rows["level"] == 0.8).all()
     coverage = pd.read_csv(results / "tables/coverage.csv")
     assert set(coverage["n"]) == {10, 20}  # sample_sizes [10, 0.5N] with N = 40
-    assert len(coverage) == 2 * 2 * (len(estimators) + len(METRICS))  # and ppi++ per metric
+    ppi = [f"{family}:{m}" for family in ("ppi++", "ppi++fpc") for m in METRICS]
+    assert sorted(set(coverage["estimator"])) == sorted(estimators + ppi)
+    assert len(coverage) == 2 * 2 * (len(estimators) + len(ppi))  # systems x sizes x estimators
     assert (coverage["repeats"] == 50).all() and coverage["coverage"].between(0, 1).all()
     assert (coverage.loc[coverage["estimator"] == "mean", "de"] == 1).all()
     for task in ("toy",):
@@ -554,7 +556,11 @@ def test_comparison_and_plan_tables_and_the_command_agree(base_run):
     check = pd.read_csv(results / "tables/plan_check.csv")
     assert (check["pilots"] == 20).all() and check["met"].between(0, 1).all()
     assert (results / "figures/comparisons_toy.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert "## Comparing systems and planning" in (results / "report.md").read_text()
+    # the test task is not one of the paper's: its section reports the comparisons and the plans
+    report = (results / "report.md").read_text()
+    for heading in ("## Toy task", "### Paired comparisons", "### Planning the next evaluation"):
+        assert heading in report, heading
+    assert "beta − alpha | 40 |" in report
     # the command prints the workflow's rows for the same files (scores from results/metrics/)
     systems = [str(base_run / "data/toy/systems" / f"{s}.jsonl") for s in ("alpha", "beta+1.0")]
     command = [sys.executable, "-m", "debias.cli"]
