@@ -5,7 +5,9 @@ a SummEval Likert study (three raters, four 1-5 prompts, most ratings at the cei
 
 from __future__ import annotations
 
+import io
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -58,6 +60,48 @@ def check_report(root: Path, report: str, systems) -> None:
         assert (root / "results" / "figures" / f"{figure}.png").stat().st_size > 0
 
 
+def command_rows(root: Path, *argv: str) -> pd.DataFrame:
+    """What ``debias <argv> --config config.yaml`` prints, run from the user's folder."""
+    command = [sys.executable, "-m", "debias.cli", *argv, "--config", "config.yaml"]
+    printed = subprocess.run(command, capture_output=True, text=True, cwd=root, check=True).stdout
+    return pd.read_csv(io.StringIO(printed), dtype=str, keep_default_na=False)
+
+
+def workflow_rows(root: Path, table: str, **where) -> pd.DataFrame:
+    """The rows of a workflow table, as the text it holds."""
+    frame = pd.read_csv(root / "results/tables" / table, dtype=str, keep_default_na=False)
+    for column, value in where.items():
+        frame = frame[frame[column] == value]
+    return frame.reset_index(drop=True)
+
+
+def check_command_and_api(root: Path, ratings: pd.DataFrame, a: str, b: str, **columns) -> None:
+    """``debias estimate|compare|plan`` on the imported files and ``debias.estimate`` on the raw
+    long table give the workflow's rows for the same systems."""
+    import debias
+
+    files = {s: str(next((root / "data/own/systems").glob(f"{s}.jsonl*"))) for s in (a, b)}
+    pd.testing.assert_frame_equal(
+        command_rows(root, "estimate", files[a]), workflow_rows(root, "system_estimates.csv", system=a)
+    )
+    pd.testing.assert_frame_equal(
+        command_rows(root, "compare", files[a], files[b]),
+        workflow_rows(root, "system_comparisons.csv", system_a=a, system_b=b),
+    )
+    pd.testing.assert_frame_equal(command_rows(root, "plan", files[a]), workflow_rows(root, "plan.csv", system=a))
+    # the public API on the raw long table: the workflow's rows of its estimators, as written (%.6g)
+    provided = columns.pop("scores")
+    ours = debias.estimate(ratings[ratings[columns["system"]].isin([a, b])], scores=provided, **columns)
+    ours = pd.read_csv(io.StringIO(ours.to_csv(index=False, float_format="%.6g")), dtype=str, keep_default_na=False)
+    theirs = workflow_rows(root, "system_estimates.csv")
+    theirs = theirs[theirs["system"].isin([a, b]) & theirs["estimator"].isin(set(ours["estimator"]))]
+    keys = ["prompt", "system", "estimator"]
+    numbers = ["n_judged", "n_outputs", "estimate", "ci_low", "ci_high", "effective_n"]
+    ours, theirs = (f.sort_values(keys).reset_index(drop=True)[keys + numbers] for f in (ours, theirs))
+    assert len(ours) == len(theirs) > 0
+    pd.testing.assert_frame_equal(ours, theirs)
+
+
 def test_mqm_like_evaluation(tmp_path):
     mqm_like(tmp_path / "mqm.tsv", systems=8, items=40)
     report = three_commands(
@@ -67,6 +111,18 @@ def test_mqm_like_evaluation(tmp_path):
     )  # fmt: skip
     check_report(tmp_path, report, [f"sys-{s}" for s in range(7)])
     assert "one judgment per item" in report
+    ratings = pd.read_csv(tmp_path / "mqm.tsv", sep="\t", quoting=3)
+    check_command_and_api(
+        tmp_path,
+        ratings,
+        "sys-0",
+        "sys-3",
+        item="seg",
+        system="system",
+        judgment="mqm",
+        rater="rater",
+        scores=["comet"],
+    )
 
 
 def test_likert_evaluation_with_a_ceiling(tmp_path):
@@ -79,6 +135,11 @@ def test_likert_evaluation_with_a_ceiling(tmp_path):
         "--judgment", "score", "--prompt", "prompt", "--rater", "rater", "--output", "summary", "--reference", "ref",
     )  # fmt: skip
     check_report(tmp_path, report, [f"m{s}" for s in range(6)])
+    ratings = pd.read_csv(tmp_path / "likert.csv")
+    check_command_and_api(
+        tmp_path, ratings, "m0", "m4", item="item", system="system", judgment="score", prompt="prompt", rater="rater",
+        scores=[],
+    )  # fmt: skip
 
 
 if __name__ == "__main__":

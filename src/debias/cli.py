@@ -21,7 +21,7 @@ from pathlib import Path
 
 from debias.inputs import check_shared_judgments
 from debias.io import InputError, read_references, read_system, resolve_jsonl
-from debias.scores_csv import number_in, read_scores_csv
+from debias.scores_csv import number_in, read_scores_csv, workflow_scores_file
 
 COMPUTABLE = {"bleu": "sacrebleu", "rouge1": "rouge-score-1", "rouge2": "rouge-score-2", "rougeL": "rouge-score-L"}
 
@@ -38,10 +38,14 @@ def _load_config(args):
         raise InputError("--config", str(error)) from None
 
 
-def _task_of(config, path: Path, task: str | None) -> str:
+def _task_of(config, path: Path, task: str | None, config_path: str = "config/config.yaml") -> str:
     task = task or path.resolve().parent.parent.name
     if task not in config["tasks"]:
-        raise InputError(f"config: tasks.{task}", f"unknown task '{task}' (give --task: {', '.join(config['tasks'])})")
+        raise InputError(
+            f"{config_path}: tasks.{task}",
+            f"unknown task '{task}' (this config declares {', '.join(config['tasks'])}): give --config with the "
+            "file that declares the task, or --task to name one of these",
+        )
     return task
 
 
@@ -75,9 +79,16 @@ def _joined(args, config, path: Path, scores_path, task: str):
     check_shared_judgments(config, task, {system: items}, {system: path})
     if args.scores and args.compute:
         raise InputError("--compute", "give either --scores files or --compute metrics, not both")
-    if scores_path is None:
-        default = Path(config.get("results_dir", "results")) / "metrics" / task / f"{system}.csv"
-        scores_path = default if default.exists() and not args.compute else None
+    if scores_path is None and not args.compute:
+        scores_path, places = workflow_scores_file(config, args.config, task, system)
+        computed_in_config = [m for m, spec in config.get("metrics", {}).items() if not spec.get("provided")]
+        if scores_path is None and computed_in_config:
+            print(
+                f"debias: no metric scores for {system} (looked for {places[0]}"
+                + "".join(f", {place}" for place in places[1:])
+                + f"): {', '.join(computed_in_config)} left out; give --scores or --compute",
+                file=sys.stderr,
+            )
     table, computed = None, []
     if scores_path is not None:
         by_id, computed = read_scores_csv(scores_path)
@@ -102,7 +113,10 @@ def _joined(args, config, path: Path, scores_path, task: str):
         )
         table.insert(0, "id", [i.id for i in items])
         computed = list(dict.fromkeys(args.compute))
-    available = provided + [m for m in computed if m not in provided]
+    found = provided + [m for m in computed if m not in provided]
+    available = [m for m in config.get("metrics", {}) if m in found] + [
+        m for m in found if m not in config.get("metrics", {})
+    ]
     metrics = list(dict.fromkeys(args.metric)) if args.metric else available
     for metric in metrics:
         if metric not in available:
@@ -126,7 +140,7 @@ def _estimate(args, config):
     from debias.tables.estimates import system_estimates_table
 
     path = Path(args.system)
-    task = _task_of(config, path, args.task)
+    task = _task_of(config, path, args.task, args.config)
     frame, metrics, _ = _joined(args, config, path, args.scores[0] if args.scores else None, task)
     from debias.config import estimates_spec
 
@@ -141,7 +155,7 @@ def _compare(args, config):
     paths = [Path(p) for p in args.systems]
     if args.scores and len(args.scores) != len(paths):
         raise InputError("--scores", f"give one scores file per system file ({len(paths)}), found {len(args.scores)}")
-    tasks = {_task_of(config, p, args.task) for p in paths}
+    tasks = {_task_of(config, p, args.task, args.config) for p in paths}
     if len(tasks) > 1:
         raise InputError("compare", f"the files belong to different tasks ({', '.join(sorted(tasks))}); give --task")
     task = tasks.pop()
@@ -160,7 +174,7 @@ def _plan(args, config):
     from debias.tables.plans import plan_table
 
     path = Path(args.system)
-    task = _task_of(config, path, args.task)
+    task = _task_of(config, path, args.task, args.config)
     frame, metrics, _ = _joined(args, config, path, args.scores[0] if args.scores else None, task)
     spec = plan_spec(config)
     for key in ("assurance", "cost_per_judgment", "cost_per_item", "max_judgments_per_item", "level"):

@@ -8,10 +8,11 @@ import argparse
 import csv
 import gzip
 import math
+from pathlib import Path
 
 from debias.io import InputError
 
-__all__ = ["number_in", "read_scores_csv"]
+__all__ = ["number_in", "read_scores_csv", "workflow_scores_file"]
 
 
 def read_scores_csv(path, metrics=None):
@@ -87,3 +88,16 @@ def number_in(low=None, high=None, *, low_open=True, high_open=True, integer=Fal
         return value
 
     return parse
+
+
+def workflow_scores_file(config, config_path: str, task: str, system: str) -> tuple[Path | None, list[Path]]:
+    """The workflow's scores file of a system: ``results_dir`` taken as given (relative to the
+    current folder), then relative to the config file's folder and to its parent (a project's
+    ``config/config.yaml``). Returns the file found (or None) and the places looked in."""
+    relative = Path(config.get("results_dir", "results")) / "metrics" / task / f"{system}.csv"
+    if relative.is_absolute():
+        places = [relative]
+    else:
+        folder = Path(config_path).resolve().parent
+        places = list(dict.fromkeys([Path.cwd() / relative, folder / relative, folder.parent / relative]))
+    return next((place for place in places if place.is_file()), None), places
