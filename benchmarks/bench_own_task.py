@@ -52,7 +52,9 @@ def mqm_table(path: Path, systems: int = 14, items: int = 529) -> list[str]:
             tokens = [w if rng.random() < keep else str(rng.choice(GERMAN)) for w in reference.split()]
             errors = rng.poisson(2 * (1 - keep) * len(tokens) / 10)
             mqm = float(min(25.0, 5 * rng.binomial(errors, 0.3) + rng.binomial(errors, 0.7)))
-            rows.append({"seg": f"{i:04d}", "system": name, "rater": f"rater{i % 6}", "mqm": mqm, "target": " ".join(tokens)})
+            rows.append(
+                {"seg": f"{i:04d}", "system": name, "rater": f"rater{i % 6}", "mqm": mqm, "target": " ".join(tokens)}
+            )
     pd.DataFrame(rows).to_csv(path, sep="\t", index=False, quoting=csv.QUOTE_NONE)
     return [
         "--task", "mqm_like", "--item", "seg", "--system", "system", "--judgment", "mqm", "--rater", "rater",
@@ -100,7 +102,8 @@ def main() -> int:
     subprocess.run([*command, "--configfile", "config.yaml", "--quiet", "all"], cwd=root, check=True)
     finished = time.perf_counter()
     largest = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**20
-    report = (root / "results/report.md").read_text(encoding="utf-8")
+    task = options[options.index("--task") + 1]
+    report = (root / "results" / task / "report.md").read_text(encoding="utf-8")
     print(f"{args.shape}: ratings in the table: {sum(1 for _ in table.open(encoding='utf-8')) - 1:,}")
     print(f"{args.shape}: debias import: {imported - started:.1f} s")
     print(f"{args.shape}: snakemake --cores {args.cores} (default settings): {finished - imported:.1f} s")

@@ -125,6 +125,28 @@ def test_config_option_adds_the_task_once(tmp_path, capsys):
     assert code == 2 and "cannot be read as YAML" in err
 
 
+def test_a_new_config_file_runs_as_it_is(tmp_path, capsys):
+    """A config file created by the import is complete: it passes the workflow's schema with every
+    required key, computes the language-independent metrics from the outputs, and leaves METEOR out
+    for German."""
+    from debias.settings import load_config
+
+    mqm_like(tmp_path / "mqm.tsv", systems=3, items=5)
+    args = [tmp_path / "mqm.tsv", "--task", "de", "--item", "seg", "--system", "system", "--judgment", "mqm",
+            "--output", "target", "--reference-system", "Human ref", "--out", tmp_path / "data" / "de"]  # fmt: skip
+    assert run(capsys, *args, "--language", "de", "--config", tmp_path / "de.yaml")[0] == 0
+    config = load_config(tmp_path / "de.yaml")  # the workflow's schema, every required key
+    assert config["data_dir"] == str(tmp_path / "data") and config["results_dir"] == "results/de"
+    assert config["tasks"]["de"]["language"] == "de"
+    assert list(config["metrics"]) == ["bleu", "chrf", "chrfpp", "rouge1", "rouge2", "rougeL"]
+    assert run(capsys, *args[:-1], tmp_path / "en", "--config", tmp_path / "en.yaml")[0] == 0
+    assert "meteor" in load_config(tmp_path / "en.yaml")["metrics"]
+    # without output texts nothing can be computed: only the provided scores are metrics
+    plain = [a for a in args if a not in ("--output", "target")]
+    assert run(capsys, *plain[:-1], tmp_path / "p", "--score", "comet", "--config", tmp_path / "p.yaml")[0] == 0
+    assert list(load_config(tmp_path / "p.yaml")["metrics"]) == ["comet"]
+
+
 @pytest.mark.parametrize(
     ("rows", "options", "message"),
     [

@@ -18,7 +18,42 @@ from debias.importer import (
 )
 from debias.io import InputError
 
-__all__ = ["add_command", "run_command"]
+__all__ = ["add_command", "run_command", "starter_config"]
+
+# The metrics a new configuration computes when the table has output texts and references.
+STARTER_METRICS = {
+    "bleu": "BLEU",
+    "chrf": "chrF",
+    "chrfpp": "chrF++",
+    "rouge1": "ROUGE-1",
+    "rouge2": "ROUGE-2",
+    "rougeL": "ROUGE-L",
+    "meteor": "METEOR",
+}
+
+
+def starter_config(out: Path, spec: ImportSpec, language: str = "en") -> dict:
+    """The settings of a configuration file that does not exist yet, so that the imported task
+    runs as it is: the folders (``data_dir`` the parent of ``out``, ``results_dir`` ``results/<task>``
+    beside the paper's ``results/``; WordNet from the project's
+    ``nltk_data`` when it was provisioned), the computed metrics when the table has outputs and
+    references (METEOR for English only), the bootstrap's replicates and seed; every other
+    setting takes its default from the schema."""
+    import debias
+
+    provisioned = Path(debias.__file__).resolve().parents[2] / "nltk_data"
+    has_text = spec.output is not None and (spec.reference is not None or spec.reference_system is not None)
+    metrics = {
+        name: {"label": label} for name, label in STARTER_METRICS.items() if language == "en" or name != "meteor"
+    }
+    return {
+        "data_dir": str(out.parent),
+        "results_dir": str(Path("results") / safe_name(spec.task)),
+        "nltk_data": str(provisioned) if (provisioned / "corpora/wordnet").is_dir() else "nltk_data",
+        "metrics": metrics if has_text else {},
+        "bootstrap": {"replicates": 1000, "seed": 20180715},
+        "figures": {},
+    }
 
 
 def add_command(commands) -> None:
@@ -45,6 +80,9 @@ def add_command(commands) -> None:
     ref.add_argument("--reference-system", metavar="NAME", help="the system whose outputs are the references")
     sub.add_argument("--score", action="append", default=[], metavar="COL", help="per-output metric score (repeatable)")
     sub.add_argument("--lower-is-better", action="store_true", help="a lower rating is better (error counts, MQM)")
+    sub.add_argument(
+        "--language", default="en", metavar="CODE", help="the outputs' language, ISO 639-1 (default: %(default)s)"
+    )
     sub.add_argument("--out", help="folder to write (default: data/<task>)")
     sub.add_argument("--config", help="add the task to this config file instead of printing the block")
     sub.add_argument("--format", choices=sorted(set(FORMATS.values())), help="table format (default: from the name)")
@@ -81,8 +119,10 @@ def run_command(args) -> int:
         frame = read_long_table(args.table, args.format, quoting=args.quoting)
         out = Path(args.out or Path("data") / safe_name(args.task))
         block = import_long_table(frame, spec, out, source=args.table)
+        if args.language != "en":
+            next(iter(block["tasks"].values()))["language"] = args.language
         if args.config:
-            add_to_config(args.config, block, existing)
+            add_to_config(args.config, block, existing or starter_config(out, spec, args.language))
     except InputError as error:
         print(f"debias import: error: {error}", file=sys.stderr)
         return 2
