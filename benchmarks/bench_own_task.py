@@ -58,7 +58,7 @@ def mqm_table(path: Path, systems: int = 14, items: int = 529) -> list[str]:
     pd.DataFrame(rows).to_csv(path, sep="\t", index=False, quoting=csv.QUOTE_NONE)
     return [
         "--task", "mqm_like", "--item", "seg", "--system", "system", "--judgment", "mqm", "--rater", "rater",
-        "--output", "target", "--reference-system", "Human ref", "--lower-is-better",
+        "--output", "target", "--reference-system", "Human ref", "--lower-is-better", "--language", "de",
     ]  # fmt: skip
 
 

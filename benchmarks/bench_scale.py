@@ -4,6 +4,10 @@
       outputs (BLEU, ROUGE-1/2/L, METEOR; modern implementations) with --cores 2: wall time
       and the largest process's peak memory, per N (flat in N: blocks of
       metric_chunk_outputs lines, one job each);
+  bench_scale.py checks [--items 20000]   the two simulation checks whose memory grows with N (one
+      cell's coverage check, one pair's comparisons check) with the default settings (2000
+      repeats, the default sizes and memory_mb, PPI++ on), five metrics, each in a fresh
+      process: time and peak memory;
   bench_scale.py task [--systems 20 --items 20000] [--provided]   the whole workflow on a task
       of that many systems x judged items, --cores 2: wall time and the largest process's peak
       memory; --provided puts five metric scores in the system files instead of computing them.
@@ -179,6 +183,46 @@ def bench_task(args) -> None:
             shutil.rmtree(folder, ignore_errors=True)
 
 
+CHECK = """
+import resource, sys, time
+import numpy as np
+from debias.data import Judgments, PairedSample
+from debias.settings import section_defaults
+from debias.stats.coverage import coverage_experiment
+from debias.stats.paired_coverage import paired_coverage_experiment
+
+which, N, M = sys.argv[1], int(sys.argv[2]), 5
+rng = np.random.default_rng(0)
+quality = rng.normal(size=N)
+judge = lambda: np.clip(np.round(quality[:, None] + rng.normal(0, 1, (N, 2))), -2, 2)
+scores = quality[:, None] + rng.normal(0, 1, (N, M))
+started = time.perf_counter()
+if which == "coverage":
+    spec = section_defaults("estimates")
+    coverage_experiment(
+        Judgments.from_padded(judge()), {f"m{i}": scores[:, i] for i in range(M)}, sample_sizes=spec["sample_sizes"],
+        n_repeats=spec["repeats"], level=spec["level"], rng=rng, ppi=spec["ppi"], memory_mb=spec["memory_mb"],
+    )
+else:
+    spec = section_defaults("compare")
+    other = scores + 0.1 * rng.random((N, M))
+    pair = PairedSample(judge(), judge() + 0.1, np.zeros(N, bool), scores, other, scores, other,
+                        tuple(f"m{i}" for i in range(M)))
+    paired_coverage_experiment(pair, sample_sizes=spec["sample_sizes"], n_repeats=spec["repeats"], level=0.8, rng=rng,
+                               memory_mb=spec["memory_mb"])
+print(time.perf_counter() - started, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20)
+"""
+
+
+def bench_checks(args) -> None:
+    for which in ("coverage", "comparisons"):
+        command = [sys.executable, "-c", CHECK, which, str(args.items)]
+        seconds, gigabytes = map(
+            float, subprocess.run(command, capture_output=True, text=True, check=True).stdout.split()
+        )
+        print(f"{which} check at N = {args.items:,}, default settings: {seconds:.1f} s, peak memory {gigabytes:.2f} GB")
+
+
 def main() -> int:
     if len(sys.argv) == 4 and sys.argv[1] == "_metrics_once":
         folder, config = Path(sys.argv[2]), Path(sys.argv[3])
@@ -189,6 +233,8 @@ def main() -> int:
     metrics = sub.add_parser("metrics")
     metrics.add_argument("--sizes", type=int, nargs="+", default=[10_000, 30_000, 100_000])
     metrics.add_argument("--keep", type=Path)
+    checks = sub.add_parser("checks")
+    checks.add_argument("--items", type=int, default=20_000)
     task = sub.add_parser("task")
     task.add_argument("--systems", type=int, default=20)
     task.add_argument("--items", type=int, default=20_000)
@@ -197,7 +243,7 @@ def main() -> int:
         "--provided", action="store_true", help="scores in the system files: no metric stage (see the metrics command)"
     )
     args = parser.parse_args()
-    {"metrics": bench_metrics, "task": bench_task}[args.what](args)
+    {"metrics": bench_metrics, "checks": bench_checks, "task": bench_task}[args.what](args)
     return 0
 
 
