@@ -94,3 +94,9 @@ def test_one_judgment_per_item_tables_count_and_leave_out(user_run):
     quiet = efficiency[efficiency["condition"].isin(["noiseless", "perfect"])]
     assert len(quiet) and quiet[["de", "de_theory"]].isna().all().all()
     assert np.isfinite(efficiency.loc[efficiency["condition"] == "cv", "de"]).all()
+    # the blank attenuation-corrected correlations are counted and explained in the log
+    correlations = pd.read_csv(user_run / "results/tables/correlations.csv")
+    blank = int(correlations["rho_corrected"].isna().sum())
+    assert blank == len(correlations) > 0
+    log = (user_run / "results/logs/correlations.log").read_text()
+    assert f"mqm/mqm: rho_corrected blank in {blank} of {blank} rows: no output judged twice" in log

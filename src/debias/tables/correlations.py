@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -16,6 +17,8 @@ from debias.tables.joined import judged_rows
 __all__ = ["CORRELATION_COLUMNS", "correlation_table"]
 
 CORRELATION_COLUMNS = ["task", "prompt", "system", "metric", "rho", "rho_corrected", "n_items"]
+
+log = logging.getLogger(__name__)
 
 
 def correlation_table(
@@ -40,7 +43,25 @@ def correlation_table(
             rows += _correlations(task, prompt, system, judged, metrics)
     for (task, prompt), tables in pools.items():
         rows += _correlations(task, prompt, COMBINED, pd.concat(tables, ignore_index=True), metrics)
-    return pd.DataFrame(rows, columns=CORRELATION_COLUMNS)
+    table = pd.DataFrame(rows, columns=CORRELATION_COLUMNS)
+    _log_blanks(table)
+    return table
+
+
+def _log_blanks(table: pd.DataFrame) -> None:
+    """One log line per task and prompt with blank correlations, and why they are blank."""
+    for (task, prompt), rows in table.groupby(["task", "prompt"], sort=False):
+        for column, why in (("rho", _WHY_RHO), ("rho_corrected", _WHY_CORRECTED)):
+            blank = rows[column].isna()
+            if blank.any():
+                log.info("%s/%s: %s blank in %d of %d rows: %s", task, prompt, column, blank.sum(), len(rows), why)
+
+
+_WHY_RHO = "fewer than two judged outputs, or the metric or the mean judgments constant on them"
+_WHY_CORRECTED = (
+    "no output judged twice (the annotator variance is not identified), or the judgments vary no more "
+    "between outputs than within them (estimated Var(f) not positive), or the metric constant"
+)
 
 
 def _corrected(judgments: Judgments, g: np.ndarray) -> float:
