@@ -21,6 +21,7 @@ def test_the_package_exposes_the_api():
         assert callable(getattr(debias, name)), name
     with pytest.raises(AttributeError):
         debias.no_such_name  # noqa: B018
+    assert dir(debias) == sorted(debias.__all__)  # no helper imports offered to tab completion
 
 
 @pytest.mark.parametrize("module", ["debias.api", "debias.data.judgments", "debias.stats.estimate"])

@@ -51,4 +51,5 @@ def __getattr__(name: str):
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+    """The public names (what tab completion offers), not this module's own imports."""
+    return sorted(__all__)
