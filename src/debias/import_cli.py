@@ -20,31 +20,25 @@ from debias.io import InputError
 
 __all__ = ["add_command", "run_command", "starter_config"]
 
-# The metrics a new configuration computes when the table has output texts and references.
-STARTER_METRICS = {
-    "bleu": "BLEU",
-    "chrf": "chrF",
-    "chrfpp": "chrF++",
-    "rouge1": "ROUGE-1",
-    "rouge2": "ROUGE-2",
-    "rougeL": "ROUGE-L",
-    "meteor": "METEOR",
-}
-
 
 def starter_config(out: Path, spec: ImportSpec, language: str = "en") -> dict:
     """The settings of a configuration file that does not exist yet, so that the imported task
-    runs as it is: the folders (``data_dir`` the parent of ``out``, ``results_dir`` ``results/<task>``
-    beside the paper's ``results/``; WordNet from the project's
-    ``nltk_data`` when it was provisioned), the computed metrics when the table has outputs and
-    references (METEOR for English only), the bootstrap's replicates and seed; every other
-    setting takes its default from the schema."""
+    runs as it is: the folders (``data_dir`` the parent of ``out``, ``results_dir``
+    ``results/<task>`` beside the paper's ``results/``; WordNet from the project's ``nltk_data``
+    when it was provisioned), the metrics computed by default (:data:`debias.config.COMPUTED_METRICS`,
+    labelled as their implementations; METEOR, which matches English stems and synonyms, for
+    English only) when the table has outputs and references, the bootstrap's replicates and
+    seed; every other setting takes its default from the schema."""
     import debias
+    from debias.config import COMPUTED_METRICS
+    from debias.metrics import DEFAULT_IMPLEMENTATIONS, IMPLEMENTATIONS
 
     provisioned = Path(debias.__file__).resolve().parents[2] / "nltk_data"
     has_text = spec.output is not None and (spec.reference is not None or spec.reference_system is not None)
     metrics = {
-        name: {"label": label} for name, label in STARTER_METRICS.items() if language == "en" or name != "meteor"
+        name: {"label": IMPLEMENTATIONS[DEFAULT_IMPLEMENTATIONS[name]].label}
+        for name in COMPUTED_METRICS
+        if language == "en" or name != "meteor"
     }
     return {
         "data_dir": str(out.parent),
