@@ -37,6 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
+from debias.files import atomic_path
 from debias.metrics.tokens import tokenised_text
 
 __all__ = ["OPTIONS", "OMITTED_OPTIONS", "VARIANTS", "SYSTEM_PACKAGES", "score", "unavailable", "versions"]
@@ -83,10 +84,8 @@ def _exceptions_db(home: Path) -> Path:
     database = data / "WordNet-2.0.exc.db"
     if database.exists():
         return database
-    fd, tmp = tempfile.mkstemp(prefix=".exc.", suffix=".db", dir=data)
-    os.close(fd)
-    os.unlink(tmp)  # the build script creates the file itself
-    try:
+    with atomic_path(database) as tmp:
+        os.unlink(tmp)  # the build script creates the file itself
         subprocess.run(
             [
                 "perl",
@@ -98,10 +97,6 @@ def _exceptions_db(home: Path) -> Path:
             capture_output=True,
             check=True,
         )
-        os.replace(tmp, database)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
     return database
 
 
