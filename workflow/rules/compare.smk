@@ -10,7 +10,7 @@ rule system_comparisons:
         report(
             f"{RESULTS}/tables/system_comparisons.csv",
             caption="../report/system_comparisons.rst",
-            category="Tables",
+            category="4 Table files (CSV)",
         ),
     log:
         f"{RESULTS}/logs/system_comparisons.log",
@@ -65,7 +65,7 @@ rule comparison_coverage:
         report(
             f"{RESULTS}/tables/comparison_coverage.csv",
             caption="../report/comparison_coverage.rst",
-            category="Tables",
+            category="4 Table files (CSV)",
         ),
     log:
         f"{RESULTS}/logs/comparison_coverage.log",
@@ -83,12 +83,13 @@ rule comparisons_figure:
     input:
         comparisons=f"{RESULTS}/tables/system_comparisons.csv",
     output:
-        pdf=report(
-            f"{RESULTS}/figures/comparisons_{{task}}.pdf",
+        pdf=f"{RESULTS}/figures/comparisons_{{task}}.pdf",
+        png=report(
+            f"{RESULTS}/figures/comparisons_{{task}}.png",
             caption="../report/comparisons.rst",
-            category="Figures",
+            category="2 Figures",
+            subcategory="Comparisons",
         ),
-        png=f"{RESULTS}/figures/comparisons_{{task}}.png",
     log:
         f"{RESULTS}/logs/figures/comparisons_{{task}}.log",
     conda:

@@ -9,7 +9,7 @@ rule plan:
         report(
             f"{RESULTS}/tables/plan.csv",
             caption="../report/plan.rst",
-            category="Tables",
+            category="4 Table files (CSV)",
         ),
     log:
         f"{RESULTS}/logs/plan.log",
@@ -46,7 +46,7 @@ rule plan_check:
         report(
             f"{RESULTS}/tables/plan_check.csv",
             caption="../report/plan_check.rst",
-            category="Tables",
+            category="4 Table files (CSV)",
         ),
     log:
         f"{RESULTS}/logs/plan_check.log",

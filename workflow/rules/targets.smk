@@ -55,6 +55,12 @@ def get_final_tables():
     return [f"{RESULTS}/tables/{name}" for name in tables]
 
 
+def table_caption(table):
+    """The caption (workflow/report/<name>.rst) of a table of results/tables/."""
+    stem = Path(table).stem
+    return {"figure1": "figure1_table"}.get(stem, stem)
+
+
 def get_final_outputs():
     scores = (
         per_system(f"{RESULTS}/metrics/{{task}}/{{system}}.csv")
@@ -68,5 +74,5 @@ def get_final_outputs():
         + get_system_scores_figures()
         + get_comparison_figures()
         + get_figure1_figures()
-        + [f"{RESULTS}/report.md"]
+        + [f"{RESULTS}/report.md", f"{RESULTS}/report.html"]
     )

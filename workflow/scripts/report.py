@@ -9,6 +9,7 @@ import pandas as pd
 from debias.files import write_text
 from debias.logs import run_script
 from debias.report import build_report, load_paper_values
+from debias.report.html import report_html, table_html
 
 
 def main(smk, log):
@@ -49,6 +50,11 @@ def main(smk, log):
     )
     write_text(out, text)
     log.info("wrote %s", out)
+    tables = [Path(table) for table in smk.input.tables]
+    write_text(smk.output.html, report_html(text, out.parent, tables))
+    log.info("wrote %s", smk.output.html)
+    for table, page in zip(tables, smk.output.table_pages, strict=True):
+        write_text(page, table_html(table, table.name))
 
 
 run_script(main, snakemake)  # noqa: F821
