@@ -123,7 +123,9 @@ def test_rerun_reproduces_committed_files_byte_for_byte(repo, tmp_path, capsys):
     assert "msmarco: 500 references" in capsys.readouterr().out
     produced = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*.jsonl.gz"))
     committed = sorted(
-        p.relative_to(repo / "data") for task in ("cnndm", "msmarco") for p in (repo / "data" / task).rglob("*.jsonl.gz")
+        p.relative_to(repo / "data")
+        for task in ("cnndm", "msmarco")
+        for p in (repo / "data" / task).rglob("*.jsonl.gz")
     )
     assert produced == committed
     for rel in produced:
