@@ -150,7 +150,7 @@ def _widths_from_chunks(judgments, k, metrics, chunks, n_replicates: int, grid, 
 
 
 def bootstrap_ci_widths_from_draws(
-    judgments, metrics, items: np.ndarray, cols: np.ndarray, *, level: float = 0.8, grid=None
+    judgments, metrics, items: np.ndarray, cols: np.ndarray, *, level: float, grid=None
 ) -> CurveResult:
     """Interval widths for given draws; see :func:`bootstrap_ci_widths`.
 
@@ -172,7 +172,7 @@ def bootstrap_ci_widths(
     *,
     n_replicates: int,
     rng: np.random.Generator,
-    level: float = 0.8,
+    level: float,
     grid=None,
     chunk: int | None = None,
 ) -> CurveResult:

@@ -19,7 +19,7 @@ def estimate_mean(
     sample: EvalSample,
     estimator: str = "mean",
     *,
-    level: float = 0.8,
+    level: float,
     annotator_variance: float | None = None,
     folds: int | None = None,
     rng: np.random.Generator | None = None,
@@ -52,7 +52,7 @@ def estimate_mean(
     >>> from debias.data import EvalSample
     >>> sample = EvalSample.from_arrays([[4, 5], [3, 3], [5], [2, 3]], [0.9, 0.4, 0.8, 0.2],
     ...                                 unjudged_scores=[0.5, 0.7], metrics=["bleu"])
-    >>> round(float(estimate_mean(sample, "cv:bleu").estimate), 3)
+    >>> round(float(estimate_mean(sample, "cv:bleu", level=0.8).estimate), 3)
     3.79
     """
     check_level(level)
@@ -68,7 +68,7 @@ def estimate_mean(
     return family.interval(terms, population, noise=noise, level=level)
 
 
-def estimate_all(sample: EvalSample, *, level: float = 0.8, estimators: Sequence[str] | None = None, **options):
+def estimate_all(sample: EvalSample, *, level: float, estimators: Sequence[str] | None = None, **options):
     """Every estimator of :func:`estimator_names` (or those named) on one sample, as a dict
     name -> :class:`MeanEstimate`; ``options`` go to :func:`estimate_mean`."""
     unjudged = sample.unjudged is not None and sample.unjudged.shape[0] > 0
