@@ -62,7 +62,8 @@ def estimate_mean(
         raise ValueError(f"an interval needs at least 3 judged items, got {sample.n_judged}")
     family, metric = resolve_estimator(estimator, sample.metrics)
     population = Population(sample.population)
-    options = {"folds": folds, "rng": rng, "shrink": shrink} if family.family == "cv:combined" else {}
+    given = {"folds": folds, "rng": rng, "shrink": shrink}
+    options = {key: given[key] for key in family.options}
     terms = family.terms(sample.judgments.item_means, sample.scores.T, population, metric, **options)
     noise = item_noise(sample.judgments, annotator_variance)
     return family.interval(terms, population, noise=noise, level=level)
