@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from debias.files import _HOST, atomic_path, remove_stale_temporaries, write_text
+from debias.io.atomic import _HOST, atomic_path, remove_stale_temporaries, write_text
 
 # A writer that opens its temporary, writes half a figure and waits to be killed.
 WRITER = """
 import sys, time
 from pathlib import Path
-from debias.files import atomic_path
+from debias.io.atomic import atomic_path
 with atomic_path(sys.argv[1]) as tmp:
     Path(tmp).write_bytes(b"half a figure")
     print(tmp, flush=True)
@@ -49,7 +49,7 @@ def test_a_killed_writers_temporary_is_removed_by_the_next_write(tmp_path):
     assert not target.exists()
     # The rerun of the killed job writes the same target in a new process.
     subprocess.run(
-        [sys.executable, "-c", "import sys; from debias.files import write_text; write_text(sys.argv[1], 'done')"]
+        [sys.executable, "-c", "import sys; from debias.io.atomic import write_text; write_text(sys.argv[1], 'done')"]
         + [str(target)],
         check=True,
     )

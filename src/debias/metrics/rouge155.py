@@ -37,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
-from debias.files import atomic_path
+from debias.io.atomic import atomic_path
 from debias.metrics.tokens import tokenised_text
 
 __all__ = ["OPTIONS", "OMITTED_OPTIONS", "VARIANTS", "SYSTEM_PACKAGES", "score", "unavailable", "versions"]
