@@ -54,6 +54,8 @@ rule comparison_coverage_task:
             "pairs",
             "memory_mb",
         ),
+        # Each pair's rows, kept so that a system added to the task resamples its new pairs only.
+        cache_dir=f"{RESULTS}/cache/comparisons",
     script:
         "../scripts/comparison_coverage.py"
 
