@@ -3,7 +3,8 @@ many judgments that saves (Chaganty, Mussmann and Liang, ACL 2018).
 
 The public API, importable from here:
 
-- on a long table (one row per judgment): :func:`estimate`, :func:`compare`, :func:`plan`
+- on a long table (one row per judgment): :func:`estimate`, :func:`compare`, :func:`plan`,
+  :func:`leaderboard`
   (:mod:`debias.api`);
 - on arrays: :func:`estimate_mean`, :func:`variance_components`, :func:`data_efficiency`;
 - the data model: :class:`Judgments`, :class:`EvalSample`, :class:`PairedSample`
@@ -26,6 +27,7 @@ __all__ = [
     "data_efficiency",
     "estimate",
     "estimate_mean",
+    "leaderboard",
     "plan",
     "variance_components",
 ]
@@ -39,6 +41,7 @@ _HOMES = {
     "data_efficiency": "debias.api",
     "estimate": "debias.api",
     "estimate_mean": "debias.api",
+    "leaderboard": "debias.api",
     "plan": "debias.api",
     "variance_components": "debias.api",
 }

@@ -5,7 +5,8 @@ which system, which prompt (question asked of the raters), which rater, the scor
 per-output metric scores. The functions here take such a table (a pandas DataFrame), build the
 same joined tables the workflow builds (:mod:`debias.tables.joined`), and return the rows of the
 workflow's own tables: :func:`estimate` those of ``system_estimates.csv``, :func:`compare` those
-of ``system_comparisons.csv``, :func:`plan` those of ``plan.csv``.
+of ``system_comparisons.csv``, :func:`plan` those of ``plan.csv``; :func:`leaderboard` ranks the
+systems with simultaneous rank-sets.
 
 The population (outputs nobody judged) is given one way everywhere: ``population`` is a table
 with one row per output (item, and system when there are several) and the metric score
@@ -31,6 +32,7 @@ __all__ = [
     "data_efficiency",
     "estimate",
     "estimate_mean",
+    "leaderboard",
     "plan",
     "variance_components",
 ]
@@ -138,6 +140,55 @@ def compare(
     )
     spec = {**section_defaults("compare"), "level": level, "de_n": de_n}
     return system_comparisons_table(tables, {TASK: prompts}, list(dict.fromkeys(scores)), spec, min_items=min_items)
+
+
+def leaderboard(
+    frame: pd.DataFrame,
+    *,
+    item: str,
+    judgment: str,
+    system: str,
+    prompt: str | None = None,
+    rater: str | None = None,
+    scores: Sequence[str] = (),
+    population: pd.DataFrame | None = None,
+    level: float | None = None,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Every system's estimate, interval and simultaneous rank-set, per estimator, from a long table.
+
+    Parameters are those of :func:`estimate`; ``system`` is required. ``level`` (default: the
+    config schema's ``estimates.level``) is the level of each estimate's interval and the
+    simultaneous level of the rank-sets: with that probability every system's true rank (1 =
+    highest mean human score) lies in its ``[rank_low, rank_high]`` at once
+    (:func:`debias.stats.ranking.rank_sets`, from the estimates' joint covariance over the
+    items the systems share, :func:`debias.stats.joint.shared_item_covariance`). ``seed``
+    seeds the rank-sets' critical value (deterministic by default).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per prompt x estimator x system (best first): ``task, prompt, system,
+        estimator, estimate, lower, upper, rank, rank_low, rank_high, level, tied_with, note``
+        (:func:`debias.tables.leaderboard.ratings_leaderboard_table`). Tied point estimates
+        share a rank and are named in ``tied_with``; a system that cannot be estimated has a row
+        with the reason in ``note``.
+
+    Examples
+    --------
+    >>> import pandas as pd, debias
+    >>> frame = pd.DataFrame({"seg": [f"s{i}" for i in range(8)] * 2, "sys": ["a"] * 8 + ["b"] * 8,
+    ...                       "score": [3, 4, 2, 5, 4, 3, 4, 2, 5, 5, 4, 5, 5, 4, 5, 4]})
+    >>> table = debias.leaderboard(frame, item="seg", system="sys", judgment="score", level=0.9)
+    >>> table[["system", "rank_low", "rank_high"]].values.tolist()
+    [['b', 1, 1], ['a', 2, 2]]
+    """
+    from debias.tables.leaderboard import ratings_leaderboard_table
+
+    level = section_defaults("estimates")["level"] if level is None else level
+    columns = {"item": item, "judgment": judgment, "system": system, "prompt": prompt, "rater": rater}
+    tables, prompts = joined_tables(frame, **columns, scores=scores, population=population)
+    return ratings_leaderboard_table(tables, {TASK: prompts}, list(dict.fromkeys(scores)), level=level, seed=seed)
 
 
 def plan(

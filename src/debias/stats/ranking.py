@@ -63,8 +63,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from debias.stats.estimate import check_level
+from debias.stats.joint import TOLERANCE, check_joint
 
-__all__ = ["RankSets", "check_joint", "max_contrast_quantile", "point_ranks", "rank_bounds", "rank_sets"]
+__all__ = ["RankSets", "max_contrast_quantile", "point_ranks", "rank_bounds", "rank_sets"]
 
 #: Default number of Gaussian draws for the critical value (Monte-Carlo error of its level ~0.002).
 N_DRAWS = 20_000
@@ -72,8 +73,6 @@ N_DRAWS = 20_000
 BLOCK_VALUES = 4_000_000
 #: Seed of the default generator: the critical value is deterministic unless ``rng`` is given.
 DEFAULT_SEED = 20_240_725
-#: Relative tolerance of the covariance's symmetry and of its negative eigenvalues.
-TOLERANCE = 1e-8
 
 
 @dataclass(frozen=True)
@@ -118,38 +117,6 @@ class RankSets:
     def size(self) -> np.ndarray:
         """Number of ranks in each rank-set, :math:`u_i - l_i + 1`."""
         return self.rank_high - self.rank_low + 1
-
-
-def check_joint(estimate, covariance, systems: Sequence[str] | None = None):
-    """Check estimates (S,) and their covariance (S, S); return them as float arrays and the
-    systems' names (default ``"0"``, ``"1"``, ...). Refuse non-finite values, a covariance that
-    is not symmetric or has a clearly negative eigenvalue, and names of the wrong number."""
-    theta = np.asarray(estimate, dtype=float)
-    sigma = np.asarray(covariance, dtype=float)
-    if theta.ndim != 1 or theta.size == 0:
-        raise ValueError(f"estimate must be a non-empty vector (S,), got shape {theta.shape}")
-    s = theta.size
-    if sigma.shape != (s, s):
-        raise ValueError(f"covariance must have shape ({s}, {s}) for {s} estimates, got {sigma.shape}")
-    bad = np.flatnonzero(~np.isfinite(theta))
-    if bad.size:
-        raise ValueError(f"estimate has non-finite values at positions {bad.tolist()}")
-    if not np.all(np.isfinite(sigma)):
-        rows = sorted(set(np.argwhere(~np.isfinite(sigma))[:, 0].tolist()))
-        raise ValueError(f"covariance has non-finite values in rows {rows}")
-    scale = max(float(np.max(np.abs(np.diag(sigma)))), np.finfo(float).tiny)
-    if np.max(np.abs(sigma - sigma.T)) > TOLERANCE * scale:
-        raise ValueError("covariance must be symmetric")
-    if s > 1 and np.linalg.eigvalsh(sigma)[0] < -1e-6 * scale:
-        raise ValueError("covariance must be positive semi-definite (it has a negative eigenvalue)")
-    if np.any(np.diag(sigma) < 0):
-        raise ValueError("covariance has a negative variance on its diagonal")
-    names = tuple(str(i) for i in range(s)) if systems is None else tuple(str(x) for x in systems)
-    if len(names) != s:
-        raise ValueError(f"{len(names)} system names for {s} estimates")
-    if len(set(names)) != s:
-        raise ValueError(f"system names must be distinct, got {list(names)}")
-    return theta, sigma, names
 
 
 def _pair_indices(s: int) -> tuple[np.ndarray, np.ndarray]:

@@ -1,0 +1,230 @@
+"""Leaderboards: every system's estimate, interval and simultaneous rank-set, per estimator.
+
+:func:`leaderboard_rows` is the one adapter from joint estimates to rows: it takes, per
+estimator, any result with ``systems``, ``estimate`` (S,), ``covariance`` (S, S), ``lower`` and
+``upper`` (S,) — the ratings' :class:`debias.stats.joint.JointEstimate`, or a pairwise
+preferences estimator's result — and ranks the systems with
+:func:`debias.stats.ranking.rank_sets`. :func:`ratings_leaderboard_table` builds the ratings'
+joint estimates from the joined tables (:mod:`debias.tables.joined`): every estimator of
+:mod:`debias.stats.estimators` on every system, the covariance from the items the systems share
+(:func:`debias.stats.joint.shared_item_covariance`). The critical value's random draws come
+from ``setting_seed(seed, task, prompt, estimator, "leaderboard")``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Protocol
+
+import numpy as np
+import pandas as pd
+
+from debias.stats.estimate import estimate_with_terms
+from debias.stats.estimators import estimator_names
+from debias.stats.joint import JointEstimate, shared_item_covariance
+from debias.stats.ranking import rank_sets
+from debias.stats.resampling import setting_seed
+from debias.tables.estimates import evaluation_sample
+from debias.tables.joined import iter_cells
+
+__all__ = [
+    "LEADERBOARD_COLUMNS",
+    "JointResult",
+    "leaderboard_rows",
+    "preferences_leaderboard",
+    "ratings_joint_estimates",
+    "ratings_leaderboard_table",
+]
+
+LEADERBOARD_COLUMNS = [
+    "task",
+    "prompt",
+    "system",
+    "estimator",
+    "estimate",
+    "lower",
+    "upper",
+    "rank",
+    "rank_low",
+    "rank_high",
+    "level",
+    "tied_with",
+    "note",
+]
+
+log = logging.getLogger(__name__)
+
+
+class JointResult(Protocol):
+    """What :func:`leaderboard_rows` needs of one estimator's result."""
+
+    systems: tuple[str, ...]
+    estimate: np.ndarray
+    covariance: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+
+
+def leaderboard_rows(
+    results: Mapping[str, JointResult],
+    *,
+    level: float,
+    higher_is_better: bool = True,
+    seed: int = 0,
+    names: Sequence[str] = (),
+) -> pd.DataFrame:
+    """One row per system x estimator: estimate, interval, point rank and simultaneous rank-set.
+
+    Parameters
+    ----------
+    results : mapping of str to JointResult
+        Per estimator name, its joint estimates of the systems.
+    level : float
+        Simultaneous level of the rank-sets (each estimator's systems on their own).
+    higher_is_better : bool
+        Whether a higher estimate ranks better.
+    seed, names
+        The critical value's draws come from ``setting_seed(seed, *names, estimator, "leaderboard")``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``system, estimator, estimate, lower, upper, rank, rank_low, rank_high, level,
+        tied_with`` (``;``-separated names of the systems with the same estimate), ``note``.
+    """
+    rows = []
+    for estimator, result in results.items():
+        rng = np.random.default_rng(setting_seed(seed, *names, estimator, "leaderboard"))
+        ranks = rank_sets(
+            result.estimate,
+            result.covariance,
+            level=level,
+            systems=result.systems,
+            higher_is_better=higher_is_better,
+            rng=rng,
+        )
+        for i, system in enumerate(ranks.systems):
+            tied = ranks.tied_with[i]
+            rows.append(
+                {
+                    "system": system,
+                    "estimator": estimator,
+                    "estimate": float(ranks.estimate[i]),
+                    "lower": float(np.asarray(result.lower)[i]),
+                    "upper": float(np.asarray(result.upper)[i]),
+                    "rank": int(ranks.rank[i]),
+                    "rank_low": int(ranks.rank_low[i]),
+                    "rank_high": int(ranks.rank_high[i]),
+                    "level": level,
+                    "tied_with": ";".join(tied),
+                    "note": f"tied with {', '.join(tied)}" if tied else "",
+                }
+            )
+    columns = [c for c in LEADERBOARD_COLUMNS if c not in ("task", "prompt")]
+    table = pd.DataFrame(rows, columns=columns)
+    for column in ("rank", "rank_low", "rank_high"):
+        table[column] = table[column].astype("Int64")
+    return table
+
+
+def preferences_leaderboard(
+    results: Mapping[str, JointResult], *, level: float, seed: int = 0, names: Sequence[str] = ()
+) -> pd.DataFrame:
+    """The leaderboard of pairwise-preference estimates (win rates or strengths: higher is
+    better), one row per system x estimator: :func:`leaderboard_rows` on the preferences
+    estimators' joint results, keyed by estimator name (``human``, ``ppi++:<judge>``, ...)."""
+    return leaderboard_rows(results, level=level, higher_is_better=True, seed=seed, names=names)
+
+
+def ratings_joint_estimates(
+    cells: Sequence[tuple[str, pd.DataFrame, pd.DataFrame]], metrics: Sequence[str], *, level: float
+) -> tuple[dict[str, JointEstimate], dict[str, str]]:
+    """Every estimator's :class:`~debias.stats.joint.JointEstimate` of the systems of one task
+    and prompt.
+
+    ``cells`` holds ``(system, outputs, judged)`` per system (:func:`debias.tables.joined.iter_cells`).
+    Returns the joint estimates by estimator, and for every system left out of them the reason
+    (``system -> note``; per estimator ``system|estimator -> note``).
+    """
+    metrics = list(metrics)
+    notes: dict[str, str] = {}
+    per_estimator: dict[str, list] = {}
+    outputs_ids = {}
+    for system, outputs, judged in cells:
+        if len(judged) < 3:
+            notes[system] = f"{len(judged)} judged items (fewer than 3): no estimate, not ranked"
+            continue
+        sample = evaluation_sample(outputs, judged, metrics)
+        unjudged = sample.unjudged is not None and sample.unjudged.shape[0] > 0
+        outputs_ids[system] = set(outputs["id"].astype(str))
+        ids = judged["id"].astype(str).to_numpy()
+        for name in estimator_names(sample.metrics, unjudged=unjudged):
+            result, terms = estimate_with_terms(sample, name, level=level)
+            per_estimator.setdefault(name, []).append((system, result, terms, ids))
+    joint = {}
+    for name, entries in per_estimator.items():
+        systems = tuple(e[0] for e in entries)
+        shared = np.array([[len(outputs_ids[a] & outputs_ids[b]) for b in systems] for a in systems], dtype=float)
+        covariance = shared_item_covariance(
+            [e[2] for e in entries], [e[3] for e in entries], [float(e[1].variance) for e in entries], shared
+        )
+        joint[name] = JointEstimate(
+            systems=systems,
+            estimator=name,
+            estimate=np.array([float(e[1].estimate) for e in entries]),
+            lower=np.array([float(e[1].ci_low) for e in entries]),
+            upper=np.array([float(e[1].ci_high) for e in entries]),
+            covariance=covariance,
+            level=level,
+            n_judged=np.array([e[1].n_judged for e in entries]),
+        )
+        for system, _, _ in cells:
+            if system not in notes and system not in systems:
+                notes[f"{system}|{name}"] = f"no {name} estimate (it needs outputs nobody judged): not ranked"
+    return joint, notes
+
+
+def ratings_leaderboard_table(
+    joined: Sequence[pd.DataFrame],
+    prompts: Mapping[str, Sequence[str]],
+    metrics: Sequence[str],
+    *,
+    level: float,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """The ratings leaderboard (``leaderboard.csv``): per task x prompt x estimator, every system's
+    estimate of its mean human score, its interval and its simultaneous rank-set at ``level``
+    (rank 1 = highest mean score). A system with fewer than 3 judged items, or without the
+    estimator, has a row with an empty estimate and the reason in ``note``."""
+    cells: dict[tuple[str, str], list] = {}
+    for task, system, prompt, outputs, judged in iter_cells(joined, prompts):
+        cells.setdefault((task, prompt), []).append((system, outputs, judged))
+    frames = []
+    for (task, prompt), entries in cells.items():
+        joint, notes = ratings_joint_estimates(entries, metrics, level=level)
+        table = leaderboard_rows(joint, level=level, seed=seed, names=(task, prompt))
+        missing = []
+        for name in joint:
+            for system, _, _ in entries:
+                note = notes.get(system) or notes.get(f"{system}|{name}")
+                if note:
+                    missing.append({"system": system, "estimator": name, "level": level, "note": note})
+        if not joint:
+            missing += [{"system": s, "estimator": "mean", "level": level, "note": notes[s]} for s, _, _ in entries]
+        if missing:
+            table = pd.concat([table, pd.DataFrame(missing)], ignore_index=True)
+        table.insert(0, "task", task)
+        table.insert(1, "prompt", prompt)
+        order = {name: i for i, name in enumerate(dict.fromkeys(table["estimator"]))}
+        table = table.sort_values(
+            ["estimator", "rank", "system"], key=lambda c: c.map(order) if c.name == "estimator" else c
+        )
+        frames.append(table)
+    if not frames:
+        return pd.DataFrame(columns=LEADERBOARD_COLUMNS)
+    table = pd.concat(frames, ignore_index=True)[LEADERBOARD_COLUMNS]
+    for column in ("rank", "rank_low", "rank_high"):
+        table[column] = table[column].astype("Int64")
+    table["tied_with"] = table["tied_with"].fillna("")
+    return table
