@@ -25,6 +25,7 @@ from debias.stats.estimators import estimator_names
 from debias.stats.joint import JointEstimate, shared_item_covariance
 from debias.stats.ranking import rank_sets
 from debias.stats.resampling import setting_seed
+from debias.stats.variance import item_noise
 from debias.tables.estimates import evaluation_sample
 from debias.tables.joined import iter_cells
 
@@ -159,13 +160,22 @@ def ratings_joint_estimates(
         unjudged = sample.unjudged is not None and sample.unjudged.shape[0] > 0
         outputs_ids[system] = set(outputs["id"].astype(str))
         ids = judged["id"].astype(str).to_numpy()
+        noise_known = item_noise(sample.judgments, None) is not None
         for name in estimator_names(sample.metrics, unjudged=unjudged):
             result, terms = estimate_with_terms(sample, name, level=level)
-            per_estimator.setdefault(name, []).append((system, result, terms, ids))
+            # the finite-population factor off the diagonal where the estimator's own variance has
+            # it (annotator noise known); PPI++'s terms are exact under sampling without replacement
+            finite = noise_known or name.startswith("ppi++")
+            per_estimator.setdefault(name, []).append((system, result, terms, ids, finite))
     joint = {}
     for name, entries in per_estimator.items():
         systems = tuple(e[0] for e in entries)
-        shared = np.array([[len(outputs_ids[a] & outputs_ids[b]) for b in systems] for a in systems], dtype=float)
+        shared = np.array(
+            [
+                [len(outputs_ids[a[0]] & outputs_ids[b[0]]) if a[4] and b[4] else np.inf for b in entries]
+                for a in entries
+            ]
+        )
         covariance = shared_item_covariance(
             [e[2] for e in entries], [e[3] for e in entries], [float(e[1].variance) for e in entries], shared
         )
