@@ -158,7 +158,7 @@ def ratings_joint_estimates(
             continue
         sample = evaluation_sample(outputs, judged, metrics)
         unjudged = sample.unjudged is not None and sample.unjudged.shape[0] > 0
-        outputs_ids[system] = set(outputs["id"].astype(str))
+        outputs_ids[system] = outputs["id"].astype(str).unique().tolist()
         ids = judged["id"].astype(str).to_numpy()
         noise_known = item_noise(sample.judgments, None) is not None
         for name in estimator_names(sample.metrics, unjudged=unjudged):
@@ -167,15 +167,19 @@ def ratings_joint_estimates(
             # it (annotator noise known); PPI++'s terms are exact under sampling without replacement
             finite = noise_known or name.startswith("ppi++")
             per_estimator.setdefault(name, []).append((system, result, terms, ids, finite))
+    order = {system: k for k, system in enumerate(outputs_ids)}
+    codes: dict[str, int] = {}
+    coded = [[codes.setdefault(i, len(codes)) for i in ids] for ids in outputs_ids.values()]
+    incidence = np.zeros((len(order), len(codes)))
+    for k, positions in enumerate(coded):
+        incidence[k, positions] = 1.0
+    shared_outputs = incidence @ incidence.T  # outputs (inputs) every two systems share
     joint = {}
     for name, entries in per_estimator.items():
         systems = tuple(e[0] for e in entries)
-        shared = np.array(
-            [
-                [len(outputs_ids[a[0]] & outputs_ids[b[0]]) if a[4] and b[4] else np.inf for b in entries]
-                for a in entries
-            ]
-        )
+        rows = [order[system] for system in systems]
+        finite = np.array([e[4] for e in entries])
+        shared = np.where(np.outer(finite, finite), shared_outputs[np.ix_(rows, rows)], np.inf)
         covariance = shared_item_covariance(
             [e[2] for e in entries], [e[3] for e in entries], [float(e[1].variance) for e in entries], shared
         )

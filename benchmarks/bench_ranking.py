@@ -1,0 +1,248 @@
+"""Simultaneous rank-sets: their coverage and size on Chatbot Arena, and a large ratings leaderboard.
+
+Run:
+    python benchmarks/bench_ranking.py arena [--draws 500] [--n 1000] [--level 0.9]
+    python benchmarks/bench_ranking.py ratings [--systems 20] [--items 20000]
+
+``arena``: the 12 models of Chatzi et al. (NeurIPS 2024), their decisive human battles (human
+ties left out). The truth is the ranking by human win rate on all of them. Each draw takes n
+battles at random as the human-labelled ones; GPT-4 (0125 preview) judges every battle, and
+the battles not drawn are the judge-only pool. Per draw and estimator, the rank-sets of
+:func:`debias.stats.ranking.rank_sets` (max-|t| of the pairwise contrasts under the joint
+covariance) and Chatzi et al.'s chi-square projection (the same pairwise rule with the critical
+value sqrt(chi2_S(level)), computed here with :func:`debias.stats.ranking.rank_bounds`) on the
+same estimates and covariance; and the projection with the covariance normalised as their
+released ``estimate.py`` does (every model's sums divided by n^2 instead of n_m n_l). Prints
+the simultaneous coverage of the true ranking with its Monte-Carlo s.e. and the mean rank-set
+size (mean over draws of the mean over models, with its s.e. over draws).
+
+A model's win rate is the share of its battles it wins (human battles are decisive; a judge's
+tie or unparseable verdict counts half). ``human`` is the classical estimate on the n labelled
+battles; ``ppi++`` (a minimal stand-in until the preferences estimators exist: per-model tuned
+weight clipped to [0, 1]) adds the judge on the pool. Their joint covariance: the sums over
+battles of the centred wins of models m and l, over n_m n_l (battles are independent; a battle
+involves two models, so its winner's and loser's terms are negatively correlated).
+
+``ratings``: a synthetic evaluation with S systems judged on the same N items (a shared item
+effect, one metric, half the items judged twice), through :func:`debias.leaderboard`; prints the
+time of the call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import time
+from pathlib import Path
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+from scipy.stats import chi2  # noqa: E402
+
+from debias.stats.ranking import max_contrast_quantile, point_ranks, rank_bounds  # noqa: E402
+from debias.stats.resampling import setting_seed  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+#: The 12 models of Chatzi et al.'s study (their scripts/config.json).
+MODELS = [
+    "vicuna-13b",
+    "koala-13b",
+    "gpt-3.5-turbo",
+    "gpt-4",
+    "oasst-pythia-12b",
+    "alpaca-13b",
+    "claude-v1",
+    "RWKV-4-Raven-14B",
+    "chatglm-6b",
+    "fastchat-t5-3b",
+    "palm-2",
+    "claude-instant-v1",
+]
+JUDGE = "gpt-4-0125-preview"
+
+
+def read_verdicts(name: str) -> dict[int, tuple[str, str, str]]:
+    with gzip.open(ROOT / "data" / "arena" / f"{name}.jsonl.gz", "rt") as f:
+        return {(r := json.loads(line))["num"]: (r["model_a"], r["model_b"], r["winner"]) for line in f}
+
+
+def arena_cells():
+    """The decisive human battles among the 12 models, grouped into cells (model pair, human
+    winner, judge verdict): per cell its battle count and, per model, its incidence, human win
+    and judge score. Everything a draw needs is linear in the cells' counts."""
+    human, judge = read_verdicts("human"), read_verdicts(JUDGE)
+    index = {m: i for i, m in enumerate(MODELS)}
+    keys, counts = {}, []
+    for num, (a, b, winner) in human.items():
+        if a not in index or b not in index or winner not in ("model_a", "model_b"):
+            continue
+        verdict = judge[num][2]
+        g_a = 1.0 if verdict == "model_a" else 0.0 if verdict == "model_b" else 0.5
+        key = (index[a], index[b], winner == "model_a", g_a)
+        if key not in keys:
+            keys[key] = len(keys)
+            counts.append(0)
+        counts[keys[key]] += 1
+    s, c = len(MODELS), len(keys)
+    incidence, wins, scores = np.zeros((s, c)), np.zeros((s, c)), np.zeros((s, c))
+    for (a, b, a_won, g_a), k in keys.items():
+        incidence[[a, b], k] = 1.0
+        wins[a, k], wins[b, k] = float(a_won), float(not a_won)
+        scores[a, k], scores[b, k] = g_a, 1.0 - g_a
+    return np.array(counts), incidence, wins, scores
+
+
+def cross(counts, x, y):
+    """sum over battles of x_m y_l: (D, S, S) from per-cell counts (D, C) and (S, C) values."""
+    return np.einsum("dc,mc,lc->dml", counts, x, y, optimize=True)
+
+
+def centred_cross(counts, x, mean_x, y, mean_y, incidence):
+    """sum over battles of (x_m - mean_x_m 1_m)(y_l - mean_y_l 1_l), per draw (D, S, S)."""
+    xy, xm = cross(counts, x, y), cross(counts, x, incidence)
+    my, mm = cross(counts, incidence, y), cross(counts, incidence, incidence)
+    return xy - mean_y[:, None, :] * xm - mean_x[:, :, None] * my + mean_x[:, :, None] * mean_y[:, None, :] * mm
+
+
+def human_estimates(labelled, incidence, wins):
+    """Win rates on the labelled battles and their joint covariance, correct and as released."""
+    n_m = labelled @ incidence.T
+    theta = (labelled @ wins.T) / n_m
+    sums = centred_cross(labelled, wins, theta, wins, theta, incidence)
+    n = labelled.sum(axis=1)
+    return theta, sums / (n_m[:, :, None] * n_m[:, None, :]), sums / (n**2)[:, None, None]
+
+
+def ppi_estimates(labelled, pool, incidence, wins, scores):
+    """STAND-IN for the preferences module's ``ppi++`` win rate (to be replaced by its estimator):
+    theta_m = lam_m gbar_pool,m + mean_lab(y_m - lam_m g_m), lam_m tuned per model and clipped."""
+    n_m, big_m = labelled @ incidence.T, pool @ incidence.T
+    y_bar, g_lab = (labelled @ wins.T) / n_m, (labelled @ scores.T) / n_m
+    g_pool = (pool @ scores.T) / big_m
+    everything = labelled + pool
+    all_m = everything @ incidence.T
+    g_all = (everything @ scores.T) / all_m
+    var_g = ((everything @ (scores**2).T) / all_m - g_all**2) * all_m / (all_m - 1)
+    cov_yg = (labelled @ (wins * scores).T) / n_m - y_bar * g_lab
+    lam = np.clip(cov_yg / ((1 + n_m / big_m) * var_g), 0.0, 1.0)
+    theta = lam * g_pool + y_bar - lam * g_lab
+    lw, lg = lam[:, :, None], lam[:, None, :]  # residual terms y - lam g, centred per model
+    r_mean = y_bar - lam * g_lab
+    yy = centred_cross(labelled, wins, y_bar, wins, y_bar, incidence)
+    yg = centred_cross(labelled, wins, y_bar, scores, g_lab, incidence)
+    gg = centred_cross(labelled, scores, g_lab, scores, g_lab, incidence)
+    residual = yy - lg * yg - lw * np.swapaxes(yg, 1, 2) + lw * lg * gg
+    del r_mean
+    pool_sums = centred_cross(pool, scores, g_pool, scores, g_pool, incidence)
+    covariance = residual / (n_m[:, :, None] * n_m[:, None, :]) + lw * lg * pool_sums / (
+        big_m[:, :, None] * big_m[:, None, :]
+    )
+    return theta, covariance
+
+
+def summarise(name, low, high, truth, draws):
+    covered = np.all((low <= truth) & (truth <= high), axis=1)
+    size = (high - low + 1).mean(axis=1)
+    cov, cov_se = covered.mean(), covered.std(ddof=1) / np.sqrt(draws)
+    size_se = size.std(ddof=1) / np.sqrt(draws)
+    print(f"  {name:<44} coverage {cov:.3f} (s.e. {cov_se:.3f})   mean size {size.mean():.3f} (s.e. {size_se:.3f})")
+    return size
+
+
+def arena(args) -> None:
+    start = time.perf_counter()
+    counts, incidence, wins, scores = arena_cells()
+    total = counts.sum()
+    truth = point_ranks((counts @ wins.T) / (counts @ incidence.T))
+    s = len(MODELS)
+    print(
+        f"== Chatbot Arena: {s} models, {total} decisive human battles, judge {JUDGE}; n = {args.n} labelled, "
+        f"{args.draws} draws, level {args.level}"
+    )
+    print("  truth (rank by human win rate on all):", dict(zip(MODELS, truth.tolist())))
+    rng = np.random.default_rng(setting_seed(0, "bench_ranking", "arena", args.n, args.draws))
+    battle_cell = np.repeat(np.arange(counts.size), counts)
+    picks = np.argsort(rng.random((args.draws, total)), axis=1)[:, : args.n]  # n of N without replacement
+    cells = battle_cell[picks] + counts.size * np.arange(args.draws)[:, None]
+    labelled = np.bincount(cells.ravel(), minlength=counts.size * args.draws).reshape(args.draws, -1).astype(float)
+    pool = counts[None, :] - labelled
+    chi = np.sqrt(chi2.ppf(args.level, s))
+    results = {}
+    theta_h, cov_h, cov_released = human_estimates(labelled, incidence, wins)
+    theta_p, cov_p = ppi_estimates(labelled, pool, incidence, wins, scores)
+    for name, theta, cov in (("human", theta_h, cov_h), ("ppi++ (stand-in)", theta_p, cov_p)):
+        c = np.array([max_contrast_quantile(cov[d], args.level, n_draws=args.mc, rng=rng) for d in range(args.draws)])
+        print(f"- {name}: max-|t| critical value {c.mean():.3f} on average; chi-square projection {chi:.3f}")
+        low, high, _ = rank_bounds(theta, cov, c)
+        results[name] = summarise("max-|t| rank-sets (this project)", low, high, truth, args.draws)
+        low, high, _ = rank_bounds(theta, cov, chi)
+        chatzi = summarise("chi-square projection, corrected covariance", low, high, truth, args.draws)
+        ratio = results[name] / chatzi
+        ratio_se = ratio.std(ddof=1) / np.sqrt(args.draws)
+        print(f"  size ratio max-|t| / chi-square: {ratio.mean():.3f} (s.e. {ratio_se:.3f})")
+        if name == "human":
+            low, high, _ = rank_bounds(theta, cov_released, chi)
+            summarise("chi-square projection, covariance / n^2 (as released)", low, high, truth, args.draws)
+    difference = results["ppi++ (stand-in)"] - results["human"]
+    print(
+        f"- ppi++ (stand-in) minus human, mean size on the same draws: {difference.mean():.3f} "
+        f"(s.e. {difference.std(ddof=1) / np.sqrt(args.draws):.3f})"
+    )
+    print(f"  ({time.perf_counter() - start:.1f} s)")
+
+
+def ratings(args) -> None:
+    import pandas as pd
+
+    import debias
+
+    rng = np.random.default_rng(setting_seed(0, "bench_ranking", "ratings", args.systems, args.items))
+    s, n = args.systems, args.items
+    item = rng.normal(0, 1, n)
+    quality = item[None, :] + np.linspace(0, 0.5, s)[:, None] + rng.normal(0, 0.5, (s, n))
+    twice = rng.random(n) < 0.5
+    first = quality + rng.normal(0, 0.5, (s, n))
+    second = quality + rng.normal(0, 0.5, (s, n))
+    metric = quality + rng.normal(0, 0.7, (s, n))
+    systems = np.repeat([f"sys{k:02d}" for k in range(s)], n)
+    items = np.tile([f"i{i}" for i in range(n)], s)
+    frame = pd.DataFrame({"item": items, "system": systems, "score": first.ravel(), "metric": metric.ravel()})
+    extra = pd.DataFrame(
+        {
+            "item": items[np.tile(twice, s)],
+            "system": systems[np.tile(twice, s)],
+            "score": second[:, twice].ravel(),
+            "metric": metric[:, twice].ravel(),
+        }
+    )
+    frame = pd.concat([frame, extra], ignore_index=True)
+    print(f"== ratings leaderboard: {s} systems x {n} items, {len(frame)} judgments, one metric")
+    start, cpu = time.perf_counter(), time.process_time()
+    table = debias.leaderboard(frame, item="item", judgment="score", system="system", scores=["metric"], level=0.9)
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+    for estimator, rows in table.groupby("estimator", sort=False):
+        size = (rows["rank_high"] - rows["rank_low"] + 1).mean()
+        print(f"  {estimator:<12} mean rank-set size {size:.2f}")
+    print(f"  debias.leaderboard: {elapsed:.2f} s wall, {cpu:.2f} s CPU ({len(table)} rows)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="what", required=True)
+    a = sub.add_parser("arena")
+    a.add_argument("--draws", type=int, default=500)
+    a.add_argument("--n", type=int, default=1000)
+    a.add_argument("--level", type=float, default=0.9)
+    a.add_argument("--mc", type=int, default=20_000, help="Gaussian draws per critical value")
+    r = sub.add_parser("ratings")
+    r.add_argument("--systems", type=int, default=20)
+    r.add_argument("--items", type=int, default=20_000)
+    args = parser.parse_args()
+    {"arena": arena, "ratings": ratings}[args.what](args)
+
+
+if __name__ == "__main__":
+    main()
