@@ -153,6 +153,7 @@ def leaderboard(
     scores: Sequence[str] = (),
     population: pd.DataFrame | None = None,
     level: float | None = None,
+    higher_is_better: bool = True,
     seed: int = 0,
 ) -> pd.DataFrame:
     """Every system's estimate, interval and simultaneous rank-set, per estimator, from a long table.
@@ -162,7 +163,8 @@ def leaderboard(
     simultaneous level of the rank-sets: with that probability every system's true rank (1 =
     highest mean human score) lies in its ``[rank_low, rank_high]`` at once
     (:func:`debias.stats.ranking.rank_sets`, from the estimates' joint covariance over the
-    items the systems share, :func:`debias.stats.joint.shared_item_covariance`). ``seed``
+    items the systems share, :func:`debias.stats.joint.shared_item_covariance`); with
+    ``higher_is_better=False`` the lowest mean ranks first (error counts, edit distances). ``seed``
     seeds the rank-sets' critical value (deterministic by default).
 
     Returns
@@ -188,7 +190,9 @@ def leaderboard(
     level = section_defaults("estimates")["level"] if level is None else level
     columns = {"item": item, "judgment": judgment, "system": system, "prompt": prompt, "rater": rater}
     tables, prompts = joined_tables(frame, **columns, scores=scores, population=population)
-    return ratings_leaderboard_table(tables, {TASK: prompts}, list(dict.fromkeys(scores)), level=level, seed=seed)
+    lower = [] if higher_is_better else [(TASK, name) for name in prompts]
+    metrics = list(dict.fromkeys(scores))
+    return ratings_leaderboard_table(tables, {TASK: prompts}, metrics, level=level, seed=seed, lower_is_better=lower)
 
 
 def plan(

@@ -14,7 +14,7 @@ from ``setting_seed(seed, task, prompt, estimator, "leaderboard")``.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Protocol
 
 import numpy as np
@@ -206,18 +206,21 @@ def ratings_leaderboard_table(
     *,
     level: float,
     seed: int = 0,
+    lower_is_better: Collection[tuple[str, str]] = (),
 ) -> pd.DataFrame:
     """The ratings leaderboard (``leaderboard.csv``): per task x prompt x estimator, every system's
     estimate of its mean human score, its interval and its simultaneous rank-set at ``level``
-    (rank 1 = highest mean score). A system with fewer than 3 judged items, or without the
-    estimator, has a row with an empty estimate and the reason in ``note``."""
+    (rank 1 = highest mean score, or the lowest for the ``(task, prompt)`` pairs in
+    ``lower_is_better``). A system with fewer than 3 judged items, or without the estimator, has
+    a row with an empty estimate and the reason in ``note``."""
     cells: dict[tuple[str, str], list] = {}
     for task, system, prompt, outputs, judged in iter_cells(joined, prompts):
         cells.setdefault((task, prompt), []).append((system, outputs, judged))
     frames = []
     for (task, prompt), entries in cells.items():
         joint, notes = ratings_joint_estimates(entries, metrics, level=level)
-        table = leaderboard_rows(joint, level=level, seed=seed, names=(task, prompt))
+        higher = (task, prompt) not in set(lower_is_better)
+        table = leaderboard_rows(joint, level=level, higher_is_better=higher, seed=seed, names=(task, prompt))
         missing = []
         for name in joint:
             for system, _, _ in entries:
