@@ -20,7 +20,7 @@ def estimate_mean(
     sample: EvalSample,
     estimator: str = "mean",
     *,
-    level: float = 0.8,
+    level: float,
     annotator_variance: float | None = None,
     folds: int | None = None,
     rng: np.random.Generator | None = None,
@@ -53,7 +53,7 @@ def estimate_mean(
     >>> from debias.data import EvalSample
     >>> sample = EvalSample.from_arrays([[4, 5], [3, 3], [5], [2, 3]], [0.9, 0.4, 0.8, 0.2],
     ...                                 unjudged_scores=[0.5, 0.7], metrics=["bleu"])
-    >>> round(float(estimate_mean(sample, "cv:bleu").estimate), 3)
+    >>> round(float(estimate_mean(sample, "cv:bleu", level=0.8).estimate), 3)
     3.79
     """
     result, _ = estimate_with_terms(
@@ -66,7 +66,7 @@ def estimate_with_terms(
     sample: EvalSample,
     estimator: str = "mean",
     *,
-    level: float = 0.8,
+    level: float,
     annotator_variance: float | None = None,
     folds: int | None = None,
     rng: np.random.Generator | None = None,
@@ -82,7 +82,8 @@ def estimate_with_terms(
         raise ValueError(f"an interval needs at least 3 judged items, got {sample.n_judged}")
     family, metric = resolve_estimator(estimator, sample.metrics)
     population = Population(sample.population)
-    options = {"folds": folds, "rng": rng, "shrink": shrink} if family.family == "cv:combined" else {}
+    given = {"folds": folds, "rng": rng, "shrink": shrink}
+    options = {key: given[key] for key in family.options}
     terms = family.terms(sample.judgments.item_means, sample.scores.T, population, metric, **options)
     noise = item_noise(sample.judgments, annotator_variance)
     result = family.interval(terms, population, noise=noise, level=level)
@@ -93,7 +94,7 @@ def estimate_with_terms(
     return result, values
 
 
-def estimate_all(sample: EvalSample, *, level: float = 0.8, estimators: Sequence[str] | None = None, **options):
+def estimate_all(sample: EvalSample, *, level: float, estimators: Sequence[str] | None = None, **options):
     """Every estimator of :func:`estimator_names` (or those named) on one sample, as a dict
     name -> :class:`MeanEstimate`; ``options`` go to :func:`estimate_mean`."""
     unjudged = sample.unjudged is not None and sample.unjudged.shape[0] > 0
