@@ -175,7 +175,15 @@ def arena(args) -> None:
     theta_p, cov_p = ppi_estimates(labelled, pool, incidence, wins, scores)
     for name, theta, cov in (("human", theta_h, cov_h), ("ppi++ (stand-in)", theta_p, cov_p)):
         c = np.array([max_contrast_quantile(cov[d], args.level, n_draws=args.mc, rng=rng) for d in range(args.draws)])
-        print(f"- {name}: max-|t| critical value {c.mean():.3f} on average; chi-square projection {chi:.3f}")
+        i, j = np.triu_indices(s, k=1)
+        spread = np.var(theta[:, i] - theta[:, j], axis=0, ddof=1)  # over draws, per pair
+        predicted = (cov[:, i, i] + cov[:, j, j] - 2 * cov[:, i, j]).mean(axis=0)
+        print(
+            f"- {name}: variance of the pairwise differences over draws / mean estimated: "
+            f"{np.mean(spread / predicted):.3f} on average over pairs (sampling {args.n} of {total} without "
+            f"replacement: expected 1 - n/N = {1 - args.n / total:.3f})"
+        )
+        print(f"  max-|t| critical value {c.mean():.3f} on average; chi-square projection {chi:.3f}")
         low, high, _ = rank_bounds(theta, cov, c)
         results[name] = summarise("max-|t| rank-sets (this project)", low, high, truth, args.draws)
         low, high, _ = rank_bounds(theta, cov, chi)
