@@ -500,7 +500,7 @@ def test_a_setting_reruns_only_the_rules_that_read_it(base_run, tmp_path):
     config["tasks"]["toy"]["prompts"]["quality"]["label"] = "Overall quality"
     write_config(run, config)
     shows_labels = {"table1", "table2", "data_efficiency", "figure1", "figure3", "figure5", "figure6"}
-    shows_labels |= {"system_scores_figure", "comparisons_figure", "report"}
+    shows_labels |= {"system_scores_figure", "comparisons_figure", "leaderboard_figure", "report"}
     assert planned_rules(run) == shows_labels
     config = read_config(clone(base_run, tmp_path / "check"))
     config["plan"]["check"]["pilots"] = 30
