@@ -255,3 +255,32 @@ def test_compare_adjusts_p_values_within_each_prompt_and_estimator():
         assert np.allclose(rows["p_holm"], holm(rows["p_value"].to_numpy()))
         assert np.allclose(rows["p_bh"], benjamini_hochberg(rows["p_value"].to_numpy()))
     assert (table["p_holm"] >= table["p_value"]).all() and (table["p_holm"] > table["p_value"]).any()
+
+
+def test_separation_factor_separates_the_pair_with_the_stated_power():
+    # Simulate k times the judgments (covariance / k) around the estimated truth: the pair comes
+    # out separated in about `power` of the draws; at half the factor far less often.
+    from debias.stats.ranking import separation_factor, top_k_factor
+
+    rng = np.random.default_rng(11)
+    s, draws, power = 6, 4000, 0.8
+    theta = np.array([1.0, 0.9, 0.5, 0.45, 0.2, 0.0])
+    sigma = random_covariance(rng, s, 0.02) + 0.01
+    c = max_contrast_quantile(sigma, 0.9, rng=np.random.default_rng(12))
+    k = separation_factor(theta, sigma, [[0, 1]], critical_value=c, power=power)[0]
+    assert k > 1  # not separated at the current size
+    for scale, expected in ((k, power), (k / 2, None)):
+        estimates = rng.multivariate_normal(theta, sigma / scale, size=draws)
+        _, _, better = rank_bounds(estimates, np.broadcast_to(sigma / scale, (draws, s, s)), c)
+        separated = better[:, 0, 1].mean()
+        if expected is None:
+            assert separated < power - 0.2
+        else:
+            assert abs(separated - expected) < 4 * np.sqrt(power * (1 - power) / draws), separated
+    ranks = rank_sets(theta, sigma, level=0.9)
+    pairs = [[0, 2], [0, 3], [1, 2], [1, 3]]
+    assert top_k_factor(ranks, sigma, 2) == pytest.approx(
+        separation_factor(theta, sigma, pairs, critical_value=ranks.critical_value).max()
+    )
+    assert separation_factor([0.3, 0.3], np.eye(2), [[0, 1]], critical_value=2.0)[0] == np.inf
+    assert separation_factor([0.3, 0.2], np.ones((2, 2)), [[0, 1]], critical_value=2.0)[0] == 0.0

@@ -180,10 +180,12 @@ def leaderboard(
     -------
     pandas.DataFrame
         One row per prompt x estimator x system (best first): ``task, prompt, system,
-        estimator, estimate, lower, upper, rank, rank_low, rank_high, level, tied_with, note``
-        (:func:`debias.tables.leaderboard.ratings_leaderboard_table`). Tied point estimates
-        share a rank and are named in ``tied_with``; a system that cannot be estimated has a row
-        with the reason in ``note``.
+        estimator, estimate, lower, upper, rank, rank_low, rank_high, level, tied_with,
+        factor_to_separate_next, note`` (:func:`debias.tables.leaderboard.ratings_leaderboard_table`).
+        Tied point estimates share a rank and are named in ``tied_with``;
+        ``factor_to_separate_next`` is how many times the judged items would separate the
+        system from the next one down (:func:`debias.stats.ranking.separation_factor`); a
+        system that cannot be estimated has a row with the reason in ``note``.
 
     Examples
     --------

@@ -65,7 +65,15 @@ import numpy as np
 from debias.stats.estimate import check_level
 from debias.stats.joint import TOLERANCE, check_joint
 
-__all__ = ["RankSets", "max_contrast_quantile", "point_ranks", "rank_bounds", "rank_sets"]
+__all__ = [
+    "RankSets",
+    "max_contrast_quantile",
+    "point_ranks",
+    "rank_bounds",
+    "rank_sets",
+    "separation_factor",
+    "top_k_factor",
+]
 
 #: Default number of Gaussian draws for the critical value (Monte-Carlo error of its level ~0.002).
 N_DRAWS = 20_000
@@ -315,3 +323,68 @@ def rank_sets(
         critical_value=c,
         higher_is_better=bool(higher_is_better),
     )
+
+
+def separation_factor(estimate, covariance, pairs, *, critical_value: float, power: float = 0.8) -> np.ndarray:
+    r"""How many times the current judgments would separate each pair of systems in the rank-sets.
+
+    Parameters
+    ----------
+    estimate : array_like, shape (S,)
+    covariance : array_like, shape (S, S)
+    pairs : array_like of int, shape (P, 2)
+        The pairs (i, j) to separate.
+    critical_value : float
+        The rank-sets' multiplier c (:attr:`RankSets.critical_value`).
+    power : float
+        Probability, in [0.5, 1), that the pair comes out separated if its true difference is the
+        estimated one.
+
+    Returns
+    -------
+    numpy.ndarray, shape (P,)
+        The factor k by which every system's judged items must grow (below 1: fewer would do):
+        ``inf`` for tied estimates, 0 for a difference known exactly.
+
+    Notes
+    -----
+    With k times the judged items (the same design), the covariance becomes
+    :math:`\hat\Sigma / k` and the critical value stays (it depends on the correlations only),
+    so the pair is separated when :math:`|\hat\delta_{ij}| > c\,\hat s_{ij}/\sqrt{k}`. Asking
+    this with probability ``power`` when the true difference is :math:`\hat\delta_{ij}` gives
+
+    .. math::
+
+        k_{ij} = \Bigl(\frac{(c + z_{\text{power}})\,\hat s_{ij}}{|\hat\delta_{ij}|}\Bigr)^2 .
+
+    The estimated difference is itself noisy, so k is a rough guide for pairs whose difference
+    is small compared with its standard error.
+    """
+    from scipy.special import ndtri
+
+    if not 0.5 <= power < 1:
+        raise ValueError(f"power must be in [0.5, 1), got {power!r}")
+    theta, sigma, _ = check_joint(estimate, covariance)
+    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    if pairs.size and (pairs.min() < 0 or pairs.max() >= theta.size):
+        raise ValueError(f"pairs must index the {theta.size} systems")
+    i, j = pairs[:, 0], pairs[:, 1]
+    difference = np.abs(theta[i] - theta[j])
+    sd = np.sqrt(np.maximum(sigma[i, i] + sigma[j, j] - 2.0 * sigma[i, j], 0.0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        factor = ((critical_value + ndtri(power)) * sd / difference) ** 2
+    return np.where(difference == 0, np.inf, np.where(sd == 0, 0.0, factor))
+
+
+def top_k_factor(ranks: RankSets, covariance, k: int, *, power: float = 0.8) -> float:
+    """How many times the current judgments would make the top ``k`` systems (by point rank)
+    surely better than all the others: the largest :func:`separation_factor` over the pairs of
+    one system inside and one outside (``inf`` when the k-th and the next are tied)."""
+    s = len(ranks.systems)
+    if not 1 <= k < s:
+        raise ValueError(f"k must be between 1 and {s - 1} for {s} systems, got {k}")
+    order = np.argsort(ranks.rank, kind="stable")
+    inside, outside = order[:k], order[k:]
+    pairs = np.array([(a, b) for a in inside for b in outside])
+    factors = separation_factor(ranks.estimate, covariance, pairs, critical_value=ranks.critical_value, power=power)
+    return float(factors.max())

@@ -23,7 +23,7 @@ import pandas as pd
 from debias.stats.estimate import estimate_with_terms
 from debias.stats.estimators import estimator_names
 from debias.stats.joint import JointEstimate, shared_item_covariance
-from debias.stats.ranking import rank_sets
+from debias.stats.ranking import rank_sets, separation_factor
 from debias.stats.resampling import setting_seed
 from debias.stats.variance import item_noise
 from debias.tables.estimates import evaluation_sample
@@ -51,6 +51,7 @@ LEADERBOARD_COLUMNS = [
     "rank_high",
     "level",
     "tied_with",
+    "factor_to_separate_next",
     "note",
 ]
 
@@ -92,7 +93,11 @@ def leaderboard_rows(
     -------
     pandas.DataFrame
         Columns ``system, estimator, estimate, lower, upper, rank, rank_low, rank_high, level,
-        tied_with`` (``;``-separated names of the systems with the same estimate), ``note``.
+        tied_with`` (``;``-separated names of the systems with the same estimate),
+        ``factor_to_separate_next`` (how many times its judgments would make the system surely
+        better than the next one down the ranking with probability 0.8 if their difference is
+        the estimated one, :func:`debias.stats.ranking.separation_factor`; empty for the last)
+        and ``note``.
     """
     rows = []
     for estimator, result in results.items():
@@ -104,6 +109,16 @@ def leaderboard_rows(
             systems=result.systems,
             higher_is_better=higher_is_better,
             rng=rng,
+        )
+        order = np.argsort(ranks.rank, kind="stable")
+        following = np.full(len(ranks.systems), -1)
+        following[order[:-1]] = order[1:]  # the next system down the point ranking
+        pairs = np.array([(i, following[i]) for i in range(len(ranks.systems)) if following[i] >= 0]).reshape(-1, 2)
+        factors = dict(
+            zip(
+                pairs[:, 0].tolist(),
+                separation_factor(result.estimate, result.covariance, pairs, critical_value=ranks.critical_value),
+            )
         )
         for i, system in enumerate(ranks.systems):
             tied = ranks.tied_with[i]
@@ -119,6 +134,7 @@ def leaderboard_rows(
                     "rank_high": int(ranks.rank_high[i]),
                     "level": level,
                     "tied_with": ";".join(tied),
+                    "factor_to_separate_next": float(factors.get(i, np.nan)),
                     "note": f"tied with {', '.join(tied)}" if tied else "",
                 }
             )
