@@ -105,6 +105,7 @@ def test_leaderboard_table_and_figure(base_run):
     assert (merged["estimate"] - merged["estimate_estimates"]).abs().max() < 1e-5
     assert ((ranked["rank_low"] <= ranked["rank"]) & (ranked["rank"] <= ranked["rank_high"])).all()
     assert (results / "figures/leaderboard_toy.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "figures/leaderboard_toy.png)" in (results / "report.md").read_text()
 
 
 def test_estimate_and_coverage_tables(base_run):
