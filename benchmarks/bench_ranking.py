@@ -3,6 +3,7 @@
 Run:
     python benchmarks/bench_ranking.py arena [--draws 500] [--n 1000] [--level 0.9]
     python benchmarks/bench_ranking.py ratings [--systems 20] [--items 20000]
+    python benchmarks/bench_ranking.py ratings-coverage [--draws 400] [--level 0.8]
 
 ``arena``: the 12 models of Chatzi et al. (NeurIPS 2024), their decisive human battles (human
 ties left out). The truth is the ranking by human win rate on all of them. Each draw takes n
@@ -25,7 +26,9 @@ involves two models, so its winner's and loser's terms are negatively correlated
 
 ``ratings``: a synthetic evaluation with S systems judged on the same N items (a shared item
 effect, one metric, half the items judged twice), through :func:`debias.leaderboard`; prints the
-time of the call.
+time of the call. ``ratings-coverage``: the simultaneous level of the ratings leaderboard for
+every estimator (``mean``, ``cv``, ``ppi++``), on simulated evaluations of systems with equal
+means, where the level is attained exactly.
 """
 
 from __future__ import annotations
@@ -237,6 +240,60 @@ def ratings(args) -> None:
     print(f"  debias.leaderboard: {elapsed:.2f} s wall, {cpu:.2f} s CPU ({len(table)} rows)")
 
 
+def ratings_coverage(args) -> None:
+    """The level of the ratings leaderboard's rank-sets, through :func:`debias.leaderboard`, on
+    a world where every system has the same mean: all true ranks are 1, and the rank-sets hold
+    exactly when no pair is separated, which the construction makes happen with probability
+    ``level`` (for every estimator, with its own terms and covariance)."""
+    import pandas as pd
+
+    import debias
+
+    rng = np.random.default_rng(setting_seed(0, "bench_ranking", "ratings-coverage", args.systems, args.n))
+    s, big_n, n = args.systems, args.outputs, args.n
+    item = rng.normal(0, 1, big_n)
+    quality = item[None, :] + rng.normal(0, 0.5, (s, big_n))
+    quality -= quality.mean(axis=1, keepdims=True)  # equal true means
+    metric = quality + rng.normal(0, 0.7, (s, big_n))
+    names = [f"sys{k:02d}" for k in range(s)]
+    population = pd.DataFrame(
+        {"item": np.tile(np.arange(big_n).astype(str), s), "system": np.repeat(names, big_n), "metric": metric.ravel()}
+    )
+    print(
+        f"== ratings rank-sets' level: {s} systems with equal means, N = {big_n} outputs each, n = {n} judged "
+        f"items (the same for every system, half judged twice), {args.draws} draws, level {args.level}"
+    )
+    start = time.perf_counter()
+    held: dict[str, list[bool]] = {}
+    sizes: dict[str, list[float]] = {}
+    for _ in range(args.draws):  # one public call per simulated evaluation
+        idx = rng.choice(big_n, n, replace=False)
+        twice = idx[: n // 2]
+        rows_item = np.concatenate([np.tile(idx, s), np.tile(twice, s)])
+        rows_system = np.concatenate([np.repeat(np.arange(s), n), np.repeat(np.arange(s), twice.size)])
+        judged = quality[rows_system, rows_item] + rng.normal(0, 0.5, rows_item.size)
+        frame = pd.DataFrame(
+            {
+                "item": rows_item.astype(str),
+                "system": np.array(names)[rows_system],
+                "score": judged,
+                "metric": metric[rows_system, rows_item],
+            }
+        )
+        table = debias.leaderboard(
+            frame, item="item", judgment="score", system="system", scores=["metric"], population=population,
+            level=args.level,
+        )  # fmt: skip
+        for estimator, rows in table.groupby("estimator", sort=False):
+            held.setdefault(estimator, []).append(bool((rows["rank_low"] == 1).all()))
+            sizes.setdefault(estimator, []).append(float((rows["rank_high"] - rows["rank_low"] + 1).mean()))
+    for estimator, values in held.items():
+        rate = np.mean(values)
+        se = np.sqrt(rate * (1 - rate) / len(values))
+        print(f"  {estimator:<12} rank-sets hold {rate:.3f} (s.e. {se:.3f}); mean size {np.mean(sizes[estimator]):.2f}")
+    print(f"  ({time.perf_counter() - start:.1f} s)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="what", required=True)
@@ -248,8 +305,14 @@ def main() -> None:
     r = sub.add_parser("ratings")
     r.add_argument("--systems", type=int, default=20)
     r.add_argument("--items", type=int, default=20_000)
+    c = sub.add_parser("ratings-coverage")
+    c.add_argument("--systems", type=int, default=6)
+    c.add_argument("--outputs", type=int, default=2000)
+    c.add_argument("--n", type=int, default=200)
+    c.add_argument("--draws", type=int, default=400)
+    c.add_argument("--level", type=float, default=0.8)
     args = parser.parse_args()
-    {"arena": arena, "ratings": ratings}[args.what](args)
+    {"arena": arena, "ratings": ratings, "ratings-coverage": ratings_coverage}[args.what](args)
 
 
 if __name__ == "__main__":

@@ -7,8 +7,9 @@ preferences estimator's result — and ranks the systems with
 :func:`debias.stats.ranking.rank_sets`. :func:`ratings_leaderboard_table` builds the ratings'
 joint estimates from the joined tables (:mod:`debias.tables.joined`): every estimator of
 :mod:`debias.stats.estimators` on every system, the covariance from the items the systems share
-(:func:`debias.stats.joint.shared_item_covariance`). The critical value's random draws come
-from ``setting_seed(seed, task, prompt, estimator, "leaderboard")``.
+(:func:`debias.stats.joint.shared_item_covariance`; ``ppi++`` with the finite-population
+variance of its terms, ``ppi++fpc``, on the diagonal, the design of its covariances). The
+critical value's random draws come from ``setting_seed(seed, task, prompt, estimator, "leaderboard")``.
 """
 
 from __future__ import annotations
@@ -179,10 +180,12 @@ def ratings_joint_estimates(
         noise_known = item_noise(sample.judgments, None) is not None
         for name in estimator_names(sample.metrics, unjudged=unjudged):
             result, terms = estimate_with_terms(sample, name, level=level)
-            # the finite-population factor off the diagonal where the estimator's own variance has
-            # it (annotator noise known); PPI++'s terms are exact under sampling without replacement
-            finite = noise_known or name.startswith("ppi++")
-            per_estimator.setdefault(name, []).append((system, result, terms, ids, finite))
+            variance = float(result.variance)
+            if name.startswith("ppi++:"):  # ranked with its terms' finite-population variance (ppi++fpc),
+                # as its covariances are: PPI++'s own interval, for infinitely many outputs, is wider
+                variance = float(estimate_with_terms(sample, "ppi++fpc" + name[5:], level=level)[0].variance)
+            # the finite-population factor off the diagonal where the variance has it (noise known)
+            per_estimator.setdefault(name, []).append((system, result, terms, ids, noise_known, variance))
     order = {system: k for k, system in enumerate(outputs_ids)}
     codes: dict[str, int] = {}
     coded = [[codes.setdefault(i, len(codes)) for i in ids] for ids in outputs_ids.values()]
@@ -197,7 +200,7 @@ def ratings_joint_estimates(
         finite = np.array([e[4] for e in entries])
         shared = np.where(np.outer(finite, finite), shared_outputs[np.ix_(rows, rows)], np.inf)
         covariance = shared_item_covariance(
-            [e[2] for e in entries], [e[3] for e in entries], [float(e[1].variance) for e in entries], shared
+            [e[2] for e in entries], [e[3] for e in entries], [e[5] for e in entries], shared
         )
         joint[name] = JointEstimate(
             systems=systems,
