@@ -18,8 +18,8 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
+from debias.config.settings import default, section_defaults
 from debias.data import EvalSample, as_judgments
-from debias.settings import default, section_defaults
 from debias.stats.estimate import estimate_mean as _estimate_sample
 from debias.stats.intervals import MeanEstimate
 from debias.stats.theory import theory_data_efficiency
@@ -157,7 +157,7 @@ def plan(
     """The least-cost number of items and judgments per item for a target interval width.
 
     The judged items of each system and prompt are the pilot. ``settings`` overrides the
-    ``plan`` section's defaults (the schema's, :func:`debias.settings.section_defaults`: ``target_widths``,
+    ``plan`` section's defaults (the schema's, :func:`debias.config.settings.section_defaults`: ``target_widths``,
     ``auto_n``, ``cost_per_judgment``, ``cost_per_item``, ``max_judgments_per_item``,
     ``assurance``); ``seed`` seeds the bound's bootstrap.
 
