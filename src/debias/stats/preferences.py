@@ -96,7 +96,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.special import expit, ndtri
 
-from debias.data.pairs import JudgedPairs
+from debias.data import JudgedPairs
 
 __all__ = [
     "ESTIMANDS",
