@@ -88,8 +88,10 @@ large language models. In *Advances in Neural Information Processing Systems 37 
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from scipy.sparse import coo_matrix
@@ -253,48 +255,198 @@ def _resolve(estimator: str, judges: Sequence[str]) -> tuple[str, list[int]]:
 
 
 # Verdict coding -------------------------------------------------------------------------------
+#
+# Every per-battle quantity the estimators need is an affine function of a few per-battle
+# *sources* (a verdict, or the shares of A's and B's wins) whose coefficients are the same for
+# every battle of a group: battles with the same (A, B) and the same labelled flag. So the
+# battles are summed once per group (counts, sums of the sources and of their products) and
+# every estimator works on the groups, whose number is at most twice the number of ordered
+# pairs of systems, however many battles there are.
 
 
-def _coded(score, share_a, share_b, ties: str):
-    """Per battle, ``(w_A, w_B, d)``: A's and B's win credit and the battle's weight."""
+def _source_columns(verdicts, ties: str) -> np.ndarray:
+    """A provider's source columns from its per-battle verdicts (NaN kept): the score of A with
+    ties as half a win, else the shares of verdicts for A and for B."""
     if ties == "half":
-        return score, 1.0 - score, np.ones_like(score)
-    return share_a, share_b, share_a + share_b
+        return verdicts[:, None]
+    return np.column_stack([(verdicts == 1.0).astype(float), (verdicts == 0.0).astype(float)])
 
 
-def _judge_coded(verdicts, ties: str):
-    """A judge's ``(w_A, w_B, d)`` with its average filled in where it gave no verdict, and the
-    mask of battles it answered."""
-    answered = ~np.isnan(verdicts)
-    coded = _coded(verdicts, (verdicts == 1.0).astype(float), (verdicts == 0.0).astype(float), ties)
-    filled = []
-    for part in coded:
-        part = np.where(answered, part, np.nan)
-        fill = float(np.nanmean(part)) if answered.any() else 0.0
-        filled.append(np.where(answered, part, fill))
-    return tuple(filled), answered
+def _credit_forms(offset: int, n_sources: int, ties: str):
+    """``(w_A, w_B, d)``, A's and B's win credit and the battle's weight, as affine forms
+    ``(alpha, beta)`` in the sources, for the provider whose columns start at ``offset``."""
+    unit = np.eye(n_sources)
+    if ties == "half":
+        score = unit[offset]
+        return (0.0, score), (1.0, -score), (1.0, np.zeros(n_sources))
+    share_a, share_b = unit[offset], unit[offset + 1]
+    return (0.0, share_a), (0.0, share_b), (0.0, share_a + share_b)
 
 
-def _human_coded(pairs: JudgedPairs, ties: str):
-    coded = _coded(pairs.human_mean, pairs.human_share(1.0), pairs.human_share(0.0), ties)
-    return tuple(np.nan_to_num(part) for part in coded)
+def _filled(columns, answered, ties: str):
+    """Source columns with each column's mean over the answered battles where the judge gave no
+    verdict (its prediction when it abstains); a judge that never answered predicts a tie (ties
+    half a win) or nothing (ties left out), the same for every battle."""
+    columns = np.array(columns, dtype=float)
+    for k in range(columns.shape[1]):
+        fill = float(columns[answered, k].mean()) if answered.any() else (0.5 if ties == "half" else 0.0)
+        columns[~answered, k] = fill
+    return columns
+
+
+class _Groups(NamedTuple):
+    """Battles summed per group (A, B, labelled flag): groups run along the axis G, every
+    leading axis of ``count``, ``sums`` and ``products`` is a separate labelling."""
+
+    a: np.ndarray  # (G,)
+    b: np.ndarray  # (G,)
+    labelled: np.ndarray  # (G,) 0 or 1
+    count: np.ndarray  # (..., G)
+    sums: np.ndarray  # (..., G, K)
+    products: np.ndarray  # (..., G, K, K)
+    n_systems: int
+
+    def select(self, keep, renumber, n_systems):
+        """The groups in ``keep`` with their systems renumbered."""
+        return _Groups(
+            renumber[self.a[keep]],
+            renumber[self.b[keep]],
+            self.labelled[keep],
+            self.count[..., keep],
+            self.sums[..., keep, :],
+            self.products[..., keep, :, :],
+            n_systems,
+        )
+
+
+def _group(a, b, n_systems: int, labelled, sources) -> _Groups:
+    """Sum the battles' sources (B, K) and their products per group; ``labelled`` is (..., B)."""
+    labelled = np.asarray(labelled, dtype=bool)
+    sources = np.nan_to_num(np.asarray(sources, dtype=float))
+    cell_of = a * n_systems + b
+    present = np.bincount(cell_of, minlength=n_systems * n_systems) > 0
+    cells = np.flatnonzero(present)
+    cell = (np.cumsum(present) - 1)[cell_of]
+    n_groups = 2 * cells.size
+    lead = labelled.shape[:-1]
+    rows = int(np.prod(lead)) if lead else 1
+    group = (cell * 2 + labelled.reshape(rows, -1)).astype(np.int64)
+    if rows > 1:
+        group += (np.arange(rows) * n_groups)[:, None]
+    group = group.ravel()
+    size = rows * n_groups
+    n_sources = sources.shape[1]
+
+    def summed(values):
+        if rows > 1:
+            values = np.broadcast_to(values, (rows, values.size)).ravel()
+        return np.bincount(group, values, size)
+
+    count = np.bincount(group, minlength=size).astype(float)
+    sums = np.stack([summed(sources[:, k]) for k in range(n_sources)], axis=-1) if n_sources else np.zeros((size, 0))
+    products = np.zeros((size, n_sources, n_sources))
+    for k in range(n_sources):
+        for m in range(k, n_sources):
+            products[:, k, m] = products[:, m, k] = summed(sources[:, k] * sources[:, m])
+    shape = (*lead, n_groups)
+    return _Groups(
+        np.repeat(cells // n_systems, 2),
+        np.repeat(cells % n_systems, 2),
+        np.tile([0.0, 1.0], cells.size),
+        count.reshape(shape),
+        sums.reshape(*shape, n_sources),
+        products.reshape(*shape, n_sources, n_sources),
+        n_systems,
+    )
+
+
+def _total(groups: _Groups, form):
+    """Per group, the sum over its battles of an affine form ``(alpha, beta)``."""
+    alpha, beta = form
+    return groups.count * alpha + np.sum(groups.sums * beta, axis=-1)
+
+
+def _cross(groups: _Groups, f, h):
+    """Per group, the sum over its battles of the product of two affine forms."""
+    (af, bf), (ah, bh) = f, h
+    bf = np.broadcast_to(bf, groups.sums.shape)
+    bh = np.broadcast_to(bh, groups.sums.shape)
+    quadratic = np.einsum("...k,...kl,...l->...", bf, groups.products, bh)
+    return groups.count * af * ah + af * np.sum(groups.sums * bh, -1) + ah * np.sum(groups.sums * bf, -1) + quadratic
+
+
+def _scaled(form, scale):
+    alpha, beta = form
+    return alpha * scale, np.asarray(beta) * np.asarray(scale)[..., None]
+
+
+def _plus(f, h):
+    return f[0] + h[0], f[1] + h[1]
+
+
+#: Groupings of the last few calls (the same battles serve every estimator of one analysis).
+_GROUPINGS: list = []
+
+
+def _cached(pairs, key, build):
+    for entry in _GROUPINGS:
+        if entry[0]() is pairs and entry[1] == key:
+            return entry[2]
+    value = build()
+    _GROUPINGS.insert(0, (weakref.ref(pairs), key, value))
+    del _GROUPINGS[6:]
+    return value
+
+
+def _labelled_groups(pairs: JudgedPairs, ties: str, labelled=None):
+    """The battles grouped by their human labelling, with the human sources first and every
+    judge's (filled) sources after; the provider forms ``(human, [judge, ...])``."""
+
+    def build():
+        human = pairs.human_mean if ties == "half" else None
+        if ties == "half":
+            columns = [human[:, None]]
+        else:
+            columns = [np.column_stack([pairs.human_share(1.0), pairs.human_share(0.0)])]
+        for j in range(len(pairs.judges)):
+            verdicts = pairs.judge_verdicts[:, j]
+            columns.append(_filled(_source_columns(verdicts, ties), ~np.isnan(verdicts), ties))
+        sources = np.concatenate(columns, axis=1)
+        mask = pairs.labelled if labelled is None else labelled
+        width = columns[0].shape[1]
+        forms = [_credit_forms(k * width, sources.shape[1], ties) for k in range(len(columns))]
+        return _group(pairs.system_a, pairs.system_b, pairs.n_systems, mask, sources), forms
+
+    if labelled is not None:
+        return build()
+    return _cached(pairs, ("labelled", ties), build)
+
+
+def _judge_groups(pairs: JudgedPairs, j: int, ties: str):
+    """The battles grouped by whether judge j answered them, with its sources."""
+
+    def build():
+        verdicts = pairs.judge_verdicts[:, j]
+        sources = _source_columns(verdicts, ties)
+        groups = _group(pairs.system_a, pairs.system_b, pairs.n_systems, ~np.isnan(verdicts), sources)
+        return groups, [_credit_forms(0, sources.shape[1], ties)]
+
+    return _cached(pairs, ("judge", j, ties), build)
 
 
 # Scatter sums ----------------------------------------------------------------------------------
 
 
 def _per_system(qa, qb, a, b, n_systems: int) -> np.ndarray:
-    """Per system, the sum of ``qa`` over the battles where it is A plus ``qb`` where it is B;
-    the last axis is the battles, every leading axis a separate set of sums."""
+    """Per system, the sum of ``qa`` over the battles (or groups) where it is A plus ``qb`` where
+    it is B; the last axis is the battles, every leading axis a separate set of sums."""
     qa, qb = np.broadcast_arrays(np.asarray(qa, float), np.asarray(qb, float))
     lead = qa.shape[:-1]
     rows = int(np.prod(lead)) if lead else 1
     offset = (np.arange(rows) * n_systems)[:, None]
     index = np.concatenate([(offset + a).ravel(), (offset + b).ravel()])
-    sums = np.bincount(
-        index, np.concatenate([qa.reshape(rows, -1).ravel(), qb.reshape(rows, -1).ravel()]), rows * n_systems
-    )
-    return sums.reshape(*lead, n_systems)
+    values = np.concatenate([qa.reshape(rows, -1).ravel(), qb.reshape(rows, -1).ravel()])
+    return np.bincount(index, values, rows * n_systems).reshape(*lead, n_systems)
 
 
 def _pair_matrix(diag_a, diag_b, cross, a, b, n_systems: int) -> np.ndarray:
@@ -305,17 +457,11 @@ def _pair_matrix(diag_a, diag_b, cross, a, b, n_systems: int) -> np.ndarray:
     rows = int(np.prod(lead)) if lead else 1
     size = n_systems * n_systems
     offset = (np.arange(rows) * size)[:, None]
-    index = np.concatenate(
-        [
-            (offset + a * (n_systems + 1)).ravel(),
-            (offset + b * (n_systems + 1)).ravel(),
-            (offset + a * n_systems + b).ravel(),
-        ]
+    off = np.bincount((offset + a * n_systems + b).ravel(), cross.reshape(rows, -1).ravel(), rows * size).reshape(
+        rows, n_systems, n_systems
     )
-    weights = np.concatenate([q.reshape(rows, -1).ravel() for q in (diag_a, diag_b, cross)])
-    matrix = np.bincount(index, weights, rows * size).reshape(rows, n_systems, n_systems)
-    off = matrix - np.einsum("rss->rs", matrix)[:, :, None] * np.eye(n_systems)
-    matrix = matrix + np.swapaxes(off, 1, 2)
+    diagonal = _per_system(diag_a.reshape(rows, -1), diag_b.reshape(rows, -1), a, b, n_systems)
+    matrix = off + np.swapaxes(off, 1, 2) + diagonal[:, :, None] * np.eye(n_systems)
     return matrix.reshape(*lead, n_systems, n_systems)
 
 
@@ -328,74 +474,77 @@ def _normal_interval(estimate, covariance, level):
 # Win rates ---------------------------------------------------------------------------------------
 
 
-def _win_rate_core(human, predictions, labelled, a, b, n_systems, *, weights=None, single_clip=True):
-    """The PPI++ win rates of every system for each set of labelled battles (leading axes).
+def _win_rate_core(groups: _Groups, human, predictions, *, weights=None, single_clip=True):
+    """The PPI++ win rates of every system for each labelling (leading axes of ``groups``).
 
-    ``human`` and every entry of ``predictions`` are ``(w_A, w_B, d)`` per battle; ``labelled``
-    is a mask (..., B). Returns ``(estimate, covariance, n_labelled, weights)``.
+    ``human`` and every entry of ``predictions`` are the forms ``(w_A, w_B, d)``. Returns
+    ``(estimate, covariance, n_labelled, weights)``.
     """
-    labelled = np.asarray(labelled, dtype=bool)
-    lab = labelled.astype(float)
+    a, b, n_systems = groups.a, groups.b, groups.n_systems
+    lab = groups.labelled
     unl = 1.0 - lab
-    n_s = _per_system(lab, lab, a, b, n_systems)
-    u_s = _per_system(unl, unl, a, b, n_systems)
+    count = groups.count
+
+    def per(qa, qb):
+        return _per_system(qa, qb, a, b, n_systems)
+
+    n_s = per(count * lab, count * lab)
+    u_s = per(count * unl, count * unl)
     n_judges = len(predictions)
-    wa, wb, d = (np.where(labelled, part, 0.0) for part in human)
-
-    def means(qa, qb, mask, count):
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return _per_system(mask * qa, mask * qb, a, b, n_systems) / count
-
-    # Per system, the labelled means of the human and judge credits, and the pool's judge means.
-    human_w, human_d = means(wa, wb, lab, n_s), means(d, d, lab, n_s)
-    judge_w_l = [means(p[0], p[1], lab, n_s) for p in predictions]
-    judge_d_l = [means(p[2], p[2], lab, n_s) for p in predictions]
-    judge_w_u = [means(p[0], p[1], unl, u_s) for p in predictions]
-    judge_d_u = [means(p[2], p[2], unl, u_s) for p in predictions]
-    lead = labelled.shape[:-1]
+    lead = count.shape[:-1]
     pool = u_s > 0
+
+    def means(provider, mask, number):
+        wa, wb, d = provider
+        with np.errstate(invalid="ignore", divide="ignore"):
+            credit = per(mask * _total(groups, wa), mask * _total(groups, wb)) / number
+            weight = per(mask * _total(groups, d), mask * _total(groups, d)) / number
+        return credit, weight
+
+    human_w, human_d = means(human, lab, n_s)
+    judge_l = [means(p, lab, n_s) for p in predictions]
+    judge_u = [means(p, unl, u_s) for p in predictions]
 
     def solve(lam):
         lam = np.broadcast_to(lam, (*lead, n_judges)) if n_judges else np.zeros((*lead, 0))
         numerator, denominator = human_w.copy(), human_d.copy()
         for j in range(n_judges):
             lj = np.where(pool, lam[..., j, None], 0.0)
-            numerator += lj * (np.nan_to_num(judge_w_u[j]) - judge_w_l[j])
-            denominator += lj * (np.nan_to_num(judge_d_u[j]) - judge_d_l[j])
+            numerator += lj * (np.nan_to_num(judge_u[j][0]) - judge_l[j][0])
+            denominator += lj * (np.nan_to_num(judge_u[j][1]) - judge_l[j][1])
         with np.errstate(invalid="ignore", divide="ignore"):
             return numerator / denominator, denominator
 
-    def gradients(theta, credits, mask):
-        """Per battle, each side's gradient w - theta d (zero off the mask)."""
-        ta, tb = theta[..., a], theta[..., b]
-        ta, tb = np.nan_to_num(ta), np.nan_to_num(tb)
-        return mask * (credits[0] - ta * credits[2]), mask * (credits[1] - tb * credits[2])
+    def gradients(theta, provider):
+        """Each side's gradient w - theta d, as forms."""
+        wa, wb, d = provider
+        ta, tb = np.nan_to_num(theta[..., a]), np.nan_to_num(theta[..., b])
+        return _plus(wa, _scaled(d, -ta)), _plus(wb, _scaled(d, -tb))
 
-    def centred(pair, mask, count):
-        """Gradients minus their per-system mean over the mask."""
-        ga, gb = pair
+    def centred(pair, mask, number):
+        """Gradients minus their per-system mean over the masked groups."""
+        side_a, side_b = pair
         with np.errstate(invalid="ignore", divide="ignore"):
-            mean = np.nan_to_num(_per_system(ga, gb, a, b, n_systems) / count)
-        return mask * (ga - mean[..., a]), mask * (gb - mean[..., b])
+            mean = np.nan_to_num(per(mask * _total(groups, side_a), mask * _total(groups, side_b)) / number)
+        return (side_a[0] - mean[..., a], side_a[1]), (side_b[0] - mean[..., b], side_b[1])
 
     if weights is None and n_judges:
         start, hessian = solve(np.full(n_judges, 1.0 / n_judges))
-        g_l = centred(gradients(start, (wa, wb, d), lab), lab, n_s)
-        hat_l = [centred(gradients(start, p, lab), lab, n_s) for p in predictions]
-        both = np.ones_like(lab)
-        hat_all = [centred(gradients(start, p, both), both, n_s + u_s) for p in predictions]
+        g_l = centred(gradients(start, human), lab, n_s)
+        hat_l = [centred(gradients(start, p), lab, n_s) for p in predictions]
+        hat_all = [centred(gradients(start, p), 1.0, n_s + u_s) for p in predictions]
         with np.errstate(invalid="ignore", divide="ignore"):
-            scale = np.where((n_s > 0) & pool, 1.0 / (n_s * hessian**2), 0.0)
+            scale = np.nan_to_num(np.where((n_s > 0) & pool, 1.0 / (n_s * hessian**2), 0.0))
             pooled_scale = np.where((n_s > 0) & pool, (1.0 / n_s + 1.0 / np.maximum(u_s, 1)) / hessian**2, 0.0)
-        scale, pooled_scale = np.nan_to_num(scale), np.nan_to_num(pooled_scale)
+            pooled_scale = np.nan_to_num(pooled_scale)
         lhs = np.zeros((*lead, n_judges, n_judges))
         rhs = np.zeros((*lead, n_judges))
         for j in range(n_judges):
-            cov = _per_system(g_l[0] * hat_l[j][0], g_l[1] * hat_l[j][1], a, b, n_systems)
+            cov = per(lab * _cross(groups, g_l[0], hat_l[j][0]), lab * _cross(groups, g_l[1], hat_l[j][1]))
             with np.errstate(invalid="ignore", divide="ignore"):
                 rhs[..., j] = np.sum(scale * np.nan_to_num(cov / n_s), axis=-1)
             for k in range(j, n_judges):
-                var = _per_system(hat_all[j][0] * hat_all[k][0], hat_all[j][1] * hat_all[k][1], a, b, n_systems)
+                var = per(_cross(groups, hat_all[j][0], hat_all[k][0]), _cross(groups, hat_all[j][1], hat_all[k][1]))
                 with np.errstate(invalid="ignore", divide="ignore"):
                     var = np.nan_to_num(var / (n_s + u_s - 1))
                 lhs[..., j, k] = lhs[..., k, j] = np.sum(pooled_scale * var, axis=-1)
@@ -405,9 +554,7 @@ def _win_rate_core(human, predictions, labelled, a, b, n_systems, *, weights=Non
             if single_clip:
                 weights = np.clip(weights, 0.0, 1.0)
         else:
-            weights = (
-                np.linalg.lstsq(lhs, rhs[..., None], rcond=None)[0][..., 0] if not lead else _batched_solve(lhs, rhs)
-            )
+            weights = np.einsum("...jk,...k->...j", np.linalg.pinv(lhs), rhs)
     elif n_judges:
         weights = np.broadcast_to(np.asarray(weights, dtype=float), (*lead, n_judges))
     else:
@@ -415,28 +562,27 @@ def _win_rate_core(human, predictions, labelled, a, b, n_systems, *, weights=Non
     theta, hessian = solve(weights)
     # Influence of each labelled battle and each pool battle on every system's estimate; a
     # system without a pool battle has weight 0 (its estimate is the human one).
-    residual = gradients(theta, (wa, wb, d), lab)
-    pooled = (np.zeros_like(lab), np.zeros_like(lab))
+    residual = gradients(theta, human)
+    pooled = None
     for j in range(n_judges):
-        hat = gradients(theta, predictions[j], 1.0)
+        hat = gradients(theta, predictions[j])
         lj = np.where(pool, weights[..., j, None], 0.0)
         la, lb = lj[..., a], lj[..., b]
-        residual = (residual[0] - la * lab * hat[0], residual[1] - lb * lab * hat[1])
-        pooled = (pooled[0] + la * unl * hat[0], pooled[1] + lb * unl * hat[1])
+        residual = (_plus(residual[0], _scaled(hat[0], -la)), _plus(residual[1], _scaled(hat[1], -lb)))
+        term = (_scaled(hat[0], la), _scaled(hat[1], lb))
+        pooled = term if pooled is None else (_plus(pooled[0], term[0]), _plus(pooled[1], term[1]))
     covariance = np.zeros((*lead, n_systems, n_systems))
-    for pair, mask, count in ((residual, lab, n_s), (pooled, unl, u_s)):
-        ga, gb = centred(pair, mask, count)
+    for pair, mask, number in ((residual, lab, n_s), (pooled, unl, u_s)):
+        if pair is None:
+            continue
+        side_a, side_b = centred(pair, mask, number)
         with np.errstate(invalid="ignore", divide="ignore"):
-            factor = np.nan_to_num(1.0 / (count * hessian))
-        ia, ib = ga * factor[..., a], gb * factor[..., b]
-        covariance += _pair_matrix(ia * ia, ib * ib, ia * ib, a, b, n_systems)
+            factor = np.nan_to_num(1.0 / (number * hessian))
+        ia, ib = _scaled(side_a, factor[..., a]), _scaled(side_b, factor[..., b])
+        covariance += _pair_matrix(
+            mask * _cross(groups, ia, ia), mask * _cross(groups, ib, ib), mask * _cross(groups, ia, ib), a, b, n_systems
+        )
     return theta, covariance, n_s, weights
-
-
-def _batched_solve(lhs, rhs):
-    """Least-squares solutions of a stack of small systems (a singular one gives its minimum-norm solution)."""
-    pinv = np.linalg.pinv(lhs)
-    return np.einsum("...jk,...k->...j", pinv, rhs)
 
 
 def _win_rate_reasons(n_human, human_d, kind, n_judge, ties):
@@ -453,6 +599,23 @@ def _win_rate_reasons(n_human, human_d, kind, n_judge, ties):
         else:
             reasons.append("")
     return tuple(reasons)
+
+
+def _judge_counts(pairs: JudgedPairs, columns):
+    """Per system: battles with a verdict of any of the judges, and verdicts missing (summed)."""
+    a, b, n_systems = pairs.system_a, pairs.system_b, pairs.n_systems
+    answered = ~np.isnan(pairs.judge_verdicts[:, columns])
+    any_answer = answered.any(axis=1).astype(float)
+    unanswered = (~answered).sum(axis=1).astype(float)
+    return (
+        _per_system(any_answer, any_answer, a, b, n_systems).astype(np.int64),
+        _per_system(unanswered, unanswered, a, b, n_systems).astype(np.int64),
+    )
+
+
+def _human_counts(pairs: JudgedPairs):
+    labelled = pairs.labelled.astype(float)
+    return _per_system(labelled, labelled, pairs.system_a, pairs.system_b, pairs.n_systems).astype(np.int64)
 
 
 def win_rates(
@@ -497,27 +660,18 @@ def win_rates(
     """
     _check(pairs, level, ties)
     kind, columns = _resolve(estimator, pairs.judges)
-    a, b, n_systems = pairs.system_a, pairs.system_b, pairs.n_systems
-    predictions, answered = [], []
-    for j in columns:
-        coded, mask = _judge_coded(pairs.judge_verdicts[:, j], ties)
-        predictions.append(coded)
-        answered.append(mask)
-    any_answer = np.any(answered, axis=0) if answered else np.zeros(pairs.n_battles, bool)
-    n_judge = _per_system(any_answer, any_answer, a, b, n_systems).astype(np.int64)
-    unanswered = sum((~m).astype(float) for m in answered) if answered else np.zeros(pairs.n_battles)
-    n_missing = _per_system(unanswered, unanswered, a, b, n_systems).astype(np.int64)
-    labelled = pairs.labelled
-    n_human = _per_system(labelled, labelled, a, b, n_systems).astype(np.int64)
+    n_judge, n_missing = _judge_counts(pairs, columns)
+    n_human = _human_counts(pairs)
     if kind == "judge":
-        theta, covariance, _, weights = _win_rate_core(predictions[0], [], answered[0], a, b, n_systems)
-        human_d = np.ones(n_systems)
+        groups, (forms,) = _judge_groups(pairs, columns[0], ties)
+        theta, covariance, _, weights = _win_rate_core(groups, forms, [])
+        human_d = np.ones(pairs.n_systems)
     else:
-        human = _human_coded(pairs, ties)
-        theta, covariance, _, weights = _win_rate_core(
-            human, predictions if kind == "ppi" else [], labelled, a, b, n_systems
-        )
-        human_d = _per_system(human[2] * labelled, human[2] * labelled, a, b, n_systems)
+        groups, forms = _labelled_groups(pairs, ties)
+        predictions = [forms[1 + j] for j in columns] if kind == "ppi" else []
+        theta, covariance, _, weights = _win_rate_core(groups, forms[0], predictions)
+        lab = groups.labelled
+        human_d = _per_system(*(lab * _total(groups, forms[0][2]),) * 2, groups.a, groups.b, pairs.n_systems)
     reasons = _win_rate_reasons(n_human, human_d, kind, n_judge, ties)
     return _finish(
         "win_rate", estimator, pairs, theta, covariance, level, reasons, weights, (n_human, n_judge, n_missing)
@@ -560,23 +714,21 @@ def win_rate_draws(pairs: JudgedPairs, labelled, estimators: Sequence[str], *, l
     ``pairs`` must carry a human verdict on every battle; ``labelled`` (R, B) says which battles
     each draw keeps as labelled (the others are its pool). Returns ``{estimator: (estimate,
     covariance, n_human)}`` with shapes (R, S), (R, S, S) and (R, S); ``judge:*`` uses every
-    battle and is the same in every draw (shape (S,) ...).
+    battle and is the same in every draw (shapes (S,), (S, S) and (S,)).
     """
     _check(pairs, level, ties)
     if not pairs.labelled.all():
         raise ValueError("win_rate_draws needs a human verdict on every battle")
-    a, b, n_systems = pairs.system_a, pairs.system_b, pairs.n_systems
-    human = _human_coded(pairs, ties)
-    coded = [_judge_coded(pairs.judge_verdicts[:, j], ties) for j in range(len(pairs.judges))]
+    groups, forms = _labelled_groups(pairs, ties, labelled=np.asarray(labelled, dtype=bool))
     out = {}
     for name in estimators:
         kind, columns = _resolve(name, pairs.judges)
         if kind == "judge":
-            prediction, answered = coded[columns[0]]
-            out[name] = _win_rate_core(prediction, [], answered, a, b, n_systems)[:3]
+            judge_groups, (judge_forms,) = _judge_groups(pairs, columns[0], ties)
+            out[name] = _win_rate_core(judge_groups, judge_forms, [])[:3]
         else:
-            predictions = [coded[j][0] for j in columns] if kind == "ppi" else []
-            out[name] = _win_rate_core(human, predictions, labelled, a, b, n_systems)[:3]
+            predictions = [forms[1 + j] for j in columns] if kind == "ppi" else []
+            out[name] = _win_rate_core(groups, forms[0], predictions)[:3]
     return out
 
 
@@ -603,15 +755,19 @@ def _bt_gradient_sums(residual, a, b, n_systems):
     return _per_system(residual, -residual, a, b, n_systems)
 
 
-def _identifiable(a, b, score, n_systems):
-    """Systems in the largest strongly connected part of the win graph (an edge from the winner,
-    both ways for a tie or split verdicts): where the Bradley-Terry MLE is finite."""
-    wins_a, wins_b = score > 0, score < 1
-    rows = np.concatenate([a[wins_a], b[wins_b]])
-    cols = np.concatenate([b[wins_a], a[wins_b]])
+def _identifiable(groups: _Groups, score_form, mask):
+    """Systems in the largest strongly connected part of the win graph of the masked groups (an
+    edge from the winner, both ways for a tie or split verdicts): where the Bradley-Terry MLE is
+    finite."""
+    n_systems = groups.n_systems
+    credit = mask * _total(groups, score_form)
+    number = mask * groups.count
+    wins_a, wins_b = credit > 0, (number - credit) > 1e-9 * np.maximum(number, 1)
+    rows = np.concatenate([groups.a[wins_a], groups.b[wins_b]])
+    cols = np.concatenate([groups.b[wins_a], groups.a[wins_b]])
     graph = coo_matrix((np.ones(rows.size), (rows, cols)), shape=(n_systems, n_systems)).tocsr()
     present = np.zeros(n_systems, bool)
-    present[a] = present[b] = True
+    present[groups.a[number > 0]] = present[groups.b[number > 0]] = True
     if not present.any():
         return present
     _, labels = connected_components(graph, directed=True, connection="strong")
@@ -620,73 +776,67 @@ def _identifiable(a, b, score, n_systems):
     return keep & present if sizes.max() >= 2 else np.zeros(n_systems, bool)
 
 
-def _bt_fit(a, b, n_systems, terms, hessian_weight):
-    r"""Newton's method for the root of :math:`\sum_i c_i x_i(\sigma(x_i^\top\theta) - t_i) = 0`,
-    centred. ``terms`` is a list of ``(c, t)`` per battle; the Hessian's battle weight is
-    :math:`\sum c` (``hessian_weight``)."""
-    theta = np.zeros(n_systems)
-    for _ in range(NEWTON_STEPS):
-        p = expit(theta[a] - theta[b])
-        residual = sum(c * (p - t) for c, t in terms)
-        gradient = _bt_gradient_sums(residual, a, b, n_systems)
-        hessian = _laplacian(hessian_weight * p * (1 - p), a, b, n_systems)
-        step = _laplacian_pinv(hessian) @ gradient
-        theta -= step
-        theta -= theta.mean()
-        if np.max(np.abs(step)) < NEWTON_TOLERANCE:
-            break
-    return theta
-
-
-def _bt_core(a, b, n_systems, human, labelled, predictions, *, weights=None):
-    """Strengths (centred), their covariance and the judge weights, on battles among identifiable systems."""
-    lab = labelled.astype(float)
+def _bt_core(groups: _Groups, human, predictions, *, weights=None):
+    """Strengths (centred), their covariance and the judge weights: ``human`` and
+    ``predictions`` are the verdicts' score forms ``(alpha, beta)``."""
+    a, b, n_systems = groups.a, groups.b, groups.n_systems
+    lab = groups.labelled
     unl = 1.0 - lab
-    n, n_pool = lab.sum(), unl.sum()
+    count = groups.count
+    n, n_pool = float(np.sum(count * lab)), float(np.sum(count * unl))
     n_judges = len(predictions)
-    y = np.where(labelled, human, 0.0)
+
+    def residual_form(p, target, alpha=1.0):
+        """The form alpha p - target of every battle of a group (p is the group's)."""
+        return alpha * p - target[0], -np.asarray(target[1])
 
     def fit(lam):
-        terms = [(lab / n, y)]
+        """Newton's method for the root of the rectified estimating equation, centred."""
+        terms = [(lab / n, human)]
         weight = lab / n
-        for j in range(n_judges):
-            if n_pool == 0:
-                continue
-            terms += [(lam[j] * unl / n_pool, predictions[j]), (-lam[j] * lab / n, predictions[j])]
-            weight = weight + lam[j] * (unl / n_pool - lab / n)
-        return fit_terms(terms, weight)
+        if n_pool > 0:
+            for j in range(n_judges):
+                terms += [(lam[j] * unl / n_pool, predictions[j]), (-lam[j] * lab / n, predictions[j])]
+                weight = weight + lam[j] * (unl / n_pool - lab / n)
+        theta = np.zeros(n_systems)
+        for _ in range(NEWTON_STEPS):
+            p = expit(theta[a] - theta[b])
+            residual = sum(c * _total(groups, residual_form(p, target)) for c, target in terms)
+            gradient = _bt_gradient_sums(residual, a, b, n_systems)
+            hessian = _laplacian(weight * count * p * (1 - p), a, b, n_systems)
+            step = _laplacian_pinv(hessian) @ gradient
+            theta -= step
+            theta -= theta.mean()
+            if np.max(np.abs(step)) < NEWTON_TOLERANCE:
+                break
+        return theta
 
-    def fit_terms(terms, weight):
-        return _bt_fit(a, b, n_systems, terms, weight)
-
-    def gradient_rows(theta, target):
-        return expit(theta[a] - theta[b]) - target
-
-    def covariance_of(r1, r2, mask, count):
-        """Covariance (ddof 1) of the battles' gradients r1 x and r2 x over the mask."""
-        m1 = _bt_gradient_sums(mask * r1, a, b, n_systems) / count
-        m2 = _bt_gradient_sums(mask * r2, a, b, n_systems) / count
-        second = _laplacian(mask * r1 * r2, a, b, n_systems) / count
-        return (second - np.outer(m1, m2)) * count / max(count - 1.0, 1.0)
+    def covariance_of(r1, r2, mask, number):
+        """Covariance (ddof 1) of the battles' gradients r1 x and r2 x over the masked groups."""
+        m1 = _bt_gradient_sums(mask * _total(groups, r1), a, b, n_systems) / number
+        m2 = _bt_gradient_sums(mask * _total(groups, r2), a, b, n_systems) / number
+        second = _laplacian(mask * _cross(groups, r1, r2), a, b, n_systems) / number
+        return (second - np.outer(m1, m2)) * number / max(number - 1.0, 1.0)
 
     def pooled_hessian(theta, mask):
         p = expit(theta[a] - theta[b])
-        return _laplacian(mask * p * (1 - p), a, b, n_systems) / mask.sum()
+        return _laplacian(mask * count * p * (1 - p), a, b, n_systems) / np.sum(mask * count)
 
-    if n_judges and n_pool > 0:
+    use_pool = n_judges > 0 and n_pool > 0
+    if use_pool:
         if weights is None:
             start = fit(np.full(n_judges, 1.0 / n_judges))
+            p = expit(start[a] - start[b])
             inverse = _laplacian_pinv(pooled_hessian(start, np.ones_like(lab)))
-            r_h = gradient_rows(start, y)
-            r_p = [gradient_rows(start, f) for f in predictions]
+            r_h = residual_form(p, human)
+            r_p = [residual_form(p, f) for f in predictions]
             lhs = np.zeros((n_judges, n_judges))
             rhs = np.zeros(n_judges)
-            both = np.ones_like(lab)
             for j in range(n_judges):
                 cross = covariance_of(r_h, r_p[j], lab, n) * (n - 1.0) / n
-                rhs[j] = np.sum(inverse @ (cross + cross.T) / 2 @ inverse * np.eye(n_systems)) / n
+                rhs[j] = np.trace(inverse @ (cross + cross.T) @ inverse) / (2.0 * n)
                 for k in range(j, n_judges):
-                    var = covariance_of(r_p[j], r_p[k], both, n + n_pool)
+                    var = covariance_of(r_p[j], r_p[k], np.ones_like(lab), n + n_pool)
                     lhs[j, k] = lhs[k, j] = np.trace(inverse @ var @ inverse) * (1.0 / n + 1.0 / n_pool)
             if n_judges == 1:
                 weights = np.clip(rhs / lhs[0] if lhs[0, 0] > 0 else np.zeros(1), 0.0, 1.0)
@@ -695,18 +845,18 @@ def _bt_core(a, b, n_systems, human, labelled, predictions, *, weights=None):
         weights = np.asarray(weights, dtype=float)
     else:
         weights = np.zeros(n_judges)
-    theta = fit(weights) if n_judges and n_pool > 0 else fit(np.zeros(n_judges))
-    use_pool = n_judges and n_pool > 0 and np.any(weights != 0)
-    hessian = pooled_hessian(theta, np.ones_like(lab) if use_pool else lab)
-    inverse = _laplacian_pinv(hessian)
-    residual = gradient_rows(theta, y)
-    pool = np.zeros(lab.size)
+    theta = fit(weights)
+    use_pool = use_pool and bool(np.any(weights != 0))
+    p = expit(theta[a] - theta[b])
+    inverse = _laplacian_pinv(pooled_hessian(theta, np.ones_like(lab) if use_pool else lab))
+    residual = residual_form(p, human)
+    pool = None
     for j in range(n_judges if use_pool else 0):
-        rj = gradient_rows(theta, predictions[j])
-        residual = residual - weights[j] * rj
-        pool = pool + weights[j] * rj
+        rj = residual_form(p, predictions[j])
+        residual = _plus(residual, _scaled(rj, -weights[j]))
+        pool = _scaled(rj, weights[j]) if pool is None else _plus(pool, _scaled(rj, weights[j]))
     middle = covariance_of(residual, residual, lab, n) / n
-    if use_pool:
+    if pool is not None:
         middle = middle + covariance_of(pool, pool, unl, n_pool) / n_pool
     return theta, inverse @ middle @ inverse, weights
 
@@ -746,29 +896,24 @@ def bradley_terry(pairs: JudgedPairs, estimator: str = "human", *, level: float 
     """
     _check(pairs, level)
     kind, columns = _resolve(estimator, pairs.judges)
-    a, b, n_systems = pairs.system_a, pairs.system_b, pairs.n_systems
-    labelled = pairs.labelled
-    n_human = _per_system(labelled, labelled, a, b, n_systems).astype(np.int64)
-    verdicts = pairs.judge_verdicts[:, columns]
-    answered = ~np.isnan(verdicts)
-    any_answer = answered.any(axis=1)
-    n_judge = _per_system(any_answer, any_answer, a, b, n_systems).astype(np.int64)
-    unanswered = (~answered).sum(axis=1).astype(float)
-    n_missing = _per_system(unanswered, unanswered, a, b, n_systems).astype(np.int64)
+    n_systems = pairs.n_systems
+    n_human = _human_counts(pairs)
+    n_judge, n_missing = _judge_counts(pairs, columns)
     theta = np.full(n_systems, np.nan)
     covariance = np.full((n_systems, n_systems), np.nan)
     weights = np.zeros(len(columns) if kind == "ppi" else 0)
     if kind == "judge":
-        mask = answered[:, 0]
-        keep = _identifiable(a[mask], b[mask], verdicts[mask, 0], n_systems)
+        groups, forms = _judge_groups(pairs, columns[0], "half")
+        keep = _identifiable(groups, forms[0][0], groups.labelled)
         reasons = [
             "" if keep[s] else (NO_JUDGE if n_judge[s] == 0 else "strength not finite from the judge's verdicts")
             for s in range(n_systems)
         ]
-        source, mask_fit, predictions = verdicts[:, 0], mask, []
+        fitted = groups.labelled > 0  # the battles the judge answered are its "labelled" ones
+        predictions = []
     else:
-        human = pairs.human_mean
-        keep = _identifiable(a[labelled], b[labelled], human[labelled], n_systems)
+        groups, forms = _labelled_groups(pairs, "half")
+        keep = _identifiable(groups, forms[0][0], groups.labelled)
         reasons = [
             ""
             if keep[s]
@@ -779,28 +924,15 @@ def bradley_terry(pairs: JudgedPairs, estimator: str = "human", *, level: float 
             )
             for s in range(n_systems)
         ]
-        source, mask_fit = human, labelled
-        predictions = []
-        if kind == "ppi":
-            for j in columns:
-                coded, _ = _judge_coded(pairs.judge_verdicts[:, j], "half")
-                predictions.append(coded[0])
-    battles = keep[a] & keep[b]
-    if kind == "judge":
-        battles &= mask_fit
+        fitted = np.ones(groups.a.size, bool)
+        predictions = [forms[1 + j][0] for j in columns] if kind == "ppi" else []
     kept = np.flatnonzero(keep)
-    if kept.size >= 2 and np.any(battles & mask_fit):
+    chosen = keep[groups.a] & keep[groups.b] & fitted & (groups.count > 0)
+    if kept.size >= 2 and np.any(chosen & (groups.labelled > 0)):
         renumber = np.full(n_systems, -1)
         renumber[kept] = np.arange(kept.size)
-        sub_a, sub_b = renumber[a[battles]], renumber[b[battles]]
-        sub_theta, sub_cov, weights = _bt_core(
-            sub_a,
-            sub_b,
-            kept.size,
-            np.nan_to_num(source[battles]),
-            mask_fit[battles],
-            [p[battles] for p in predictions],
-        )
+        sub = groups.select(chosen, renumber, kept.size)
+        sub_theta, sub_cov, weights = _bt_core(sub, forms[0][0], predictions)
         theta[kept] = sub_theta
         covariance[np.ix_(kept, kept)] = sub_cov
     elif kept.size < 2:
