@@ -191,7 +191,7 @@ class JudgedPairs:
         Judge names, the columns of ``judge_verdicts``.
     judge_verdicts : numpy.ndarray, shape (B, J)
         Each judge's verdict (score of A) on each battle, NaN where it gave none.
-    items : tuple of str, optional
+    items : numpy.ndarray of str, shape (B,), optional
         The item (input) of each battle.
     judge_unknown : numpy.ndarray of int, shape (J,)
         Answers of each judge that were not verdicts (now missing), for the record.
@@ -211,7 +211,7 @@ class JudgedPairs:
     human_counts: np.ndarray
     judges: tuple[str, ...] = ()
     judge_verdicts: np.ndarray | None = None
-    items: tuple[str, ...] | None = None
+    items: np.ndarray | None = None
     judge_unknown: np.ndarray | None = field(default=None)
 
     def __post_init__(self):
@@ -249,9 +249,10 @@ class JudgedPairs:
         unknown = np.asarray(unknown, dtype=np.int64)
         if unknown.shape != (len(judges),):
             raise ValueError("judge_unknown needs one count per judge")
-        if self.items is not None and len(self.items) != a.size:
-            raise ValueError(f"{len(self.items)} items for {a.size} battles")
-        for array in (a, b, counts, human, verdicts, unknown):
+        items = None if self.items is None else np.asarray(self.items, dtype=object)
+        if items is not None and items.shape != a.shape:
+            raise ValueError(f"{items.size} items for {a.size} battles")
+        for array in (a, b, counts, human, verdicts, unknown, *([] if items is None else [items])):
             array.setflags(write=False)
         for name, value in (
             ("systems", systems),
@@ -262,10 +263,9 @@ class JudgedPairs:
             ("judges", judges),
             ("judge_verdicts", verdicts),
             ("judge_unknown", unknown),
+            ("items", items),
         ):
             object.__setattr__(self, name, value)
-        if self.items is not None:
-            object.__setattr__(self, "items", tuple(str(i) for i in self.items))
 
     @classmethod
     def from_arrays(
@@ -377,7 +377,7 @@ class JudgedPairs:
             counts,
             self.judges,
             self.judge_verdicts[index],
-            None if self.items is None else tuple(self.items[i] for i in index),
+            None if self.items is None else self.items[index],
             self.judge_unknown,
         )
 

@@ -23,20 +23,48 @@ from debias.io.canonical import InputError
 __all__ = ["read_pair_table"]
 
 
-def _names(frame: pd.DataFrame, column: str, source: str) -> np.ndarray:
-    values = frame[column]
-    missing = values.isna().to_numpy()
-    text = values.astype(str).str.strip().to_numpy(dtype=object)
-    empty = missing | (text == "")
+def _names(values: pd.Series, column: str, row_name) -> tuple[np.ndarray, np.ndarray]:
+    """``(codes, names)`` of a column of names trimmed of surrounding whitespace; an empty or
+    missing name is an error naming its row."""
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    trimmed = np.array([str(u).strip() for u in uniques], dtype=object)
+    merged, names = pd.factorize(trimmed) if trimmed.size else (np.zeros(0, np.int64), np.zeros(0, object))
+    empty = codes < 0
+    if trimmed.size:
+        empty |= (trimmed == "")[np.maximum(codes, 0)] & (codes >= 0)
     if empty.any():
-        raise InputError(f"{source}: row {int(np.flatnonzero(empty)[0]) + 2}", f"column {column!r} is empty")
-    return text
+        raise InputError(row_name(int(np.flatnonzero(empty)[0])), f"column {column!r} is empty")
+    return np.asarray(merged, dtype=np.int64)[codes], np.asarray(names, dtype=object)
 
 
 def _columns(frame: pd.DataFrame, columns: Sequence[str], source: str) -> None:
     missing = [c for c in columns if c not in frame.columns]
     if missing:
         raise InputError(source, f"no column {missing[0]!r} (columns: {list(frame.columns)})")
+
+
+def _verdicts(values: pd.Series, column: str, row_name, mapping, judge=None):
+    """``(codes, unknown)`` of a column of verdicts, read once per distinct value."""
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    uniques = np.asarray(uniques, dtype=object)
+    if judge is None:
+        try:
+            coded = verdict_codes(uniques, mapping=mapping)
+        except UnknownVerdicts:
+            try:
+                verdict_codes(values.to_numpy(dtype=object), mapping=mapping)
+            except UnknownVerdicts as error:
+                raise InputError(row_name(error.first), f"column {column!r}: {error}") from None
+            raise
+        unknown = {}
+    else:
+        coded = verdict_codes(uniques, mapping=mapping, judge=judge)
+        frequency = np.bincount(codes[codes >= 0], minlength=uniques.size)
+        position = {value: k for k, value in enumerate(uniques)}
+        unknown = {value: int(frequency[position[value]]) for value in coded.unknown}
+    full = np.full(codes.size, np.nan)
+    full[codes >= 0] = coded.codes[codes[codes >= 0]]
+    return full, unknown
 
 
 def read_pair_table(
@@ -90,55 +118,40 @@ def read_pair_table(
     _columns(frame, [item, system_a, system_b, verdict, *([rater] if rater else []), *judges], source)
     if frame.empty:
         raise InputError(source, "the table has no rows")
-    parts = [(frame, source, True)]
+    n_rows = len(frame)
+    keep = [item, system_a, system_b, *judges]
     if pool is not None:
-        _columns(pool, [item, system_a, system_b, *judges], "pool")
-        parts.append((pool, "pool", False))
-    keys, human, raters = [], [], []
-    judge_codes, unknown = {j: [] for j in judges}, {j: {} for j in judges}
-    for table, name, labelled in parts:
-        names = [_names(table, column, name) for column in (item, system_a, system_b)]
-        same = names[1] == names[2]
-        if same.any():
-            row = int(np.flatnonzero(same)[0])
-            raise InputError(
-                f"{name}: row {row + 2}",
-                f"columns {system_a!r} and {system_b!r} name the same system {names[1][row]!r}",
-            )
-        keys.append(names)
-        if labelled:
-            try:
-                human.append(verdict_codes(table[verdict].to_numpy(dtype=object), mapping=mapping).codes)
-            except UnknownVerdicts as error:
-                raise InputError(f"{name}: row {error.first + 2}", f"column {verdict!r}: {error}") from None
-            raters.append(table[rater].astype(str).str.strip().to_numpy(dtype=object) if rater else None)
-        else:
-            human.append(np.full(len(table), np.nan))
-            raters.append(np.full(len(table), "", dtype=object) if rater else None)
-        for judge in judges:
-            coded = verdict_codes(table[judge].to_numpy(dtype=object), mapping=mapping, judge=judge)
-            judge_codes[judge].append(coded.codes)
-            for value, count in coded.unknown.items():
-                unknown[judge][value] = unknown[judge].get(value, 0) + count
-    sizes = [len(table) for table, _, _ in parts]
-    columns = [np.concatenate([k[c] for k in keys]) for c in range(3)]
-    battle_keys = pd.MultiIndex.from_arrays(columns)
-    battle, uniques = pd.factorize(battle_keys)
-    human = np.concatenate(human)
-    n_battles = len(uniques)
+        _columns(pool, keep, "pool")
+        table = pd.concat([frame[keep], pool[keep]], ignore_index=True)
+    else:
+        table = frame[keep].reset_index(drop=True)
 
     def row_name(position: int) -> str:
-        for (_, name, _), size in zip(parts, sizes):
-            if position < size:
-                return f"{name}: row {position + 2}"
-            position -= size
-        raise IndexError(position)
+        if position < n_rows:
+            return f"{source}: row {position + 2}"
+        return f"pool: row {position - n_rows + 2}"
 
+    item_codes, item_names = _names(table[item], item, row_name)
+    both, systems = _names(pd.concat([table[system_a], table[system_b]], ignore_index=True), system_a, row_name)
+    code_a, code_b = both[: len(table)], both[len(table) :]
+    same = code_a == code_b
+    if same.any():
+        row = int(np.flatnonzero(same)[0])
+        raise InputError(
+            row_name(row), f"columns {system_a!r} and {system_b!r} name the same system {systems[code_a[row]]!r}"
+        )
+    human = np.full(len(table), np.nan)
+    human[:n_rows] = _verdicts(frame[verdict].reset_index(drop=True), verdict, row_name, mapping)[0]
+    n_systems = len(systems)
+    battle, _ = pd.factorize((item_codes * n_systems + code_a) * n_systems + code_b)
+    n_battles = int(battle.max()) + 1
     first_row = np.full(n_battles, -1, dtype=np.int64)
     first_row[battle[::-1]] = np.arange(battle.size)[::-1]
     judge_matrix = np.full((n_battles, len(judges)), np.nan)
+    unknown = np.zeros(len(judges), dtype=np.int64)
     for j, judge in enumerate(judges):
-        codes = np.concatenate(judge_codes[judge])
+        codes, found = _verdicts(table[judge], judge, row_name, mapping, judge=judge)
+        unknown[j] = sum(found.values())
         first = codes[first_row[battle]]
         conflict = ~((codes == first) | (np.isnan(codes) & np.isnan(first)))
         if conflict.any():
@@ -151,29 +164,35 @@ def read_pair_table(
         judge_matrix[:, j] = codes[first_row]
     has_verdict = ~np.isnan(human)
     if rater:
-        rater_names = np.concatenate(raters)
-        pairs_seen = pd.DataFrame({"battle": battle[has_verdict], "rater": rater_names[has_verdict]})
-        duplicated = pairs_seen.duplicated().to_numpy()
+        rater_codes, rater_names = pd.factorize(frame[rater].astype(str).str.strip().to_numpy(dtype=object))
+        rater_codes = np.concatenate([rater_codes, np.full(len(table) - n_rows, -1)])
+        key = pd.Series(battle.astype(np.int64) * (len(rater_names) + 1) + rater_codes + 1)
+        duplicated = (key.duplicated() & has_verdict).to_numpy()
         if duplicated.any():
-            row = int(np.flatnonzero(has_verdict)[np.flatnonzero(duplicated)[0]])
-            raise InputError(row_name(row), f"rater {rater_names[row]!r} judged this battle twice (column {rater!r})")
-        order = np.lexsort((np.arange(battle.size), rater_names, battle))
+            row = int(np.flatnonzero(duplicated)[0])
+            name = rater_names[rater_codes[row]]
+            raise InputError(row_name(row), f"rater {name!r} judged this battle twice (column {rater!r})")
+        order = np.lexsort((np.arange(battle.size), rater_codes, battle))
     else:
         order = np.argsort(battle, kind="stable")
     order = order[has_verdict[order]]
     counts = np.bincount(battle[has_verdict], minlength=n_battles)
-    systems = list(dict.fromkeys(np.stack([columns[1], columns[2]], axis=1).ravel()))
-    position = {name: k for k, name in enumerate(systems)}
-    first_a = columns[1][first_row]
-    first_b = columns[2][first_row]
+    # systems in order of first appearance, row by row, A before B
+    first_a = np.full(n_systems, np.iinfo(np.int64).max)
+    first_b = first_a.copy()
+    first_a[code_a[::-1]] = 2 * np.arange(code_a.size)[::-1]  # the last write of an index wins
+    first_b[code_b[::-1]] = 2 * np.arange(code_b.size)[::-1] + 1
+    first_seen = np.minimum(first_a, first_b)
+    rank = np.empty(n_systems, dtype=np.int64)
+    rank[np.argsort(first_seen, kind="stable")] = np.arange(n_systems)
     return JudgedPairs(
-        tuple(systems),
-        np.fromiter((position[s] for s in first_a), dtype=np.int64, count=n_battles),
-        np.fromiter((position[s] for s in first_b), dtype=np.int64, count=n_battles),
+        tuple(str(s) for s in systems[np.argsort(first_seen, kind="stable")]),
+        rank[code_a[first_row]],
+        rank[code_b[first_row]],
         human[order],
         counts,
         tuple(judges),
         judge_matrix,
-        tuple(columns[0][first_row]),
-        np.array([sum(unknown[j].values()) for j in judges], dtype=np.int64),
+        item_names[item_codes[first_row]],
+        unknown,
     )
