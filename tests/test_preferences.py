@@ -367,3 +367,24 @@ def test_estimator_names_and_unknown_ones():
         bradley_terry(pairs, "cv:j0")
     with pytest.raises(ValueError, match="level"):
         win_rates(pairs, level=1.5)
+
+
+# The command ------------------------------------------------------------------------------------
+
+
+def test_command_prints_rows_and_names_file_row_and_column_on_bad_input(tmp_path, capsys):
+    from debias.cli.analyse import main
+
+    path = tmp_path / "battles.csv"
+    _frame().to_csv(path, index=False)
+    args = ["preferences", str(path), "--item", "q", "--system-a", "A", "--system-b", "B", "--verdict", "winner"]
+    assert main([*args, "--rater", "who", "--judge", "j", "--level", "0.9"]) == 0
+    table = pd.read_csv(__import__("io").StringIO(capsys.readouterr().out))
+    assert list(table.columns) == debias.tables.preferences.PREFERENCE_COLUMNS
+    assert len(table) == 3 * 2 * 3 and set(table["level"]) == {0.9}
+    assert main([*args, "--judge", "j", "--agreement"]) == 0
+    assert "kappa" in capsys.readouterr().out
+    _frame().assign(winner=["model_a", "tie", "b", None, "left"]).to_csv(path, index=False)
+    assert main([*args, "--rater", "who", "--judge", "j"]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith(f"debias preferences: error: {path}: row 6: column 'winner': unknown human verdicts")

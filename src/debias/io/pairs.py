@@ -119,7 +119,7 @@ def read_pair_table(
     if frame.empty:
         raise InputError(source, "the table has no rows")
     n_rows = len(frame)
-    keep = [item, system_a, system_b, *judges]
+    keep = list(dict.fromkeys([item, system_a, system_b, *judges]))
     if pool is not None:
         _columns(pool, keep, "pool")
         table = pd.concat([frame[keep], pool[keep]], ignore_index=True)
