@@ -4,7 +4,9 @@ A battle is a row's (item, system A, system B), names trimmed of surrounding whi
 the same battle are its raters' verdicts (``rater`` names them; a rater judging a battle twice is
 refused); a row with an empty verdict is a battle of the unlabelled pool, and so is every row of
 the optional ``pool`` table (same columns, its verdict column, if any, ignored). A judge's verdict
-must be the same on every row of a battle. Verdict spellings: :mod:`debias.data.pairs`.
+must be the same on every row of a battle (a pool row with the key of a battle of the table is a row
+of that battle). Two conversations of the same item between the same two systems are two battles
+only if ``item`` tells them apart (a battle number, say). Verdict spellings: :mod:`debias.data.pairs`.
 
 Errors are :class:`~debias.io.canonical.InputError` naming the table, the row (1-based with the
 header as row 1, as a spreadsheet shows it) and the column.
