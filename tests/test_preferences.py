@@ -345,6 +345,15 @@ def test_all_ties_one_battle_and_a_judge_answering_garbage():
     assert judge_agreement(garbage)[0].n_unknown == 4
 
 
+def test_a_pool_of_one_battle_gives_estimates_not_a_crash():
+    pairs, labelled = _world(13, n_battles=300, n_labelled=299, n_systems=4)
+    for estimator in ["ppi++:j0", "ppi++:combined"]:
+        strength, human = bradley_terry(pairs, estimator), bradley_terry(pairs, "human")
+        assert np.isfinite(strength.estimate).all() and np.isfinite(strength.se).all()
+        assert np.all(strength.se < 2 * human.se)
+        assert np.isfinite(win_rates(pairs, estimator).se).all()
+
+
 def test_effective_sample_size_and_agreement_on_a_good_judge():
     pairs, _ = _world(10, n_battles=6000, n_labelled=600)
     human = win_rates(pairs, "human")

@@ -69,7 +69,10 @@ differences and ranks. Intervals are normal, :math:`\hat\theta_s \pm z\,\hat\Sig
 A system without a human verdict has no unbiased estimate: its row says so (``reason``). For
 strengths the estimate exists only on systems connected both ways by human battles (the MLE
 is infinite for a system that won, or lost, all of them); the others get a reason, and the
-battles involving them are left out of every fit but ``judge:<j>``.
+battles involving them are left out of every fit but ``judge:<j>``. When the rectified
+equation for strengths has no root at the tuned weights (a pool too small to link the systems
+while the weights take the human battles' curvature away), the weights are 0: the ``human``
+estimate, still unbiased.
 
 References
 ----------
@@ -116,6 +119,8 @@ __all__ = [
 ESTIMANDS = ("win_rate", "strength")
 #: Newton steps at most for a Bradley-Terry fit, and the step size at which it stops.
 NEWTON_STEPS, NEWTON_TOLERANCE = 100, 1e-12
+#: A strength this far from the mean (odds of e^50 to 1) means the fit is running away.
+DIVERGED = 50.0
 
 NO_HUMAN = "no human verdict in its battles: no unbiased estimate"
 FEW_HUMAN = "one human battle: no interval"
@@ -776,6 +781,12 @@ def _identifiable(groups: _Groups, score_form, mask):
     return keep & present if sizes.max() >= 2 else np.zeros(n_systems, bool)
 
 
+def _connected(a, b, mask, n_systems) -> bool:
+    """Whether the masked (A, B) edges link every system."""
+    graph = coo_matrix((np.ones(int(mask.sum())), (a[mask], b[mask])), shape=(n_systems, n_systems))
+    return connected_components(graph, directed=False)[0] == 1
+
+
 def _bt_core(groups: _Groups, human, predictions, *, weights=None):
     """Strengths (centred), their covariance and the judge weights: ``human`` and
     ``predictions`` are the verdicts' score forms ``(alpha, beta)``."""
@@ -791,25 +802,35 @@ def _bt_core(groups: _Groups, human, predictions, *, weights=None):
         return alpha * p - target[0], -np.asarray(target[1])
 
     def fit(lam):
-        """Newton's method for the root of the rectified estimating equation, centred."""
+        """Newton's method for the root of the rectified estimating equation, centred; returns
+        ``(theta, converged)``. Where the equation's Jacobian is not a connected graph's
+        Laplacian with positive weights (the pool alone carries it), the steps use the Hessian
+        pooled over all battles, which is."""
         terms = [(lab / n, human)]
         weight = lab / n
         if n_pool > 0:
             for j in range(n_judges):
                 terms += [(lam[j] * unl / n_pool, predictions[j]), (-lam[j] * lab / n, predictions[j])]
                 weight = weight + lam[j] * (unl / n_pool - lab / n)
+        if np.any(weight < 0) or not _connected(a, b, (weight > 0) & (count > 0), n_systems):
+            weight = np.full_like(weight, 1.0 / (n + n_pool))
         theta = np.zeros(n_systems)
         for _ in range(NEWTON_STEPS):
             p = expit(theta[a] - theta[b])
             residual = sum(c * _total(groups, residual_form(p, target)) for c, target in terms)
             gradient = _bt_gradient_sums(residual, a, b, n_systems)
             hessian = _laplacian(weight * count * p * (1 - p), a, b, n_systems)
-            step = _laplacian_pinv(hessian) @ gradient
+            try:
+                step = _laplacian_pinv(hessian) @ gradient
+            except np.linalg.LinAlgError:
+                return theta, False
             theta -= step
             theta -= theta.mean()
+            if not np.all(np.abs(theta) < DIVERGED):
+                return theta, False
             if np.max(np.abs(step)) < NEWTON_TOLERANCE:
-                break
-        return theta
+                return theta, True
+        return theta, False
 
     def covariance_of(r1, r2, mask, number):
         """Covariance (ddof 1) of the battles' gradients r1 x and r2 x over the masked groups."""
@@ -825,7 +846,9 @@ def _bt_core(groups: _Groups, human, predictions, *, weights=None):
     use_pool = n_judges > 0 and n_pool > 0
     if use_pool:
         if weights is None:
-            start = fit(np.full(n_judges, 1.0 / n_judges))
+            start, converged = fit(np.full(n_judges, 1.0 / n_judges))
+            if not converged:  # no root with the judges' full weight: tune at the human estimate
+                start, _ = fit(np.zeros(n_judges))
             p = expit(start[a] - start[b])
             inverse = _laplacian_pinv(pooled_hessian(start, np.ones_like(lab)))
             r_h = residual_form(p, human)
@@ -845,7 +868,10 @@ def _bt_core(groups: _Groups, human, predictions, *, weights=None):
         weights = np.asarray(weights, dtype=float)
     else:
         weights = np.zeros(n_judges)
-    theta = fit(weights)
+    theta, converged = fit(weights)
+    if not converged:  # the pool cannot carry these weights (too few battles to link the systems)
+        weights = np.zeros(n_judges)
+        theta, _ = fit(weights)
     use_pool = use_pool and bool(np.any(weights != 0))
     p = expit(theta[a] - theta[b])
     inverse = _laplacian_pinv(pooled_hessian(theta, np.ones_like(lab) if use_pool else lab))
