@@ -812,6 +812,7 @@ def _bt_core(groups: _Groups, human, predictions, *, weights=None):
             for j in range(n_judges):
                 terms += [(lam[j] * unl / n_pool, predictions[j]), (-lam[j] * lab / n, predictions[j])]
                 weight = weight + lam[j] * (unl / n_pool - lab / n)
+        weight = np.where(np.abs(weight) < 1e-12 * np.max(np.abs(weight)), 0.0, weight)  # rounding
         if np.any(weight < 0) or not _connected(a, b, (weight > 0) & (count > 0), n_systems):
             weight = np.full_like(weight, 1.0 / (n + n_pool))
         theta = np.zeros(n_systems)
