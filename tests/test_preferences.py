@@ -391,9 +391,31 @@ def test_command_prints_rows_and_names_file_row_and_column_on_bad_input(tmp_path
     table = pd.read_csv(__import__("io").StringIO(capsys.readouterr().out))
     assert list(table.columns) == debias.tables.preferences.PREFERENCE_COLUMNS
     assert len(table) == 3 * 2 * 3 and set(table["level"]) == {0.9}
+    assert main([*args, "--judge", "j", "--figure", str(tmp_path / "rates")]) == 0
+    assert (tmp_path / "rates.pdf").stat().st_size > 0 and (tmp_path / "rates.png").stat().st_size > 0
+    capsys.readouterr()
     assert main([*args, "--judge", "j", "--agreement"]) == 0
     assert "kappa" in capsys.readouterr().out
     _frame().assign(winner=["model_a", "tie", "b", None, "left"]).to_csv(path, index=False)
     assert main([*args, "--rater", "who", "--judge", "j"]) == 2
     error = capsys.readouterr().err
     assert error.startswith(f"debias preferences: error: {path}: row 6: column 'winner': unknown human verdicts")
+
+
+def test_figure_draws_one_bar_per_estimator_and_system():
+    from debias.plots import draw_preferences
+
+    pairs, _ = _world(14, n_systems=4)
+    from debias.tables.preferences import preference_table
+
+    table = preference_table(pairs, level=0.8)
+    fig = draw_preferences(table, title="synthetic")
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()][::-1] == list(
+        table.query("estimand == 'win_rate' and estimator == 'human'").sort_values("estimate")["system"]
+    )
+    assert len(ax.containers) == len(estimator_names(pairs.judges))
+    assert all(len(c.lines[0].get_xdata()) == 4 for c in ax.containers)
+    assert "80% intervals" in fig._suptitle.get_text()
+    with pytest.raises(ValueError, match="no rows of estimator"):
+        draw_preferences(table, estimators=["cv:bleu"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from debias.io.canonical import InputError
 from debias.io.importer import FORMATS, read_long_table
@@ -38,6 +39,11 @@ def add_command(commands) -> None:
     )
     sub.add_argument("--agreement", action="store_true", help="print the judge-human agreement table")
     sub.add_argument(
+        "--figure",
+        metavar="PATH",
+        help="also draw the win rates with their intervals per estimator to PATH.pdf and PATH.png",
+    )
+    sub.add_argument(
         "--table-format", choices=sorted(set(FORMATS.values())), help="format of the tables (default: from the name)"
     )
     sub.add_argument(
@@ -72,6 +78,10 @@ def run_command(args, emit) -> int:
             table = agreement_table(pairs, level=level)
         else:
             table = preference_table(pairs, level=level, ties=args.ties)
+            if args.figure:
+                from debias.plots import draw_preferences, save_figure
+
+                save_figure(draw_preferences(table, title=Path(args.table).name), args.figure)
     except (InputError, ValueError) as error:
         print(f"debias preferences: error: {error}", file=sys.stderr)
         return 2
