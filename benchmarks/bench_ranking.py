@@ -18,11 +18,9 @@ the simultaneous coverage of the true ranking with its Monte-Carlo s.e. and the 
 size (mean over draws of the mean over models, with its s.e. over draws).
 
 A model's win rate is the share of its battles it wins (human battles are decisive; a judge's
-tie or unparseable verdict counts half). ``human`` is the classical estimate on the n labelled
-battles; ``ppi++`` (a minimal stand-in until the preferences estimators exist: per-model tuned
-weight clipped to [0, 1]) adds the judge on the pool. Their joint covariance: the sums over
-battles of the centred wins of models m and l, over n_m n_l (battles are independent; a battle
-involves two models, so its winner's and loser's terms are negatively correlated).
+tie counts half, an unparseable verdict is missing). ``human`` and ``ppi++:judge`` are the
+pairwise-preference estimators of :mod:`debias.stats.preferences` (``win_rate_draws``: many
+labelled sets at once) with their joint covariance (a battle's two models get opposite terms).
 
 ``ratings``: a synthetic evaluation with S systems judged on the same N items (a shared item
 effect, one metric, half the items judged twice), through :func:`debias.leaderboard`; prints the
@@ -43,8 +41,11 @@ from pathlib import Path
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
 from scipy.stats import chi2  # noqa: E402
 
+from debias.io.pairs import read_pair_table  # noqa: E402
+from debias.stats.preferences import win_rate_draws, win_rates  # noqa: E402
 from debias.stats.ranking import max_contrast_quantile, point_ranks, rank_bounds  # noqa: E402
 from debias.stats.resampling import setting_seed  # noqa: E402
 
@@ -67,83 +68,19 @@ MODELS = [
 JUDGE = "gpt-4-0125-preview"
 
 
-def read_verdicts(name: str) -> dict[int, tuple[str, str, str]]:
+def read_verdicts(name: str) -> pd.DataFrame:
     with gzip.open(ROOT / "data" / "arena" / f"{name}.jsonl.gz", "rt") as f:
-        return {(r := json.loads(line))["num"]: (r["model_a"], r["model_b"], r["winner"]) for line in f}
+        return pd.DataFrame([json.loads(line) for line in f]).set_index("num")
 
 
-def arena_cells():
-    """The decisive human battles among the 12 models, grouped into cells (model pair, human
-    winner, judge verdict): per cell its battle count and, per model, its incidence, human win
-    and judge score. Everything a draw needs is linear in the cells' counts."""
+def arena_pairs():
+    """The decisive human battles among the 12 models with GPT-4's verdicts, as
+    :class:`debias.data.JudgedPairs` (a judge's tie counts half; an unparseable verdict is missing)."""
     human, judge = read_verdicts("human"), read_verdicts(JUDGE)
-    index = {m: i for i, m in enumerate(MODELS)}
-    keys, counts = {}, []
-    for num, (a, b, winner) in human.items():
-        if a not in index or b not in index or winner not in ("model_a", "model_b"):
-            continue
-        verdict = judge[num][2]
-        g_a = 1.0 if verdict == "model_a" else 0.0 if verdict == "model_b" else 0.5
-        key = (index[a], index[b], winner == "model_a", g_a)
-        if key not in keys:
-            keys[key] = len(keys)
-            counts.append(0)
-        counts[keys[key]] += 1
-    s, c = len(MODELS), len(keys)
-    incidence, wins, scores = np.zeros((s, c)), np.zeros((s, c)), np.zeros((s, c))
-    for (a, b, a_won, g_a), k in keys.items():
-        incidence[[a, b], k] = 1.0
-        wins[a, k], wins[b, k] = float(a_won), float(not a_won)
-        scores[a, k], scores[b, k] = g_a, 1.0 - g_a
-    return np.array(counts), incidence, wins, scores
-
-
-def cross(counts, x, y):
-    """sum over battles of x_m y_l: (D, S, S) from per-cell counts (D, C) and (S, C) values."""
-    return np.einsum("dc,mc,lc->dml", counts, x, y, optimize=True)
-
-
-def centred_cross(counts, x, mean_x, y, mean_y, incidence):
-    """sum over battles of (x_m - mean_x_m 1_m)(y_l - mean_y_l 1_l), per draw (D, S, S)."""
-    xy, xm = cross(counts, x, y), cross(counts, x, incidence)
-    my, mm = cross(counts, incidence, y), cross(counts, incidence, incidence)
-    return xy - mean_y[:, None, :] * xm - mean_x[:, :, None] * my + mean_x[:, :, None] * mean_y[:, None, :] * mm
-
-
-def human_estimates(labelled, incidence, wins):
-    """Win rates on the labelled battles and their joint covariance, correct and as released."""
-    n_m = labelled @ incidence.T
-    theta = (labelled @ wins.T) / n_m
-    sums = centred_cross(labelled, wins, theta, wins, theta, incidence)
-    n = labelled.sum(axis=1)
-    return theta, sums / (n_m[:, :, None] * n_m[:, None, :]), sums / (n**2)[:, None, None]
-
-
-def ppi_estimates(labelled, pool, incidence, wins, scores):
-    """STAND-IN for the preferences module's ``ppi++`` win rate (to be replaced by its estimator):
-    theta_m = lam_m gbar_pool,m + mean_lab(y_m - lam_m g_m), lam_m tuned per model and clipped."""
-    n_m, big_m = labelled @ incidence.T, pool @ incidence.T
-    y_bar, g_lab = (labelled @ wins.T) / n_m, (labelled @ scores.T) / n_m
-    g_pool = (pool @ scores.T) / big_m
-    everything = labelled + pool
-    all_m = everything @ incidence.T
-    g_all = (everything @ scores.T) / all_m
-    var_g = ((everything @ (scores**2).T) / all_m - g_all**2) * all_m / (all_m - 1)
-    cov_yg = (labelled @ (wins * scores).T) / n_m - y_bar * g_lab
-    lam = np.clip(cov_yg / ((1 + n_m / big_m) * var_g), 0.0, 1.0)
-    theta = lam * g_pool + y_bar - lam * g_lab
-    lw, lg = lam[:, :, None], lam[:, None, :]  # residual terms y - lam g, centred per model
-    r_mean = y_bar - lam * g_lab
-    yy = centred_cross(labelled, wins, y_bar, wins, y_bar, incidence)
-    yg = centred_cross(labelled, wins, y_bar, scores, g_lab, incidence)
-    gg = centred_cross(labelled, scores, g_lab, scores, g_lab, incidence)
-    residual = yy - lg * yg - lw * np.swapaxes(yg, 1, 2) + lw * lg * gg
-    del r_mean
-    pool_sums = centred_cross(pool, scores, g_pool, scores, g_pool, incidence)
-    covariance = residual / (n_m[:, :, None] * n_m[:, None, :]) + lw * lg * pool_sums / (
-        big_m[:, :, None] * big_m[:, None, :]
-    )
-    return theta, covariance
+    frame = human.assign(judge=judge["winner"]).reset_index()
+    keep = frame["model_a"].isin(MODELS) & frame["model_b"].isin(MODELS) & frame["winner"].isin(["model_a", "model_b"])
+    columns = dict(item="num", system_a="model_a", system_b="model_b", verdict="winner")
+    return read_pair_table(frame[keep], **columns, judges=["judge"])
 
 
 def summarise(name, low, high, truth, draws):
@@ -157,27 +94,30 @@ def summarise(name, low, high, truth, draws):
 
 def arena(args) -> None:
     start = time.perf_counter()
-    counts, incidence, wins, scores = arena_cells()
-    total = counts.sum()
-    truth = point_ranks((counts @ wins.T) / (counts @ incidence.T))
-    s = len(MODELS)
+    pairs = arena_pairs()
+    systems = pairs.systems
+    truth = point_ranks(win_rates(pairs, "human", level=args.level).estimate)
+    s, total = len(systems), pairs.n_battles
     print(
         f"== Chatbot Arena: {s} models, {total} decisive human battles, judge {JUDGE}; n = {args.n} labelled, "
         f"{args.draws} draws, level {args.level}"
     )
-    print("  truth (rank by human win rate on all):", dict(zip(MODELS, truth.tolist())))
+    print("  truth (rank by human win rate on all):", dict(zip(systems, truth.tolist())))
     rng = np.random.default_rng(setting_seed(0, "bench_ranking", "arena", args.n, args.draws))
-    battle_cell = np.repeat(np.arange(counts.size), counts)
-    picks = np.argsort(rng.random((args.draws, total)), axis=1)[:, : args.n]  # n of N without replacement
-    cells = battle_cell[picks] + counts.size * np.arange(args.draws)[:, None]
-    labelled = np.bincount(cells.ravel(), minlength=counts.size * args.draws).reshape(args.draws, -1).astype(float)
-    pool = counts[None, :] - labelled
+    names = ["human", "ppi++:judge"]
+    draws = {name: ([], [], []) for name in names}
+    for first in range(0, args.draws, 50):  # labelled sets of n battles, 50 draws per call
+        count = min(50, args.draws - first)
+        order = np.argsort(rng.random((count, total)), axis=1)[:, : args.n]
+        mask = np.zeros((count, total), bool)
+        np.put_along_axis(mask, order, True, axis=1)
+        for name, parts in win_rate_draws(pairs, mask, names, level=args.level).items():
+            for store, part in zip(draws[name], parts):
+                store.append(part)
     chi = np.sqrt(chi2.ppf(args.level, s))
     results = {}
-    theta_h, cov_h, cov_released = human_estimates(labelled, incidence, wins)
-    theta_p, cov_p = ppi_estimates(labelled, pool, incidence, wins, scores)
-    for name, theta, cov in (("human", theta_h, cov_h), ("ppi++ (stand-in)", theta_p, cov_p)):
-        c = np.array([max_contrast_quantile(cov[d], args.level, n_draws=args.mc, rng=rng) for d in range(args.draws)])
+    for name in names:
+        theta, cov, n_m = (np.concatenate(part) for part in draws[name])
         i, j = np.triu_indices(s, k=1)
         spread = np.var(theta[:, i] - theta[:, j], axis=0, ddof=1)  # over draws, per pair
         predicted = (cov[:, i, i] + cov[:, j, j] - 2 * cov[:, i, j]).mean(axis=0)
@@ -186,6 +126,7 @@ def arena(args) -> None:
             f"{np.mean(spread / predicted):.3f} on average over pairs (sampling {args.n} of {total} without "
             f"replacement: expected 1 - n/N = {1 - args.n / total:.3f})"
         )
+        c = np.array([max_contrast_quantile(cov[d], args.level, n_draws=args.mc, rng=rng) for d in range(args.draws)])
         print(f"  max-|t| critical value {c.mean():.3f} on average; chi-square projection {chi:.3f}")
         low, high, _ = rank_bounds(theta, cov, c)
         results[name] = summarise("max-|t| rank-sets (this project)", low, high, truth, args.draws)
@@ -194,20 +135,19 @@ def arena(args) -> None:
         ratio = results[name] / chatzi
         ratio_se = ratio.std(ddof=1) / np.sqrt(args.draws)
         print(f"  size ratio max-|t| / chi-square: {ratio.mean():.3f} (s.e. {ratio_se:.3f})")
-        if name == "human":
-            low, high, _ = rank_bounds(theta, cov_released, chi)
+        if name == "human":  # the released estimate.py divides every model's sums by n^2, not n_m n_l
+            released = cov * (n_m[:, :, None] * n_m[:, None, :]) / args.n**2
+            low, high, _ = rank_bounds(theta, released, chi)
             summarise("chi-square projection, covariance / n^2 (as released)", low, high, truth, args.draws)
-    difference = results["ppi++ (stand-in)"] - results["human"]
+    difference = results["ppi++:judge"] - results["human"]
     print(
-        f"- ppi++ (stand-in) minus human, mean size on the same draws: {difference.mean():.3f} "
+        f"- ppi++:judge minus human, mean size on the same draws: {difference.mean():.3f} "
         f"(s.e. {difference.std(ddof=1) / np.sqrt(args.draws):.3f})"
     )
     print(f"  ({time.perf_counter() - start:.1f} s)")
 
 
 def ratings(args) -> None:
-    import pandas as pd
-
     import debias
 
     rng = np.random.default_rng(setting_seed(0, "bench_ranking", "ratings", args.systems, args.items))
@@ -245,8 +185,6 @@ def ratings_coverage(args) -> None:
     a world where every system has the same mean: all true ranks are 1, and the rank-sets hold
     exactly when no pair is separated, which the construction makes happen with probability
     ``level`` (for every estimator, with its own terms and covariance)."""
-    import pandas as pd
-
     import debias
 
     rng = np.random.default_rng(setting_seed(0, "bench_ranking", "ratings-coverage", args.systems, args.n))

@@ -284,3 +284,34 @@ def test_separation_factor_separates_the_pair_with_the_stated_power():
     )
     assert separation_factor([0.3, 0.3], np.eye(2), [[0, 1]], critical_value=2.0)[0] == np.inf
     assert separation_factor([0.3, 0.2], np.ones((2, 2)), [[0, 1]], critical_value=2.0)[0] == 0.0
+
+
+def test_leaderboard_of_pairwise_verdicts_ranks_every_estimand_and_says_what_it_cannot():
+    rng = np.random.default_rng(13)
+    strength = {"x": 1.0, "y": 0.0, "z": -1.0, "w": 0.5}
+
+    def battles(n, systems):
+        a, b = (rng.choice(systems, n) for _ in range(2))
+        a, b = a[a != b], b[a != b]
+        p = 1 / (1 + np.exp(-(np.vectorize(strength.get)(a) - np.vectorize(strength.get)(b))))
+        human = np.where(rng.random(a.size) < p, "model_a", "model_b")
+        judge = np.where(rng.random(a.size) < 0.8, human, np.where(human == "model_a", "model_b", "model_a"))
+        return pd.DataFrame({"q": [f"q{i}" for i in range(a.size)], "A": a, "B": b, "winner": human, "gpt": judge})
+
+    frame = battles(400, ["x", "y", "z"])
+    pool = battles(400, ["x", "y", "z", "w"]).drop(columns="winner")
+    pool["q"] = "p" + pool["q"]
+    table = debias.leaderboard(
+        frame, item="q", system_a="A", system_b="B", verdict="winner", judges=["gpt"], pool=pool, level=0.9
+    )
+    assert set(table["estimand"]) == {"win_rate", "strength"}
+    assert {"human", "judge:gpt", "ppi++:gpt"} <= set(table["estimator"])
+    human = table[(table["estimand"] == "win_rate") & (table["estimator"] == "human")]
+    ranked = human[human["rank"].notna()]
+    assert ranked["system"].tolist() == ["x", "y", "z"] and ranked["rank_low"].tolist() == [1, 2, 3]
+    unranked = human[human["system"] == "w"]
+    assert unranked["rank"].isna().all() and unranked["note"].str.contains("not ranked").all()
+    judge = table[table["estimator"] == "judge:gpt"]
+    assert judge["note"].str.contains("biased").all()
+    with pytest.raises(ValueError, match="system_a, system_b and verdict"):
+        debias.leaderboard(frame, item="q", system_a="A", verdict="winner")

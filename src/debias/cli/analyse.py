@@ -286,9 +286,11 @@ def _parser() -> argparse.ArgumentParser:
         help="variance of one judgment around its item's score, for a pilot with one judgment per item "
         "(default: plan.annotator_variance; without it such a pilot plans items only)",
     )
-    from debias.cli.importing import add_command
+    from debias.cli.importing import add_command as add_import
+    from debias.cli.preferences import add_command as add_preferences
 
-    add_command(commands)
+    add_import(commands)
+    add_preferences(commands)
     return parser
 
 
@@ -298,6 +300,14 @@ def main(argv=None) -> int:
         from debias.cli.importing import run_command
 
         return run_command(args)
+    if args.command == "preferences":
+        from debias.cli.preferences import run_command
+
+        try:
+            return run_command(args, _emit)
+        except BrokenPipeError:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 0
     if args.command in ("compare", "leaderboard") and len(args.systems) < 2:
         _parser().error(f"{args.command} needs at least two system files")
     try:

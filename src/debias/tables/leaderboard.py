@@ -102,12 +102,26 @@ def leaderboard_rows(
     """
     rows = []
     for estimator, result in results.items():
+        theta = np.asarray(result.estimate, dtype=float)
+        covariance = np.asarray(result.covariance, dtype=float)
+        systems = tuple(str(x) for x in result.systems)
+        lower, upper = np.asarray(result.lower, dtype=float), np.asarray(result.upper, dtype=float)
+        valid = np.isfinite(theta) & np.isfinite(np.diag(covariance))
+        reasons = tuple(getattr(result, "reasons", ()) or ("",) * len(systems))
+        biased = "the judge's verdicts, not people's (biased); " if getattr(result, "biased", False) else ""
+        for i in np.flatnonzero(~valid):  # a system without an estimate: its reason, not ranked
+            why = reasons[i] or "no estimate"
+            rows.append({"system": systems[i], "estimator": estimator, "level": level, "note": f"{why}; not ranked"})
+        if not valid.any():
+            continue
+        keep = np.flatnonzero(valid)
+        theta, covariance = theta[keep], covariance[np.ix_(keep, keep)]
         rng = np.random.default_rng(setting_seed(seed, *names, estimator, "leaderboard"))
         ranks = rank_sets(
-            result.estimate,
-            result.covariance,
+            theta,
+            covariance,
             level=level,
-            systems=result.systems,
+            systems=[systems[i] for i in keep],
             higher_is_better=higher_is_better,
             rng=rng,
         )
@@ -116,27 +130,25 @@ def leaderboard_rows(
         following[order[:-1]] = order[1:]  # the next system down the point ranking
         pairs = np.array([(i, following[i]) for i in range(len(ranks.systems)) if following[i] >= 0]).reshape(-1, 2)
         factors = dict(
-            zip(
-                pairs[:, 0].tolist(),
-                separation_factor(result.estimate, result.covariance, pairs, critical_value=ranks.critical_value),
-            )
+            zip(pairs[:, 0].tolist(), separation_factor(theta, covariance, pairs, critical_value=ranks.critical_value))
         )
         for i, system in enumerate(ranks.systems):
             tied = ranks.tied_with[i]
+            note = biased + (f"tied with {', '.join(tied)}" if tied else "")
             rows.append(
                 {
                     "system": system,
                     "estimator": estimator,
                     "estimate": float(ranks.estimate[i]),
-                    "lower": float(np.asarray(result.lower)[i]),
-                    "upper": float(np.asarray(result.upper)[i]),
+                    "lower": float(lower[keep[i]]),
+                    "upper": float(upper[keep[i]]),
                     "rank": int(ranks.rank[i]),
                     "rank_low": int(ranks.rank_low[i]),
                     "rank_high": int(ranks.rank_high[i]),
                     "level": level,
                     "tied_with": ";".join(tied),
                     "factor_to_separate_next": float(factors.get(i, np.nan)),
-                    "note": f"tied with {', '.join(tied)}" if tied else "",
+                    "note": note.rstrip("; "),
                 }
             )
     columns = [c for c in LEADERBOARD_COLUMNS if c not in ("task", "prompt")]
@@ -146,13 +158,39 @@ def leaderboard_rows(
     return table
 
 
-def preferences_leaderboard(
-    results: Mapping[str, JointResult], *, level: float, seed: int = 0, names: Sequence[str] = ()
-) -> pd.DataFrame:
+def preferences_leaderboard(results, *, level: float, seed: int = 0, names: Sequence[str] = ()) -> pd.DataFrame:
     """The leaderboard of pairwise-preference estimates (win rates or strengths: higher is
-    better), one row per system x estimator: :func:`leaderboard_rows` on the preferences
-    estimators' joint results, keyed by estimator name (``human``, ``ppi++:<judge>``, ...)."""
-    return leaderboard_rows(results, level=level, higher_is_better=True, seed=seed, names=names)
+    better), one row per system x estimand x estimator.
+
+    ``results`` is a sequence of :class:`debias.stats.preferences.PreferenceEstimate` (each with
+    its ``estimand`` and ``estimator``: :func:`debias.stats.preferences.preference_estimates`), or
+    a mapping estimator name -> result with ``systems``, ``estimate``, ``covariance``, ``lower``
+    and ``upper``. Each estimand and estimator is ranked on its own (:func:`leaderboard_rows`);
+    systems without an estimate get their ``reasons`` in ``note``, and ``judge:*`` rows say
+    they rank the judge, not people. Columns: ``estimand`` (when the results carry one), then
+    those of :func:`leaderboard_rows`.
+    """
+    if isinstance(results, Mapping):
+        return leaderboard_rows(results, level=level, higher_is_better=True, seed=seed, names=names)
+    by_estimand: dict[str, dict[str, JointResult]] = {}
+    for result in results:
+        by_estimand.setdefault(str(result.estimand), {})[str(result.estimator)] = result
+    frames = []
+    for estimand, of_estimand in by_estimand.items():
+        table = leaderboard_rows(of_estimand, level=level, seed=seed, names=(*names, estimand))
+        table.insert(0, "estimand", estimand)
+        frames.append(_best_first(table))
+    if not frames:
+        return pd.DataFrame(columns=["estimand", *(c for c in LEADERBOARD_COLUMNS if c not in ("task", "prompt"))])
+    return pd.concat(frames, ignore_index=True)
+
+
+def _best_first(table: pd.DataFrame) -> pd.DataFrame:
+    """Rows per estimator in table order, ranked systems best first, unranked last."""
+    order = {name: i for i, name in enumerate(dict.fromkeys(table["estimator"]))}
+    return table.sort_values(
+        ["estimator", "rank", "system"], key=lambda c: c.map(order) if c.name == "estimator" else c
+    ).reset_index(drop=True)
 
 
 def ratings_joint_estimates(
@@ -250,12 +288,9 @@ def ratings_leaderboard_table(
             missing += [{"system": s, "estimator": "mean", "level": level, "note": notes[s]} for s, _, _ in entries]
         if missing:
             table = pd.concat([table, pd.DataFrame(missing)], ignore_index=True)
+        table = _best_first(table)
         table.insert(0, "task", task)
         table.insert(1, "prompt", prompt)
-        order = {name: i for i, name in enumerate(dict.fromkeys(table["estimator"]))}
-        table = table.sort_values(
-            ["estimator", "rank", "system"], key=lambda c: c.map(order) if c.name == "estimator" else c
-        )
         frames.append(table)
     if not frames:
         return pd.DataFrame(columns=LEADERBOARD_COLUMNS)
