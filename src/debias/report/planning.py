@@ -13,7 +13,10 @@ from debias.config import prompt_label, system_label, task_label
 from debias.report.context import table_lines
 from debias.report.user_tables import no_scores_reason
 
-__all__ = ["planning_lines"]
+__all__ = ["WORLD_LABELS", "planning_lines"]
+
+#: How the report names the plan check's worlds (``plan_check.csv``'s ``world``).
+WORLD_LABELS = {"fresh": "fresh raters", "resampled": "resampled"}
 
 
 def _interval(row) -> str:
@@ -119,10 +122,13 @@ def planning_lines(
         lines += table_lines(header, _plan_rows(plan, config))
     if plan_check is not None and not plan_check.empty:
         rows = []
-        for estimator, group in plan_check.groupby("estimator", sort=False):
+        checked = plan_check.dropna(subset=["met"])
+        worlds = checked["world"] if "world" in checked else pd.Series("resampled", index=checked.index)
+        for (world, estimator), group in checked.groupby([worlds, checked["estimator"]], sort=False):
             low = group.loc[group["met"].idxmin()]
             rows.append(
                 [
+                    WORLD_LABELS.get(world, world),
                     estimator,
                     f"{group['met'].mean():.3f}",
                     f"{low['met']:.3f} ({low['system']}, {low['prompt']})",
@@ -133,10 +139,15 @@ def planning_lines(
         lines += [
             "",
             f"Check: {pilots} random {size}-item pilots per system and prompt, each planning alone; *met* is "
-            "the share of plans whose realised width met the target (compare with the assurance).",
+            "the share of plans whose realised width met the target (compare with the assurance). "
+            "*Fresh raters*: pilots and studies of new items judged by new raters, drawn from a model "
+            "fitted to the judged items (unbiased σ_f² and σ_a²), plans with k up to "
+            "`plan.max_judgments_per_item`; this is the world a plan is for. *Resampled*: the released "
+            "items and their own judgments drawn again, plans with one judgment per item.",
             "",
         ]
-        lines += table_lines(["Estimator", "Mean met", "Lowest cell", "Median realised/target"], rows)
+        header = ["World", "Estimator", "Mean met", "Lowest cell", "Median realised/target"]
+        lines += table_lines(header, rows)
     while len(lines) > 2 and lines[2] == "":
         del lines[2]
     return lines
