@@ -346,9 +346,7 @@ def test_every_estimator_is_the_mean_when_every_output_is_judged():
     n = 96
     truth = rng.gamma(2.0, 1.0, n)
     judgments = np.round(truth[:, None] + rng.normal(0, 1.0, (n, 3)))
-    scores = np.column_stack(
-        [truth + rng.normal(0, s, n) for s in (0.5, 1.0, 2.0)] + [np.full(n, 100.0)]
-    )
+    scores = np.column_stack([truth + rng.normal(0, s, n) for s in (0.5, 1.0, 2.0)] + [np.full(n, 100.0)])
     metrics = ["a", "b", "c", "constant"]
     sample = EvalSample.from_arrays(judgments, scores, all_scores=scores, metrics=metrics)
     mean = estimate_mean(sample, "mean")

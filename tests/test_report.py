@@ -520,3 +520,56 @@ def test_system_means_and_leads_come_from_the_per_system_table(paper):
     assert (lead["Paper"], lead["Ours"], lead["Agreement"]) == ("0.02", "0.024", "within rounding")
     missing = comparison_table(build(paper))
     assert find(missing, "correctness of the reference")["Agreement"] == "not computed"
+
+
+def estimate_rows(widths: dict[str, float], system="s") -> pd.DataFrame:
+    """One system × prompt's system_estimates rows with these interval widths, centred at 3."""
+    return pd.DataFrame(
+        [
+            {"task": "t", "prompt": "p", "system": system, "estimator": name, "estimate": 3.0}
+            | {"ci_low": 3.0 - w / 2, "ci_high": 3.0 + w / 2, "level": 0.8, "n_judged": 50, "n_outputs": 200}
+            | {"effective_n": 50 * (widths["mean"] / w) ** 2}
+            for name, w in widths.items()
+        ]
+    )
+
+
+def test_best_control_variate_never_picks_on_noise():
+    from debias.tables.selection import BEST_WIDTH_TOLERANCE, best_control_variate
+
+    tol = BEST_WIDTH_TOLERANCE
+    # every output judged: all widths the mean's up to 1e-5, as cv:combined was on the released data
+    assert best_control_variate(estimate_rows({"mean": 0.04396, "cv:bleu": 0.04396, "cv:combined": 0.043955})) is None
+    # narrower than the mean, but by less than the tolerance: no metric helps
+    assert best_control_variate(estimate_rows({"mean": 1.0, "cv:a": 1 - tol / 2})) is None
+    # clearly narrower: the narrowest
+    assert best_control_variate(estimate_rows({"mean": 1.0, "cv:a": 0.9, "cv:b": 0.7})) == "cv:b"
+    # two within the tolerance of each other: the first in table order (a single metric before combined)
+    rows = estimate_rows({"mean": 1.0, "cv:a": 0.7, "cv:combined": 0.7 * (1 - tol / 2)})
+    assert best_control_variate(rows) == "cv:a"
+    rows = estimate_rows({"mean": 1.0, "cv:a": 0.7, "cv:combined": 0.6})
+    assert best_control_variate(rows) == "cv:combined"
+    # no control variate at all
+    assert best_control_variate(estimate_rows({"mean": 1.0})) is None
+
+
+def test_report_and_figure_name_the_same_best_control_variate():
+    from debias.plots import draw_system_scores
+    from debias.report.estimates import estimates_lines
+
+    config = {
+        "metrics": {"a": {"label": "A"}, "b": {"label": "B"}},
+        "tasks": {"t": {"label": "T", "systems": {"s1": {}, "s2": {}}, "prompts": {"p": {"label": "P"}}}},
+    }
+    estimates = pd.concat(
+        [
+            estimate_rows({"mean": 1.0, "cv:a": 0.995, "cv:b": 0.999, "cv:combined": 0.99}, "s1"),
+            estimate_rows({"mean": 1.0, "cv:a": 0.8, "cv:b": 0.6, "cv:combined": 0.598}, "s2"),
+        ],
+        ignore_index=True,
+    )
+    lines = "\n".join(estimates_lines(estimates, None, config))
+    assert "| no metric helps |" in lines and "cv:b: 3.000" in lines and "cv:combined:" not in lines
+    fig = draw_system_scores(estimates, config, "t")
+    texts = sorted(t.get_text() for ax in fig.axes for t in ax.texts)
+    assert texts == ["B", "no metric helps"]

@@ -90,9 +90,7 @@ def bound_factor(q, assurance: float, *, rng: np.random.Generator, n_boot: int =
     if m < 3:
         return np.ones(lead), np.zeros(lead, dtype=bool)
     mean = q.mean(axis=-1)
-    resampled = np.take_along_axis(
-        q[..., None, :], rng.integers(0, m, size=(*lead, n_boot, m)), axis=-1
-    )
+    resampled = np.take_along_axis(q[..., None, :], rng.integers(0, m, size=(*lead, n_boot, m)), axis=-1)
     boot_mean = resampled.mean(axis=-1)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         boot_se = resampled.std(axis=-1, ddof=1) / (np.sqrt(m) * boot_mean)

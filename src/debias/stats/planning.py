@@ -381,7 +381,9 @@ def pilot_components(
     notes = []
     if world == "fresh" and np.all(judgments.counts == 1):
         if items_only:
-            notes.append("one judgment per item: the annotator variance is not identifiable; planned items only (k = 1)")
+            notes.append(
+                "one judgment per item: the annotator variance is not identifiable; planned items only (k = 1)"
+            )
         else:
             notes.append(f"one judgment per item: annotator variance {noise:.6g} from the configuration")
     if unfloored < 0:
