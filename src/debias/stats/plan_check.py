@@ -2,9 +2,10 @@ r"""Does a plan made from a small pilot meet its target? Checked in two worlds.
 
 Resampled world (:func:`plan_check_experiment`). The world is one system x prompt: its N
 judged items, an item's true score the mean of its judgments, :math:`\sigma_f^2` the variance
-of those means and :math:`\sigma_a^2` the judgments' spread around them (:func:`debias.stats.variance.resampling_components`). A pilot is m items
-drawn without replacement, with all their judgments; the planner sees only the pilot, plans n
-at k = 1 judgment per item (what the world can realise) for a target width, and the realised
+of those means and :math:`\sigma_a^2` the judgments' spread around them
+(:func:`debias.stats.variance.resampling_components`). A pilot is m items drawn without
+replacement, with all their judgments; the planner sees only the pilot, plans n at k = 1
+judgment per item (what the world can realise) for a target width, and the realised
 width at that n is the world's own expected width there (:func:`debias.stats.planning.planned_width`
 with the world's components, which is what an interval from n resampled items estimates). A
 plan meets the target when the realised width is at most the target; the share of pilots that
