@@ -12,6 +12,7 @@ import pandas as pd
 
 from debias.config import metric_label, prompt_is_lower_better, prompt_label, system_label
 from debias.report.context import ReportContext, table_lines
+from debias.tables.selection import BEST_WIDTH_TOLERANCE, NO_METRIC_HELPS, best_control_variate
 
 __all__ = [
     "NO_METRIC_SCORES",
@@ -86,9 +87,11 @@ def estimate_lines(ctx: ReportContext, task: str) -> list[str]:
         "### Estimated mean human scores",
         "",
         f"Each system's mean human score with its {level:.0%} interval from the judged outputs alone "
-        "(*mean*), and with the control variate whose interval is narrowest (*cv:<metric>*). Systems "
-        "are ranked by the mean; *effective n* is the number of judged outputs the plain mean would "
-        "need for the same width.",
+        "(*mean*), and with the best control variate (*cv:<metric>*, *cv:combined*: the narrowest "
+        f"interval, only when more than {BEST_WIDTH_TOLERANCE:.0%} narrower than the mean's, else "
+        f"*{NO_METRIC_HELPS}*; the system-scores figure draws the same). Systems are ranked by the "
+        "mean; *effective n* is the number of judged outputs the plain mean would need for the same "
+        "width.",
     ]
     for prompt, cell in rows.groupby("prompt", sort=False):
         means = cell[cell["estimator"] == "mean"]
@@ -96,14 +99,16 @@ def estimate_lines(ctx: ReportContext, task: str) -> list[str]:
         means = means.sort_values("estimate", ascending=lower, kind="stable")
         table = []
         for rank, m in enumerate(means.itertuples(index=False), start=1):
-            cvs = cell[(cell["system"] == m.system) & cell["estimator"].str.startswith("cv:")]
+            system = cell[cell["system"] == m.system]
+            cvs = system[system["estimator"].str.startswith("cv:")]
             cvs = cvs[(cvs["ci_high"] - cvs["ci_low"]).notna()]
+            chosen = best_control_variate(system)
             if cvs.empty:
                 best, effective = f"– ({no_scores_reason(config, task, m.system)})", num(m.effective_n, 0)
+            elif chosen is None:
+                best, effective = NO_METRIC_HELPS, num(m.effective_n, 0)
             else:
-                b = next(
-                    cvs.assign(width=cvs["ci_high"] - cvs["ci_low"]).sort_values("width", kind="stable").itertuples()
-                )
+                b = next(system[system["estimator"] == chosen].itertuples())
                 best = f"{b.estimator}: {_interval(b.estimate, b.ci_low, b.ci_high)}"
                 effective = num(b.effective_n, 0)
             table.append(
