@@ -5,6 +5,7 @@ follows the configuration, and missing inputs reported, not fatal."""
 from __future__ import annotations
 
 import copy
+import json
 import re
 
 import numpy as np
@@ -573,3 +574,44 @@ def test_report_and_figure_name_the_same_best_control_variate():
     fig = draw_system_scores(estimates, config, "t")
     texts = sorted(t.get_text() for ax in fig.axes for t in ax.texts)
     assert texts == ["B", "no metric helps"]
+
+
+def test_a_constant_metric_is_named_left_out_of_the_pool_and_its_cv_is_the_mean(caplog):
+    # the reference system scores BLEU 100 on every item: rho is undefined, the pool leaves it out
+    import logging
+
+    from debias.report.user_tables import constant_metric_lines
+    from debias.tables.correlations import correlation_table
+    from debias.tables.estimates import system_estimates_table
+
+    rng = np.random.default_rng(7)
+    frames = []
+    for system, constant in (("a", False), ("b", False), ("reference", True)):
+        n = 40
+        truth = rng.normal(0, 1, n) + (3.0 if constant else 0.0)
+        bleu = np.full(n, 100.0) if constant else 20 + 5 * truth + rng.normal(0, 2, n)
+        judgments = [json.dumps([float(v) for v in truth[i] + rng.normal(0, 0.5, 2)]) for i in range(n)]
+        frames.append(
+            pd.DataFrame(
+                {"task": "t", "system": system, "prompt": "p", "id": [f"{system}{i}" for i in range(n)]}
+                | {"judgments": judgments, "n_judgments": 2, "bleu": bleu, "chrf": truth + rng.normal(0, 1, n)}
+                | {"mean_judgment": [float(np.mean(json.loads(j))) for j in judgments]}
+            )
+        )
+    with caplog.at_level(logging.WARNING):
+        table = correlation_table(frames, {"t": ["p"]}, ["bleu", "chrf"])
+        estimates = system_estimates_table(frames, {"t": ["p"]}, ["bleu", "chrf"], level=0.8)
+    pooled = table[table["system"] == "combined"].set_index("metric")
+    assert pooled.loc["bleu", "n_items"] == 80 and pooled.loc["chrf", "n_items"] == 120
+    expected = correlation_table(frames[:2], {"t": ["p"]}, ["bleu"])
+    assert pooled.loc["bleu", "rho"] == expected[expected["system"] == "combined"]["rho"].iloc[0]
+    assert np.isnan(table[(table["system"] == "reference") & (table["metric"] == "bleu")]["rho"].iloc[0])
+    assert "left out of the pooled" in caplog.text and "cv:bleu and ppi++:bleu fall back to the mean" in caplog.text
+    reference = estimates[estimates["system"] == "reference"].set_index("estimator")
+    assert reference.loc["cv:bleu", ["estimate", "ci_low", "ci_high"]].tolist() == pytest.approx(
+        reference.loc["mean", ["estimate", "ci_low", "ci_high"]].tolist(), abs=1e-15
+    )
+    config = {"metrics": {"bleu": {"label": "BLEU"}}, "tasks": {"t": {"systems": {}, "prompts": {"p": {}}}}}
+    note = "\n".join(constant_metric_lines(table, config))
+    assert "output: BLEU on reference (p)." in note  # the constant metric and system, nothing else
+    assert constant_metric_lines(correlation_table(frames[:2], {"t": ["p"]}, ["bleu", "chrf"]), config) == []

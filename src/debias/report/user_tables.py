@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from debias.config import metric_label, prompt_is_lower_better, prompt_label, system_label
+from debias.config import COMBINED, metric_label, prompt_is_lower_better, prompt_label, system_label
 from debias.report.context import ReportContext, table_lines
 from debias.tables.selection import BEST_WIDTH_TOLERANCE, NO_METRIC_HELPS, best_control_variate
 
@@ -18,6 +18,7 @@ __all__ = [
     "NO_METRIC_SCORES",
     "ONE_JUDGMENT",
     "comparison_lines",
+    "constant_metric_lines",
     "efficiency_lines",
     "estimate_lines",
     "no_scores_reason",
@@ -78,6 +79,31 @@ def no_scores_reason(config: Mapping, task: str, *systems: str) -> str:
     return NO_METRIC_SCORES
 
 
+def constant_metric_lines(correlations: pd.DataFrame | None, config: Mapping, task: str | None = None) -> list[str]:
+    """A note naming each metric that is constant on a system's judged outputs (of ``task``, or
+    every task): read from ``correlations.csv``, where its ρ is blank while another metric's is
+    not. Empty when there is none."""
+    if correlations is None or correlations.empty or "rho" not in correlations:
+        return []
+    rows = correlations[correlations["system"] != COMBINED]
+    if task is not None:
+        rows = rows[rows["task"] == task]
+    found = []
+    for (task_, prompt, system), cell in rows.groupby(["task", "prompt", "system"], sort=False):
+        blank = cell["rho"].isna() & (cell["n_items"] > 1)
+        if blank.any() and cell["rho"].notna().any():
+            names = ", ".join(metric_label(config, m) for m in cell.loc[blank, "metric"])
+            found.append(f"{names} on {system_label(config, task_, system)} ({prompt_label(config, task_, prompt)})")
+    if not found:
+        return []
+    return [
+        "",
+        f"**Constant metrics.** One value on every judged output: {'; '.join(found)}. Their correlation "
+        "is undefined, their control variate is the mean, and the pooled correlations (all systems, and "
+        "Figure 3's ρ) leave those systems out; the job logs say the same.",
+    ]
+
+
 def estimate_lines(ctx: ReportContext, task: str) -> list[str]:
     config, rows = ctx.config, of_task(ctx.system_estimates, task)
     if rows.empty:
@@ -124,7 +150,7 @@ def estimate_lines(ctx: ReportContext, task: str) -> list[str]:
         direction = " (lower is better)" if lower else ""
         header = ["Rank", "System", "Judged", "Mean [interval]", "Best control variate", "Effective n"]
         lines += ["", f"**{prompt_label(config, task, prompt)}**{direction}", "", *table_lines(header, table)]
-    return lines
+    return lines + constant_metric_lines(ctx.correlations, config, task)
 
 
 def _resolved(row) -> bool:
