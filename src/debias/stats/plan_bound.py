@@ -60,23 +60,33 @@ def upper_bound_components(
     (a pilot whose contributions are nearly all zero, as at a ceiling) the chi-square bound of
     a normal variance is used; with ``scale`` the bound never exceeds the largest variance on it
     (:func:`largest_variance`). ``note`` says when either happened.
+
+    ``q`` of shape (k_max, m) holds the contributions of designs with k = 1 ... k_max
+    judgments per item (:func:`debias.stats.planning.design_contributions`, what
+    :func:`debias.stats.planning.pilot_components` returns for ``k_max`` > 1): each k gets its
+    own bound, ``item`` and ``noise`` carry that of k = 1 and
+    :attr:`~debias.stats.planning.PlanComponents.k_factors` the others relative to it.
     """
     q = np.asarray(q, dtype=float)
     if not 0 < assurance < 1:
         raise ValueError(f"assurance must be in (0, 1), got {assurance}")
-    factor, fallback = bound_factor(q, assurance, rng=rng, n_boot=n_boot)
-    factor, fallback = float(factor), bool(fallback)
-    if factor == 1.0:
+    factors, fallback = bound_factor(q, assurance, rng=rng, n_boot=n_boot)
+    factors = np.atleast_1d(factors).astype(float)
+    if np.all(factors == 1.0):
         return components
     note = components.note
-    if fallback:
+    if np.any(fallback):
         note = _join(note, "the pilot's bootstrap bound was not finite; used the chi-square bound")
     bound = largest_variance(scale)
-    total = (components.item + components.noise) * factor
-    if bound is not None and total > bound:
-        factor *= bound / total
+    total = components.item + components.noise
+    if bound is not None and np.any(total * factors > bound):
+        factors = np.minimum(factors, bound / total)
         note = _join(note, f"bound capped at the largest variance on the scale, {bound:.6g}")
-    return replace(components, item=components.item * factor, noise=components.noise * factor, note=note)
+    factor = float(factors[0])
+    k_factors = tuple(float(f) for f in factors / factor) if q.ndim == 2 else ()
+    return replace(
+        components, item=components.item * factor, noise=components.noise * factor, note=note, k_factors=k_factors
+    )
 
 
 def bound_factor(q, assurance: float, *, rng: np.random.Generator, n_boot: int = 1000):

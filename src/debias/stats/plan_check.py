@@ -36,6 +36,7 @@ from debias.stats.plan_bound import bound_factor, upper_bound_components
 from debias.stats.planning import (
     PlanComponents,
     component_arrays,
+    design_contributions,
     largest_variance,
     pilot_components,
     plan_design,
@@ -342,37 +343,42 @@ def fresh_check_experiment(
         g = scores[:, pilots]  # (M, pilots, m)
         rho = component_arrays(f, w, k, g, annotator_variance=given)[3]  # (M, pilots)
         choices["cv"] = best_metric_index(np.moveaxis(rho, 0, -1))
+    designs = 1 if items_only else int(k_max)
     rows = []
     for estimator, chosen in choices.items():
-        item, noise_part, q = np.zeros(n_pilots), np.zeros(n_pilots), np.zeros((n_pilots, pilot_size))
+        item, noise_part = np.zeros(n_pilots), np.zeros(n_pilots)
+        q = np.zeros((n_pilots, designs, pilot_size))
         floored = 0
         for j in np.unique(chosen):
             at = chosen == j
             metric = None if j < 0 else g[j][at]
             parts = component_arrays(f[at], w[at], k, metric, annotator_variance=given)
-            item[at], noise_part[at], q[at] = parts[0], parts[1], parts[2]
+            item[at], noise_part[at] = parts[0], parts[1]
+            q[at] = design_contributions(parts[2], w[at], k, parts[1], designs)
             floored += int(np.sum(parts[4] < 0))
-        factor = np.concatenate(
+        factors = np.concatenate(
             [
                 bound_factor(q[start : start + PILOT_BLOCK], assurance, rng=rng)[0]
                 for start in range(0, n_pilots, PILOT_BLOCK)
             ]
-        )
+        )  # (pilots, designs): the bound of each k
         largest = largest_variance(scale)
-        total = (item + noise_part) * factor
         if largest is not None:
-            factor = np.where(total > largest, factor * largest / np.where(total > 0, total, 1.0), factor)
+            total = (item + noise_part)[:, None]
+            factors = np.minimum(factors, largest / np.where(total > 0, total, 1.0))
         shape = PlanComponents(0.0, 0.0, n_items, 1 if estimator == "mean" else 2, items_only=items_only)
         n, kk, _, _ = plan_sizes(
-            item * factor,
-            noise_part * factor,
+            item * factors[:, 0],
+            noise_part * factors[:, 0],
             shape,
             target_width,
             level=level,
             cost_per_judgment=cost_per_judgment,
             cost_per_item=cost_per_item,
-            k_max=k_max,
+            k_max=designs,
+            k_factors=factors / factors[:, :1],
         )
+        q = q[:, 0]
         unplannable = ~(q.mean(axis=-1) > 0)
         unreached = (n == 0) | unplannable
         n = np.where(unreached, n_items, n)

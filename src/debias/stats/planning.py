@@ -51,6 +51,7 @@ __all__ = [
     "WORLDS",
     "check_plan_inputs",
     "component_arrays",
+    "design_contributions",
     "largest_variance",
     "pilot_components",
     "plan_design",
@@ -80,6 +81,10 @@ class PlanComponents:
         plan judges each item once.
     note : str
         What the pilot could not tell and what was assumed instead (empty when nothing was).
+    k_factors : tuple of float
+        Per k = 1, 2, ...: a factor on the variance of a design with k judgments per item (the
+        upper bound of :func:`debias.stats.plan_bound.upper_bound_components` for that k over
+        its bound for k = 1, which ``item`` and ``noise`` carry). Empty: 1 for every k.
     """
 
     item: float
@@ -89,6 +94,7 @@ class PlanComponents:
     rho: float = 0.0
     items_only: bool = False
     note: str = ""
+    k_factors: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -130,6 +136,9 @@ def planned_width(n, k, components: PlanComponents, level: float):
     k = np.asarray(k, dtype=float)
     c = components
     variance = ((1.0 - n / c.n_outputs) * c.item + c.noise / k) / n
+    if len(c.k_factors):
+        factors = np.asarray(c.k_factors, dtype=float)
+        variance = variance * factors[np.clip(k.astype(int), 1, factors.size) - 1]
     with np.errstate(invalid="ignore"):
         df = np.where(n > c.fitted, n - c.fitted, np.nan)
         return 2.0 * stdtrit(df, 0.5 + level / 2.0) * np.sqrt(variance)
@@ -162,6 +171,7 @@ def plan_design(
         cost_per_judgment=cost_per_judgment,
         cost_per_item=cost_per_item,
         k_max=k_max,
+        k_factors=_padded(components.k_factors, k_max) if len(components.k_factors) else None,
     )
     if n == 0:
         return DesignPlan(0, 0, float("nan"), float("nan"), float(target_width), level)
@@ -178,9 +188,12 @@ def plan_sizes(
     cost_per_judgment: float = 1.0,
     cost_per_item: float = 0.0,
     k_max: int = 10,
+    k_factors=None,
 ):
     """:func:`plan_design` for many pilots at once: ``item`` and ``noise`` are arrays (one entry
-    per pilot) and ``shape`` gives the rest (N, fitted parameters, ``items_only``).
+    per pilot), ``k_factors`` (optional, shape (..., k_max)) each pilot's
+    :attr:`PlanComponents.k_factors`, and ``shape`` gives the rest (N, fitted parameters,
+    ``items_only``).
 
     Returns
     -------
@@ -194,8 +207,10 @@ def plan_sizes(
     noise = np.asarray(noise, dtype=float)
     n = np.arange(shape.fitted + 1, shape.n_outputs + 1)
     k = np.arange(1, 1 + (1 if shape.items_only else int(k_max)))
-    grid = replace(shape, item=item[..., None, None], noise=noise[..., None, None])
+    grid = replace(shape, item=item[..., None, None], noise=noise[..., None, None], k_factors=())
     width = planned_width(n[None, :], k[:, None], grid, level)  # (..., k, n)
+    if k_factors is not None:
+        width = width * np.sqrt(np.asarray(k_factors, dtype=float)[..., : k.size, None])
     cost = n[None, :] * (k[:, None] * cost_per_judgment + cost_per_item)
     masked = np.where(width <= target_width, cost, np.inf).reshape(*item.shape, -1)
     best = np.argmin(masked, axis=-1)  # the first minimum: fewer judgments, then fewer items
@@ -208,6 +223,34 @@ def plan_sizes(
         np.where(ok, cost[ki, ni], np.nan),
         np.where(ok, chosen_width, np.nan),
     )
+
+
+def _padded(factors, k_max: int) -> np.ndarray:
+    """``factors`` for k = 1 ... ``k_max``, the last repeated beyond its length."""
+    factors = np.asarray(factors, dtype=float)
+    return factors[np.minimum(np.arange(int(k_max)), factors.size - 1)]
+
+
+def design_contributions(q, spread, counts, noise, k_max: int) -> np.ndarray:
+    r"""Per item and k = 1 ... ``k_max``, an unbiased estimate of the variance of an item's value
+    when it is judged k times: :math:`r_i(k) = \frac{m}{m-p} e_i^2 + \hat s_i^2 (1/k - 1/k_i)`.
+
+    ``q``, ``spread`` and ``counts`` are :func:`component_arrays`' contributions, the ddof-0
+    spreads :math:`w_i` and counts :math:`k_i` (last axis: items); :math:`\hat s_i^2 = w_i
+    k_i / (k_i - 1)` is an item's own rater variance (ddof 1), and ``noise`` (the pooled
+    :math:`\hat\sigma_a^2`, shape (...)) stands in for an item judged once. Returns shape
+    (..., k_max, m); row k = 1 is ``q`` itself. The bound of a design with k judgments bounds
+    the mean of row k: the items' part weighs more at larger k, and its uncertainty with it.
+    """
+    q = np.asarray(q, dtype=float)
+    spread = np.asarray(spread, dtype=float)
+    counts = np.broadcast_to(np.asarray(counts, dtype=float), q.shape)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        own = np.where(counts >= 2, spread * counts / (counts - 1.0), np.asarray(noise, dtype=float)[..., None])
+    inverse_k = 1.0 / np.arange(1, int(k_max) + 1)[:, None]
+    r = (q - spread)[..., None, :] + own[..., None, :] * (inverse_k - 1.0 / counts[..., None, :])
+    r[..., 0, :] = q  # the same number, without rounding
+    return r
 
 
 def largest_variance(scale) -> float | None:
@@ -246,7 +289,7 @@ def component_arrays(
     world : {"fresh", "resampled"}
         Which world the components describe (:func:`pilot_components`).
     annotator_variance : float, optional
-        The fresh world's :math:`\\sigma_a^2` where no item has two judgments; without it such
+        The fresh world's :math:`\sigma_a^2` where no item has two judgments; without it such
         a pilot's components are its items alone (``items_only``: noise 0, the items' part the
         judgments' whole variance).
 
@@ -301,6 +344,7 @@ def pilot_components(
     annotator_variance: float | None = None,
     scale=None,
     world: str = "fresh",
+    k_max: int = 1,
 ) -> tuple[PlanComponents, np.ndarray]:
     r"""Variance components estimated from judged pilot items, and each item's contribution.
 
@@ -346,6 +390,9 @@ def pilot_components(
         components are NaN and the plan says that there is none.
     world : {"fresh", "resampled"}
         The world the components describe (above).
+    k_max : int
+        The most judgments per item the plan may buy: above 1 (fresh world), the contributions
+        are those of every k up to it (:func:`design_contributions`).
 
     Returns
     -------
@@ -353,8 +400,9 @@ def pilot_components(
         The components, and per item :math:`q_i = \frac{m}{m-p} e_i^2 + w_i` (residual
         :math:`e_i`, ddof-0 spread :math:`w_i`), whose mean is the variance of one judgment's
         term in either world (with equal :math:`k_i`): what
-        :func:`debias.stats.plan_bound.upper_bound_components` bounds. ``note`` says what was
-        assumed.
+        :func:`debias.stats.plan_bound.upper_bound_components` bounds; shape (k_max, m) with
+        ``k_max`` > 1, row k the contributions of a design with k judgments per item. ``note``
+        says what was assumed.
 
     References
     ----------
@@ -392,6 +440,8 @@ def pilot_components(
             f"items' variance {float(unfloored):.6g} < 0): floored at 0"
         )
     note = "; ".join(notes)
+    if k_max > 1 and world == "fresh" and not items_only:
+        q = design_contributions(q, judgments.within_spread, judgments.counts, noise, k_max)
     return PlanComponents(item, noise, int(n_outputs), fitted, rho, items_only, note), q
 
 

@@ -97,7 +97,14 @@ def plan_table(
         best = _best_metric(judgments, judged[list(metrics)]) if len(judged) > 3 else None
         for estimator in ["mean"] + ([f"cv:{best}"] if best else []):
             scores = None if estimator == "mean" else judged[best].to_numpy(dtype=float)
-            components, q = pilot_components(judgments, n_outputs, scores, annotator_variance=sigma2_a, scale=scale)
+            components, q = pilot_components(
+                judgments,
+                n_outputs,
+                scores,
+                annotator_variance=sigma2_a,
+                scale=scale,
+                k_max=spec["max_judgments_per_item"],
+            )
             rng = np.random.default_rng(setting_seed(spec["seed"], task, system, prompt, estimator, "plan"))
             bound = upper_bound_components(components, q, spec["assurance"], rng=rng, scale=scale)
             for target in _targets(spec, world):
