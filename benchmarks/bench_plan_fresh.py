@@ -29,6 +29,7 @@ from debias.stats.plan_check import fit_fresh_world, fresh_check_experiment
 from debias.stats.planning import pilot_components, plan_design, planned_width
 
 ASSURANCE = 0.8
+N_ITEMS = (96, 500)
 
 
 def paper(results: Path) -> None:
@@ -60,7 +61,7 @@ def likert_task(rng: np.random.Generator, n_items: int, raters: int, item_sd: fl
 
 def synthetic(pilots: int) -> None:
     print(f"== synthetic tasks, fresh-rater check, {pilots} pilots of 50 items, assurance 0.8, target >= 0.75")
-    for n_items in (96, 500):
+    for n_items in N_ITEMS:
         for raters in (1, 3):
             rng = np.random.default_rng(1000 * n_items + raters)
             judgments, metric = likert_task(rng, n_items, raters, item_sd=0.5, rater_sd=0.9)
