@@ -18,8 +18,8 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
+from debias.config.settings import default, section_defaults
 from debias.data import EvalSample, as_judgments
-from debias.settings import default, section_defaults
 from debias.stats.estimate import estimate_mean as _estimate_sample
 from debias.stats.intervals import MeanEstimate
 from debias.stats.theory import theory_data_efficiency
@@ -36,6 +36,12 @@ __all__ = [
 ]
 
 
+def _level(level: float | None) -> float:
+    """``level``, or the configuration's default ``estimates.level`` (read from the schema on
+    first use, not at import)."""
+    return section_defaults("estimates")["level"] if level is None else level
+
+
 def estimate(
     frame: pd.DataFrame,
     *,
@@ -46,7 +52,7 @@ def estimate(
     rater: str | None = None,
     scores: Sequence[str] = (),
     population: pd.DataFrame | None = None,
-    level: float = section_defaults("estimates")["level"],
+    level: float | None = None,
 ) -> pd.DataFrame:
     """Every estimator of every system's mean human score, with intervals, from a long table.
 
@@ -64,8 +70,8 @@ def estimate(
     population : pandas.DataFrame, optional
         One row per output, judged or not, with ``item``, ``system`` and the ``scores`` columns:
         the metrics on the outputs nobody judged. Default: the judged outputs only.
-    level : float
-        Nominal coverage of the intervals.
+    level : float, optional
+        Nominal coverage of the intervals (default: the configuration's ``estimates.level``).
 
     Returns
     -------
@@ -95,7 +101,7 @@ def estimate(
         scores=scores,
         population=population,
     )
-    return system_estimates_table(tables, {TASK: prompts}, list(dict.fromkeys(scores)), level=level)
+    return system_estimates_table(tables, {TASK: prompts}, list(dict.fromkeys(scores)), level=_level(level))
 
 
 def compare(
@@ -108,9 +114,9 @@ def compare(
     rater: str | None = None,
     scores: Sequence[str] = (),
     population: pd.DataFrame | None = None,
-    level: float = section_defaults("estimates")["level"],
-    min_items: int = default("min_judged_items"),
-    de_n: int = section_defaults("compare")["de_n"],
+    level: float | None = None,
+    min_items: int | None = None,
+    de_n: int | None = None,
 ) -> pd.DataFrame:
     """Paired differences of every two systems judged on the same items, from a long table.
 
@@ -136,7 +142,10 @@ def compare(
         scores=scores,
         population=population,
     )
-    spec = {**section_defaults("compare"), "level": level, "de_n": de_n}
+    spec = {**section_defaults("compare"), "level": _level(level)}
+    if de_n is not None:
+        spec["de_n"] = de_n
+    min_items = default("min_judged_items") if min_items is None else min_items
     return system_comparisons_table(tables, {TASK: prompts}, list(dict.fromkeys(scores)), spec, min_items=min_items)
 
 
@@ -150,7 +159,7 @@ def plan(
     rater: str | None = None,
     scores: Sequence[str] = (),
     population: pd.DataFrame | None = None,
-    level: float = section_defaults("estimates")["level"],
+    level: float | None = None,
     settings: Mapping | None = None,
     seed: int = 0,
 ) -> pd.DataFrame:
@@ -159,7 +168,7 @@ def plan(
     The judged items of each system and prompt are the pilot, and the plan is for a new study
     with new raters (the fresh-rater world of :func:`debias.stats.planning.pilot_components`:
     unbiased rater and item variances). ``settings`` overrides the ``plan`` section's defaults
-    (the schema's, :func:`debias.settings.section_defaults`: ``target_widths``, ``auto_n``,
+    (the schema's, :func:`debias.config.settings.section_defaults`: ``target_widths``, ``auto_n``,
     ``cost_per_judgment``, ``cost_per_item``, ``max_judgments_per_item``, ``assurance``);
     ``target_widths`` are FULL widths (upper minus lower end of the interval, twice its
     half-width), on the judgments' scale. ``seed`` seeds the bound's bootstrap.
@@ -181,7 +190,7 @@ def plan(
         scores=scores,
         population=population,
     )
-    spec = {**section_defaults("plan"), **(settings or {}), "level": level, "seed": seed}
+    spec = {**section_defaults("plan"), **(settings or {}), "level": _level(level), "seed": seed}
     return plan_table(tables, {TASK: prompts}, list(dict.fromkeys(scores)), spec)
 
 
@@ -193,7 +202,7 @@ def estimate_mean(
     unjudged_scores=None,
     n_outputs: int | None = None,
     estimator: str = "mean",
-    level: float = section_defaults("estimates")["level"],
+    level: float | None = None,
     annotator_variance: float | None = None,
 ) -> MeanEstimate:
     """One estimate of a mean human score with its interval, from arrays.
@@ -210,8 +219,8 @@ def estimate_mean(
         outputs' scores, or without metrics the number of outputs N.
     estimator : str
         ``mean``, ``cv:m0`` (metric columns are named m0, m1, ...), ``cv:combined`` or ``ppi++:m0``.
-    level : float
-        Nominal coverage.
+    level : float, optional
+        Nominal coverage (default: the configuration's ``estimates.level``).
     annotator_variance : float, optional
         Variance of one judgment (default: pooled over the items judged more than once).
 
@@ -230,7 +239,7 @@ def estimate_mean(
     sample = EvalSample.from_arrays(
         judgments, scores, all_scores=all_scores, unjudged_scores=unjudged_scores, n_outputs=n_outputs
     )
-    return _estimate_sample(sample, estimator, level=level, annotator_variance=annotator_variance)
+    return _estimate_sample(sample, estimator, level=_level(level), annotator_variance=annotator_variance)
 
 
 def variance_components(judgments) -> dict[str, float | str]:

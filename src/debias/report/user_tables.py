@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from debias.config import COMBINED, metric_label, prompt_is_lower_better, prompt_label, system_label
+from debias.config.labels import COMBINED, metric_label, prompt_is_lower_better, prompt_label, system_label
 from debias.report.context import ReportContext, table_lines
 from debias.tables.selection import BEST_WIDTH_TOLERANCE, NO_METRIC_HELPS, best_control_variate
 

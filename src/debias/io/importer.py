@@ -4,7 +4,7 @@ Human evaluations come as long tables: the item (input), the system, often the p
 question asked of the raters) and the rater, the score, the output text, per-output metric or
 LLM-judge scores. :func:`import_long_table` turns one into the canonical files the workflow
 reads (``<out>/systems/<system>.jsonl.gz`` and ``<out>/references.jsonl.gz``, see
-:mod:`debias.io`) and the block of ``config/config.yaml`` that declares the task. Several rows
+:mod:`debias.io.canonical`) and the block of ``config/config.yaml`` that declares the task. Several rows
 of the same item, system and prompt are that output's judgments, in rater order when a rater
 column is given. A wide table (one column per prompt or per rater) becomes long with one
 ``pandas.melt``, e.g. ``frame.melt(id_vars=["item", "system"], var_name="prompt",
@@ -23,8 +23,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from debias.files import atomic_path, write_jsonl_gz
-from debias.io import InputError
+from debias.io.atomic import atomic_path, write_jsonl_gz
+from debias.io.canonical import InputError
 
 __all__ = [
     "ImportSpec",

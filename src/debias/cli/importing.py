@@ -1,5 +1,5 @@
 """The ``debias import`` command: a long table of ratings as a task of the workflow
-(:mod:`debias.importer`)."""
+(:mod:`debias.io.importer`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from debias.importer import (
+from debias.io.canonical import InputError
+from debias.io.importer import (
     FORMATS,
     ImportSpec,
     add_to_config,
@@ -16,7 +17,6 @@ from debias.importer import (
     read_long_table,
     safe_name,
 )
-from debias.io import InputError
 
 __all__ = ["add_command", "run_command", "starter_config"]
 
@@ -25,13 +25,12 @@ def starter_config(out: Path, spec: ImportSpec, language: str = "en") -> dict:
     """The settings of a configuration file that does not exist yet, so that the imported task
     runs as it is: the folders (``data_dir`` the parent of ``out``, ``results_dir``
     ``results/<task>`` beside the paper's ``results/``; WordNet from the project's ``nltk_data``
-    when it was provisioned), the metrics computed by default (:data:`debias.config.COMPUTED_METRICS`,
+    when it was provisioned), the metrics computed by default (:data:`debias.metrics.COMPUTED_METRICS`,
     labelled as their implementations; METEOR, which matches English stems and synonyms, for
     English only) when the table has outputs and references, the bootstrap's replicates and
     seed; every other setting takes its default from the schema."""
     import debias
-    from debias.config import COMPUTED_METRICS
-    from debias.metrics import DEFAULT_IMPLEMENTATIONS, IMPLEMENTATIONS
+    from debias.metrics import COMPUTED_METRICS, DEFAULT_IMPLEMENTATIONS, IMPLEMENTATIONS
 
     provisioned = Path(debias.__file__).resolve().parents[2] / "nltk_data"
     has_text = spec.output is not None and (spec.reference is not None or spec.reference_system is not None)
