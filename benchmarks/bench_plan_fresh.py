@@ -99,7 +99,7 @@ def example() -> None:
     truth = fit_fresh_world(pilot).components()
     for world in ("resampled", "fresh"):
         components, _ = pilot_components(pilot, 96, world=world)
-        plan = plan_design(components, 0.2, cost_per_item=10.0, k_max=5)
+        plan = plan_design(components, 0.2, level=0.8, cost_per_item=10.0, k_max=5)
         fresh = float(planned_width(plan.n, plan.k, truth, 0.8)) if plan.n else float("nan")
         print(
             f"  planned in the {world} world (sigma2_item {components.item:.4f}, sigma2_a {components.noise:.4f}): "

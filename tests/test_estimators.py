@@ -354,20 +354,20 @@ def test_every_estimator_is_the_mean_when_every_output_is_judged():
     scores = np.column_stack([truth + rng.normal(0, s, n) for s in (0.5, 1.0, 2.0)] + [np.full(n, 100.0)])
     metrics = ["a", "b", "c", "constant"]
     sample = EvalSample.from_arrays(judgments, scores, all_scores=scores, metrics=metrics)
-    mean = estimate_mean(sample, "mean")
+    mean = estimate_mean(sample, "mean", level=0.8)
     names = every_estimator(metrics)
     assert {name.partition(":")[0] for name in names} | {"cv:combined"} >= set(REGISTRY)
     assert "cv:combined" in names and "ppi++:a" in names and "ppi++fpc:a" in names
     for name in names:
         for options in ({}, {"folds": 4, "rng": np.random.default_rng(1)}) if name == "cv:combined" else ({},):
-            result = estimate_mean(sample, name, **options)
+            result = estimate_mean(sample, name, level=0.8, **options)
             assert float(result.estimate) == pytest.approx(float(mean.estimate), rel=0, abs=1e-12), name
     # the combined control variate exactly, and its interval is the mean's
-    combined = estimate_mean(sample, "cv:combined")
+    combined = estimate_mean(sample, "cv:combined", level=0.8)
     assert float(combined.estimate) == float(mean.estimate)
     assert (float(combined.ci_low), float(combined.ci_high)) == (float(mean.ci_low), float(mean.ci_high))
     # a constant metric's control variate is the mean, interval and all
-    constant = estimate_mean(sample, "cv:constant")
+    constant = estimate_mean(sample, "cv:constant", level=0.8)
     assert (float(constant.ci_low), float(constant.ci_high), constant.df) == (
         float(mean.ci_low),
         float(mean.ci_high),
@@ -382,4 +382,6 @@ def test_combined_still_moves_the_estimate_below_n_equal_to_N():
     truth = rng.normal(0, 1, n + 1)
     scores = (truth + rng.normal(0, 0.3, n + 1))[:, None] * np.array([1.0, 0.5]) + rng.normal(0, 0.2, (n + 1, 2))
     sample = EvalSample.from_arrays(truth[:n, None], scores[:n], all_scores=scores, metrics=["a", "b"])
-    assert float(estimate_mean(sample, "cv:combined").estimate) != float(estimate_mean(sample, "mean").estimate)
+    assert float(estimate_mean(sample, "cv:combined", level=0.8).estimate) != float(
+        estimate_mean(sample, "mean", level=0.8).estimate
+    )

@@ -257,9 +257,9 @@ def test_plan_sizes_is_plan_design_for_every_pilot():
     rng = np.random.default_rng(8)
     item, noise = rng.uniform(0, 1, 40), rng.uniform(0, 2, 40)
     shape = PlanComponents(0.0, 0.0, n_outputs=400)
-    n, k, cost, width = plan_sizes(item, noise, shape, 0.25, cost_per_item=3.0, k_max=4)
+    n, k, cost, width = plan_sizes(item, noise, shape, 0.25, level=0.8, cost_per_item=3.0, k_max=4)
     for i in range(40):
-        one = plan_design(PlanComponents(item[i], noise[i], 400), 0.25, cost_per_item=3.0, k_max=4)
+        one = plan_design(PlanComponents(item[i], noise[i], 400), 0.25, level=0.8, cost_per_item=3.0, k_max=4)
         assert (n[i], k[i]) == (one.n, one.k)
         assert (cost[i], width[i]) == pytest.approx((one.cost, one.width), nan_ok=True)
 
