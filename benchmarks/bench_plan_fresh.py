@@ -8,9 +8,9 @@ Prints, with binomial Monte-Carlo standard errors:
 2. ``synthetic``: a one-rater and a three-rater task (Likert 1-5 judgments, low rater
    agreement; 96 and 500 items), the fresh-rater check with ``--pilots`` pilots at the default
    costs and with items costing ten judgments (plans with k > 1).
-3. ``example``: the issue's case, a 96-item three-rater pilot planned for a full width of 0.2
-   with items costing ten judgments, in the resampled world (the planner before) and in the
-   fresh one (now), each plan's width with fresh raters in the fitted world.
+3. ``example``: the issue's case, a 96-item three-rater pilot with low rater agreement planned
+   for full widths 0.2-0.3 at the default costs, in the resampled world (the planner before) and
+   in the fresh one (now), each plan's width with fresh raters in the world fitted to it.
 
     python benchmarks/bench_plan_fresh.py [--results results] [--pilots 1000] [paper|synthetic|example ...]
 """
@@ -92,19 +92,21 @@ def synthetic(pilots: int) -> None:
 
 
 def example() -> None:
-    print("== a 96-item, 3-rater pilot planned for a full width of 0.2, items cost 10 judgments (no bound)")
+    print("== a 96-item, 3-rater pilot (low agreement), default costs, no bound: plan widths with fresh raters")
     rng = np.random.default_rng(26)
     judgments, _ = likert_task(rng, 96, 3, item_sd=0.45, rater_sd=1.0)
     pilot = Judgments.from_padded(judgments)
     truth = fit_fresh_world(pilot).components()
-    for world in ("resampled", "fresh"):
-        components, _ = pilot_components(pilot, 96, world=world)
-        plan = plan_design(components, 0.2, level=0.8, cost_per_item=10.0, k_max=5)
-        fresh = float(planned_width(plan.n, plan.k, truth, 0.8)) if plan.n else float("nan")
-        print(
-            f"  planned in the {world} world (sigma2_item {components.item:.4f}, sigma2_a {components.noise:.4f}): "
-            f"{plan.n} x {plan.k}, planned width {plan.width:.4f}, width with fresh raters {fresh:.4f}"
-        )
+    for target in (0.2, 0.25, 0.3):
+        for world in ("resampled", "fresh"):
+            components, _ = pilot_components(pilot, 96, world=world)
+            plan = plan_design(components, target, level=0.8, k_max=5)
+            fresh = float(planned_width(plan.n, plan.k, truth, 0.8)) if plan.n else float("nan")
+            print(
+                f"  full width {target}: planned in the {world} world (sigma2_item {components.item:.4f}, sigma2_a "
+                f"{components.noise:.4f}): {plan.n} x {plan.k}, planned width {plan.width:.4f}, "
+                f"width with fresh raters {fresh:.4f}"
+            )
 
 
 def main() -> None:
