@@ -615,3 +615,15 @@ def test_a_constant_metric_is_named_left_out_of_the_pool_and_its_cv_is_the_mean(
     note = "\n".join(constant_metric_lines(table, config))
     assert "output: BLEU on reference (p)." in note  # the constant metric and system, nothing else
     assert constant_metric_lines(correlation_table(frames[:2], {"t": ["p"]}, ["bleu", "chrf"]), config) == []
+
+
+def test_best_paired_control_variate_needs_more_than_the_tolerance():
+    from debias.tables.selection import best_paired_control_variate
+
+    def pair(savings):
+        return pd.DataFrame({"estimator": list(savings), "de_vs_independent": list(savings.values())})
+
+    assert best_paired_control_variate(pair({"mean": 2.0, "cv:a": 2.01, "cv:combined": 2.015})) is None
+    assert best_paired_control_variate(pair({"mean": 2.0, "cv:a": 2.2, "cv:combined": 2.21})) == "cv:a"
+    assert best_paired_control_variate(pair({"mean": 2.0, "cv:a": 2.2, "cv:combined": 2.5})) == "cv:combined"
+    assert best_paired_control_variate(pair({"mean": 2.0})) is None

@@ -12,6 +12,7 @@ import pandas as pd
 from debias.config.labels import prompt_label, system_label, task_label
 from debias.report.context import table_lines
 from debias.report.user_tables import no_scores_reason
+from debias.tables.selection import NO_METRIC_HELPS, best_paired_control_variate
 
 __all__ = ["WORLD_LABELS", "planning_lines"]
 
@@ -27,14 +28,17 @@ def _comparison_rows(comparisons: pd.DataFrame, config: Mapping) -> list[list[st
     rows = []
     for (task, prompt, a, b), pair in comparisons.groupby(["task", "prompt", "system_a", "system_b"], sort=False):
         mean = pair[pair["estimator"] == "mean"]
-        cvs = pair[pair["estimator"].str.startswith("cv:")].sort_values("de_vs_independent", ascending=False)
+        cvs = pair[pair["estimator"].str.startswith("cv:")]
         if mean.empty:
             continue
         m = next(mean.itertuples())
+        chosen = best_paired_control_variate(pair)
         if cvs.empty:  # only the paired mean: a system of the pair has no metric scores
             best_text = f"– ({no_scores_reason(config, task, a, b)})"
+        elif chosen is None:
+            best_text = NO_METRIC_HELPS
         else:
-            best = next(cvs.itertuples())
+            best = next(pair[pair["estimator"] == chosen].itertuples())
             best_text = f"{best.estimator}: {best.de_vs_independent:.2f}"
         rows.append(
             [
@@ -91,7 +95,8 @@ def planning_lines(
             "over two separate samples of the same size (*DE vs independent*: the variance of the "
             "independent difference over the paired one, at the configured n nearest "
             "`compare.de_n`), for the paired mean and for the control variate on the metric "
-            "difference that saves most.",
+            "difference that saves most (only when it saves more than 1% over the paired mean, "
+            f"else *{NO_METRIC_HELPS}*; the comparisons figure draws the same).",
             "",
         ]
         header = ["Task", "Prompt", "Difference", "Shared", "Mean [interval]", "DE vs independent", "Best cv"]

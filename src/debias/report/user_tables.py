@@ -12,7 +12,12 @@ import pandas as pd
 
 from debias.config.labels import COMBINED, metric_label, prompt_is_lower_better, prompt_label, system_label
 from debias.report.context import ReportContext, table_lines
-from debias.tables.selection import BEST_WIDTH_TOLERANCE, NO_METRIC_HELPS, best_control_variate
+from debias.tables.selection import (
+    BEST_WIDTH_TOLERANCE,
+    NO_METRIC_HELPS,
+    best_control_variate,
+    best_paired_control_variate,
+)
 
 __all__ = [
     "NO_METRIC_SCORES",
@@ -166,7 +171,8 @@ def comparison_lines(ctx: ReportContext, task: str) -> list[str]:
         "",
         "Every two systems judged on the same items: the difference B − A of mean human scores from the "
         "paired judgments (*mean*) and with the control variate on the metric difference that saves most "
-        "(*best cv*). A difference is *resolved* when its interval excludes 0.",
+        f"(*best cv*; only when it saves more than {BEST_WIDTH_TOLERANCE:.0%} over the paired mean, else "
+        f"*{NO_METRIC_HELPS}*). A difference is *resolved* when its interval excludes 0.",
     ]
     for prompt, cell in rows.groupby("prompt", sort=False):
         table, resolved, pairs = [], 0, 0
@@ -175,13 +181,14 @@ def comparison_lines(ctx: ReportContext, task: str) -> list[str]:
             if means.empty:
                 continue
             m = next(means.itertuples(index=False))
-            cvs = pair[pair["estimator"].str.startswith("cv:")].sort_values(
-                "de_vs_independent", ascending=False, kind="stable"
-            )
+            cvs = pair[pair["estimator"].str.startswith("cv:")]
+            chosen = best_paired_control_variate(pair)
             if cvs.empty:
                 best_text, best_resolved = f"– ({no_scores_reason(config, task, a, b)})", False
+            elif chosen is None:
+                best_text, best_resolved = NO_METRIC_HELPS, False
             else:
-                c = next(cvs.itertuples(index=False))
+                c = next(pair[pair["estimator"] == chosen].itertuples(index=False))
                 best_text = f"{c.estimator}: {_interval(c.difference, c.ci_low, c.ci_high, signed=True)}"
                 best_resolved = _resolved(c)
             either = _resolved(m) or best_resolved

@@ -17,6 +17,7 @@ __all__ = [
     "NO_METRIC_HELPS",
     "best_control_variate",
     "best_metrics",
+    "best_paired_control_variate",
     "panel_metric",
 ]
 
@@ -106,3 +107,23 @@ def best_control_variate(cell: pd.DataFrame, tolerance: float = BEST_WIDTH_TOLER
     if not narrowest < (1.0 - tolerance) * float(mean.iloc[0]):
         return None
     return str(cell.loc[candidates[candidates <= (1.0 + tolerance) * narrowest].index[0], "estimator"])
+
+
+def best_paired_control_variate(pair: pd.DataFrame, tolerance: float = BEST_WIDTH_TOLERANCE) -> str | None:
+    """The control variate a report or figure calls best for one pair of systems, or ``None``
+    when no metric helps: :func:`best_control_variate`'s rule on ``de_vs_independent`` (the
+    saving over independent samples, larger is better) instead of the width.
+
+    The ``cv:*`` row with the largest saving, only when it exceeds the paired ``mean``'s by
+    more than the factor 1 + ``tolerance``; rows within that factor of the largest count as
+    equal and the first in table order wins.
+    """
+    saving = pair["de_vs_independent"]
+    mean = saving[pair["estimator"] == "mean"]
+    candidates = saving[pair["estimator"].str.startswith("cv:") & saving.notna()]
+    if candidates.empty:
+        return None
+    largest = float(candidates.max())
+    if not mean.empty and np.isfinite(mean.iloc[0]) and not largest > (1.0 + tolerance) * float(mean.iloc[0]):
+        return None
+    return str(pair.loc[candidates[candidates * (1.0 + tolerance) >= largest].index[0], "estimator"])
