@@ -37,7 +37,7 @@ distributions. *Computational Statistics & Data Analysis* 50(3):775-782, 2006.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import stdtrit
@@ -204,25 +204,40 @@ def plan_sizes(
     if not k_max >= 1:
         raise ValueError(f"the largest number of judgments per item must be >= 1, got {k_max}")
     item = np.asarray(item, dtype=float)
-    noise = np.asarray(noise, dtype=float)
+    lead = item.shape
+    item = item.reshape(-1)
+    noise = np.broadcast_to(np.asarray(noise, dtype=float), lead).reshape(-1)
     n = np.arange(shape.fitted + 1, shape.n_outputs + 1)
     k = np.arange(1, 1 + (1 if shape.items_only else int(k_max)))
-    grid = replace(shape, item=item[..., None, None], noise=noise[..., None, None], k_factors=())
-    width = planned_width(n[None, :], k[:, None], grid, level)  # (..., k, n)
+    factors = None
     if k_factors is not None:
-        width = width * np.sqrt(np.asarray(k_factors, dtype=float)[..., : k.size, None])
-    cost = n[None, :] * (k[:, None] * cost_per_judgment + cost_per_item)
-    masked = np.where(width <= target_width, cost, np.inf).reshape(*item.shape, -1)
-    best = np.argmin(masked, axis=-1)  # the first minimum: fewer judgments, then fewer items
-    ok = np.isfinite(np.take_along_axis(masked, best[..., None], axis=-1)[..., 0])
-    ki, ni = np.divmod(best, n.size)
-    chosen_width = np.take_along_axis(width.reshape(*item.shape, -1), best[..., None], axis=-1)[..., 0]
-    return (
-        np.where(ok, n[ni], 0),
-        np.where(ok, k[ki], 0),
-        np.where(ok, cost[ki, ni], np.nan),
-        np.where(ok, chosen_width, np.nan),
-    )
+        factors = np.broadcast_to(np.asarray(k_factors, dtype=float)[..., : k.size], (*lead, k.size))
+        factors = factors.reshape(-1, k.size)
+    quantile = 2.0 * stdtrit(n - float(shape.fitted), 0.5 + level / 2.0)  # once per n, for every pilot
+    keep = 1.0 - n / shape.n_outputs
+    cost = n[None, :] * (k[:, None] * cost_per_judgment + cost_per_item)  # (k, n)
+    out_n, out_k = np.zeros(item.size, dtype=int), np.zeros(item.size, dtype=int)
+    out_cost, out_width = np.full(item.size, np.nan), np.full(item.size, np.nan)
+    block = max(1, PLAN_GRID_CELLS // cost.size)
+    for start in range(0, item.size, block):  # pilots in blocks: the grid is pilots x k x n
+        part = slice(start, start + block)
+        variance = (keep * item[part, None, None] + noise[part, None, None] / k[:, None]) / n
+        if factors is not None:
+            variance = variance * factors[part, :, None]
+        width = quantile * np.sqrt(variance)
+        masked = np.where(width <= target_width, cost, np.inf).reshape(width.shape[0], -1)
+        best = np.argmin(masked, axis=-1)  # the first minimum: fewer judgments, then fewer items
+        ok = np.isfinite(masked[np.arange(best.size), best])
+        ki, ni = np.divmod(best, n.size)
+        out_n[part] = np.where(ok, n[ni], 0)
+        out_k[part] = np.where(ok, k[ki], 0)
+        out_cost[part] = np.where(ok, cost[ki, ni], np.nan)
+        out_width[part] = np.where(ok, width.reshape(width.shape[0], -1)[np.arange(best.size), best], np.nan)
+    return out_n.reshape(lead), out_k.reshape(lead), out_cost.reshape(lead), out_width.reshape(lead)
+
+
+#: Entries of the pilots x k x n grid :func:`plan_sizes` holds at once (bounds its memory).
+PLAN_GRID_CELLS = 2_000_000
 
 
 def _padded(factors, k_max: int) -> np.ndarray:
