@@ -22,7 +22,7 @@ import pandas as pd
 from debias.data.pairs import JudgedPairs, UnknownVerdicts, verdict_codes
 from debias.io.canonical import InputError
 
-__all__ = ["read_pair_table"]
+__all__ = ["join_judge_tables", "read_pair_table"]
 
 
 def _names(values: pd.Series, column: str, row_name) -> tuple[np.ndarray, np.ndarray]:
@@ -198,3 +198,69 @@ def read_pair_table(
         item_names[item_codes[first_row]],
         unknown,
     )
+
+
+def join_judge_tables(
+    frame: pd.DataFrame,
+    judge_tables: Mapping[str, tuple[pd.DataFrame, str, str]],
+    *,
+    item: str,
+    system_a: str,
+    system_b: str,
+) -> pd.DataFrame:
+    """``frame`` with one column per judge from tables holding one verdict per battle.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table of human verdicts (one row per verdict, :func:`read_pair_table`).
+    judge_tables : mapping
+        ``{judge: (table, column, source)}``: a table with one row per battle (``item``,
+        ``system_a``, ``system_b``), the column holding the judge's verdict, and what errors call
+        the table (e.g. its file name).
+    item, system_a, system_b : str
+        The columns that name a battle in every table (names trimmed of surrounding whitespace).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``frame``'s rows with a column named after each judge, then one row (without a human
+        verdict, i.e. of the unlabelled pool) per battle that only the judge tables hold.
+
+    Raises
+    ------
+    InputError
+        A judge table without one of the columns, or with a battle on two rows.
+    """
+    keys = [item, system_a, system_b]
+
+    def trimmed(table: pd.DataFrame) -> pd.DataFrame:
+        table = table.copy()
+        for key in keys:
+            table[key] = table[key].where(table[key].isna(), table[key].astype(str).str.strip())
+        return table
+
+    joined = trimmed(frame).reset_index(drop=True)
+    taken = set(joined.columns)
+    for judge, (table, column, source) in judge_tables.items():
+        _columns(table, [*keys, column], source)
+        if judge in taken:
+            raise InputError(source, f"judge {judge!r} has the name of a column of the table of human verdicts")
+        verdicts = trimmed(table)[[*keys, column]].rename(columns={column: judge})
+        twice = verdicts.duplicated(keys, keep="first").to_numpy()
+        if twice.any():
+            row = int(np.flatnonzero(twice)[0])
+            battle = ", ".join(f"{k}={verdicts[k].iloc[row]!r}" for k in keys)
+            first = int(np.flatnonzero(verdicts[keys].eq(verdicts[keys].iloc[row]).all(axis=1).to_numpy())[0])
+            raise InputError(
+                f"{source}: row {row + 2}",
+                f"the battle ({battle}) is also on row {first + 2}: a judge table has one row per battle",
+            )
+        # the rows of the table in their order, then the battles only the judge table holds
+        joined = joined.merge(verdicts, on=keys, how="left", sort=False)
+        known = pd.MultiIndex.from_frame(joined[keys].astype(str))
+        extra = ~pd.MultiIndex.from_frame(verdicts[keys].astype(str)).isin(known)
+        if extra.any():
+            joined = pd.concat([joined, verdicts[extra]], ignore_index=True)
+        taken.add(judge)
+    return joined
