@@ -20,8 +20,8 @@ from debias.report.user_tables import finite, num
 
 __all__ = ["PreferenceTables", "preference_lines", "preferences_page"]
 
-#: An estimator saves human battles if its effective sample size exceeds this (below it, the
-#: judges' help is within what a tuned weight gains by chance on these data).
+#: The report says an estimator saves human battles when its effective sample size exceeds this
+#: (a saving under 5% is not worth stating).
 SAVES = 1.05
 
 
@@ -91,9 +91,10 @@ def _what_lines(tables: PreferenceTables, config: Mapping) -> list[str]:
         )
     missing = s.get("systems_without_human") or []
     if missing:
+        whose = "its" if len(missing) == 1 else "their"
         lines.append(
-            f"No unbiased estimate for {', '.join(missing)}: none of its battles has a human verdict "
-            "(their rows say so; only the biased judge-alone estimate exists)."
+            f"No unbiased estimate for {', '.join(missing)}: none of {whose} battles has a human verdict "
+            "(the rows say so; only the biased judge-alone estimate exists)."
         )
     unknown = {j: n for j, n in (s.get("judge_unknown") or {}).items() if n}
     if unknown:
@@ -123,39 +124,41 @@ def _estimate_lines(tables: PreferenceTables, config: Mapping) -> list[str]:
     return lines
 
 
+def _times(value) -> str | None:
+    """An effective sample size as "1.16×", or ``None`` when there is none to state."""
+    return f"{value:.2f}×" if value is not None and finite(value) and value > 0 else None
+
+
 def _saving_lines(tables: PreferenceTables, config: Mapping) -> list[str]:
-    ess = (tables.summary.get("effective_sample_size") or {}).get("win_rate") or {}
-    shown = {e: v for e, v in ess.items() if e != "human"}
+    ess = tables.summary.get("effective_sample_size") or {}
+    shown = {e: v for e, v in (ess.get("win_rate") or {}).items() if e != "human"}
+    n = tables.summary["human_battles"]
     if not shown:
         return []
-    n = tables.summary["human_battles"]
+    if n == 0:
+        return ["With no human verdict there is nothing to save: only the judges' (biased) estimates exist."]
     parts = []
     for estimator, value in shown.items():
         label = _estimator_label(config, tables.name, estimator)
-        if value is None or not finite(value):
-            parts.append(f"{label}: not computed")
-            continue
-        verdict = (
-            f"worth {value * n:,.0f} human battles, {1 - 1 / value:.0%} fewer needed for the same width"
-            if value > SAVES
-            else "no saving: the judge's verdicts do not narrow the intervals"
-        )
-        parts.append(f"{label}: {value:.2f}× ({verdict})")
-    strength = (tables.summary.get("effective_sample_size") or {}).get("strength") or {}
-    tail = ""
-    if strength:
-        told = ", ".join(
-            f"{_estimator_label(config, tables.name, e)} {v:.2f}×"
-            for e, v in strength.items()
-            if e != "human" and v is not None
-        )
-        tail = f" For the Bradley-Terry strengths: {told}." if told else ""
+        if _times(value) is None:
+            parts.append(
+                f"{label}: not computed (no system has an interval of positive width by both it and `human`: "
+                "with a single human battle, or every human verdict the same, there is no spread to narrow)"
+            )
+        elif value > SAVES:
+            parts.append(
+                f"{label}: {_times(value)} (worth {value * n:,.0f} human battles, "
+                f"{1 - 1 / value:.0%} fewer needed for the same width)"
+            )
+        else:
+            parts.append(f"{label}: {_times(value)} (no saving: the judge's verdicts do not narrow the intervals)")
+    strength = {e: _times(v) for e, v in (ess.get("strength") or {}).items() if e != "human"}
+    told = ", ".join(f"{_estimator_label(config, tables.name, e)} {v}" for e, v in strength.items() if v)
+    tail = f" For the Bradley-Terry strengths: {told}." if told else ""
+    battles = "single human battle counts" if n == 1 else f"{n:,} human battles count"
     return [
-        f"What the judges save, as the effective sample size of each estimator against `human` (the mean "
-        f"over systems of the ratio of squared interval widths; the {n:,} human battles count 1×): "
-        + "; ".join(parts)
-        + "."
-        + tail
+        "What the judges save, as the effective sample size of each estimator against `human` (the mean "
+        f"over systems of the ratio of squared interval widths; the {battles} 1×): " + "; ".join(parts) + "." + tail
     ]
 
 
