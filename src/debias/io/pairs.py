@@ -46,7 +46,8 @@ def _columns(frame: pd.DataFrame, columns: Sequence[str], source: str) -> None:
 
 
 def _verdicts(values: pd.Series, column: str, row_name, mapping, judge=None):
-    """``(codes, unknown)`` of a column of verdicts, read once per distinct value."""
+    """``(codes, unknown)`` of a column of verdicts, read once per distinct value; ``unknown`` (a
+    judge's column only) marks the rows whose answer is not a verdict."""
     codes, uniques = pd.factorize(values, use_na_sentinel=True)
     uniques = np.asarray(uniques, dtype=object)
     if judge is None:
@@ -61,9 +62,8 @@ def _verdicts(values: pd.Series, column: str, row_name, mapping, judge=None):
         unknown = {}
     else:
         coded = verdict_codes(uniques, mapping=mapping, judge=judge)
-        frequency = np.bincount(codes[codes >= 0], minlength=uniques.size)
         position = {value: k for k, value in enumerate(uniques)}
-        unknown = {value: int(frequency[position[value]]) for value in coded.unknown}
+        unknown = np.isin(codes, [position[value] for value in coded.unknown])
     full = np.full(codes.size, np.nan)
     full[codes >= 0] = coded.codes[codes[codes >= 0]]
     return full, unknown
@@ -152,8 +152,8 @@ def read_pair_table(
     judge_matrix = np.full((n_battles, len(judges)), np.nan)
     unknown = np.zeros(len(judges), dtype=np.int64)
     for j, judge in enumerate(judges):
-        codes, found = _verdicts(table[judge], judge, row_name, mapping, judge=judge)
-        unknown[j] = sum(found.values())
+        codes, not_verdict = _verdicts(table[judge], judge, row_name, mapping, judge=judge)
+        unknown[j] = int(not_verdict[first_row].sum())  # once per battle, however many raters it has
         first = codes[first_row[battle]]
         conflict = ~((codes == first) | (np.isnan(codes) & np.isnan(first)))
         if conflict.any():
