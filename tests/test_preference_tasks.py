@@ -70,15 +70,19 @@ def test_judge_tables_join_on_the_battle_and_battles_only_they_hold_join_the_poo
     judged = frame[["num", "model_a", "model_b", "judge"]].rename(columns={"judge": "winner"})
     extra = pd.DataFrame({"num": ["999"], "model_a": ["x"], "model_b": ["y"], "winner": ["model_a"]})
     judged = pd.concat([judged.iloc[::-1], extra], ignore_index=True)  # another order, one more battle
-    joined = join_judge_tables(human, {"j": (judged, "winner", "j.csv")}, item="num", system_a="model_a", system_b="model_b")
+    joined = join_judge_tables(
+        human, {"j": (judged, "winner", "j.csv")}, item="num", system_a="model_a", system_b="model_b"
+    )
     assert len(joined) == len(frame) + 1 and joined["num"].tolist()[: len(frame)] == frame["num"].tolist()
     np.testing.assert_array_equal(joined["j"].to_numpy()[: len(frame)], frame["judge"].to_numpy())
     assert pd.isna(joined["winner"].iloc[-1]) and joined["j"].iloc[-1] == "model_a"
     twice = pd.concat([judged, judged.iloc[[5]]], ignore_index=True)
-    with pytest.raises(InputError, match=r"j\.csv: row %d.*also on row 7" % (len(twice) + 1)):
+    with pytest.raises(InputError, match=rf"j\.csv: row {len(twice) + 1}.*also on row 7"):
         join_judge_tables(human, {"j": (twice, "winner", "j.csv")}, item="num", system_a="model_a", system_b="model_b")
     with pytest.raises(InputError, match="no column 'verdict'"):
-        join_judge_tables(human, {"j": (judged, "verdict", "j.csv")}, item="num", system_a="model_a", system_b="model_b")
+        join_judge_tables(
+            human, {"j": (judged, "verdict", "j.csv")}, item="num", system_a="model_a", system_b="model_b"
+        )
 
 
 def test_a_task_reads_judges_from_columns_or_their_own_tables_alike(tmp_path):
@@ -86,7 +90,9 @@ def test_a_task_reads_judges_from_columns_or_their_own_tables_alike(tmp_path):
     frame.to_csv(tmp_path / "all.csv", index=False)
     frame.drop(columns="judge").to_json(tmp_path / "human.jsonl", orient="records", lines=True)
     frame[["num", "model_a", "model_b", "judge"]].to_csv(tmp_path / "judge.tsv.gz", sep="\t", index=False)
-    in_column = config_of({"battles": str(tmp_path / "all.csv"), **ARENA_COLUMNS, "judges": {"j": {"label": "J", "column": "judge"}}})
+    in_column = config_of(
+        {"battles": str(tmp_path / "all.csv"), **ARENA_COLUMNS, "judges": {"j": {"label": "J", "column": "judge"}}}
+    )
     own_table = config_of(
         {
             "battles": str(tmp_path / "human.jsonl"),
@@ -104,7 +110,12 @@ def test_a_task_reads_judges_from_columns_or_their_own_tables_alike(tmp_path):
 def test_human_battles_keeps_that_many_verdicts_drawn_by_the_tasks_name(tmp_path):
     frame = battles(n=400, labelled=1.0)
     frame.to_csv(tmp_path / "b.csv", index=False)
-    spec = {"battles": str(tmp_path / "b.csv"), **ARENA_COLUMNS, "judges": {"judge": {"label": "J"}}, "human_battles": 50}
+    spec = {
+        "battles": str(tmp_path / "b.csv"),
+        **ARENA_COLUMNS,
+        "judges": {"judge": {"label": "J"}},
+        "human_battles": 50,
+    }
     first = load_preferences(config_of(spec), "t")
     again = load_preferences(config_of(spec), "t")
     other = load_preferences(config_of(spec, "u"), "u")
@@ -127,7 +138,9 @@ def test_start_up_check_names_the_file_row_or_key_and_remembers_a_pass(tmp_path)
     bad = frame.copy()
     bad.loc[4, "winner"] = "A is better"
     bad.to_csv(tmp_path / "b.csv", index=False)
-    with pytest.raises(InputError, match=r"b\.csv: row 6: column 'winner': unknown human verdicts: 'A is better' \(1x\)"):
+    with pytest.raises(
+        InputError, match=r"b\.csv: row 6: column 'winner': unknown human verdicts: 'A is better' \(1x\)"
+    ):
         checked_preferences(config_of(spec), cache)
     frame.assign(judge="banana").to_csv(tmp_path / "b.csv", index=False)
     with pytest.raises(InputError, match=r"preferences\.t\.judges\.judge: the judge gave no verdict on any of the 300"):
@@ -138,7 +151,9 @@ def test_start_up_check_names_the_file_row_or_key_and_remembers_a_pass(tmp_path)
 
 def section(frame, tmp_path, **spec):
     frame.to_csv(tmp_path / "b.csv", index=False)
-    config = config_of({"battles": str(tmp_path / "b.csv"), **ARENA_COLUMNS, "judges": {"judge": {"label": "Judge J"}}, **spec})
+    config = config_of(
+        {"battles": str(tmp_path / "b.csv"), **ARENA_COLUMNS, "judges": {"judge": {"label": "Judge J"}}, **spec}
+    )
     pairs = load_preferences(config, "t")
     table = preference_table(pairs, level=0.9)
     summary = json.loads(json.dumps(preference_summary(pairs, table)))
