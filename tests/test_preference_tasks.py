@@ -185,3 +185,48 @@ def test_report_section_of_raters_who_disagree_and_of_ties_only(tmp_path):
     ties = battles(n=200, labelled=1.0).assign(winner="tie")
     _, text = section(ties, tmp_path)
     assert "not computed (no system has an interval of positive width" in text
+
+
+def test_import_pairs_writes_a_canonical_table_the_task_reads_as_the_original(tmp_path, capsys):
+    from debias.cli.analyse import main
+
+    frame = battles(n=120)
+    frame["rater"] = "r1"
+    frame.loc[3, "judge"] = "cannot tell"
+    second = frame.iloc[:5].assign(rater="r2", winner="tie")
+    pd.concat([frame, second]).to_csv(tmp_path / "raw.csv", index=False)
+    pool = frame.iloc[:0].reindex(columns=["num", "model_a", "model_b", "judge"])
+    pool.loc[0] = ["1000", "x", "z", "Model_A"]
+    pool.to_csv(tmp_path / "pool.csv", index=False)
+    config = tmp_path / "prefs.yaml"
+    argv = ["import-pairs", str(tmp_path / "raw.csv"), "--task", "mine", "--item", "num", "--system-a", "model_a"]
+    argv += ["--system-b", "model_b", "--verdict", "winner", "--rater", "rater", "--judge", "judge"]
+    argv += ["--pool", str(tmp_path / "pool.csv"), "--out", str(tmp_path / "data"), "--config", str(config)]
+    assert main(argv) == 0
+    written = yaml.safe_load(config.read_text())
+    assert schema_problem(written) is None
+    canonical = pd.read_csv(tmp_path / "data/battles.csv", keep_default_na=False)
+    assert list(canonical.columns) == ["item", "system_a", "system_b", "verdict", "rater", "judge"]
+    assert set(canonical["verdict"]) == {"a", "b", "tie", ""} and "cannot tell" in set(canonical["judge"])
+    imported = load_preferences(with_defaults(written), "mine")
+    original = load_preferences(
+        config_of(
+            {
+                "battles": str(tmp_path / "raw.csv"),
+                "pool": str(tmp_path / "pool.csv"),
+                **ARENA_COLUMNS,
+                "rater": "rater",
+                "judges": {"judge": {"label": "J"}},
+            }
+        ),
+        "t",
+    )
+    assert imported.systems == original.systems and imported.n_battles == original.n_battles == 121
+    np.testing.assert_array_equal(imported.human, original.human)
+    np.testing.assert_array_equal(imported.judge_verdicts, original.judge_verdicts)
+    assert imported.judge_unknown.tolist() == original.judge_unknown.tolist() == [1]
+    assert main(argv) == 2 and "preferences already has ['mine']" in capsys.readouterr().err
+    bad = frame.assign(winner=np.where(np.arange(120) == 9, "A>B", frame["winner"]))
+    bad.to_csv(tmp_path / "raw.csv", index=False)
+    assert main(argv[:-2]) == 2
+    assert "raw.csv: row 11: column 'winner': unknown human verdicts: 'A>B' (1x)" in capsys.readouterr().err

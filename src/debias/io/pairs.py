@@ -22,7 +22,7 @@ import pandas as pd
 from debias.data.pairs import JudgedPairs, UnknownVerdicts, verdict_codes
 from debias.io.canonical import InputError
 
-__all__ = ["join_judge_tables", "read_pair_table"]
+__all__ = ["CANONICAL_PAIR_COLUMNS", "canonical_pair_table", "join_judge_tables", "read_pair_table"]
 
 
 def _names(values: pd.Series, column: str, row_name) -> tuple[np.ndarray, np.ndarray]:
@@ -264,3 +264,74 @@ def join_judge_tables(
             joined = pd.concat([joined, verdicts[extra]], ignore_index=True)
         taken.add(judge)
     return joined
+
+
+#: The columns of a canonical table of battles (the schema's defaults of a preference task), then
+#: ``rater`` when there is one and one column per judge.
+CANONICAL_PAIR_COLUMNS = ("item", "system_a", "system_b", "verdict")
+
+
+def _spelled(values: pd.Series, mapping) -> np.ndarray:
+    """Verdicts written as ``a``, ``b`` or ``tie``, empty where missing; an answer that is not a
+    verdict (a judge's) is kept as written, so that reading the table again counts it again."""
+    text = values.to_numpy(dtype=object)
+    coded = verdict_codes(text, mapping=mapping, judge="judge")
+    spelled = np.full(text.size, "", dtype=object)
+    for code, spelling in ((1.0, "a"), (0.0, "b"), (0.5, "tie")):
+        spelled[coded.codes == code] = spelling
+    if coded.unknown:
+        kept = pd.Series(text).isin(list(coded.unknown)).to_numpy()
+        spelled[kept] = text[kept].astype(str)
+    return spelled
+
+
+def canonical_pair_table(
+    frame: pd.DataFrame,
+    *,
+    item: str,
+    system_a: str,
+    system_b: str,
+    verdict: str,
+    rater: str | None = None,
+    judges: Mapping[str, str] | None = None,
+    pool: pd.DataFrame | None = None,
+    mapping: Mapping | None = None,
+    source: str = "table",
+) -> pd.DataFrame:
+    """A table of battles in the canonical columns a preference task reads by default.
+
+    The table is first read as :func:`read_pair_table` reads it (so a bad row is an
+    :class:`InputError` naming it); then ``frame``'s rows and the ``pool``'s (without a human
+    verdict) are written with the columns ``item``, ``system_a``, ``system_b`` (trimmed),
+    ``verdict`` (``a``, ``b``, ``tie`` or empty), ``rater`` (when given) and one column per judge
+    (``judges`` maps the judge's name to its column; verdicts spelled ``a``/``b``/``tie``, an
+    answer that is not a verdict kept as written).
+    """
+    judges = dict(judges or {})
+    read_pair_table(
+        frame,
+        item=item,
+        system_a=system_a,
+        system_b=system_b,
+        verdict=verdict,
+        rater=rater,
+        judges=list(dict.fromkeys(judges.values())),
+        pool=pool,
+        mapping=mapping,
+        source=source,
+    )
+    parts = [frame] + ([pool.assign(**{verdict: ""})] if pool is not None else [])
+    table = pd.concat([p.reset_index(drop=True) for p in parts], ignore_index=True)
+    out = pd.DataFrame(
+        {
+            "item": table[item].astype(str).str.strip(),
+            "system_a": table[system_a].astype(str).str.strip(),
+            "system_b": table[system_b].astype(str).str.strip(),
+            "verdict": _spelled(table[verdict], mapping),
+        }
+    )
+    if rater:
+        out["rater"] = table[rater].fillna("").astype(str).str.strip()
+    for judge, column in judges.items():
+        out[judge] = _spelled(table[column], mapping)
+    return out
