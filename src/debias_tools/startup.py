@@ -179,7 +179,7 @@ def checked_inputs(config: Mapping, cache_dir: str | Path = CACHE_DIR, base_dir:
 PREFERENCE_CHECKER_MODULES = ("debias.io.pairs", "debias.data.pairs", "debias.config.tasks", "debias.pipeline.inputs")
 
 
-def checked_preferences(config: Mapping, cache_dir: str | Path = CACHE_DIR, base_seed: int = 0) -> dict[str, int]:
+def checked_preferences(config: Mapping, cache_dir: str | Path = CACHE_DIR) -> dict[str, int]:
     """:func:`debias.pipeline.inputs.validate_preferences`, done again only when a table of a
     preference task, its settings (not its labels) or the checker's code has changed; returns
     each task's number of battles.
@@ -209,8 +209,8 @@ def checked_preferences(config: Mapping, cache_dir: str | Path = CACHE_DIR, base
             for name, spec in preferences.items()
         }
     except OSError:
-        return validate_preferences(config, base_seed)  # the missing file, reported with its task
-    material = {"checker": digest.hexdigest(), "settings": settings, "seed": base_seed}
+        return validate_preferences(config)  # the missing file, reported with its task
+    material = {"checker": digest.hexdigest(), "settings": settings}
     key = hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()
     path = Path(cache_dir) / f"preferences-{key}.json"
     try:
@@ -219,7 +219,7 @@ def checked_preferences(config: Mapping, cache_dir: str | Path = CACHE_DIR, base
             return {name: int(n) for name, n in record.items()}
     except (OSError, ValueError, TypeError):
         pass
-    battles = validate_preferences(config, base_seed)
+    battles = validate_preferences(config)
     try:
         write_text(path, json.dumps(battles, sort_keys=True) + "\n")
     except OSError:

@@ -45,9 +45,7 @@ RATED = bool(config.get("tasks"))
 try:
     INPUTS = checked_inputs(config) if RATED else None
     # Preference task -> its number of battles (for the job's memory).
-    PREFERENCE_BATTLES = checked_preferences(
-        config, base_seed=estimates_spec(config)["seed"]
-    )
+    PREFERENCE_BATTLES = checked_preferences(config)
 except InputError as error:
     raise WorkflowError(f"invalid input: {error}") from None
 

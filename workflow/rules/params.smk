@@ -131,11 +131,9 @@ def get_metric_part_lines(wildcards):
 
 
 def get_preference_settings(wildcards):
-    """A preference task's settings with its level (default ``estimates.level``) and the base
-    seed its draw of ``human_battles`` derives from."""
+    """A preference task's settings with its level (default ``estimates.level``)."""
     spec = config["preferences"][wildcards.preference]
     return {
         "spec": spec,
         "level": spec.get("level", ESTIMATES["level"]),
-        "seed": ESTIMATES["seed"],
     }

@@ -17,7 +17,7 @@ from debias.tables.preferences import AGREEMENT_COLUMNS, agreement_table, prefer
 def main(smk, log):
     name, settings = smk.wildcards.preference, smk.params.settings
     spec = settings["spec"]
-    pairs = load_preferences({"preferences": {name: spec}}, name, settings["seed"])
+    pairs = load_preferences({"preferences": {name: spec}}, name)
     log.info(
         "%s: %d battles, %d with a human verdict, %d systems",
         name,

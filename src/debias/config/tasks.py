@@ -95,15 +95,15 @@ def preference_files(config: Mapping, name: str) -> list[str]:
     return list(dict.fromkeys(files))
 
 
-def load_preferences(config: Mapping, name: str, base_seed: int = 0):
+def load_preferences(config: Mapping, name: str):
     """The battles of preference task ``name`` as :class:`~debias.data.JudgedPairs`.
 
     The battles table gives one row per human verdict; a judge's verdicts are a column of it, or
     of the judge's own table (``judges.<j>.table``, one row per battle, joined on the item and
     the two systems); ``pool`` adds battles without a human verdict. With ``human_battles``, the
-    human verdicts of that many battles drawn at random (seeded by ``base_seed`` and the task's
-    name) are kept and every other battle joins the pool: what the judges save, shown on data
-    whose full human answer is known.
+    human verdicts of that many battles drawn at random (seeded by the task's name alone, so
+    that the same task draws the same battles in any configuration) are kept and every other
+    battle joins the pool: what the judges save, shown on data whose full human answer is known.
 
     Raises
     ------
@@ -152,7 +152,7 @@ def load_preferences(config: Mapping, name: str, base_seed: int = 0):
                 f"{where}.human_battles",
                 f"{wanted} battles with a human verdict asked for, {spec['battles']} has {labelled.size}",
             )
-        rng = np.random.default_rng(setting_seed(base_seed, "preferences", name, "human_battles"))
+        rng = np.random.default_rng(setting_seed(0, "preferences", name, "human_battles"))
         kept = rng.choice(labelled, size=wanted, replace=False)
         dropped = np.setdiff1d(labelled, kept)
         pairs = pairs.without_human(dropped)

@@ -144,7 +144,7 @@ def validate_inputs(config: Mapping, base_dir: str | Path = ".") -> dict[str, di
     return counts
 
 
-def validate_preferences(config: Mapping, base_seed: int = 0) -> dict[str, int]:
+def validate_preferences(config: Mapping) -> dict[str, int]:
     """Read every preference task's tables (``preferences``) as the rule will; return each task's
     number of battles.
 
@@ -160,7 +160,7 @@ def validate_preferences(config: Mapping, base_seed: int = 0) -> dict[str, int]:
         for path in preference_files(config, name):
             if not Path(path).is_file():
                 raise InputError(str(path), f"file of preference task '{name}' not found (config: preferences.{name})")
-        pairs = load_preferences(config, name, base_seed)
+        pairs = load_preferences(config, name)
         for j, judge in enumerate(pairs.judges):
             if not (pairs.judge_verdicts[:, j] == pairs.judge_verdicts[:, j]).any():
                 raise InputError(
