@@ -230,3 +230,17 @@ def test_import_pairs_writes_a_canonical_table_the_task_reads_as_the_original(tm
     bad.to_csv(tmp_path / "raw.csv", index=False)
     assert main(argv[:-2]) == 2
     assert "raw.csv: row 11: column 'winner': unknown human verdicts: 'A>B' (1x)" in capsys.readouterr().err
+
+
+def test_report_section_without_judges_and_with_intervals_beyond_the_unit_interval(tmp_path):
+    frame = pd.DataFrame(
+        {"num": list("1234"), "model_a": list("xyxz"), "model_b": list("yzzy"), "winner": ["a", "tie", "b", "a"]}
+    )
+    frame.to_csv(tmp_path / "b.csv", index=False)
+    config = config_of({"battles": str(tmp_path / "b.csv"), **ARENA_COLUMNS})
+    pairs = load_preferences(config, "t")
+    table = preference_table(pairs, level=0.9)
+    summary = json.loads(json.dumps(preference_summary(pairs, table)))
+    text = "\n".join(preference_lines(PreferenceTables("t", table, pd.DataFrame(), summary), config, figures=set()))
+    assert "Judges: none" in text and "biased" not in text and "What the judges save" not in text
+    assert "Intervals reaching beyond [0, 1] (x, y, z)" in text and "as few as 2 with a human verdict" in text

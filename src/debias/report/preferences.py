@@ -112,15 +112,30 @@ def _estimate_lines(tables: PreferenceTables, config: Mapping) -> list[str]:
     systems = sorted(dict.fromkeys(rows["system"]), key=lambda s: -(human.get(s) if finite(human.get(s)) else -1))
     cells = {(r.system, r.estimator): _cell(r) for r in rows.itertuples(index=False)}
     head = ["system", *(_estimator_label(config, tables.name, e) for e in estimators)]
+    judged = any(str(e).startswith("judge:") for e in rows["estimator"])
     lines = [
-        "Each system's win rate (its share of its battles won) with its interval, by the unbiased "
-        "estimators (the judges alone are biased: they are in the table and the figure):",
+        "Each system's win rate (its share of its battles won) with its interval"
+        + (
+            ", by the unbiased estimators (the judges alone are biased: they are in the table and the figure):"
+            if judged
+            else ":"
+        ),
         "",
         "| " + " | ".join(head) + " |",
         "|" + "---|" * len(head),
     ]
     for system in systems:
         lines.append("| " + " | ".join([str(system), *(cells.get((system, e), "") for e in estimators)]) + " |")
+    shown = rows[rows["estimator"].isin(estimators)]
+    outside = shown[(shown["lower"] < 0) | (shown["upper"] > 1)]
+    if not outside.empty:
+        fewest = int(outside["n_human"].min())
+        lines += [
+            "",
+            f"Intervals reaching beyond [0, 1] ({', '.join(dict.fromkeys(outside['system'].astype(str)))}) are "
+            f"normal approximations on few battles (as few as {fewest} with a human verdict): their "
+            "coverage is not assured.",
+        ]
     return lines
 
 
