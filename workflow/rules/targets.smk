@@ -59,7 +59,7 @@ def get_final_tables():
     tables += ["data_efficiency.csv", "data_efficiency.md", "system_estimates.csv"]
     if ESTIMATES["coverage"]:
         tables.append("coverage.csv")
-    tables.append("system_comparisons.csv")
+    tables += ["system_comparisons.csv", "leaderboard.csv"]
     if COMPARE["coverage"]:
         tables.append("comparison_coverage.csv")
     tables.append("plan.csv")
@@ -70,6 +70,16 @@ def get_final_tables():
     if config["figures"].get("figure1"):
         tables.append("figure1.csv")
     return [f"{RESULTS}/tables/{name}" for name in tables]
+
+
+def get_leaderboard_figures():
+    """One leaderboard figure per task with at least two systems to rank."""
+    return [
+        f"{RESULTS}/figures/leaderboard_{task}.{ext}"
+        for task in TASKS
+        if len(scored_systems(task)) > 1
+        for ext in ("pdf", "png")
+    ]
 
 
 def get_final_outputs():
@@ -84,6 +94,7 @@ def get_final_outputs():
         + get_figures()
         + get_system_scores_figures()
         + get_comparison_figures()
+        + get_leaderboard_figures()
         + get_figure1_figures()
         + get_preference_outputs()
         + [f"{RESULTS}/report.md"]

@@ -71,7 +71,10 @@ def joined_tables(
     outputs = _output_scores(data, scores, population, item=item, system=system)
     prompts = list(dict.fromkeys(data["prompt"]))
     data = data.sort_values(["system", "prompt", "id", "rater", "row"], kind="stable")
-    grouped = {key: part["value"].tolist() for key, part in data.groupby(["system", "prompt", "id"], sort=False)}
+    keys = data[["system", "prompt", "id"]].to_numpy()
+    starts = np.flatnonzero(np.r_[True, (keys[1:] != keys[:-1]).any(axis=1)])  # sorted: each output's rows adjoin
+    values = np.split(data["value"].to_numpy(), starts[1:])
+    grouped = {tuple(key): part.tolist() for key, part in zip(keys[starts].tolist(), values)}
     tables = []
     for name, ids in outputs.groupby("system", sort=False):
         rows = []
