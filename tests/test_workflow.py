@@ -662,6 +662,7 @@ def test_preference_task_alone_end_to_end(tmp_path):
     assert "## Toy battles (pairwise preferences)" in report and "| An LLM |" in report and "| A coin |" in report
     assert "![preferences_toy](figures/preferences_toy.png)" in report
     assert "variance of one rater's verdict" in report
+    assert "Toy battles (pairwise preferences)" in (run / "results/report.html").read_text()
     assert "Nothing to be done" in snakemake(run).stdout + snakemake(run).stderr
 
 

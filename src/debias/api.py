@@ -247,10 +247,13 @@ def plan(
 ) -> pd.DataFrame:
     """The least-cost number of items and judgments per item for a target interval width.
 
-    The judged items of each system and prompt are the pilot. ``settings`` overrides the
-    ``plan`` section's defaults (the schema's, :func:`debias.config.settings.section_defaults`: ``target_widths``,
-    ``auto_n``, ``cost_per_judgment``, ``cost_per_item``, ``max_judgments_per_item``,
-    ``assurance``); ``seed`` seeds the bound's bootstrap.
+    The judged items of each system and prompt are the pilot, and the plan is for a new study
+    with new raters (the fresh-rater world of :func:`debias.stats.planning.pilot_components`:
+    unbiased rater and item variances). ``settings`` overrides the ``plan`` section's defaults
+    (the schema's, :func:`debias.config.settings.section_defaults`: ``target_widths``, ``auto_n``,
+    ``cost_per_judgment``, ``cost_per_item``, ``max_judgments_per_item``, ``assurance``);
+    ``target_widths`` are FULL widths (upper minus lower end of the interval, twice its
+    half-width), on the judgments' scale. ``seed`` seeds the bound's bootstrap.
 
     Returns
     -------

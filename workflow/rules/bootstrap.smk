@@ -32,7 +32,7 @@ rule data_efficiency:
         csv=report(
             f"{RESULTS}/tables/data_efficiency.csv",
             caption="../report/data_efficiency.rst",
-            category="Tables",
+            category="4 Table files (CSV)",
         ),
         md=f"{RESULTS}/tables/data_efficiency.md",
     log:

@@ -45,8 +45,25 @@ rule report:
         # Each preference task's tables, summary and figure (its own section).
         preferences=get_preference_outputs(("png",)),
         paper_values=Path(workflow.basedir).parent / "data/paper/reported_values.yaml",
+        tables=[table for table in get_final_tables() if table.endswith(".csv")],
     output:
         report=f"{RESULTS}/report.md",
+        # The same report as one page (figures embedded, the tables it links shown at its end),
+        # and each table as a page of its own: what Snakemake's HTML report shows.
+        html=report(
+            f"{RESULTS}/report.html",
+            caption="../report/report.rst",
+            category="1 Report",
+        ),
+        table_pages=[
+            report(
+                f"{RESULTS}/html/{Path(table).stem}.html",
+                caption=f"../report/{table_caption(table)}.rst",
+                category="3 Tables",
+            )
+            for table in get_final_tables()
+            if table.endswith(".csv")
+        ],
     log:
         f"{RESULTS}/logs/report.log",
     conda:

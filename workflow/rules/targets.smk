@@ -72,6 +72,12 @@ def get_final_tables():
     return [f"{RESULTS}/tables/{name}" for name in tables]
 
 
+def table_caption(table):
+    """The caption (workflow/report/<name>.rst) of a table of results/tables/."""
+    stem = Path(table).stem
+    return {"figure1": "figure1_table"}.get(stem, stem)
+
+
 def get_leaderboard_figures():
     """One leaderboard figure per task with at least two systems to rank."""
     return [
@@ -97,5 +103,5 @@ def get_final_outputs():
         + get_leaderboard_figures()
         + get_figure1_figures()
         + get_preference_outputs()
-        + [f"{RESULTS}/report.md"]
+        + [f"{RESULTS}/report.md", f"{RESULTS}/report.html"]
     )

@@ -11,6 +11,7 @@ import pandas as pd
 from debias.io.atomic import write_text
 from debias.pipeline.logs import run_script
 from debias.report import build_report, load_paper_values
+from debias.report.html import report_html, table_html
 from debias.report.preferences import PreferenceTables, preferences_page
 
 
@@ -49,10 +50,20 @@ def main(smk, log):
             figures_dir=relative(Path(figures[0]).parent),
             tables_dir=relative(Path(smk.input.preferences[0]).parent.parent.parent),
         )
-        write_text(out, text)
-        log.info("wrote %s", out)
-        return
-    text = build_report(
+    else:
+        text = paper_and_user_report(smk, relative, preferences)
+    write_text(out, text)
+    log.info("wrote %s", out)
+    tables = [Path(table) for table in smk.input.tables]
+    write_text(smk.output.html, report_html(text, out.parent, tables))
+    log.info("wrote %s", smk.output.html)
+    for table, page in zip(tables, smk.output.table_pages, strict=True):
+        write_text(page, table_html(table, table.name))
+
+
+def paper_and_user_report(smk, relative, preferences):
+    """The report of a configuration with tasks of scored outputs (and any preference tasks)."""
+    return build_report(
         pd.read_csv(smk.input.table2),
         pd.read_csv(smk.input.correlations),
         pd.read_csv(smk.input.best_metrics),
@@ -86,8 +97,6 @@ def main(smk, log):
         ),
         preferences=preferences,
     )
-    write_text(out, text)
-    log.info("wrote %s", out)
 
 
 run_script(main, snakemake)  # noqa: F821

@@ -185,6 +185,8 @@ def _plan(args, config):
         spec["annotator_variance"] = args.annotator_variance
     if args.target_width:
         spec["target_widths"] = list(args.target_width)
+    if args.half_width:
+        spec["target_widths"] = [2.0 * h for h in args.half_width]
     return plan_table([frame], {task: list(config["tasks"][task]["prompts"])}, metrics, spec)
 
 
@@ -251,16 +253,28 @@ def _parser() -> argparse.ArgumentParser:
         "plan",
         help="how many items and judgments per item to buy",
         description="Print the plan.csv rows of one system file: the cheapest (n items, k judgments each) "
-        "whose interval meets each target width with the stated assurance, its judged items as the pilot.",
+        "whose interval meets each target width (the full width, upper minus lower end) with the stated "
+        "assurance, its judged items as the pilot. The plan is for a new study with new raters: the "
+        "variance components are estimated without bias (rater variance with ddof 1, the items' variance "
+        "with the rater noise of their mean judgments taken out).",
     )
     plan.add_argument("system", help="canonical system file of the pilot (.jsonl or .jsonl.gz)")
     common(plan)
-    plan.add_argument(
+    widths = plan.add_mutually_exclusive_group()
+    widths.add_argument(
         "--target-width",
         type=number_in(0),
         action="append",
         metavar="W",
-        help="interval width to reach (repeatable; default: plan.target_widths or per prompt from plan.auto_n)",
+        help="FULL width of the interval to reach, upper end minus lower end, on the judgments' scale "
+        "(twice the half-width; repeatable; default: plan.target_widths or per prompt from plan.auto_n)",
+    )
+    widths.add_argument(
+        "--half-width",
+        type=number_in(0),
+        action="append",
+        metavar="H",
+        help="half-width to reach (estimate ± H), the same as --target-width 2H (repeatable)",
     )
     plan.add_argument(
         "--assurance",

@@ -31,6 +31,7 @@ from debias.report.planning import planning_lines
 from debias.report.preferences import PreferenceTables, preference_lines
 from debias.report.prose import caption, known_differences
 from debias.report.summary import BEST, lookup, panel_summary
+from debias.report.user_tables import constant_metric_lines
 from debias.report.user_tasks import (
     paper_tasks,
     restricted,
@@ -153,7 +154,8 @@ def table2_section(ctx: ReportContext) -> list[str]:
 
 
 def estimates_section(ctx: ReportContext) -> list[str]:
-    return estimates_lines(ctx.system_estimates, ctx.coverage, ctx.config)
+    lines = estimates_lines(ctx.system_estimates, ctx.coverage, ctx.config)
+    return lines + constant_metric_lines(ctx.correlations, ctx.config) if lines else lines
 
 
 def planning_section(ctx: ReportContext) -> list[str]:
