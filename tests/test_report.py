@@ -365,6 +365,15 @@ def test_report_embeds_every_configured_figure_and_links_tables(paper):
     assert "![figure3](../fig/figure3.png)" in other and "(tab/table2.csv)" in other
 
 
+def test_paper_tasks_show_their_leaderboard_figures_when_drawn(paper):
+    without = build(paper, figures=ALL_FIGURES)
+    assert "## Leaderboards" not in without
+    drawn = build(paper, figures=[*ALL_FIGURES, "figures/leaderboard_msmarco.png"])
+    section = drawn[drawn.index("## Leaderboards") :]
+    assert "![leaderboard_msmarco](figures/leaderboard_msmarco.png)" in section
+    assert "(tables/leaderboard.csv)" in section and "leaderboard_cnndm" not in section
+
+
 def test_gamma_reason_depends_on_the_interval_the_rounded_variances_allow(paper):
     entry = next(r for r in paper["table2"] if r["prompt"] == "fluency")
     low = (entry["sigma2_a"] - 0.005) / (entry["sigma2_f"] + 0.005)

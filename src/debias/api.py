@@ -173,6 +173,7 @@ def leaderboard(
     pool: pd.DataFrame | None = None,
     ties: str = "half",
     mapping: Mapping | None = None,
+    top_k: int | None = None,
 ) -> pd.DataFrame:
     """Every system's estimate, interval and simultaneous rank-set, per estimator, from a long table.
 
@@ -188,18 +189,24 @@ def leaderboard(
     (:func:`debias.stats.ranking.rank_sets`, from the estimates' joint covariance over the
     items the systems share, :func:`debias.stats.joint.shared_item_covariance`); with
     ``higher_is_better=False`` the lowest mean ranks first (error counts, edit distances). ``seed``
-    seeds the rank-sets' critical value (deterministic by default).
+    seeds the rank-sets' critical value (deterministic by default). ``top_k`` asks how many more
+    human judgments would settle the top ``top_k``: the column ``factor_for_top_k``.
 
     Returns
     -------
     pandas.DataFrame
         One row per prompt x estimator x system (best first): ``task, prompt, system,
         estimator, estimate, lower, upper, rank, rank_low, rank_high, level, tied_with,
-        factor_to_separate_next, note`` (:func:`debias.tables.leaderboard.ratings_leaderboard_table`).
+        factor_to_separate_next, factor_for_top_k, note``
+        (:func:`debias.tables.leaderboard.ratings_leaderboard_table`).
         Tied point estimates share a rank and are named in ``tied_with``;
         ``factor_to_separate_next`` is how many times the judged items would separate the
-        system from the next one down (:func:`debias.stats.ranking.separation_factor`); a
-        system that cannot be estimated has a row with the reason in ``note``.
+        system from the next one down (:func:`debias.stats.ranking.separation_factor`) and
+        ``factor_for_top_k`` how many times they would make the top ``top_k`` systems surely
+        better than the others (:func:`debias.stats.ranking.top_k_factor`; both with probability
+        0.8 if the estimated differences are the true ones, so the judgments to add are (factor -
+        1) times those the estimator used); a system that cannot be estimated has a row with the
+        reason in ``note``.
 
     Examples
     --------
@@ -221,14 +228,17 @@ def leaderboard(
             raise ValueError("pairwise verdicts take system_a, system_b and verdict (not judgment or system)")
         columns = {"item": item, "system_a": system_a, "system_b": system_b, "verdict": verdict, "rater": rater}
         pairs = read_pair_table(frame, **columns, judges=judges, pool=pool, mapping=mapping)
-        return preferences_leaderboard(preference_estimates(pairs, level=level, ties=ties), level=level, seed=seed)
+        estimates = preference_estimates(pairs, level=level, ties=ties)
+        return preferences_leaderboard(estimates, level=level, seed=seed, top_k=top_k)
     if judgment is None or system is None:
         raise ValueError("ratings take judgment and system (pairwise verdicts: system_a, system_b and verdict)")
     columns = {"item": item, "judgment": judgment, "system": system, "prompt": prompt, "rater": rater}
     tables, prompts = joined_tables(frame, **columns, scores=scores, population=population)
     lower = [] if higher_is_better else [(TASK, name) for name in prompts]
     metrics = list(dict.fromkeys(scores))
-    return ratings_leaderboard_table(tables, {TASK: prompts}, metrics, level=level, seed=seed, lower_is_better=lower)
+    return ratings_leaderboard_table(
+        tables, {TASK: prompts}, metrics, level=level, seed=seed, lower_is_better=lower, top_k=top_k
+    )
 
 
 def plan(

@@ -166,7 +166,9 @@ def _compare(args, config):
     prompts = {task: list(config["tasks"][task]["prompts"])}
     if args.command == "leaderboard":
         lower = {(task, p) for p in prompts[task] if prompt_is_lower_better(config, task, p)}
-        return ratings_leaderboard_table(frames, prompts, metrics, level=spec["level"], lower_is_better=lower)
+        return ratings_leaderboard_table(
+            frames, prompts, metrics, level=spec["level"], lower_is_better=lower, top_k=args.top_k
+        )
     return system_comparisons_table(frames, prompts, metrics, spec, min_items=spec["min_items"])
 
 
@@ -249,6 +251,14 @@ def _parser() -> argparse.ArgumentParser:
         several = commands.add_parser(name, help=summary, description=description)
         several.add_argument("systems", nargs="+", metavar="system", help="two or more system files of one task")
         common(several)
+        if name == "leaderboard":
+            several.add_argument(
+                "--top-k",
+                type=int,
+                metavar="K",
+                help="also ask how many more judgments would settle the top K systems: the column "
+                "factor_for_top_k, the factor by which each estimator's judged items must grow",
+            )
     plan = commands.add_parser(
         "plan",
         help="how many items and judgments per item to buy",

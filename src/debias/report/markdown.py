@@ -158,6 +158,24 @@ def estimates_section(ctx: ReportContext) -> list[str]:
     return lines + constant_metric_lines(ctx.correlations, ctx.config) if lines else lines
 
 
+def leaderboards_section(ctx: ReportContext) -> list[str]:
+    """Each task's leaderboard figure: systems in order, intervals and simultaneous rank-sets."""
+    shown = [task for task in ctx.config["tasks"] if f"leaderboard_{task}" in ctx.figures]
+    if not shown:
+        return []
+    lines = [
+        "## Leaderboards",
+        "",
+        "Each system's estimate with its interval and its rank-set: the ranks it may take, all "
+        "systems' sets holding the true ranking together at the configured level "
+        f"([`{ctx.table_link('leaderboard')}`]({ctx.table_link('leaderboard')})).",
+    ]
+    for task in shown:
+        name = f"leaderboard_{task}"
+        lines += ["", f"**{task_label(ctx.config, task)}**", "", f"![{name}]({ctx.figures_dir}/{name}.png)"]
+    return lines
+
+
 def planning_section(ctx: ReportContext) -> list[str]:
     return planning_lines(ctx.comparisons, ctx.comparison_coverage, ctx.plan, ctx.plan_check, ctx.config)
 
@@ -196,6 +214,7 @@ SECTIONS: list[Section] = [
     figures_section,
     table2_section,
     estimates_section,
+    leaderboards_section,
     planning_section,
     tables_section,
 ]
