@@ -20,7 +20,7 @@ rule curves:
     params:
         prompts=get_prompt_names,
         metrics=METRICS,
-        bootstrap=config["bootstrap"],
+        bootstrap=config.get("bootstrap"),
     script:
         "../scripts/bootstrap_curves.py"
 

@@ -34,7 +34,7 @@ rule figure1:
         mem_mb=get_figure1_mem_mb,
         runtime=get_figure1_runtime,
     params:
-        figure1=config["figures"].get("figure1"),
+        figure1=config.get("figures", {}).get("figure1"),
         config=get_figure1_config,
     script:
         "../scripts/figure1.py"

@@ -310,10 +310,12 @@ def _parser() -> argparse.ArgumentParser:
         help="variance of one judgment around its item's score, for a pilot with one judgment per item "
         "(default: plan.annotator_variance; without it such a pilot plans items only)",
     )
+    from debias.cli.import_pairs import add_command as add_import_pairs
     from debias.cli.importing import add_command as add_import
     from debias.cli.preferences import add_command as add_preferences
 
     add_import(commands)
+    add_import_pairs(commands)
     add_preferences(commands)
     return parser
 
@@ -322,6 +324,10 @@ def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "import":
         from debias.cli.importing import run_command
+
+        return run_command(args)
+    if args.command == "import-pairs":
+        from debias.cli.import_pairs import run_command
 
         return run_command(args)
     if args.command == "preferences":

@@ -103,17 +103,22 @@ def figure_kind(name: str) -> str:
 
 def provided_metrics(config: Mapping) -> list[str]:
     """Configured metrics whose scores the system files carry (``provided: true``), in config order."""
-    return [name for name, spec in config["metrics"].items() if (spec or {}).get("provided", False)]
+    return [name for name, spec in (config.get("metrics") or {}).items() if (spec or {}).get("provided", False)]
 
 
 def computed_metrics(config: Mapping) -> list[str]:
     """Configured metrics the pipeline computes from outputs and references, in config order."""
-    return [name for name in config["metrics"] if name not in provided_metrics(config)]
+    return [name for name in config.get("metrics") or {} if name not in provided_metrics(config)]
 
 
 def estimates_spec(config: Mapping) -> dict:
-    """The ``estimates`` config section with its defaults, plus ``seed`` (``bootstrap.seed``)."""
-    return {**section_defaults("estimates"), **(config.get("estimates") or {}), "seed": config["bootstrap"]["seed"]}
+    """The ``estimates`` config section with its defaults, plus ``seed`` (``bootstrap.seed``; 0 in
+    a configuration of preference tasks alone, which has no ``bootstrap``)."""
+    return {**section_defaults("estimates"), **(config.get("estimates") or {}), "seed": _base_seed(config)}
+
+
+def _base_seed(config: Mapping) -> int:
+    return int((config.get("bootstrap") or {}).get("seed", 0))
 
 
 def compare_spec(config: Mapping) -> dict:
@@ -121,7 +126,7 @@ def compare_spec(config: Mapping) -> dict:
     ``seed`` (``bootstrap.seed``) and ``min_items`` (``min_judged_items``)."""
     spec = {**section_defaults("compare"), **(config.get("compare") or {})}
     spec["level"] = estimates_spec(config)["level"]
-    spec["seed"] = config["bootstrap"]["seed"]
+    spec["seed"] = _base_seed(config)
     spec["min_items"] = int(config.get("min_judged_items", default("min_judged_items")))
     return spec
 
@@ -142,5 +147,5 @@ def plan_spec(config: Mapping) -> dict:
         for task, spec_ in (config.get("tasks") or {}).items()
     }
     spec["level"] = estimates_spec(config)["level"]
-    spec["seed"] = config["bootstrap"]["seed"]
+    spec["seed"] = _base_seed(config)
     return spec
