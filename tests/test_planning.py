@@ -332,3 +332,21 @@ def test_each_k_gets_its_own_bound():
     assert bound.k_factors[3] > 1.0
     assert planned_width(100, 4, bound, 0.8) > planned_width(100, 4, replace(bound, k_factors=()), 0.8)
     assert planned_width(100, 1, bound, 0.8) == planned_width(100, 1, replace(bound, k_factors=()), 0.8)
+
+
+def test_bound_factor_gather_and_moments_equal_numpy_exactly():
+    """The bootstrap's fast gather and shared-sum moments are the same floating-point numbers as
+    numpy's take_along_axis, mean and std (ddof 1), and int32 draws are the int64 stream."""
+    from debias.stats.plan_bound import _mean_sd, _resample
+
+    rng = np.random.default_rng(5)
+    q = rng.gamma(0.5, size=(3, 4, 17))
+    wide = np.random.default_rng(9).integers(0, 17, size=(3, 4, 60, 17))
+    narrow = np.random.default_rng(9).integers(0, 17, size=(3, 4, 60, 17), dtype=np.int32)
+    assert np.array_equal(wide, narrow)
+    expected = np.take_along_axis(q[..., None, :], wide, axis=-1)
+    resampled = _resample(q, narrow)
+    assert np.array_equal(resampled, expected)
+    mean, sd = _mean_sd(resampled)
+    assert np.array_equal(mean, expected.mean(axis=-1))
+    assert np.array_equal(sd, expected.std(axis=-1, ddof=1))

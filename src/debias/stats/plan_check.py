@@ -55,8 +55,9 @@ __all__ = [
     "world_components",
 ]
 
-#: Pilots per block of the fresh-rater check's bootstrap (bounds its memory).
-PILOT_BLOCK = 25
+#: Pilots per block of the fresh-rater check's bootstrap: bounds its memory, and a block of a few
+#: pilots (a few MB) stays in cache (25 was a third slower). The draws do not depend on it.
+PILOT_BLOCK = 5
 
 PLAN_CHECK_COLUMNS = [
     "estimator",
