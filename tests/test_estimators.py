@@ -385,3 +385,21 @@ def test_combined_still_moves_the_estimate_below_n_equal_to_N():
     assert float(estimate_mean(sample, "cv:combined", level=0.8).estimate) != float(
         estimate_mean(sample, "mean", level=0.8).estimate
     )
+
+
+def test_combined_terms_in_blocks_equal_one_block_exactly(monkeypatch):
+    """Blocks of samples are a cache-sized schedule only: the leave-one-out terms are the same
+    numbers as those of all samples at once, whatever the block."""
+    from debias.stats import combined
+
+    rng = np.random.default_rng(11)
+    base = rng.normal(size=(4, 4))
+    g_cov = base @ base.T
+    g = rng.normal(size=(37, 4, 30))
+    y = g[:, 0, :] + rng.normal(size=(37, 30))
+    whole = combined.combined_terms(y, g, np.zeros(4), g_cov)
+    for samples in (1, 3, 8, 36):
+        monkeypatch.setattr(combined, "BLOCK_ELEMENTS", 4 * 30 * samples)
+        blocked = combined.combined_terms(y, g, np.zeros(4), g_cov)
+        assert blocked.shape == (37, 30)
+        assert np.array_equal(blocked, whole), samples
