@@ -350,3 +350,14 @@ def test_bound_factor_gather_and_moments_equal_numpy_exactly():
     mean, sd = _mean_sd(resampled)
     assert np.array_equal(mean, expected.mean(axis=-1))
     assert np.array_equal(sd, expected.std(axis=-1, ddof=1))
+
+
+def test_chi2_factor_is_scipy_chi2_bound():
+    """The chi-square fallback of the planner's bound is scipy.stats.chi2's quantile exactly."""
+    from scipy.stats import chi2
+
+    from debias.stats.plan_bound import _chi2_factor
+
+    for m in (3, 10, 50, 401):
+        for assurance in (0.5, 0.8, 0.95):
+            assert _chi2_factor(m, assurance) == (m - 1) / chi2.ppf(1.0 - assurance, m - 1)

@@ -1,6 +1,8 @@
 # How many items to have judged, and by how many annotators each: the least-cost design per
 # system, prompt and target width, and the check of plans made from random 50-item pilots (with
-# fresh raters drawn from a model fitted to the judged items, and by resampling them).
+# fresh raters drawn from a model fitted to the judged items, and by resampling them): one job
+# per system (its cells' seeds come from their names), then one table, so that adding a system
+# checks its cells only.
 
 
 rule plan:
@@ -40,17 +42,13 @@ rule plan:
         "../scripts/plan.py"
 
 
-rule plan_check:
+rule plan_check_system:
     input:
-        joined=get_joined(),
+        joined=f"{RESULTS}/joined/{{task}}/{{system}}.csv",
     output:
-        report(
-            f"{RESULTS}/tables/plan_check.csv",
-            caption="../report/plan_check.rst",
-            category="4 Table files (CSV)",
-        ),
+        f"{RESULTS}/plan_check/{{task}}/{{system}}.csv",
     log:
-        f"{RESULTS}/logs/plan_check.log",
+        f"{RESULTS}/logs/plan_check/{{task}}/{{system}}.log",
     conda:
         ENV
     threads: 1
@@ -58,7 +56,7 @@ rule plan_check:
         mem_mb=get_tables_mem_mb,
         runtime=get_tables_runtime,
     params:
-        prompts=task_prompts(),
+        prompts=lambda wildcards: {wildcards.task: get_prompt_names(wildcards)},
         metrics=METRICS,
         plan=settings(
             PLAN,
@@ -74,3 +72,24 @@ rule plan_check:
         ),
     script:
         "../scripts/plan_check.py"
+
+
+rule plan_check:
+    input:
+        per_system(f"{RESULTS}/plan_check/{{task}}/{{system}}.csv"),
+    output:
+        report(
+            f"{RESULTS}/tables/plan_check.csv",
+            caption="../report/plan_check.rst",
+            category="4 Table files (CSV)",
+        ),
+    log:
+        f"{RESULTS}/logs/plan_check.log",
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=300,
+        runtime=1,
+    script:
+        "../scripts/concat_tables.py"

@@ -1,5 +1,5 @@
-"""Rule `plan_check`: plans made from random pilots, and whether their realised width met the
-target, for every system and prompt."""
+"""Rule `plan_check_system`: plans made from random pilots, and whether their realised width met
+the target, for every prompt of one system (rule `plan_check` concatenates the systems)."""
 
 from debias.io.atomic import write_csv
 from debias.pipeline.logs import run_script
@@ -8,7 +8,7 @@ from debias.tables.plans import plan_check_table
 
 
 def main(smk, log):
-    joined = [read_joined(path) for path in smk.input.joined]
+    joined = [read_joined(path) for path in smk.input]
     table = plan_check_table(joined, dict(smk.params.prompts), list(smk.params.metrics), smk.params.plan)
     write_csv(table, smk.output[0])
     log.info("%d cells checked", table[["task", "prompt", "system"]].drop_duplicates().shape[0])
