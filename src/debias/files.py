@@ -13,7 +13,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["atomic_path", "sha256sum", "write_csv", "write_jsonl_gz", "write_text"]
+__all__ = ["atomic_path", "sha256sum", "write_csv", "write_gzip", "write_jsonl_gz", "write_text"]
 
 # The process umask, read once (reading it means setting it): files written here get the
 # permissions a plain open() would give them.
@@ -23,10 +23,16 @@ os.umask(_UMASK)
 
 def write_jsonl_gz(path: str | os.PathLike, records) -> None:
     """Write records as gzip'd JSON Lines, byte-reproducibly (no timestamp or name in the header)."""
+    write_gzip(path, (json.dumps(record, ensure_ascii=False, sort_keys=False) + "\n" for record in records))
+
+
+def write_gzip(path: str | os.PathLike, texts, compresslevel: int = 9) -> None:
+    """Write pieces of text as one gzip file, atomically and byte-reproducibly (no timestamp or
+    name in the header)."""
     buffer = io.BytesIO()
-    with gzip.GzipFile(filename="", mode="wb", fileobj=buffer, mtime=0, compresslevel=9) as gz:
-        for record in records:
-            gz.write((json.dumps(record, ensure_ascii=False, sort_keys=False) + "\n").encode("utf-8"))
+    with gzip.GzipFile(filename="", mode="wb", fileobj=buffer, mtime=0, compresslevel=compresslevel) as gz:
+        for text in texts:
+            gz.write(text.encode("utf-8"))
     with atomic_path(path) as tmp:
         Path(tmp).write_bytes(buffer.getvalue())
 

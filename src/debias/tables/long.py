@@ -1,122 +1,520 @@
-"""From a long table (one row per judgment) to the joined tables the workflow builds.
+"""The one reader of evaluation tables: long tables of human judgments, one row per judgment.
 
-:func:`joined_tables` is what the public API (:mod:`debias.api`) runs first: the same tables as
-the workflow's ``join`` step, so every later function gives the workflow's rows.
+``debias import`` (:mod:`debias.importer`) and the Python API (:mod:`debias.api`) both read a
+table through :func:`read_evaluation_table`, so a table gives the same judgments, or the same
+error, through either. The rules:
+
+* the item, system, prompt and rater names are trimmed of surrounding spaces; an empty (or
+  null) item, system or prompt is an error;
+* several rows of the same output (system and item) and prompt are that output's judgments, in
+  rater order when a rater column is given (a rater who judged the same output on the same
+  prompt twice is an error), else in row order;
+* a row whose judgment is empty is an output with no judgment on that row: an output none of
+  whose rows has a judgment is unjudged, in the population with its scores;
+* an output's text and score are the same on every row that gives them;
+* names become file and config names by :func:`safe_name`; two names that become the same, a
+  name that is not a safe path part (``.``, ``..``) or longer than :data:`NAME_LIMIT` are errors;
+* the rating scale is declared (``scale``: a judgment outside it is an error) or inferred per
+  prompt from the judgments; an inferred scale is refused when one system's judgments span more
+  than twice the range of the other systems' (one system rated 0-100 among 1-5 systems);
+* errors are :class:`debias.io.InputError` carrying the file, the row (the header is row 1) and
+  the column.
+
+Every step is vectorised over rows (factorised names, one stable sort), so a table of millions
+of rows reads in seconds.
 """
 
 from __future__ import annotations
 
-import json
+import csv
+import re
 from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from debias.tables.joined import JOINED_COLUMNS
+from debias.io import LARGEST_NUMBER, InputError
 
-__all__ = ["PROMPT", "SYSTEM", "TASK", "joined_tables"]
+__all__ = [
+    "FORMATS",
+    "NAME_LIMIT",
+    "EvaluationTable",
+    "TableColumns",
+    "read_evaluation_table",
+    "safe_name",
+]
 
-#: Task name the API's rows carry (the workflow's tables have one per configured task).
-TASK = "evaluation"
-#: System and prompt names when the table has no such column.
-SYSTEM, PROMPT = "system", "score"
+FORMATS = {".csv": "csv", ".tsv": "tsv", ".txt": "tsv", ".parquet": "parquet", ".jsonl": "jsonl", ".json": "jsonl"}
+#: The longest name (task, system, prompt, metric) the reader accepts, in characters.
+NAME_LIMIT = 100
+#: The characters kept in a file name (system, task) and in a config key (prompt, metric).
+FILE_CHARACTERS, KEY_CHARACTERS = r"[^A-Za-z0-9_.+-]", r"[^A-Za-z0-9_]"
+#: Names of the table's rows when it is given as a frame rather than a file.
+FRAME = "table"
 
 
-def _columns(frame: pd.DataFrame, names: Sequence[str | None], what: str = "table") -> None:
-    missing = [name for name in names if name is not None and name not in frame.columns]
-    if missing:
-        raise ValueError(f"the {what} has no column {missing[0]!r} (columns: {list(frame.columns)})")
+def safe_name(name: str, pattern: str = FILE_CHARACTERS) -> str:
+    """A name the configuration accepts, from any text (runs of other characters become ``_``)."""
+    safe = re.sub(f"{pattern}+", "_", str(name).strip()).strip("_")
+    return safe or "x"
 
 
-def joined_tables(
-    frame: pd.DataFrame,
-    *,
-    item: str,
-    judgment: str,
-    system: str | None = None,
-    prompt: str | None = None,
-    rater: str | None = None,
-    scores: Sequence[str] = (),
-    population: pd.DataFrame | None = None,
-    task: str = TASK,
-) -> tuple[list[pd.DataFrame], list[str]]:
-    """The joined tables (one per system) of a long table, and its prompts.
+def unsafe_reason(name: str) -> str | None:
+    """Why a (sanitised) name cannot name a file or a config key, or ``None``."""
+    if name in (".", ".."):
+        return "is not a usable file name"
+    if len(name) > NAME_LIMIT:
+        return f"is longer than {NAME_LIMIT} characters ({len(name)})"
+    return None
 
-    Parameters are those of :func:`debias.api.estimate`. Several rows for the same item, system and prompt
-    are that output's judgments, ordered by ``rater`` when given, else by row. An output's metric
-    score must be the same on all its rows. Returns ``(tables, prompts)``.
+
+@dataclass(frozen=True)
+class TableColumns:
+    """Which column is what (``None``: absent). Without a system or prompt column every row
+    belongs to ``system_name`` or ``prompt_name``; without a judgment column every output is
+    unjudged (a population)."""
+
+    item: str
+    judgment: str | None
+    system: str | None = None
+    prompt: str | None = None
+    rater: str | None = None
+    output: str | None = None
+    reference: str | None = None
+    scores: tuple[str, ...] = ()
+    system_name: str = "system"
+    prompt_name: str = "score"
+
+    def named(self) -> list[str]:
+        """The columns the table must have, in order, each once."""
+        given = [self.item, self.system, self.judgment, self.prompt, self.rater, self.output, self.reference]
+        return list(dict.fromkeys(c for c in [*given, *self.scores] if c is not None))
+
+
+@dataclass(frozen=True)
+class EvaluationTable:
+    """A long table, read and checked.
+
+    Outputs (one per system and item, in order of first appearance) are indexed ``0..n-1``;
+    judgments are sorted by output, prompt, then rater (or row).
     """
-    scores = list(dict.fromkeys(scores))
-    _columns(frame, [item, judgment, system, prompt, rater, *scores])
-    if frame.empty:
-        raise ValueError("the table has no rows")
-    data = pd.DataFrame(
-        {
-            "id": frame[item].astype(str).to_numpy(),
-            "system": frame[system].astype(str).to_numpy() if system else SYSTEM,
-            "prompt": frame[prompt].astype(str).to_numpy() if prompt else PROMPT,
-            "value": pd.to_numeric(frame[judgment], errors="coerce").to_numpy(dtype=float),
-            "rater": frame[rater].astype(str).to_numpy() if rater else "",
-            "row": np.arange(len(frame)),
-        }
-    )
-    bad = ~np.isfinite(data["value"].to_numpy())
+
+    source: str
+    systems: tuple[str, ...]
+    prompts: tuple[str, ...]
+    metrics: tuple[str, ...]
+    output_system: np.ndarray  # (n,) index into systems
+    output_item: np.ndarray  # (n,) item names (object)
+    output_text: np.ndarray | None  # (n,) output texts (object), None without an output column
+    output_scores: np.ndarray  # (n, len(metrics)) float
+    judgment_output: np.ndarray  # (J,) index into outputs
+    judgment_prompt: np.ndarray  # (J,) index into prompts
+    judgment_value: np.ndarray  # (J,) float
+    references: dict[str, str] | None
+    scale: dict[str, tuple[float, float]]
+    scale_declared: bool
+
+    def judgment_lists(self) -> dict[tuple[int, int], list[float]]:
+        """``{(output, prompt): [judgment, ...]}`` for every judged output and prompt."""
+        position, prompt, count, _ = self.judgment_cells(np.arange(len(self.output_system)))
+        ends = np.cumsum(count)
+        values = np.split(self.judgment_value, ends[:-1]) if len(ends) else []
+        return {(int(o), int(p)): v.tolist() for o, p, v in zip(position, prompt, values)}
+
+    def judgment_cells(self, outputs: np.ndarray):
+        """The judged (output, prompt) cells of ``outputs`` (output indices, in order of
+        appearance): each cell's position in ``outputs``, its prompt, its number of judgments, and
+        the judgments as JSON writes a list's items (``"3.0, 4.0"``); cells ordered by position,
+        then prompt."""
+        position = np.full(len(self.output_system), -1)
+        position[outputs] = np.arange(len(outputs))
+        mine = np.flatnonzero(position[self.judgment_output] >= 0)
+        where, prompt = position[self.judgment_output[mine]], self.judgment_prompt[mine]
+        cells = where.astype(np.int64) * len(self.prompts) + prompt
+        order = np.argsort(cells, kind="stable")  # outputs given in another order than the table's
+        cells, where, prompt, mine = cells[order], where[order], prompt[order], mine[order]
+        start = np.flatnonzero(np.r_[True, cells[1:] != cells[:-1]]) if len(cells) else np.zeros(0, dtype=int)
+        if not len(cells):
+            return where, prompt, np.zeros(0, dtype=int), np.zeros(0, dtype=object)
+        first = np.zeros(len(cells), dtype=bool)
+        first[start] = True
+        text = np.where(first, "", ", ").astype(object) + float_texts(self.judgment_value[mine])
+        count = np.diff(np.r_[start, len(cells)])
+        return where[start], prompt[start], count, np.add.reduceat(text, start)
+
+
+def float_texts(values: np.ndarray) -> np.ndarray:
+    """``repr`` of each float, as JSON writes it (computed once per distinct value)."""
+    uniques, codes = np.unique(values, return_inverse=True)
+    return np.array([repr(float(v)) for v in uniques], dtype=object)[codes.reshape(-1)]
+
+
+def table_format(path: Path, given: str | None = None) -> str:
+    """The table's format from ``given`` or its file name (``.gz`` allowed)."""
+    if given:
+        return given
+    suffixes = [s for s in path.suffixes if s != ".gz"]
+    if suffixes and suffixes[-1].lower() in FORMATS:
+        return FORMATS[suffixes[-1].lower()]
+    raise InputError(str(path), f"cannot tell the format from the name (use --format: {sorted(set(FORMATS.values()))})")
+
+
+def _header(path: Path, sep: str, quoting: bool) -> list[str]:
+    import gzip
+
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8-sig", newline="") as handle:
+        reader = csv.reader(handle, delimiter=sep, quoting=csv.QUOTE_MINIMAL if quoting else csv.QUOTE_NONE)
+        return next(reader, [])
+
+
+def read_table_file(path: str | Path, columns: Sequence[str], fmt: str | None = None, *, quoting=None):
+    """The named columns of a table file (CSV, TSV, Parquet or JSONL, plain or gzipped) as a frame.
+
+    CSV and TSV cells are read as text (numbers are parsed where they are used). TSV is read as
+    the data's own format by default: tabs separate, quotes are ordinary characters
+    (``quoting=False``), so a text field holding a lone ``"`` is read as it is.
+    """
+    import pyarrow as pa
+
+    path = Path(path)
+    if path.is_dir() or not path.exists():
+        raise InputError(str(path), "no such file")
+    fmt = table_format(path, fmt)
+    try:
+        if fmt == "parquet":
+            import pyarrow.parquet as pq
+
+            names = pq.read_schema(path).names
+            _require(names, columns, str(path))
+            table = pq.read_table(path, columns=list(columns))
+        elif fmt == "jsonl":
+            frame = pd.read_json(path, lines=True, dtype=False, compression="infer")
+            _require(list(frame.columns), columns, str(path))
+            return frame[list(columns)]
+        else:
+            import pyarrow.csv as pcsv
+
+            sep = "\t" if fmt == "tsv" else ","
+            quoted = (fmt != "tsv") if quoting is None else quoting
+            _require(_header(path, sep, quoted), columns, str(path))
+            table = pcsv.read_csv(
+                path,
+                parse_options=pcsv.ParseOptions(
+                    delimiter=sep, quote_char='"' if quoted else False, newlines_in_values=quoted
+                ),
+                convert_options=pcsv.ConvertOptions(
+                    include_columns=list(columns), column_types={c: pa.string() for c in columns}
+                ),
+            )
+    except UnicodeDecodeError as error:
+        raise InputError(str(path), f"not UTF-8 text ({error.reason} at byte {error.start})") from None
+    except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError, EOFError, OSError) as error:
+        message = str(error).splitlines()[0] if str(error) else type(error).__name__
+        if "UTF8" in message or "UTF-8" in message:
+            raise InputError(str(path), f"not UTF-8 text ({message})") from None
+        raise InputError(str(path), f"not a {fmt} table: {message}") from None
+    return table.to_pandas(types_mapper=pd.ArrowDtype)
+
+
+def _require(present: Sequence[str], columns: Sequence[str], source: str) -> None:
+    missing = [c for c in columns if c not in present]
+    if missing:
+        raise InputError(source, f"no column {missing[0]!r} (columns: {list(present)})", column=missing[0])
+
+
+def _as_frame(table, columns: TableColumns, source: str, fmt, quoting) -> tuple[pd.DataFrame, str]:
+    if isinstance(table, (str, Path)):
+        return read_table_file(table, columns.named(), fmt, quoting=quoting), str(table)
+    if not isinstance(table, pd.DataFrame):
+        raise InputError(source, f"expected a pandas DataFrame with one row per judgment, found {type(table).__name__}")
+    _require(list(table.columns), columns.named(), source)
+    return table, source
+
+
+def _where(rows: np.ndarray) -> int:
+    return int(rows[0]) + 2
+
+
+def _names(values: pd.Series, column: str, source: str, *, empty_ok=None) -> tuple[np.ndarray, list[str]]:
+    """Codes (``-1``: empty) and the trimmed distinct names of a name column, in order of
+    appearance; an empty cell is an error except on the rows ``empty_ok`` marks."""
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    texts = pd.Series(pd.Index(uniques).astype(str), dtype=object).str.strip()
+    merged, names = pd.factorize(texts)
+    empty = np.append(np.asarray(texts == "", dtype=bool), True)  # the last slot: null cells
+    blank = empty[codes]
+    codes = np.where(blank, -1, np.append(merged, -1)[codes]).astype(np.int64)
+    bad = blank if empty_ok is None else blank & ~empty_ok
+    if bad.any():
+        raise InputError(source, f"column '{column}' is empty", row=_where(np.flatnonzero(bad)), column=column)
+    names = [str(n) for n in names]
+    if "" in names:  # every empty cell is coded -1
+        names.remove("")
+    return codes, names
+
+
+def _numbers(values: pd.Series, column: str, source: str) -> np.ndarray:
+    """The cells as floats, NaN where empty; a cell that is not a finite number is an error."""
+    if pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
+        numbers = values.to_numpy(dtype=float, na_value=np.nan)
+        bad = np.isinf(numbers) | (np.abs(np.nan_to_num(numbers)) >= LARGEST_NUMBER)
+        shown = values
+    else:
+        codes, uniques = pd.factorize(values, use_na_sentinel=True)
+        texts = pd.Series(pd.Index(uniques).astype(str), dtype=object).str.strip()
+        parsed = pd.to_numeric(texts.where(~texts.str.contains("_", regex=False)), errors="coerce")
+        parsed = parsed.to_numpy(dtype=float, na_value=np.nan)
+        ok = (texts == "").to_numpy() | (np.isfinite(parsed) & (np.abs(np.nan_to_num(parsed)) < LARGEST_NUMBER))
+        parsed = np.where((texts == "").to_numpy(), np.nan, parsed)
+        numbers = np.append(parsed, np.nan)[codes]
+        bad = ~np.append(ok, True)[codes]
+        shown = values
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
-        raise ValueError(
-            f"row {row + 1}: judgment {frame[judgment].iloc[row]!r} in column {judgment!r} is not a number"
+        found = shown.iloc[row]
+        big = " smaller than 1e154 in magnitude" if np.isfinite(pd.to_numeric(found, errors="coerce")) else ""
+        raise InputError(
+            source, f"column '{column}': expected a finite number{big}, found {found!r}", row=row + 2, column=column
         )
-    for name in scores:
-        data[name] = pd.to_numeric(frame[name], errors="coerce").to_numpy(dtype=float)
-    outputs = _output_scores(data, scores, population, item=item, system=system)
-    prompts = list(dict.fromkeys(data["prompt"]))
-    data = data.sort_values(["system", "prompt", "id", "rater", "row"], kind="stable")
-    grouped = {key: part["value"].tolist() for key, part in data.groupby(["system", "prompt", "id"], sort=False)}
-    tables = []
-    for name, ids in outputs.groupby("system", sort=False):
-        rows = []
-        for prompt_name in prompts:
-            for output in ids["id"]:
-                values = grouped.get((name, prompt_name, output), [])
-                mean = float(np.mean(values)) if values else np.nan
-                rows.append((task, name, output, prompt_name, "", len(values), mean, _json(values), ""))
-        table = pd.DataFrame(rows, columns=JOINED_COLUMNS)
-        indexed = ids.set_index("id")
-        for metric in scores:
-            table[metric] = indexed.loc[table["id"], metric].to_numpy(dtype=float)
-        tables.append(table)
-    return tables, prompts
+    return numbers
 
 
-def _json(values: Sequence[float]) -> str:
-    return json.dumps([float(v) for v in values])
+def _group_range(values: np.ndarray, groups: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per group ``0..n-1``: the smallest and largest value (NaN ignored; NaN for none)."""
+    grouped = pd.Series(values, dtype=float).groupby(groups, sort=True)
+    return grouped.min().reindex(range(n)).to_numpy(), grouped.max().reindex(range(n)).to_numpy()
 
 
-def _output_scores(data, scores, population, *, item, system) -> pd.DataFrame:
-    """One row per output (system, id) in order of appearance, with its metric scores."""
-    judged = data.drop_duplicates(["system", "id"])[["system", "id"]]
-    if scores:
-        per_output = data.groupby(["system", "id"], sort=False)[scores]
-        spread = per_output.max() - per_output.min()
-        if (spread.to_numpy() > 0).any():
-            system_name, output = spread.index[np.flatnonzero((spread.to_numpy() > 0).any(axis=1))[0]]
-            raise ValueError(f"output {output!r} of system {system_name!r} has different scores on different rows")
-        judged = judged.merge(per_output.first().reset_index(), on=["system", "id"], how="left")
-    if population is None:
-        outputs = judged
+def _differs(values: np.ndarray, groups: np.ndarray, bad: int, column: str, source: str, what: str) -> InputError:
+    rows = np.flatnonzero((groups == bad) & ~np.isnan(values))
+    other = rows[values[rows] != values[rows[0]]][0]
+    return InputError(
+        f"{source}: rows {rows[0] + 2} and {other + 2}", f"column '{column}' differs for {what}", column=column
+    )
+
+
+def _one_text(values: pd.Series, groups: np.ndarray, n: int, column: str, source: str, what) -> np.ndarray:
+    """The one text of ``column`` per group (0..n-1); a group whose rows differ is an error."""
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    if (codes < 0).any():
+        row = _where(np.flatnonzero(codes < 0))
+        raise InputError(source, f"column '{column}' is empty (null)", row=row, column=column)
+    codes = codes.astype(float)
+    low, high = _group_range(codes, groups, n)
+    if (low != high).any():
+        bad = int(np.flatnonzero(low != high)[0])
+        raise _differs(codes, groups, bad, column, source, what(bad))
+    return np.asarray(pd.Index(uniques).astype(str), dtype=object)[low.astype(np.int64)]
+
+
+def _one_number(values: np.ndarray, groups: np.ndarray, n: int, column: str, source: str, what) -> np.ndarray:
+    """The one number of ``column`` per group, ignoring empty cells; none or two are errors."""
+    low, high = _group_range(values, groups, n)
+    if np.isnan(low).any():
+        bad = int(np.flatnonzero(np.isnan(low))[0])
+        row = _where(np.flatnonzero(groups == bad))
+        raise InputError(source, f"column '{column}' has no value for {what(bad)}", row=row, column=column)
+    if (low != high).any():
+        bad = int(np.flatnonzero(low != high)[0])
+        raise _differs(values, groups, bad, column, source, what(bad))
+    return low
+
+
+def _check_names(kind: str, names: Sequence[str], pattern: str, source: str, column: str | None) -> tuple[str, ...]:
+    """The safe names of ``names``; two that become one, or an unusable one, are errors."""
+    safe = [safe_name(name, pattern) for name in names]
+    seen: dict[str, str] = {}
+    for name, made in zip(names, safe):
+        reason = unsafe_reason(made)
+        if reason:
+            shown = name if len(name) <= 40 else name[:37] + "..."
+            raise InputError(source, f"{kind} name {shown!r} {reason}", column=column)
+        if made in seen:
+            raise InputError(
+                source,
+                f"{kind}s {seen[made]!r} and {name!r} would both be named {made!r}; rename one of them",
+                column=column,
+            )
+        seen[made] = name
+    return tuple(safe)
+
+
+def read_evaluation_table(
+    table,
+    columns: TableColumns,
+    *,
+    fmt: str | None = None,
+    quoting: bool | None = None,
+    scale: tuple[float, float] | None = None,
+    source: str = FRAME,
+) -> EvaluationTable:
+    """Read and check a long table (a file path or a pandas DataFrame) by the rules above.
+
+    Parameters
+    ----------
+    table : str, path or pandas.DataFrame
+        One row per judgment (or per unjudged output).
+    columns : TableColumns
+        Which column is what.
+    fmt, quoting : optional
+        The file's format (default: from its name) and whether CSV quotes are honoured
+        (default: yes for CSV, no for TSV); for files only.
+    scale : (float, float), optional
+        The declared rating scale: a judgment outside it is an error. Default: inferred per
+        prompt from the judgments, and refused when one system's span is over twice the others'.
+    source : str
+        What errors call a frame (a file is called by its path).
+
+    Returns
+    -------
+    EvaluationTable
+
+    Raises
+    ------
+    debias.io.InputError
+        Naming the file, the row (the header being row 1) and the column.
+    """
+    frame, source = _as_frame(table, columns, source, fmt, quoting)
+    if frame.empty:
+        raise InputError(source, "the table has no rows")
+    n_rows = len(frame)
+    values = (
+        _numbers(frame[columns.judgment], columns.judgment, source)
+        if columns.judgment is not None
+        else np.full(n_rows, np.nan)
+    )
+    judged = ~np.isnan(values)
+    item, items = _names(frame[columns.item], columns.item, source)
+    if columns.system is not None:
+        system, systems = _names(frame[columns.system], columns.system, source)
     else:
-        _columns(population, [item, system, *scores], "population")
-        extra = pd.DataFrame(
-            {
-                "system": population[system].astype(str).to_numpy() if system else SYSTEM,
-                "id": population[item].astype(str).to_numpy(),
-                **{m: pd.to_numeric(population[m], errors="coerce").to_numpy(dtype=float) for m in scores},
-            }
+        system, systems = np.zeros(n_rows, dtype=np.int64), [columns.system_name]
+    if columns.prompt is not None:
+        prompt, prompts = _names(frame[columns.prompt], columns.prompt, source, empty_ok=~judged)
+        prompt = np.where(prompt < 0, 0, prompt)
+    else:
+        prompt, prompts = np.zeros(n_rows, dtype=np.int64), [columns.prompt_name]
+    _check_names("system", systems, FILE_CHARACTERS, source, columns.system)
+    _check_names("prompt", prompts, KEY_CHARACTERS, source, columns.prompt)
+    _check_names("score column", columns.scores, KEY_CHARACTERS, source, None)
+
+    output, keys = pd.factorize(system * len(items) + item)
+    output_system, output_item_code = keys // len(items), keys % len(items)
+    n_outputs = len(keys)
+
+    def what(o: int) -> str:
+        return f"system {systems[output_system[o]]!r}, item {items[output_item_code[o]]!r}"
+
+    rank = np.zeros(n_rows, dtype=np.int64)
+    n_ranks = 1
+    if columns.rater is not None:
+        rater, raters = _names(frame[columns.rater], columns.rater, source, empty_ok=~judged)
+        order = np.argsort(np.argsort(np.asarray(raters, dtype=object)))
+        rank, n_ranks = np.append(order, 0)[rater], max(len(raters), 1)
+    rows = np.flatnonzero(judged)
+    key = (output[rows].astype(np.int64) * len(prompts) + prompt[rows]) * n_ranks + rank[rows]
+    order = np.argsort(key, kind="stable")
+    rows, key = rows[order], key[order]
+    if columns.rater is not None and len(key) > 1:
+        twice = np.flatnonzero(key[1:] == key[:-1]) + 1
+        if len(twice):
+            second = twice[np.argmin(rows[twice])]
+            raise InputError(
+                source,
+                f"rater {raters[int(np.append(rater, 0)[rows[second]])]!r} judged this item, system and prompt twice "
+                f"(first on row {rows[second - 1] + 2})",
+                row=int(rows[second]) + 2,
+                column=columns.rater,
+            )
+    judged_scale = _scale(
+        values[rows], prompt[rows], output_system[output[rows]], prompts, systems, scale, rows, columns, source
+    )
+
+    scores = np.empty((n_outputs, len(columns.scores)))
+    for j, name in enumerate(columns.scores):
+        scores[:, j] = _one_number(_numbers(frame[name], name, source), output, n_outputs, name, source, what)
+    texts = None
+    if columns.output is not None:
+        texts = _one_text(frame[columns.output], output, n_outputs, columns.output, source, what)
+    references = None
+    if columns.reference is not None:
+        reference = _one_text(
+            frame[columns.reference], item, len(items), columns.reference, source, lambda i: f"item {items[i]!r}"
         )
-        outputs = pd.concat([judged, extra], ignore_index=True).drop_duplicates(["system", "id"], keep="first")
-    if scores:
-        missing = ~np.isfinite(outputs[scores].to_numpy(dtype=float))
-        if missing.any():
-            row = outputs.iloc[int(np.flatnonzero(missing.any(axis=1))[0])]
-            raise ValueError(f"output {row['id']!r} of system {row['system']!r} has no finite score for every metric")
-    return outputs.reset_index(drop=True)
+        references = dict(zip(items, reference.tolist()))
+    return EvaluationTable(
+        source=source,
+        systems=tuple(systems),
+        prompts=tuple(prompts),
+        metrics=tuple(columns.scores),
+        output_system=np.asarray(output_system, dtype=np.int64),
+        output_item=np.asarray(items, dtype=object)[output_item_code],
+        output_text=texts,
+        output_scores=scores,
+        judgment_output=output[rows].astype(np.int64),
+        judgment_prompt=prompt[rows].astype(np.int64),
+        judgment_value=values[rows],
+        references=references,
+        scale=judged_scale,
+        scale_declared=scale is not None,
+    )
+
+
+def _scale(values, prompt, system, prompts, systems, declared, rows, columns, source) -> dict:
+    """The declared scale, every judgment checked against it; or the scale inferred per prompt."""
+    if declared is not None:
+        low, high = (float(v) for v in declared)
+        if not low < high:
+            raise InputError(source, f"the declared scale [{low:g}, {high:g}] is empty (MIN must be below MAX)")
+        outside = (values < low) | (values > high)
+        if outside.any():
+            first = np.argmin(np.where(outside, rows, np.iinfo(np.int64).max))
+            raise InputError(
+                source,
+                f"column '{columns.judgment}': judgment {values[first]:g} is outside the declared scale "
+                f"[{low:g}, {high:g}]",
+                row=int(rows[first]) + 2,
+                column=columns.judgment,
+            )
+        return {p: (low, high) for p in prompts}
+    spans = pd.DataFrame({"p": prompt, "s": system, "v": values}).groupby(["p", "s"])["v"].agg(["min", "max"])
+    scale = {}
+    for p, frame in spans.groupby(level="p"):
+        frame = frame.droplevel("p")
+        scale[prompts[p]] = (float(frame["min"].min()), float(frame["max"].max()))
+        odd = _odd_scale(frame)
+        if odd is not None:
+            s, others = odd
+            low, high = frame.loc[s]
+            raise InputError(
+                source,
+                f"column '{columns.judgment}': system {systems[s]!r} has judgments from {low:g} to {high:g} on "
+                f"prompt {prompts[p]!r}, unlike the other systems' (typically {others}): a different rating "
+                "scale? Declare the scale (--scale MIN MAX, or scale=(min, max)) to accept it",
+                column=columns.judgment,
+            )
+    return scale
+
+
+def _odd_scale(frame: pd.DataFrame):
+    """The first system (with the others' typical span) whose judgments span more than twice, or
+    less than half, the median span of the other systems' and reach more than twice, or less than
+    half, their median largest magnitude: a system on another scale (0-100 among 1-5), not a
+    system that is merely better or worse than the others (4-5 among 1-5). Constant systems tell
+    nothing."""
+    span = (frame["max"] - frame["min"]).to_numpy()
+    size = np.maximum(frame["max"].abs(), frame["min"].abs()).to_numpy()
+    for index, s in enumerate(frame.index):
+        others = np.arange(len(frame)) != index
+        if not others.any():
+            return None
+        span_o, size_o = np.median(span[others]), np.median(size[others])
+        if min(span[index], span_o, size[index], size_o) <= 0:
+            continue
+        if max(span[index] / span_o, span_o / span[index]) > 2 and max(size[index] / size_o, size_o / size[index]) > 2:
+            typical = f"spanning {span_o:g}, largest magnitude {size_o:g}"
+            return s, typical
+    return None
