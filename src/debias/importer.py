@@ -81,7 +81,7 @@ def system_lines(table: EvaluationTable, system: int, prompts, metrics, *, score
     """The canonical lines (``{"id", "output", "judgments"[, "scores"]}`` and a newline) of one
     system's outputs, in table order, built column-wise: the bytes ``json.dumps`` writes."""
     outputs = np.flatnonzero(table.output_system == system)
-    position, prompt, _, values = table.judgment_cells(outputs)
+    position, prompt, _, values, _ = table.judgment_cells(outputs)
     judgments = np.full(len(outputs), "", dtype=object)
     if len(position):
         keys = np.array([encode_basestring(p) + ": [" for p in prompts], dtype=object)

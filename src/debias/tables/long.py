@@ -44,6 +44,7 @@ __all__ = [
     "TableColumns",
     "read_evaluation_table",
     "safe_name",
+    "with_population",
 ]
 
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".txt": "tsv", ".parquet": "parquet", ".jsonl": "jsonl", ".json": "jsonl"}
@@ -118,16 +119,16 @@ class EvaluationTable:
 
     def judgment_lists(self) -> dict[tuple[int, int], list[float]]:
         """``{(output, prompt): [judgment, ...]}`` for every judged output and prompt."""
-        position, prompt, count, _ = self.judgment_cells(np.arange(len(self.output_system)))
+        position, prompt, count, _, values = self.judgment_cells(np.arange(len(self.output_system)))
         ends = np.cumsum(count)
-        values = np.split(self.judgment_value, ends[:-1]) if len(ends) else []
+        values = np.split(values, ends[:-1]) if len(ends) else []
         return {(int(o), int(p)): v.tolist() for o, p, v in zip(position, prompt, values)}
 
     def judgment_cells(self, outputs: np.ndarray):
         """The judged (output, prompt) cells of ``outputs`` (output indices, in order of
         appearance): each cell's position in ``outputs``, its prompt, its number of judgments, and
         the judgments as JSON writes a list's items (``"3.0, 4.0"``); cells ordered by position,
-        then prompt."""
+        then prompt. Last, the judgments themselves in the cells' order."""
         position = np.full(len(self.output_system), -1)
         position[outputs] = np.arange(len(outputs))
         mine = np.flatnonzero(position[self.judgment_output] >= 0)
@@ -137,12 +138,13 @@ class EvaluationTable:
         cells, where, prompt, mine = cells[order], where[order], prompt[order], mine[order]
         start = np.flatnonzero(np.r_[True, cells[1:] != cells[:-1]]) if len(cells) else np.zeros(0, dtype=int)
         if not len(cells):
-            return where, prompt, np.zeros(0, dtype=int), np.zeros(0, dtype=object)
+            return where, prompt, np.zeros(0, dtype=int), np.zeros(0, dtype=object), np.zeros(0)
         first = np.zeros(len(cells), dtype=bool)
         first[start] = True
         text = np.where(first, "", ", ").astype(object) + float_texts(self.judgment_value[mine])
         count = np.diff(np.r_[start, len(cells)])
-        return where[start], prompt[start], count, np.add.reduceat(text, start)
+        values = self.judgment_value[mine]
+        return where[start], prompt[start], count, np.add.reduceat(text, start), values
 
 
 def float_texts(values: np.ndarray) -> np.ndarray:
@@ -518,3 +520,36 @@ def _odd_scale(frame: pd.DataFrame):
             typical = f"spanning {span_o:g}, largest magnitude {size_o:g}"
             return s, typical
     return None
+
+
+def with_population(table: EvaluationTable, population: EvaluationTable) -> EvaluationTable:
+    """``table`` with the outputs of ``population`` (read with no judgment column) it lacks
+    appended, unjudged; an output in both keeps the table's scores, which must agree."""
+    if population.metrics != table.metrics:
+        raise InputError(population.source, f"expected the score columns {list(table.metrics)}")
+    systems = list(table.systems) + [s for s in population.systems if s not in table.systems]
+    index = {name: i for i, name in enumerate(systems)}
+    pop_system = np.array([index[s] for s in population.systems], dtype=np.int64)[population.output_system]
+    known = pd.MultiIndex.from_arrays([table.output_system, table.output_item])
+    given = pd.MultiIndex.from_arrays([pop_system, population.output_item])
+    both = given.isin(known)
+    mine = known.get_indexer(given[both])
+    differs = np.flatnonzero((table.output_scores[mine] != population.output_scores[both]).any(axis=1))
+    if len(differs):
+        output = mine[differs[0]]
+        raise InputError(
+            population.source,
+            f"the scores of system {systems[table.output_system[output]]!r}, item {table.output_item[output]!r} "
+            "differ from the table's",
+        )
+    new = ~both
+    return EvaluationTable(
+        **{
+            **table.__dict__,
+            "systems": tuple(systems),
+            "output_system": np.concatenate([table.output_system, pop_system[new]]),
+            "output_item": np.concatenate([table.output_item, population.output_item[new]]),
+            "output_text": None,
+            "output_scores": np.concatenate([table.output_scores, population.output_scores[new]]),
+        }
+    )
