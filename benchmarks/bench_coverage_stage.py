@@ -14,7 +14,7 @@ import time
 import numpy as np
 import yaml
 
-from debias.config import estimates_spec
+from debias.config.labels import estimates_spec
 from debias.stats.ppi import PopulationSums, ppi_tuned_mean_ci
 from debias.tables.estimates import coverage_table
 from debias.tables.joined import metric_columns, read_joined

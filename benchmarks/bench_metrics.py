@@ -30,7 +30,7 @@ FAMILIES = {
 CHILD = """
 import json, resource, sys, time
 import yaml
-from debias.inputs import load_task
+from debias.config.tasks import load_task
 from debias.metrics import score_outputs
 task, implementations, cache = sys.argv[1], sys.argv[2].split(","), sys.argv[3]
 config = yaml.safe_load(open("config/config.yaml"))

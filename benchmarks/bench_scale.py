@@ -187,7 +187,7 @@ CHECK = """
 import resource, sys, time
 import numpy as np
 from debias.data import Judgments, PairedSample
-from debias.settings import section_defaults
+from debias.config.settings import section_defaults
 from debias.stats.coverage import coverage_experiment
 from debias.stats.paired_coverage import paired_coverage_experiment
 

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import debias
-from debias.io import SystemItem
+from debias.io.canonical import SystemItem
 from debias.tables.estimates import system_estimates_table
 from debias.tables.joined import join_system
 

@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from debias.inputs import load_task, references_path
-from debias.io import SystemItem, iter_json_lines
+from debias.config.tasks import load_task, references_path
+from debias.io.canonical import SystemItem, iter_json_lines
 from debias.metrics import score_outputs
 from debias.stats.correlation import attenuation_corrected_correlation, correlation
 from debias.tables.bias import bias_quadrants, instance_correlations, system_level_points, unique_responses

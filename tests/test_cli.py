@@ -13,8 +13,8 @@ import yaml
 from conftest import synthetic_task
 
 from debias.cli import main
-from debias.config import compare_spec, plan_spec
-from debias.io import read_references, read_system
+from debias.config.labels import compare_spec, plan_spec
+from debias.io.canonical import read_references, read_system
 from debias.tables.comparisons import system_comparisons_table
 from debias.tables.estimates import system_estimates_table
 from debias.tables.joined import join_system

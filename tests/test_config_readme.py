@@ -47,7 +47,7 @@ def documented(path, rows):
 
 
 def test_every_schema_key_is_in_the_readme_table():
-    schema = yaml.safe_load((REPO / "workflow/schemas/config.schema.yaml").read_text())
+    schema = yaml.safe_load((REPO / "src/debias/config/schema.yaml").read_text())
     rows = readme_rows()
     keys = schema_keys(schema)
     assert "tasks.<>.prompts.<>.null_as" in keys and "estimates.ppi" in keys

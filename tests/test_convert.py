@@ -2,9 +2,9 @@
 
 import pytest
 
-from debias.convert import convert_lqual, convert_qa
-from debias.convert import main as convert_main
-from debias.io import read_references, read_system
+from debias.io.canonical import read_references, read_system
+from debias.io.released import convert_lqual, convert_qa
+from debias.io.released import main as convert_main
 
 CNNDM_PROMPTS = {p: {"min": None, "max": None} for p in ("fluency", "redundancy", "overall", "edit")}
 # As configured: a null correctness judgment (no passage supports the answer) counts as 0.
@@ -124,8 +124,8 @@ def test_rerun_reproduces_committed_files_byte_for_byte(repo, tmp_path, capsys):
     produced = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*.jsonl.gz"))
     committed = sorted(
         p.relative_to(repo / "data")
-        for p in (repo / "data").glob("*/**/*.jsonl.gz")
-        if p.parts[-2] != "raw" and "raw" not in p.relative_to(repo / "data").parts
+        for task in ("cnndm", "msmarco")
+        for p in (repo / "data" / task).rglob("*.jsonl.gz")
     )
     assert produced == committed
     for rel in produced:

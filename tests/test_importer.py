@@ -11,8 +11,8 @@ import pytest
 import yaml
 
 from debias.cli import main
-from debias.io import read_references, read_system
-from debias.settings import schema_problem
+from debias.config.settings import schema_problem
+from debias.io.canonical import read_references, read_system
 
 
 def mqm_like(path, systems=14, items=40):
@@ -134,7 +134,7 @@ def test_a_new_config_file_runs_as_it_is(tmp_path, capsys):
     """A config file created by the import is complete: it passes the workflow's schema with every
     required key, computes the language-independent metrics from the outputs, and leaves METEOR out
     for German."""
-    from debias.settings import load_config
+    from debias.config.settings import load_config
 
     mqm_like(tmp_path / "mqm.tsv", systems=3, items=5)
     args = [tmp_path / "mqm.tsv", "--task", "de", "--item", "seg", "--system", "system", "--judgment", "mqm",

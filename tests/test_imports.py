@@ -7,8 +7,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 SRC = Path(__file__).resolve().parents[1] / "src"
 PACKAGES = ("debias",)
 
@@ -100,7 +98,47 @@ def test_the_statistics_core_imports_no_pandas_and_no_file_format():
     assert out.stdout.strip() == "False"
 
 
-@pytest.mark.parametrize("limit", [320])
-def test_no_module_is_too_long(limit):
-    long = {name: n for name, path in _modules().items() if (n := len(path.read_text().splitlines())) > limit}
-    assert not long, f"modules over {limit} lines: {long}"
+#: The package's layers, lowest first: a module may import from its own layer and the ones below.
+LAYERS = (
+    ("debias.data",),
+    ("debias.stats",),
+    ("debias.io",),
+    ("debias.config",),
+    ("debias.metrics",),
+    ("debias.tables",),
+    ("debias.plots", "debias.report"),
+    ("debias.pipeline",),
+    ("debias.api",),
+    ("debias.cli", "debias.__main__"),
+)
+
+
+def layer_of(module: str) -> int | None:
+    for index, names in enumerate(LAYERS):
+        if any(module == name or module.startswith(name + ".") for name in names):
+            return index
+    return None
+
+
+def test_every_module_has_a_layer_and_imports_none_above_it():
+    graph = import_graph()
+    unplaced = sorted(name for name in graph if name != "debias" and layer_of(name) is None)
+    assert not unplaced, f"modules outside every layer: {unplaced}"
+    upward = sorted(
+        f"{name} -> {target}"
+        for name, targets in graph.items()
+        if name != "debias"
+        for target in targets
+        if layer_of(target) > layer_of(name)
+    )
+    assert not upward, f"imports from a layer above: {upward}"
+
+
+def test_the_layer_check_sees_an_upward_import():
+    assert layer_of("debias.stats.estimators") < layer_of("debias.tables.joined") < layer_of("debias.cli.analyse")
+    assert layer_of("debias.somewhere_new") is None
+
+
+def test_at_most_four_modules_loose_beside_the_subpackages():
+    loose = sorted(p.name for p in (SRC / "debias").glob("*.py"))
+    assert len(loose) <= 4, f"loose modules at src/debias/: {loose}"

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from conftest import synthetic_task, write_jsonl
 
-from debias.inputs import validate_inputs
-from debias.io import InputError, read_system
+from debias.io.canonical import InputError, read_system
+from debias.pipeline.inputs import validate_inputs
 
 PROMPTS = {"quality": {"min": -1, "max": 1}}
 

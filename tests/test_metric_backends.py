@@ -186,7 +186,7 @@ def test_modern_names_need_no_implementation_and_others_must_name_one():
 
 
 def test_schema_lists_every_implementation():
-    schema = yaml.safe_load((REPO / "workflow/schemas/config.schema.yaml").read_text())
+    schema = yaml.safe_load((REPO / "src/debias/config/schema.yaml").read_text())
     entry = schema["properties"]["metrics"]["additionalProperties"]["properties"]["implementation"]
     assert sorted(entry["enum"]) == sorted(IMPLEMENTATIONS)
 

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from debias.io import SystemItem
+from debias.io.canonical import SystemItem
 from debias.stats.theory import theory_by_condition
 from debias.stats.variance import ONE_JUDGMENT_PER_ITEM, variance_components, variance_note
 from debias.tables.curves import NOT_IDENTIFIABLE, system_experiment

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 from conftest import synthetic_task
 
-from debias.inputs import validate_inputs
-from debias.io import InputError, read_system
+from debias.io.canonical import InputError, read_system
+from debias.pipeline.inputs import validate_inputs
 from debias.tables.joined import join_system, judged_rows
 
 PROMPTS = {"quality": {"min": -1, "max": 1}}

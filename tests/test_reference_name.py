@@ -4,8 +4,8 @@ system file still points at tasks.<task>.systems."""
 import pytest
 from conftest import write_jsonl
 
-from debias.inputs import system_path
-from debias.io import InputError
+from debias.config.tasks import system_path
+from debias.io.canonical import InputError
 from debias_tools.startup import checked_inputs
 
 

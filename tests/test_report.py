@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 from conftest import PAPER_CONFIG, REPO
 
-from debias.config import figure_names
-from debias.io import InputError
+from debias.config.labels import figure_names
+from debias.io.canonical import InputError
 from debias.report import build_report, load_paper_values, markdown
 from debias.report.table2_rows import REASON_TABLE2
 from debias.tables.selection import best_metrics

@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from debias.io import count_outputs, iter_system, read_references, read_system
-from debias.metric_parts import concat_part_tables, line_blocks
-from debias.resources import bootstrap_mem_mb, metrics_mem_mb, metrics_runtime, paired_coverage_mem_mb
+from debias.io.canonical import count_outputs, iter_system, read_references, read_system
+from debias.pipeline.metric_chunks import concat_part_tables, line_blocks
+from debias.pipeline.resources import bootstrap_mem_mb, metrics_mem_mb, metrics_runtime, paired_coverage_mem_mb
 
 PROMPTS = {"q": {"min": 0, "max": 1}}
 

@@ -12,13 +12,13 @@ import pytest
 import yaml
 from conftest import REPO, synthetic_task
 
-from debias.config import plan_spec
-from debias.io import InputError, count_outputs
-from debias.settings import schema_problem, section_defaults
+from debias.config.labels import plan_spec
+from debias.config.settings import schema_problem, section_defaults
+from debias.io.canonical import InputError, count_outputs
 from debias_tools import startup
 from debias_tools.startup import checked_inputs
 
-SCHEMA = REPO / "workflow/schemas/config.schema.yaml"
+SCHEMA = REPO / "src/debias/config/schema.yaml"
 
 
 def input_config(root: Path) -> dict:
@@ -118,7 +118,7 @@ def test_changed_released_file_fails_after_a_passed_check(tmp_path):
     config = input_config(tmp_path / "data")
     released = tmp_path / "released.jsonl.gz"
     released.write_bytes(gzip.compress(b"{}\n"))
-    from debias.files import sha256sum
+    from debias.io.atomic import sha256sum
 
     config["released"] = [{"path": str(released), "sha256": sha256sum(released)}]
     cache = tmp_path / "cache"

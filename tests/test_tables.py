@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from debias.render import to_markdown
 from debias.tables.efficiency import efficiency_markdown
+from debias.tables.render import to_markdown
 
 
 def cells(line: str) -> list[str]:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from debias.data import Judgments
-from debias.io import SystemItem, read_system
+from debias.io.canonical import SystemItem, read_system
 from debias.stats.variance import (
     annotator_variance,
     human_metric_variance,
@@ -144,7 +144,7 @@ def test_an_output_judged_in_two_records_is_one_item_or_two(tmp_path):
 def released_table2(repo, handling_from_config: bool):
     import yaml
 
-    from debias.inputs import load_task
+    from debias.config.tasks import load_task
 
     config = yaml.safe_load((repo / "config/config.yaml").read_text())
     config["data_dir"] = str(repo / "data")

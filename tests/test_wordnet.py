@@ -14,7 +14,7 @@ from pathlib import Path
 import nltk
 import pytest
 
-from debias.wordnet import WordNetUnavailableError, use_wordnet, wordnet_version
+from debias.metrics.wordnet import WordNetUnavailableError, use_wordnet, wordnet_version
 from debias_tools.provision import wordnet as provision_wordnet
 from debias_tools.provision import wordnet_sources as sources
 

@@ -19,14 +19,14 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from debias.config.settings import default, section_defaults
 from debias.data import EvalSample, as_judgments
-from debias.io import InputError
-from debias.settings import default, section_defaults
+from debias.io.canonical import InputError
+from debias.io.reader import TableColumns, read_evaluation_table, with_population
 from debias.stats.estimate import estimate_mean as _estimate_sample
 from debias.stats.intervals import MeanEstimate
 from debias.stats.theory import theory_data_efficiency
 from debias.stats.variance import variance_components as _variance_components
-from debias.tables.long import TableColumns, read_evaluation_table, with_population
 
 #: Task name the API's rows carry (the workflow's tables have one per configured task).
 TASK = "evaluation"
@@ -77,9 +77,9 @@ def estimate(
     level : float
         Nominal coverage of the intervals.
 
-    The table is read by the rules of ``debias import`` (:mod:`debias.tables.long`): names
+    The table is read by the rules of ``debias import`` (:mod:`debias.io.reader`): names
     trimmed, a rater who judged an output twice refused, errors
-    (:class:`debias.io.InputError`, a ``ValueError``) naming the row (the header being row 1)
+    (:class:`debias.io.canonical.InputError`, a ``ValueError``) naming the row (the header being row 1)
     and the column.
 
     Returns
@@ -160,7 +160,7 @@ def plan(
     """The least-cost number of items and judgments per item for a target interval width.
 
     The judged items of each system and prompt are the pilot. ``settings`` overrides the
-    ``plan`` section's defaults (the schema's, :func:`debias.settings.section_defaults`: ``target_widths``,
+    ``plan`` section's defaults (the schema's, :func:`debias.config.settings.section_defaults`: ``target_widths``,
     ``auto_n``, ``cost_per_judgment``, ``cost_per_item``, ``max_judgments_per_item``,
     ``assurance``); ``seed`` seeds the bound's bootstrap.
 
@@ -211,7 +211,7 @@ def _joined(frame, item, judgment, system, prompt, rater, scores, population, sc
 def _check_settings(**sections) -> None:
     """The settings given by keyword, checked by the configuration schema's rules (the keys of
     the ``plan`` section, ``min_judged_items``, ``estimates.level``, ``compare.de_n``)."""
-    from debias.settings import schema, schema_problem
+    from debias.config.settings import schema, schema_problem
 
     problem = schema_problem(sections, {**schema(), "required": []})
     if problem:

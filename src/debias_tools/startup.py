@@ -2,7 +2,7 @@
 
 Snakemake parses the workflow at every start, and again in every cluster job, so what is done
 here runs often: the configuration is checked against its schema with a message naming the key
-(:func:`debias.settings.schema_problem`); every input line is checked once per content of the files, the result
+(:func:`debias.config.settings.schema_problem`); every input line is checked once per content of the files, the result
 kept in a small cache keyed by the files' sha256 and the settings the check reads
 (:func:`checked_inputs`); WordNet and the configured metric implementations are looked for
 (:func:`wordnet_problem`, :func:`implementation_problems`).
@@ -17,10 +17,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from debias.config import provided_metrics
-from debias.files import sha256sum, write_text
-from debias.inputs import check_config, judged_systems, references_path, system_path, validate_inputs
-from debias.io import InputError, count_outputs
+from debias.config.labels import provided_metrics
+from debias.config.tasks import judged_systems, references_path, system_path
+from debias.io.atomic import sha256sum, write_text
+from debias.io.canonical import InputError, count_outputs
+from debias.pipeline.inputs import check_config, validate_inputs
 
 __all__ = [
     "CACHE_DIR",
@@ -36,7 +37,7 @@ CACHE_DIR = ".snakemake/debias-input-checks"
 #: Results kept in the cache; older ones are removed when a new one is written.
 CACHE_KEEP = 32
 #: Modules whose code decides what a valid input is: a change to any of them checks again.
-CHECKER_MODULES = ("debias.io", "debias.inputs", "debias.config", __name__)
+CHECKER_MODULES = ("debias.io.canonical", "debias.pipeline.inputs", "debias.config.labels", __name__)
 
 
 @dataclass(frozen=True)
@@ -73,7 +74,7 @@ def _line_check_settings(config: Mapping) -> dict:
 
 def _input_files(config: Mapping) -> dict[str, dict]:
     """Every file the check reads, by task: the ``references`` path and the path of each judged
-    system (``systems``); a file that is not there raises :class:`~debias.io.InputError`."""
+    system (``systems``); a file that is not there raises :class:`~debias.io.canonical.InputError`."""
     return {
         task: {
             "references": str(references_path(config, task)),
@@ -118,7 +119,7 @@ def _prune(folder: Path, keep: int) -> None:
 
 
 def checked_inputs(config: Mapping, cache_dir: str | Path = CACHE_DIR, base_dir: str | Path = ".") -> CheckedInputs:
-    """:func:`debias.inputs.validate_inputs`, done again only when an input or a setting it reads
+    """:func:`debias.pipeline.inputs.validate_inputs`, done again only when an input or a setting it reads
     has changed.
 
     The cross-references of the configuration are checked at every call. Every line of every
@@ -146,7 +147,7 @@ def checked_inputs(config: Mapping, cache_dir: str | Path = CACHE_DIR, base_dir:
 
     Raises
     ------
-    debias.io.InputError
+    debias.io.canonical.InputError
         The first problem found, naming the file and line or the config key.
     """
     check_config(config)
@@ -183,7 +184,7 @@ def wordnet_problem(config: Mapping) -> str | None:
         or (Path(nltk_data) / "corpora/wordnet").is_dir()
     ):
         return None
-    from debias.wordnet import PROVISION_HINT, WordNetUnavailableError, use_wordnet
+    from debias.metrics.wordnet import PROVISION_HINT, WordNetUnavailableError, use_wordnet
 
     try:
         use_wordnet(nltk_data)  # WordNet elsewhere on NLTK's search path

@@ -6,18 +6,18 @@ from pathlib import Path
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
-from debias.config import (
+from debias.config.labels import (
     compare_spec,
     computed_metrics,
     estimates_spec,
     plan_spec,
     provided_metrics,
 )
-from debias.inputs import judged_systems, references_path, system_path
-from debias.io import InputError
-from debias.metric_parts import line_blocks
+from debias.config.tasks import judged_systems, references_path, system_path
+from debias.io.canonical import InputError
+from debias.pipeline.metric_chunks import line_blocks
 from debias.metrics import resolve_implementations
-from debias.settings import schema_problem
+from debias.config.settings import SCHEMA_PATH, schema_problem
 from debias_tools.startup import (
     checked_inputs,
     implementation_problems,
@@ -26,10 +26,10 @@ from debias_tools.startup import (
 
 # A value of the wrong type stops the run naming its key; Snakemake's own validation then
 # fills in the schema's defaults, which every later step reads from config.
-problem = schema_problem(config, Path(workflow.basedir) / "schemas/config.schema.yaml")
+problem = schema_problem(config, SCHEMA_PATH)
 if problem:
     raise WorkflowError(f"invalid configuration: {problem}")
-validate(config, schema="../schemas/config.schema.yaml")
+validate(config, schema=str(SCHEMA_PATH))
 
 # Every input is checked now, before any job runs: a bad line stops the whole workflow with
 # its file and line number, and nothing in results/ is touched. A check that passed on the same
@@ -57,7 +57,7 @@ COMPUTED_METRICS = computed_metrics(config)
 PROVIDED_METRICS = provided_metrics(config)
 # Metric name -> the implementation that computes it (a params value: changing it reruns).
 IMPLEMENTATIONS = resolve_implementations(config["metrics"])
-# The estimates, compare and plan sections with their defaults (debias.config), with the
+# The estimates, compare and plan sections with their defaults (debias.config.labels), with the
 # level and base seed they share.
 ESTIMATES = estimates_spec(config)
 COMPARE = compare_spec(config)

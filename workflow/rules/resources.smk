@@ -1,7 +1,7 @@
 # What each job reserves (resources: mem_mb in MB, runtime in minutes), from the size of the
 # data it gets: the outputs the input check counted, the configured metrics and repeats. The
-# constants behind the sizes are measured (debias.resources).
-from debias.resources import (
+# constants behind the sizes are measured (debias.pipeline.resources).
+from debias.pipeline.resources import (
     bootstrap_mem_mb,
     bootstrap_runtime,
     coverage_mem_mb,

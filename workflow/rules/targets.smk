@@ -1,9 +1,9 @@
 # The final outputs the configuration asks for: what `rule all` requests.
-from debias.config import figure_names
+from debias.config.labels import figure_names
 
 
 def get_figures(suffixes=("pdf", "png")):
-    """Figures 3, 5 and 6 as configured (debias.config.figure_names)."""
+    """Figures 3, 5 and 6 as configured (debias.config.labels.figure_names)."""
     return [
         f"{RESULTS}/figures/{name}.{ext}"
         for name in figure_names(config)

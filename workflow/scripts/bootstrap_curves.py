@@ -1,7 +1,7 @@
 """Rule `curves`: bootstrap CI-width curves and data efficiencies for one system."""
 
-from debias.files import write_csv
-from debias.logs import run_script
+from debias.io.atomic import write_csv
+from debias.pipeline.logs import run_script
 from debias.tables.curves import system_experiment
 from debias.tables.joined import read_joined
 

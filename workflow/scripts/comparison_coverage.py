@@ -1,8 +1,8 @@
 """Rule `comparison_coverage_task`: coverage and saving over independent samples of every paired
 estimator, for every two systems of one task, by resampling their shared judged items."""
 
-from debias.files import write_csv
-from debias.logs import run_script
+from debias.io.atomic import write_csv
+from debias.pipeline.logs import run_script
 from debias.tables.comparisons import comparison_coverage_table
 from debias.tables.joined import read_joined
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from debias.logs import run_script
+from debias.pipeline.logs import run_script
 from debias.plots import draw_comparisons, save_figure
 
 

@@ -5,11 +5,11 @@ import json
 
 import pandas as pd
 
-from debias.files import write_csv, write_text
-from debias.io import iter_system, read_references
-from debias.logs import run_script
-from debias.metric_parts import concat_part_tables
+from debias.io.atomic import write_csv, write_text
+from debias.io.canonical import iter_system, read_references
 from debias.metrics import metric_versions, score_outputs
+from debias.pipeline.logs import run_script
+from debias.pipeline.metric_chunks import concat_part_tables
 
 
 def score(smk, log, start, stop):

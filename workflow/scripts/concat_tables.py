@@ -2,8 +2,8 @@
 
 import pandas as pd
 
-from debias.files import write_csv
-from debias.logs import run_script
+from debias.io.atomic import write_csv
+from debias.pipeline.logs import run_script
 
 
 def main(smk, log):

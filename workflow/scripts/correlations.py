@@ -1,8 +1,8 @@
 """Rule `correlations`: instance-level correlations of every metric with the mean human
 judgment (Figure 5's numbers), and the best metric of every task x prompt x system."""
 
-from debias.files import write_csv
-from debias.logs import run_script
+from debias.io.atomic import write_csv
+from debias.pipeline.logs import run_script
 from debias.tables.correlations import correlation_table
 from debias.tables.joined import read_joined
 from debias.tables.selection import best_metrics

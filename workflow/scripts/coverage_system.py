@@ -1,8 +1,8 @@
 """Rule `coverage_system`: coverage, width and data efficiency of every estimator's interval for
 one system, by drawing samples of its judged items."""
 
-from debias.files import write_csv
-from debias.logs import run_script
+from debias.io.atomic import write_csv
+from debias.pipeline.logs import run_script
 from debias.tables.estimates import coverage_table
 from debias.tables.joined import read_joined
 

@@ -2,8 +2,8 @@
 
 import pandas as pd
 
-from debias.files import write_csv, write_text
-from debias.logs import run_script
+from debias.io.atomic import write_csv, write_text
+from debias.pipeline.logs import run_script
 from debias.tables.efficiency import efficiency_markdown, sort_efficiency
 
 

@@ -4,10 +4,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from debias.files import write_csv
-from debias.inputs import load_task
-from debias.logs import run_script
+from debias.config.tasks import load_task
+from debias.io.atomic import write_csv
 from debias.metrics import IMPLEMENTATIONS
+from debias.pipeline.logs import run_script
 from debias.plots import draw_figure1a, draw_figure1b, save_figure
 from debias.tables.bias import INSTANCE_DEFINITIONS, instance_correlations, score_systems, system_level_points
 from debias.tables.joined import join_system, judged_rows

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from debias.logs import run_script
+from debias.pipeline.logs import run_script
 from debias.plots import draw_figure5, save_figure
 from debias.tables.correlations import correlation_table
 from debias.tables.joined import read_joined

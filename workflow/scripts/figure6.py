@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from debias.logs import run_script
+from debias.pipeline.logs import run_script
 from debias.plots import draw_figure6, save_figure
 from debias.tables.correlations import correlation_table
 from debias.tables.joined import read_joined

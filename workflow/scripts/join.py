@@ -2,8 +2,8 @@
 
 import pandas as pd
 
-from debias.io import read_references, read_system
-from debias.logs import run_script
+from debias.io.canonical import read_references, read_system
+from debias.pipeline.logs import run_script
 from debias.tables.joined import join_system, write_joined
 
 

@@ -1,8 +1,8 @@
 """Rule `plan`: the least-cost number of items and judgments per item for every system, prompt
 and target width."""
 
-from debias.files import write_csv
-from debias.logs import run_script
+from debias.io.atomic import write_csv
+from debias.pipeline.logs import run_script
 from debias.tables.joined import read_joined
 from debias.tables.plans import plan_table
 

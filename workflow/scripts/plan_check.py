@@ -1,8 +1,8 @@
 """Rule `plan_check`: plans made from random pilots, and whether their realised width met the
 target, for every system and prompt."""
 
-from debias.files import write_csv
-from debias.logs import run_script
+from debias.io.atomic import write_csv
+from debias.pipeline.logs import run_script
 from debias.tables.joined import read_joined
 from debias.tables.plans import plan_check_table
 

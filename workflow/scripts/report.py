@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from debias.files import write_text
-from debias.logs import run_script
+from debias.io.atomic import write_text
+from debias.pipeline.logs import run_script
 from debias.report import build_report, load_paper_values
 
 

@@ -1,8 +1,8 @@
 """Rule `system_comparisons`: every estimator of the difference between every two systems of a
 task, per prompt, on the items both have judged."""
 
-from debias.files import write_csv
-from debias.logs import run_script
+from debias.io.atomic import write_csv
+from debias.pipeline.logs import run_script
 from debias.tables.comparisons import system_comparisons_table
 from debias.tables.joined import read_joined
 

@@ -1,7 +1,7 @@
 """Rule `system_estimates`: every estimator of every system's mean human score, per prompt."""
 
-from debias.files import write_csv
-from debias.logs import run_script
+from debias.io.atomic import write_csv
+from debias.pipeline.logs import run_script
 from debias.tables.estimates import system_estimates_table
 from debias.tables.joined import read_joined
 

@@ -3,9 +3,9 @@
 
 import pandas as pd
 
-from debias.files import write_csv, write_text
-from debias.logs import run_script
-from debias.render import to_markdown
+from debias.io.atomic import write_csv, write_text
+from debias.pipeline.logs import run_script
+from debias.tables.render import to_markdown
 from debias.tables.table1 import table1_panel, table1_title
 
 HEADERS = ["Human", "Metric", "Count", "%", "Example question", "Reference", "Output", "Systems", "Human", "Metric"]

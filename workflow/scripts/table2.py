@@ -1,9 +1,9 @@
 """Rule `table2`: variance components of the human judgments, pooled per task and per system."""
 
-from debias.files import write_csv, write_text
-from debias.logs import run_script
-from debias.render import to_latex, to_markdown
+from debias.io.atomic import write_csv, write_text
+from debias.pipeline.logs import run_script
 from debias.tables.joined import read_joined
+from debias.tables.render import to_latex, to_markdown
 from debias.tables.variance import TABLE2_COLUMNS, RecordHandling, by_task, noted_rows, table2, variance_by_system
 
 HEADERS_MD = ["Task", "Prompt", "σ_a²", "σ_f²", "γ", "σ_f² (unbiased)", "γ (unbiased)", "items", "judgments"]

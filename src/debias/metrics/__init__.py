@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from debias.config import DEFAULT_METRICS as METRICS
+from debias.config.labels import DEFAULT_METRICS as METRICS
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -19,7 +19,7 @@ The task's ``language`` (an ISO 639-1 code, default ``en``) chooses the tokenisa
 * ``meteor``: NLTK's ``meteor_score`` (exact, Porter-stem and WordNet-synonym
   matching; alpha 0.9, beta 3, gamma 0.5) with WordNet 3.0 from the project's
   NLTK data directory.  It is never computed without WordNet:
-  :func:`debias.wordnet.use_wordnet` raises when WordNet is missing.
+  :func:`debias.metrics.wordnet.use_wordnet` raises when WordNet is missing.
 
 Blank outputs and references never reach this module (the registry scores them 0).
 Texts may contain the unknown-token mark ``▃`` (U+2583); BLEU and METEOR treat it as an
@@ -43,8 +43,8 @@ from rouge_score import rouge_scorer, tokenize, tokenizers
 from sacrebleu.metrics import BLEU, CHRF
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
-from debias.config import COMPUTED_METRICS
-from debias.wordnet import (
+from debias.config.labels import COMPUTED_METRICS
+from debias.metrics.wordnet import (
     WordNetUnavailableError,
     loaded_wordnet,
     use_wordnet,
@@ -185,7 +185,7 @@ def score(
     """Score non-blank ``outputs`` against ``references`` on each variant of :data:`METRICS`.
 
     ``context["nltk_data"]`` is the NLTK data directory WordNet is loaded from when METEOR
-    is asked for (see :func:`debias.wordnet.use_wordnet`): it is loaded before anything is
+    is asked for (see :func:`debias.metrics.wordnet.use_wordnet`): it is loaded before anything is
     scored, so a missing WordNet fails loudly instead of lowering METEOR.
     """
     language = context.get("language") or "en"

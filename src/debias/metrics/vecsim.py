@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from debias.files import atomic_path
+from debias.io.atomic import atomic_path
 
 __all__ = ["MODEL", "VARIANTS", "cosine_scores", "score", "unavailable", "versions"]
 

@@ -12,7 +12,7 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from debias.config import prompt_is_lower_better, prompt_label, system_label, task_label
+from debias.config.labels import prompt_is_lower_better, prompt_label, system_label, task_label
 from debias.plots.style import (
     DPI,
     PALETTE,

@@ -12,7 +12,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from debias.config import COMBINED, metric_label, prompt_label, task_label
+from debias.config.labels import COMBINED, metric_label, prompt_label, task_label
 from debias.plots.labels import place_labels
 from debias.plots.style import PALETTE, STYLE, TASK_STYLES, grow_to_fit, new_figure
 from debias.stats.theory import theory_data_efficiency

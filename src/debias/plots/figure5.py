@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from debias.config import COMBINED, metric_label, prompt_is_lower_better, prompt_label, system_label, task_label
+from debias.config.labels import COMBINED, metric_label, prompt_is_lower_better, prompt_label, system_label, task_label
 from debias.plots.style import CORRELATION_CMAP, FIGSIZE, STYLE, grow_to_fit, new_figure
 
 __all__ = ["draw_figure5"]

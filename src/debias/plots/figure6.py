@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from debias.config import CONDITIONS, condition_label, metric_label, prompt_label, system_label, task_label
+from debias.config.labels import CONDITIONS, condition_label, metric_label, prompt_label, system_label, task_label
 from debias.plots.style import CONDITION_STYLES, STYLE, new_figure
 
 __all__ = ["draw_figure6"]

@@ -15,7 +15,7 @@ import matplotlib as mpl
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from debias.files import atomic_path
+from debias.io.atomic import atomic_path
 
 __all__ = [
     "CONDITION_STYLES",

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from debias.config import prompt_label, system_label, task_label
+from debias.config.labels import prompt_label, system_label, task_label
 from debias.report.rows import DIFFERS, NOT_COMPUTED, OTHER_METRIC, WITHIN, ComparisonRow, scalar_row
 
 __all__ = ["figure1_rows", "table1_rows"]

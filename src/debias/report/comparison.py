@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from debias.config import metric_label, prompt_label, system_label, task_label
+from debias.config.labels import metric_label, prompt_label, system_label, task_label
 from debias.report.bias_rows import figure1_rows, table1_rows
 from debias.report.rows import (
     DIFFERS,

@@ -9,9 +9,9 @@ from functools import cached_property
 
 import pandas as pd
 
-from debias.render import to_markdown
 from debias.report.comparison import NOT_COMPUTED, ComparisonRow, PaperPanel, comparison_rows, paper_panels
 from debias.report.summary import configured_panels
+from debias.tables.render import to_markdown
 
 __all__ = ["ReportContext", "Section", "fmt", "table_lines"]
 

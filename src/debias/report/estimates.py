@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from debias.config import prompt_label, system_label, task_label
+from debias.config.labels import prompt_label, system_label, task_label
 from debias.report.context import table_lines
 from debias.report.user_tables import no_scores_reason
 

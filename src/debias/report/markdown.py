@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from debias.config import figure_names, metric_label, prompt_label, system_label, task_label
+from debias.config.labels import figure_names, metric_label, prompt_label, system_label, task_label
 from debias.report.comparison import (
     DIFFERS,
     NOT_CHECKABLE,
@@ -238,7 +238,7 @@ def build_report(
         The parsed configuration (labels, metrics, Figure 6 panels, bootstrap settings).
     figures : iterable of path
         The figure files that exist (any suffix; only their names are used). Every figure of
-        :func:`debias.config.figure_names` is embedded as ``<figures_dir>/<name>.png``, or
+        :func:`debias.config.labels.figure_names` is embedded as ``<figures_dir>/<name>.png``, or
         marked as not rendered when it is not among them.
     figures_dir, tables_dir : str
         Folders of the figures and tables, relative to the report.

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 import yaml
 
-from debias.io import InputError
+from debias.io.canonical import InputError
 
 __all__ = ["RANGE_CONDITIONS", "load_paper_values"]
 
@@ -143,7 +143,7 @@ def load_paper_values(path: str | os.PathLike) -> dict:
         ``table2``, ``figure6``, ``de_ranges``, ``correlations``, ``gamma_ratios``,
         ``not_checkable``, ``system_means`` and ``table1`` (empty when absent; a Table 1 cell has ``judgment,
         metric_side, count, percent``).
-        Raises :class:`debias.io.InputError` naming the file and line of a malformed entry.
+        Raises :class:`debias.io.canonical.InputError` naming the file and line of a malformed entry.
     """
     with open(path, encoding="utf-8") as handle:
         text = handle.read()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from debias.config import figure_kind, metric_label, prompt_label, system_label, task_label
+from debias.config.labels import figure_kind, metric_label, prompt_label, system_label, task_label
 from debias.report.comparison import PaperPanel
 from debias.report.summary import BEST
 
@@ -142,7 +142,7 @@ def _figure1_caption(panel: str, config: Mapping) -> str:
 
 
 def caption(name: str, config: Mapping, panels: dict[str, Mapping], papers: list[PaperPanel]) -> str:
-    """The caption of figure ``name`` (a :func:`debias.config.figure_names` entry); ``panels``
+    """The caption of figure ``name`` (a :func:`debias.config.labels.figure_names` entry); ``panels``
     are the resolved configured Figure 6 panels by letter."""
     if name in ("figure1a", "figure1b"):
         return _figure1_caption(name[-1], config)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from debias.config import metric_label
+from debias.config.labels import metric_label
 
 __all__ = [
     "DIFFERS",

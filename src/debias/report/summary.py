@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from debias.config import metric_label, prompt_label, system_label
+from debias.config.labels import metric_label, prompt_label, system_label
 from debias.tables.selection import panel_metric
 
 __all__ = [

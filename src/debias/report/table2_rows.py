@@ -4,7 +4,7 @@ cannot check."""
 
 from __future__ import annotations
 
-from debias.config import prompt_label, system_label, task_label
+from debias.config.labels import prompt_label, system_label, task_label
 from debias.report.rows import DIFFERS, NOT_CHECKABLE, WITHIN, ComparisonRow, scalar_row, signed
 from debias.report.summary import lookup
 

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from debias.config import metric_label, prompt_is_lower_better, prompt_label, system_label
+from debias.config.labels import metric_label, prompt_is_lower_better, prompt_label, system_label
 from debias.report.context import ReportContext, table_lines
 
 __all__ = [

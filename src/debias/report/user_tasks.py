@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from debias.config import figure_names, prompt_label, system_label, task_label
+from debias.config.labels import figure_names, prompt_label, system_label, task_label
 from debias.report.context import ReportContext
 from debias.report.user_tables import (
     comparison_lines,

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from debias.data import Judgments
-from debias.io import SystemItem
+from debias.io.canonical import SystemItem
 from debias.stats.correlation import correlation
 from debias.stats.resampling import setting_seed
 
@@ -53,7 +53,7 @@ def unique_responses(
     Parameters
     ----------
     items : mapping of str to sequence of SystemItem
-        The lines of each system (as :func:`debias.io.read_system` returns them). Leave the
+        The lines of each system (as :func:`debias.io.canonical.read_system` returns them). Leave the
         judged references out to count system responses only.
     references : mapping of str to str
         Reference text of each item.

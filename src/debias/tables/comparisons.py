@@ -137,7 +137,7 @@ def system_comparisons_table(
 ) -> pd.DataFrame:
     """Every estimator of every pair's difference (``system_comparisons.csv``).
 
-    ``spec`` is the ``compare`` config section (:func:`debias.config.compare_spec`) with ``level``,
+    ``spec`` is the ``compare`` config section (:func:`debias.config.labels.compare_spec`) with ``level``,
     ``sample_sizes`` and ``de_n``: ``de_vs_independent`` is the expected ratio at the
     configured size nearest ``de_n`` (:func:`de_sample_size`).
     """

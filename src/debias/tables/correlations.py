@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from debias.config import COMBINED
+from debias.config.labels import COMBINED
 from debias.data import Judgments
 from debias.stats.correlation import attenuation_corrected_correlation, correlation
 from debias.tables.joined import judged_rows

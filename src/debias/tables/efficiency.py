@@ -6,8 +6,8 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from debias.config import condition_label, prompt_label, system_label, task_label
-from debias.render import to_markdown
+from debias.config.labels import condition_label, prompt_label, system_label, task_label
+from debias.tables.render import to_markdown
 
 #: The conditions compared with humans alone, in table order.
 CONDITIONS = ("cv", "noiseless", "perfect")

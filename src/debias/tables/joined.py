@@ -7,12 +7,12 @@ and every later step reads it instead of the raw system file. One row per output
 ``task``, ``system``      whose output it is
 ``id``                    item id (a string)
 ``prompt``                the prompt the judgments answer
-``judged_output``         the shared judgment this line names (see :class:`debias.io.SystemItem`), or empty
+``judged_output``         the shared judgment this line names (see :class:`debias.io.canonical.SystemItem`), or empty
 ``n_judgments``           number of judgments of this output on this prompt (0: not judged)
 ``mean_judgment``         their mean (empty when not judged)
 ``judgments``             the judgments themselves, space-separated, full precision
 ``judgment_records``      when they came from several crowd records, how many from each, space-separated
-                          (see :class:`debias.io.SystemItem`); empty for one record
+                          (see :class:`debias.io.canonical.SystemItem`); empty for one record
 one column per metric     the metric's score of the output (absent for unscored systems: references)
 ========================  ==========================================================================
 
@@ -28,8 +28,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from debias.files import write_csv
-from debias.io import InputError, SystemItem
+from debias.io.atomic import write_csv
+from debias.io.canonical import InputError, SystemItem
 
 __all__ = [
     "JOINED_COLUMNS",
@@ -82,7 +82,7 @@ def join_system(
         references).
     provided : sequence of str
         The metrics among ``metrics`` whose scores come with the system file
-        (:attr:`debias.io.SystemItem.scores`) instead of ``scores``.
+        (:attr:`debias.io.canonical.SystemItem.scores`) instead of ``scores``.
 
     Returns
     -------
@@ -165,7 +165,7 @@ def iter_cells(joined: Sequence[pd.DataFrame], prompts: Mapping[str, Sequence[st
 
 def join_evaluation_table(table, task: str) -> list[pd.DataFrame]:
     """The joined tables (one per system, in order of appearance) of an evaluation table read by
-    :func:`debias.tables.long.read_evaluation_table`: the rows :func:`join_system` gives for the
+    :func:`debias.io.reader.read_evaluation_table`: the rows :func:`join_system` gives for the
     same outputs and judgments, the score columns named as in the table."""
     frames = []
     prompts = list(table.prompts)

@@ -8,8 +8,8 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from debias.inputs import load_task, references_path
-from debias.io import iter_json_lines
+from debias.config.tasks import load_task, references_path
+from debias.io.canonical import iter_json_lines
 from debias.tables.bias import bias_quadrants, score_systems, unique_responses
 
 __all__ = ["TABLE1_COLUMNS", "table1_panel", "table1_title"]

@@ -18,7 +18,7 @@ import time
 import zipfile
 from pathlib import Path
 
-from debias.wordnet import WordNetUnavailableError, read_wordnet
+from debias.metrics.wordnet import WordNetUnavailableError, read_wordnet
 from debias_tools.provision.apt import apt_available, apt_install, debian_installed, extract_from_package, package_files
 
 #: Files NLTK's ``WordNetCorpusReader`` opens (its ``_FILES``).

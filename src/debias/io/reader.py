@@ -1,6 +1,6 @@
 """The one reader of evaluation tables: long tables of human judgments, one row per judgment.
 
-``debias import`` (:mod:`debias.importer`) and the Python API (:mod:`debias.api`) both read a
+``debias import`` (:mod:`debias.io.importer`) and the Python API (:mod:`debias.api`) both read a
 table through :func:`read_evaluation_table`, so a table gives the same judgments, or the same
 error, through either. The rules:
 
@@ -17,7 +17,7 @@ error, through either. The rules:
 * the rating scale is declared (``scale``: a judgment outside it is an error) or inferred per
   prompt from the judgments; an inferred scale is refused when one system's judgments span more
   than twice the range of the other systems' (one system rated 0-100 among 1-5 systems);
-* errors are :class:`debias.io.InputError` carrying the file, the row (the header is row 1) and
+* errors are :class:`debias.io.canonical.InputError` carrying the file, the row (the header is row 1) and
   the column.
 
 Every step is vectorised over rows (factorised names, one stable sort), so a table of millions
@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from debias.io import LARGEST_NUMBER, InputError
+from debias.io.canonical import LARGEST_NUMBER, InputError
 
 __all__ = [
     "FORMATS",

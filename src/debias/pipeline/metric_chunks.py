@@ -14,7 +14,7 @@ import os
 import shutil
 from collections.abc import Sequence
 
-from debias.files import atomic_path
+from debias.io.atomic import atomic_path
 
 __all__ = ["DEFAULT_CHUNK_OUTPUTS", "line_blocks", "concat_part_tables"]
 

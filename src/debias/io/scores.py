@@ -10,7 +10,7 @@ import gzip
 import math
 from pathlib import Path
 
-from debias.io import InputError
+from debias.io.canonical import InputError
 
 __all__ = ["number_in", "read_scores_csv", "workflow_scores_file"]
 

@@ -15,7 +15,7 @@ import math
 from collections.abc import Iterable
 from functools import cache
 
-from debias.io import count_outputs
+from debias.io.canonical import count_outputs
 from debias.stats.bootstrap_grid import DEFAULT_CHUNK_ELEMENTS, DEFAULT_DENSE, DEFAULT_POINTS
 
 __all__ = [

@@ -1,9 +1,9 @@
 """Importing a long table of human judgments (one row per rating) as a task of the workflow.
 
-The table is read by the one reader of evaluation tables (:mod:`debias.tables.long`, the rules
+The table is read by the one reader of evaluation tables (:mod:`debias.io.reader`, the rules
 the Python API follows too) and written as the canonical files the workflow reads
 (``<out>/systems/<system>.jsonl.gz``, and ``<out>/references.jsonl.gz`` when the table has
-reference texts; see :mod:`debias.io`), with the block of ``config/config.yaml`` that declares
+reference texts; see :mod:`debias.io.canonical`), with the block of ``config/config.yaml`` that declares
 the task. A table without texts gives a task of provided scores only, which needs no
 references. Every write is all-or-nothing: the files are written to a temporary folder beside
 ``out`` and moved into place together with the configuration file, after every check passed;
@@ -26,9 +26,9 @@ from pathlib import Path
 
 import numpy as np
 
-from debias.files import write_gzip
-from debias.io import InputError
-from debias.tables.long import (
+from debias.io.atomic import write_gzip
+from debias.io.canonical import InputError
+from debias.io.reader import (
     KEY_CHARACTERS,
     EvaluationTable,
     TableColumns,
@@ -37,7 +37,7 @@ from debias.tables.long import (
     unsafe_reason,
 )
 
-__all__ = ["ImportSpec", "config_block", "read_config_for_adding", "task_name", "write_import"]
+__all__ = ["ImportSpec", "add_task", "config_block", "read_config_for_adding", "task_name", "write_import"]
 
 #: gzip level of the imported files: quick to write, a few per cent larger than level 9.
 COMPRESSION = 6
@@ -103,11 +103,38 @@ def system_lines(table: EvaluationTable, system: int, prompts, metrics, *, score
     return lines + "}\n"
 
 
-def write_canonical(table: EvaluationTable, spec: ImportSpec, folder: Path) -> dict:
-    """Write the task's canonical files under ``folder``; return its config block."""
-    systems = [safe_name(s) for s in table.systems]
-    prompts = [safe_name(p, KEY_CHARACTERS) for p in table.prompts]
-    metrics = [safe_name(m, KEY_CHARACTERS) for m in table.metrics]
+def _names(table: EvaluationTable):
+    """The file and config names of the table's systems, prompts and score columns."""
+    return (
+        [safe_name(s) for s in table.systems],
+        [safe_name(p, KEY_CHARACTERS) for p in table.prompts],
+        [safe_name(m, KEY_CHARACTERS) for m in table.metrics],
+    )
+
+
+def write_canonical(table: EvaluationTable, spec: ImportSpec, folder: Path) -> None:
+    """Write the task's canonical files under ``folder`` (checked first by :func:`config_block`)."""
+    systems, _, metrics = _names(table)
+    references = table.references
+    if spec.reference_system is not None:
+        own = table.output_system == table.systems.index(spec.reference_system)
+        texts = table.output_text[own] if table.output_text is not None else np.full(own.sum(), "", dtype=object)
+        references = dict(zip(table.output_item[own].tolist(), texts.tolist()))
+    for index, name in enumerate(table.systems):
+        lines = system_lines(table, index, table.prompts, metrics, scored=name != spec.reference_system)
+        write_gzip(folder / "systems" / f"{systems[index]}.jsonl.gz", lines, COMPRESSION)
+    if references is not None:
+        items = list(dict.fromkeys(table.output_item.tolist()))
+        texts = [references.get(i, "") for i in items]
+        lines = '{"id": ' + _json_pieces(items) + ', "reference": ' + _json_pieces(texts) + "}\n"
+        write_gzip(folder / "references.jsonl.gz", lines, COMPRESSION)
+
+
+def config_block(table: EvaluationTable, spec: ImportSpec) -> dict:
+    """The ``tasks`` entry (and the ``metrics`` entries of provided scores) for the imported task;
+    a reference system the table lacks, or a table with nothing to set beside the judgments
+    (neither scores nor texts with references), is an error."""
+    systems, prompts, metrics = _names(table)
     if spec.reference_system is not None and spec.reference_system not in table.systems:
         raise InputError(
             table.source,
@@ -119,41 +146,15 @@ def write_canonical(table: EvaluationTable, spec: ImportSpec, folder: Path) -> d
             "nothing to set beside the judgments: give per-output scores (--score COLUMN) or output texts "
             "with references (--output COLUMN and --reference COLUMN or --reference-system NAME)",
         )
-    references = table.references
-    if spec.reference_system is not None:
-        own = table.output_system == table.systems.index(spec.reference_system)
-        texts = table.output_text[own] if table.output_text is not None else np.full(own.sum(), "", dtype=object)
-        references = dict(zip(table.output_item[own].tolist(), texts.tolist()))
-    for index, name in enumerate(table.systems):
-        lines = system_lines(table, index, table.prompts, metrics, scored=name != spec.reference_system)
-        write_gzip(folder / "systems" / f"{systems[index]}.jsonl.gz", lines, COMPRESSION)
-    if references is not None:
-        items = dict.fromkeys(table.output_item.tolist())
-        lines = (
-            '{"id": '
-            + _json_pieces(items)
-            + ', "reference": '
-            + _json_pieces(references.get(i, "") for i in items)
-            + "}\n"
-        )
-        write_gzip(folder / "references.jsonl.gz", lines, COMPRESSION)
-    return config_block(table, spec, systems, prompts, metrics)
-
-
-def config_block(table: EvaluationTable, spec: ImportSpec, systems, prompts, metrics) -> dict:
-    """The ``tasks`` entry (and the ``metrics`` entries of provided scores) for the imported task."""
     direction = {"higher_is_better": False} if spec.lower_is_better else {}
+    unjudged = (None, None)
     task = {
         "label": spec.task,
         "systems": {
             safe: {"label": name} for name, safe in zip(table.systems, systems) if name != spec.reference_system
         },
         "prompts": {
-            safe: {
-                "label": name,
-                "min": table.scale.get(name, (None, None))[0],
-                "max": table.scale.get(name, (None, None))[1],
-            }
+            safe: {"label": name, "min": table.scale.get(name, unjudged)[0], "max": table.scale.get(name, unjudged)[1]}
             | direction
             for name, safe in zip(table.prompts, prompts)
         },
@@ -209,12 +210,13 @@ def _existing_files(out: Path, names) -> list[str]:
     return [str(out / name) for name in names if (out / name).exists()]
 
 
-def write_import(table: EvaluationTable, spec: ImportSpec, out: str | Path, *, config=None, force=False) -> dict:
+def write_import(table: EvaluationTable, spec: ImportSpec, out: str | Path, *, config=None, force=False) -> None:
     """Write the canonical files of ``table`` to ``out`` and, given ``config`` (a path and the
-    mapping to write there, see :func:`add_task`), the configuration, all or nothing.
+    configuration to write there, the task added by :func:`add_task`), the configuration: all or
+    nothing.
 
     Files already at ``out`` are replaced only with ``force``; otherwise they are named in the
-    error. Returns the task's config block.
+    error.
     """
     out = Path(out)
     if out.exists() and not out.is_dir():
@@ -236,7 +238,7 @@ def write_import(table: EvaluationTable, spec: ImportSpec, out: str | Path, *, c
         raise InputError(str(out), f"cannot write here ({error.strerror or error})") from None
     config_tmp = None
     try:
-        block = write_canonical(table, spec, staging)
+        write_canonical(table, spec, staging)
         written = sorted(str(p.relative_to(staging)) for p in staging.rglob("*") if p.is_file())
         clash = _existing_files(out, written)
         if clash and not force:
@@ -247,12 +249,11 @@ def write_import(table: EvaluationTable, spec: ImportSpec, out: str | Path, *, c
                 else "exists; give --force to replace it",
             )
         if config is not None:
-            config_tmp = _stage_config(Path(config[0]), add_task(config[1], block, config[0]))
+            config_tmp = _stage_config(Path(config[0]), config[1])
         _move_into_place(staging, out, written)
         if config_tmp is not None:
             os.replace(config_tmp, config[0])
             config_tmp = None
-        return block
     except OSError as error:
         raise InputError(
             str(getattr(error, "filename", None) or out), f"cannot write ({error.strerror or error})"
@@ -287,10 +288,7 @@ def _stage_config(path: Path, config: Mapping) -> str:
 
 
 def add_task(config: Mapping, block: Mapping, where: str | Path = "config") -> dict:
-    """``config`` with the imported task's block added, refusing a task or a metric it already
-    has and a block the configuration schema refuses."""
-    from debias.settings import schema, schema_problem
-
+    """``config`` with the imported task's block added, refusing a task or a metric it already has."""
     config = dict(config)
     for section in ("tasks", "metrics"):
         clash = set(block.get(section, {})) & set(config.get(section) or {})
@@ -299,8 +297,4 @@ def add_task(config: Mapping, block: Mapping, where: str | Path = "config") -> d
     for section in ("tasks", "metrics"):
         if block.get(section):
             config[section] = {**(config.get(section) or {}), **block[section]}
-    added = {"tasks": block["tasks"]} | ({"metrics": config["metrics"]} if "metrics" in config else {})
-    problem = schema_problem(added, {**schema(), "required": []})
-    if problem:
-        raise InputError(str(where), f"the imported task cannot be added: {problem}")
     return config

@@ -19,15 +19,15 @@ import os
 import sys
 from pathlib import Path
 
-from debias.inputs import check_shared_judgments
-from debias.io import InputError, read_references, read_system, resolve_jsonl
-from debias.scores_csv import number_in, read_scores_csv, workflow_scores_file
+from debias.io.canonical import InputError, read_references, read_system, resolve_jsonl
+from debias.io.scores import number_in, read_scores_csv, workflow_scores_file
+from debias.pipeline.inputs import check_shared_judgments
 
 COMPUTABLE = {"bleu": "sacrebleu", "rouge1": "rouge-score-1", "rouge2": "rouge-score-2", "rougeL": "rouge-score-L"}
 
 
 def _load_config(args):
-    from debias.settings import ConfigError, load_config
+    from debias.config.settings import ConfigError, load_config
 
     path = Path(args.config)
     if not path.exists():
@@ -59,7 +59,7 @@ def _system_name(path: Path) -> str:
 
 def _joined(args, config, path: Path, scores_path, task: str):
     """The joined table (:func:`debias.tables.joined.join_system`) of one system file."""
-    from debias.config import provided_metrics
+    from debias.config.labels import provided_metrics
     from debias.tables.joined import join_system
 
     if not path.is_file():
@@ -129,7 +129,7 @@ def _joined(args, config, path: Path, scores_path, task: str):
 
 def _emit(table, fmt: str, out) -> None:
     if fmt == "markdown":
-        from debias.render import to_markdown
+        from debias.tables.render import to_markdown
 
         out.write(to_markdown(table, digits=4))
     else:
@@ -142,14 +142,14 @@ def _estimate(args, config):
     path = Path(args.system)
     task = _task_of(config, path, args.task, args.config)
     frame, metrics, _ = _joined(args, config, path, args.scores[0] if args.scores else None, task)
-    from debias.config import estimates_spec
+    from debias.config.labels import estimates_spec
 
     level = args.level if args.level is not None else estimates_spec(config)["level"]
     return system_estimates_table([frame], {task: list(config["tasks"][task]["prompts"])}, metrics, level=level)
 
 
 def _compare(args, config):
-    from debias.config import compare_spec
+    from debias.config.labels import compare_spec
     from debias.tables.comparisons import system_comparisons_table
 
     paths = [Path(p) for p in args.systems]
@@ -170,7 +170,7 @@ def _compare(args, config):
 
 
 def _plan(args, config):
-    from debias.config import plan_spec
+    from debias.config.labels import plan_spec
     from debias.tables.plans import plan_table
 
     path = Path(args.system)
@@ -284,7 +284,7 @@ def _parser() -> argparse.ArgumentParser:
         help="variance of one judgment around its item's score, for a pilot with one judgment per item "
         "(default: plan.annotator_variance; without it such a pilot plans items only)",
     )
-    from debias.import_cli import add_command
+    from debias.cli.importing import add_command
 
     add_command(commands)
     return parser
@@ -293,7 +293,7 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "import":
-        from debias.import_cli import run_command
+        from debias.cli.importing import run_command
 
         return run_command(args)
     if args.command == "compare" and len(args.systems) < 2:

@@ -17,8 +17,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from debias.files import write_jsonl_gz
-from debias.io import InputError, iter_json_lines
+from debias.io.atomic import write_jsonl_gz
+from debias.io.canonical import InputError, iter_json_lines
 
 # released prompt name -> canonical prompt name
 CNNDM_PROMPTS = {"grammar": "fluency", "redundancy": "redundancy", "overall": "overall", "hter": "edit"}

@@ -1,5 +1,5 @@
 """The ``debias import`` command: a long table of ratings as a task of the workflow
-(:mod:`debias.importer`)."""
+(:mod:`debias.io.importer`)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from debias.importer import ImportSpec, read_config_for_adding, task_name, write_import
-from debias.io import InputError
-from debias.tables.long import FORMATS, TableColumns, read_evaluation_table
+from debias.io.canonical import InputError
+from debias.io.importer import ImportSpec, add_task, config_block, read_config_for_adding, task_name, write_import
+from debias.io.reader import FORMATS, TableColumns, read_evaluation_table
 
 __all__ = ["add_command", "run_command", "starter_config"]
 
@@ -18,12 +18,12 @@ def starter_config(out: Path, spec: ImportSpec, language: str = "en") -> dict:
     """The settings of a configuration file that does not exist yet, so that the imported task
     runs as it is: the folders (``data_dir`` the parent of ``out``, ``results_dir``
     ``results/<task>`` beside the paper's ``results/``; WordNet from the project's ``nltk_data``
-    when it was provisioned), the metrics computed by default (:data:`debias.config.COMPUTED_METRICS`,
+    when it was provisioned), the metrics computed by default (:data:`debias.config.labels.COMPUTED_METRICS`,
     labelled as their implementations; METEOR, which matches English stems and synonyms, for
     English only) when the table has outputs and references, the bootstrap's replicates and
     seed; every other setting takes its default from the schema."""
     import debias
-    from debias.config import COMPUTED_METRICS
+    from debias.config.labels import COMPUTED_METRICS
     from debias.metrics import DEFAULT_IMPLEMENTATIONS, IMPLEMENTATIONS
 
     provisioned = Path(debias.__file__).resolve().parents[2] / "nltk_data"
@@ -88,6 +88,18 @@ def add_command(commands) -> None:
     )
 
 
+def checked(config: dict, block: dict, where: str = "--config") -> dict:
+    """``config`` when the configuration schema accepts the imported task's block (and the
+    metrics beside it), else an error: a refused configuration leaves nothing written."""
+    from debias.config.settings import schema, schema_problem
+
+    added = {"tasks": block["tasks"]} | ({"metrics": config["metrics"]} if "metrics" in config else {})
+    problem = schema_problem(added, {**schema(), "required": []})
+    if problem:
+        raise InputError(where, f"the imported task cannot be added: {problem}")
+    return config
+
+
 def run_command(args) -> int:
     """Run ``debias import``; exit status 2 with a one-line message on bad input, nothing written."""
     import yaml
@@ -117,10 +129,14 @@ def run_command(args) -> int:
             raise InputError(args.config, f"tasks already has ['{name}']")
         table = read_evaluation_table(args.table, columns, fmt=args.format, quoting=args.quoting, scale=args.scale)
         out = Path(args.out or Path("data") / name)
+        block = config_block(table, spec)
         config = None
         if args.config:
-            config = (args.config, existing or starter_config(out, spec, args.language))
-        block = write_import(table, spec, out, config=config, force=args.force)
+            config = (
+                args.config,
+                checked(add_task(existing or starter_config(out, spec, args.language), block), block),
+            )
+        write_import(table, spec, out, config=config, force=args.force)
     except InputError as error:
         print(f"debias import: error: {error}", file=sys.stderr)
         return 2

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from debias.settings import default, section_defaults
+from debias.config.settings import default, section_defaults
 
 __all__ = [
     "COMBINED",

@@ -1,6 +1,6 @@
 """The configuration: checked against the workflow's schema, defaults filled in from it.
 
-The schema (``workflow/schemas/config.schema.yaml``) is the one home of every default: the
+The schema (``schema.yaml`` beside this module, shipped with the package) is the one home of every default: the
 workflow validates ``config/config.yaml`` against it, and :func:`load_config` and
 :func:`with_defaults` give the ``debias`` command and the Python API the same checks and the same
 defaults. :func:`section_defaults` reads one section's defaults (``estimates``, ``compare``,
@@ -26,8 +26,8 @@ __all__ = [
     "with_defaults",
 ]
 
-#: The configuration schema, shared with the workflow.
-SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
+#: The configuration schema, shipped with the package and shared with the workflow.
+SCHEMA_PATH = Path(__file__).resolve().with_name("schema.yaml")
 
 
 class ConfigError(ValueError):
