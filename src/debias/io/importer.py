@@ -73,15 +73,16 @@ def task_name(task: str) -> str:
     return name
 
 
-def _json_pieces(strings) -> np.ndarray:
-    return np.array([encode_basestring(s) for s in strings], dtype=object)
+def _json_pieces(strings) -> list[str]:
+    return [encode_basestring(s) for s in strings]
 
 
-def system_lines(table: EvaluationTable, system: int, prompts, metrics, *, scored: bool) -> np.ndarray:
-    """The canonical lines (``{"id", "output", "judgments"[, "scores"]}`` and a newline) of one
-    system's outputs, in table order, built column-wise: the bytes ``json.dumps`` writes."""
-    outputs = np.flatnonzero(table.output_system == system)
-    position, prompt, _, values, _ = table.judgment_cells(outputs)
+def system_lines(table: EvaluationTable, system: int, prompts, metrics, *, scored: bool) -> str:
+    """The canonical lines (``{"id", "output", "judgments"[, "scores"]}``, each ending in a
+    newline) of one system's outputs, in table order: the text ``json.dumps`` writes, built from
+    columns (each distinct text and number formatted once)."""
+    outputs = table.outputs_of(system)
+    position, prompt, _, values, _ = table.judgment_cells(system)
     judgments = np.full(len(outputs), "", dtype=object)
     if len(position):
         keys = np.array([encode_basestring(p) + ": [" for p in prompts], dtype=object)
@@ -91,16 +92,18 @@ def system_lines(table: EvaluationTable, system: int, prompts, metrics, *, score
         lead[start] = False
         cells = np.where(lead, ", ", "").astype(object) + cells
         judgments[position[start]] = np.add.reduceat(cells, start)
-    texts = table.output_text[outputs] if table.output_text is not None else np.full(len(outputs), "", dtype=object)
-    lines = '{"id": ' + _json_pieces(table.output_item[outputs]) + ', "output": ' + _json_pieces(texts)
-    lines = lines + ', "judgments": {' + judgments + "}"
+    ids = _json_pieces(table.output_item[outputs])
+    texts = _json_pieces(table.output_text[outputs]) if table.output_text is not None else ['""'] * len(outputs)
     if scored and metrics:
-        scores = ', "scores": {'
+        scores = np.full(len(outputs), "", dtype=object)
         for j, metric in enumerate(metrics):
-            score = float_texts(table.output_scores[outputs, j])
-            scores = scores + (", " if j else "") + encode_basestring(metric) + ": " + score
-        lines = lines + scores + "}"
-    return lines + "}\n"
+            name = (", " if j else "") + encode_basestring(metric) + ": "
+            scores = scores + name + float_texts(table.output_scores[outputs, j])
+        return "".join(
+            f'{{"id": {i}, "output": {o}, "judgments": {{{j}}}, "scores": {{{s}}}}}\n'
+            for i, o, j, s in zip(ids, texts, judgments, scores)
+        )
+    return "".join(f'{{"id": {i}, "output": {o}, "judgments": {{{j}}}}}\n' for i, o, j in zip(ids, texts, judgments))
 
 
 def _names(table: EvaluationTable):
@@ -122,12 +125,12 @@ def write_canonical(table: EvaluationTable, spec: ImportSpec, folder: Path) -> N
         references = dict(zip(table.output_item[own].tolist(), texts.tolist()))
     for index, name in enumerate(table.systems):
         lines = system_lines(table, index, table.prompts, metrics, scored=name != spec.reference_system)
-        write_gzip(folder / "systems" / f"{systems[index]}.jsonl.gz", lines, COMPRESSION)
+        write_gzip(folder / "systems" / f"{systems[index]}.jsonl.gz", [lines], COMPRESSION)
     if references is not None:
         items = list(dict.fromkeys(table.output_item.tolist()))
         texts = [references.get(i, "") for i in items]
-        lines = '{"id": ' + _json_pieces(items) + ', "reference": ' + _json_pieces(texts) + "}\n"
-        write_gzip(folder / "references.jsonl.gz", lines, COMPRESSION)
+        lines = "".join(f'{{"id": {i}, "reference": {r}}}\n' for i, r in zip(_json_pieces(items), _json_pieces(texts)))
+        write_gzip(folder / "references.jsonl.gz", [lines], COMPRESSION)
 
 
 def config_block(table: EvaluationTable, spec: ImportSpec) -> dict:

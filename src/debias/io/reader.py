@@ -30,6 +30,7 @@ import csv
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -119,31 +120,45 @@ class EvaluationTable:
 
     def judgment_lists(self) -> dict[tuple[int, int], list[float]]:
         """``{(output, prompt): [judgment, ...]}`` for every judged output and prompt."""
-        position, prompt, count, _, values = self.judgment_cells(np.arange(len(self.output_system)))
-        ends = np.cumsum(count)
-        values = np.split(values, ends[:-1]) if len(ends) else []
-        return {(int(o), int(p)): v.tolist() for o, p, v in zip(position, prompt, values)}
+        output, prompt, count, _, values = self.judgment_cells()
+        values = np.split(values, np.cumsum(count)[:-1]) if len(count) else []
+        return {(int(o), int(p)): v.tolist() for o, p, v in zip(output, prompt, values)}
 
-    def judgment_cells(self, outputs: np.ndarray):
-        """The judged (output, prompt) cells of ``outputs`` (output indices, in order of
-        appearance): each cell's position in ``outputs``, its prompt, its number of judgments, and
-        the judgments as JSON writes a list's items (``"3.0, 4.0"``); cells ordered by position,
-        then prompt. Last, the judgments themselves in the cells' order."""
-        position = np.full(len(self.output_system), -1)
-        position[outputs] = np.arange(len(outputs))
-        mine = np.flatnonzero(position[self.judgment_output] >= 0)
-        where, prompt = position[self.judgment_output[mine]], self.judgment_prompt[mine]
+    def outputs_of(self, system: int) -> np.ndarray:
+        """The outputs (indices) of one system, in order of appearance."""
+        return np.flatnonzero(self.output_system == system)
+
+    @cached_property
+    def _judgments_by_system(self) -> tuple[np.ndarray, np.ndarray]:
+        """The judgments (indices) sorted by system, keeping their order within a system, and
+        where each system's run starts and ends."""
+        system = self.output_system[self.judgment_output]
+        order = np.argsort(system, kind="stable")
+        return order, np.searchsorted(system[order], np.arange(len(self.systems) + 1))
+
+    def judgment_cells(self, system: int | None = None):
+        """The judged (output, prompt) cells of one system (default: of every system), ordered
+        by output then prompt: each cell's output (its position among the system's outputs,
+        :meth:`outputs_of`, or its index), its prompt, its number of judgments, and the judgments
+        as JSON writes a list's items (``"3.0, 4.0"``). Last, the judgments themselves in the
+        cells' order."""
+        if system is None:
+            where, prompt, values = self.judgment_output, self.judgment_prompt, self.judgment_value
+        else:
+            order, bounds = self._judgments_by_system
+            mine = order[bounds[system] : bounds[system + 1]]
+            position = np.full(len(self.output_system), -1)
+            position[self.outputs_of(system)] = np.arange(np.count_nonzero(self.output_system == system))
+            where, prompt = position[self.judgment_output[mine]], self.judgment_prompt[mine]
+            values = self.judgment_value[mine]
+        if not len(where):
+            return where, prompt, np.zeros(0, dtype=int), np.zeros(0, dtype=object), values
         cells = where.astype(np.int64) * len(self.prompts) + prompt
-        order = np.argsort(cells, kind="stable")  # outputs given in another order than the table's
-        cells, where, prompt, mine = cells[order], where[order], prompt[order], mine[order]
-        start = np.flatnonzero(np.r_[True, cells[1:] != cells[:-1]]) if len(cells) else np.zeros(0, dtype=int)
-        if not len(cells):
-            return where, prompt, np.zeros(0, dtype=int), np.zeros(0, dtype=object), np.zeros(0)
+        start = np.flatnonzero(np.r_[True, cells[1:] != cells[:-1]])
         first = np.zeros(len(cells), dtype=bool)
         first[start] = True
-        text = np.where(first, "", ", ").astype(object) + float_texts(self.judgment_value[mine])
+        text = np.where(first, "", ", ").astype(object) + float_texts(values)
         count = np.diff(np.r_[start, len(cells)])
-        values = self.judgment_value[mine]
         return where[start], prompt[start], count, np.add.reduceat(text, start), values
 
 
@@ -172,10 +187,13 @@ def _header(path: Path, sep: str, quoting: bool) -> list[str]:
         return next(reader, [])
 
 
-def read_table_file(path: str | Path, columns: Sequence[str], fmt: str | None = None, *, quoting=None):
-    """The named columns of a table file (CSV, TSV, Parquet or JSONL, plain or gzipped) as a frame.
+def read_table_file(
+    path: str | Path, columns: Sequence[str], fmt: str | None = None, *, quoting=None
+) -> dict[str, pd.Series]:
+    """The named columns of a table file (CSV, TSV, Parquet or JSONL, plain or gzipped).
 
-    CSV and TSV cells are read as text (numbers are parsed where they are used). TSV is read as
+    CSV and TSV cells are read as text, each distinct text held once (a categorical column;
+    numbers are parsed where they are used). TSV is read as
     the data's own format by default: tabs separate, quotes are ordinary characters
     (``quoting=False``), so a text field holding a lone ``"`` is read as it is.
     """
@@ -195,22 +213,25 @@ def read_table_file(path: str | Path, columns: Sequence[str], fmt: str | None = 
         elif fmt == "jsonl":
             frame = pd.read_json(path, lines=True, dtype=False, compression="infer")
             _require(list(frame.columns), columns, str(path))
-            return frame[list(columns)]
+            return {name: frame[name] for name in columns}
         else:
             import pyarrow.csv as pcsv
 
             sep = "\t" if fmt == "tsv" else ","
             quoted = (fmt != "tsv") if quoting is None else quoting
             _require(_header(path, sep, quoted), columns, str(path))
-            table = pcsv.read_csv(
+            batches = pcsv.open_csv(
                 path,
                 parse_options=pcsv.ParseOptions(
                     delimiter=sep, quote_char='"' if quoted else False, newlines_in_values=quoted
                 ),
                 convert_options=pcsv.ConvertOptions(
-                    include_columns=list(columns), column_types={c: pa.string() for c in columns}
+                    include_columns=list(columns),
+                    column_types={c: pa.dictionary(pa.int32(), pa.string()) for c in columns},
                 ),
             )
+            # batch by batch: only the parsed block and the columns' codes are held at a time
+            table = pa.Table.from_batches(list(batches), schema=batches.schema)
     except UnicodeDecodeError as error:
         raise InputError(str(path), f"not UTF-8 text ({error.reason} at byte {error.start})") from None
     except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError, EOFError, OSError) as error:
@@ -218,7 +239,15 @@ def read_table_file(path: str | Path, columns: Sequence[str], fmt: str | None = 
         if "UTF8" in message or "UTF-8" in message:
             raise InputError(str(path), f"not UTF-8 text ({message})") from None
         raise InputError(str(path), f"not a {fmt} table: {message}") from None
-    return table.to_pandas(types_mapper=pd.ArrowDtype)
+    cells = {}
+    for name in columns:  # column by column, each freed from the Arrow table as it is converted
+        chunks = table.column(name)
+        table = table.drop_columns([name])
+        cells[name] = chunks.to_pandas(types_mapper=None if pa.types.is_dictionary(chunks.type) else pd.ArrowDtype)
+        del chunks
+    del table
+    pa.default_memory_pool().release_unused()
+    return cells
 
 
 def _require(present: Sequence[str], columns: Sequence[str], source: str) -> None:
@@ -227,13 +256,13 @@ def _require(present: Sequence[str], columns: Sequence[str], source: str) -> Non
         raise InputError(source, f"no column {missing[0]!r} (columns: {list(present)})", column=missing[0])
 
 
-def _as_frame(table, columns: TableColumns, source: str, fmt, quoting) -> tuple[pd.DataFrame, str]:
+def _as_columns(table, columns: TableColumns, source: str, fmt, quoting) -> tuple[dict[str, pd.Series], str]:
     if isinstance(table, (str, Path)):
         return read_table_file(table, columns.named(), fmt, quoting=quoting), str(table)
     if not isinstance(table, pd.DataFrame):
         raise InputError(source, f"expected a pandas DataFrame with one row per judgment, found {type(table).__name__}")
     _require(list(table.columns), columns.named(), source)
-    return table, source
+    return {name: table[name] for name in columns.named()}, source
 
 
 def _where(rows: np.ndarray) -> int:
@@ -248,7 +277,7 @@ def _names(values: pd.Series, column: str, source: str, *, empty_ok=None) -> tup
     merged, names = pd.factorize(texts)
     empty = np.append(np.asarray(texts == "", dtype=bool), True)  # the last slot: null cells
     blank = empty[codes]
-    codes = np.where(blank, -1, np.append(merged, -1)[codes]).astype(np.int64)
+    codes = np.where(blank, -1, np.append(merged, -1).astype(np.int32)[codes]).astype(np.int32)
     bad = blank if empty_ok is None else blank & ~empty_ok
     if bad.any():
         raise InputError(source, f"column '{column}' is empty", row=_where(np.flatnonzero(bad)), column=column)
@@ -379,72 +408,89 @@ def read_evaluation_table(
     debias.io.InputError
         Naming the file, the row (the header being row 1) and the column.
     """
-    frame, source = _as_frame(table, columns, source, fmt, quoting)
-    if frame.empty:
+    cells, source = _as_columns(table, columns, source, fmt, quoting)
+    uses = {}
+    for name in [columns.item, columns.system, columns.judgment, columns.prompt, columns.rater, *columns.scores]:
+        uses[name] = uses.get(name, 0) + 1
+    for name in (columns.output, columns.reference):
+        uses[name] = uses.get(name, 0) + 1
+
+    def take(name: str) -> pd.Series:
+        """A column, let go of at its last use (a file's columns are then freed one by one)."""
+        uses[name] -= 1
+        return cells.pop(name) if uses[name] == 0 else cells[name]
+
+    n_rows = len(next(iter(cells.values())))
+    if n_rows == 0:
         raise InputError(source, "the table has no rows")
-    n_rows = len(frame)
     values = (
-        _numbers(frame[columns.judgment], columns.judgment, source)
+        _numbers(take(columns.judgment), columns.judgment, source)
         if columns.judgment is not None
         else np.full(n_rows, np.nan)
     )
-    judged = ~np.isnan(values)
-    item, items = _names(frame[columns.item], columns.item, source)
+    item, items = _names(take(columns.item), columns.item, source)
     if columns.system is not None:
-        system, systems = _names(frame[columns.system], columns.system, source)
+        system, systems = _names(take(columns.system), columns.system, source)
     else:
-        system, systems = np.zeros(n_rows, dtype=np.int64), [columns.system_name]
+        system, systems = np.zeros(n_rows, dtype=np.int32), [columns.system_name]
     if columns.prompt is not None:
-        prompt, prompts = _names(frame[columns.prompt], columns.prompt, source, empty_ok=~judged)
+        prompt, prompts = _names(take(columns.prompt), columns.prompt, source, empty_ok=np.isnan(values))
         prompt = np.where(prompt < 0, 0, prompt)
     else:
-        prompt, prompts = np.zeros(n_rows, dtype=np.int64), [columns.prompt_name]
+        prompt, prompts = np.zeros(n_rows, dtype=np.int32), [columns.prompt_name]
     _check_names("system", systems, FILE_CHARACTERS, source, columns.system)
     _check_names("prompt", prompts, KEY_CHARACTERS, source, columns.prompt)
     _check_names("score column", columns.scores, KEY_CHARACTERS, source, None)
 
-    output, keys = pd.factorize(system * len(items) + item)
+    output, keys = pd.factorize(system.astype(np.int64) * len(items) + item)
+    output = output.astype(np.int32)
+    del system
     output_system, output_item_code = keys // len(items), keys % len(items)
     n_outputs = len(keys)
 
     def what(o: int) -> str:
         return f"system {systems[output_system[o]]!r}, item {items[output_item_code[o]]!r}"
 
-    rank = np.zeros(n_rows, dtype=np.int64)
-    n_ranks = 1
+    # The judgments, sorted by output, prompt and rater (or row): one stable sort of one key.
+    rows = np.flatnonzero(~np.isnan(values))
+    key = output[rows].astype(np.int64) * len(prompts) + prompt[rows]
     if columns.rater is not None:
-        rater, raters = _names(frame[columns.rater], columns.rater, source, empty_ok=~judged)
-        order = np.argsort(np.argsort(np.asarray(raters, dtype=object)))
-        rank, n_ranks = np.append(order, 0)[rater], max(len(raters), 1)
-    rows = np.flatnonzero(judged)
-    key = (output[rows].astype(np.int64) * len(prompts) + prompt[rows]) * n_ranks + rank[rows]
+        rater, raters = _names(take(columns.rater), columns.rater, source, empty_ok=np.isnan(values))
+        rank = np.argsort(np.argsort(np.asarray(raters, dtype=object))).astype(np.int64)
+        key = key * max(len(raters), 1) + np.append(rank, 0)[rater[rows]]
     order = np.argsort(key, kind="stable")
     rows, key = rows[order], key[order]
+    del order
     if columns.rater is not None and len(key) > 1:
         twice = np.flatnonzero(key[1:] == key[:-1]) + 1
         if len(twice):
             second = twice[np.argmin(rows[twice])]
             raise InputError(
                 source,
-                f"rater {raters[int(np.append(rater, 0)[rows[second]])]!r} judged this item, system and prompt twice "
+                f"rater {raters[int(rater[rows[second]])]!r} judged this item, system and prompt twice "
                 f"(first on row {rows[second - 1] + 2})",
                 row=int(rows[second]) + 2,
                 column=columns.rater,
             )
+        del rater
+    del key
+    judgment_output, judgment_prompt, judgment_value = output[rows], prompt[rows], values[rows]
+    del prompt, values
     judged_scale = _scale(
-        values[rows], prompt[rows], output_system[output[rows]], prompts, systems, scale, rows, columns, source
+        judgment_value, judgment_prompt, output_system[judgment_output], prompts, systems, scale, rows, columns, source
     )
+    del rows
 
     scores = np.empty((n_outputs, len(columns.scores)))
     for j, name in enumerate(columns.scores):
-        scores[:, j] = _one_number(_numbers(frame[name], name, source), output, n_outputs, name, source, what)
+        scores[:, j] = _one_number(_numbers(take(name), name, source), output, n_outputs, name, source, what)
     texts = None
     if columns.output is not None:
-        texts = _one_text(frame[columns.output], output, n_outputs, columns.output, source, what)
+        texts = _one_text(take(columns.output), output, n_outputs, columns.output, source, what)
     references = None
     if columns.reference is not None:
         reference = _one_text(
-            frame[columns.reference], item, len(items), columns.reference, source, lambda i: f"item {items[i]!r}"
+            take(columns.reference), item, len(items), columns.reference, source, lambda i: f"item {items[i]!r}"
         )
         references = dict(zip(items, reference.tolist()))
     return EvaluationTable(
@@ -456,9 +502,9 @@ def read_evaluation_table(
         output_item=np.asarray(items, dtype=object)[output_item_code],
         output_text=texts,
         output_scores=scores,
-        judgment_output=output[rows].astype(np.int64),
-        judgment_prompt=prompt[rows].astype(np.int64),
-        judgment_value=values[rows],
+        judgment_output=judgment_output,
+        judgment_prompt=judgment_prompt,
+        judgment_value=judgment_value,
         references=references,
         scale=judged_scale,
         scale_declared=scale is not None,
@@ -482,7 +528,15 @@ def _scale(values, prompt, system, prompts, systems, declared, rows, columns, so
                 column=columns.judgment,
             )
         return {p: (low, high) for p in prompts}
-    spans = pd.DataFrame({"p": prompt, "s": system, "v": values}).groupby(["p", "s"])["v"].agg(["min", "max"])
+    cell = prompt.astype(np.int64) * len(systems) + system
+    low, high = np.full(len(prompts) * len(systems), np.inf), np.full(len(prompts) * len(systems), -np.inf)
+    np.minimum.at(low, cell, values)
+    np.maximum.at(high, cell, values)
+    cells = np.flatnonzero(np.isfinite(low))
+    spans = pd.DataFrame(
+        {"min": low[cells], "max": high[cells]},
+        index=pd.MultiIndex.from_arrays([cells // len(systems), cells % len(systems)], names=["p", "s"]),
+    )
     scale = {}
     for p, frame in spans.groupby(level="p"):
         frame = frame.droplevel("p")

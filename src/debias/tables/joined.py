@@ -170,8 +170,8 @@ def join_evaluation_table(table, task: str) -> list[pd.DataFrame]:
     frames = []
     prompts = list(table.prompts)
     for index, system in enumerate(table.systems):
-        outputs = np.flatnonzero(table.output_system == index)
-        position, prompt, count, text, values = table.judgment_cells(outputs)
+        outputs = table.outputs_of(index)
+        position, prompt, count, text, values = table.judgment_cells(index)
         cell = prompt * len(outputs) + position  # rows: prompt-major, then the outputs' order
         n_rows = len(prompts) * len(outputs)
         n = np.zeros(n_rows, dtype=np.int64)
