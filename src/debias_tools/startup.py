@@ -77,7 +77,7 @@ def _input_files(config: Mapping) -> dict[str, dict]:
     system (``systems``); a file that is not there raises :class:`~debias.io.canonical.InputError`."""
     return {
         task: {
-            "references": str(references_path(config, task)),
+            "references": None if (path := references_path(config, task)) is None else str(path),
             "systems": {system: str(system_path(config, task, system)) for system in judged_systems(config, task)},
         }
         for task in config["tasks"]
@@ -92,7 +92,7 @@ def _cache_key(config: Mapping, files: Mapping[str, Mapping], base_dir: Path) ->
         "settings": _line_check_settings(config),
         "files": {
             task: {
-                "references": [paths["references"], sha256sum(paths["references"])],
+                "references": paths["references"] and [paths["references"], sha256sum(paths["references"])],
                 "systems": {name: [path, sha256sum(path)] for name, path in paths["systems"].items()},
             }
             for task, paths in files.items()

@@ -92,7 +92,8 @@ def get_system_file(wildcards):
 
 
 def get_references_file(wildcards):
-    return references_path(config, wildcards.task)
+    """The task's references file; none for a task whose metrics are all provided."""
+    return references_path(config, wildcards.task) or []
 
 
 def get_metric_scores(wildcards):

@@ -1,9 +1,9 @@
 """Where a configured task's files are: its references, its system files, and both loaded.
 
 A task ``<task>`` of the configuration lives under ``<data_dir>/<task>/``: ``references.jsonl.gz``
-and ``systems/<system>.jsonl.gz`` (plain ``.jsonl`` is accepted too; the format is
-:mod:`debias.io.canonical`). A missing file is an :class:`~debias.io.canonical.InputError` naming
-the config key the name comes from.
+(needed only when metrics are computed from texts) and ``systems/<system>.jsonl.gz`` (plain
+``.jsonl`` is accepted too; the format is :mod:`debias.io.canonical`). A missing file is an
+:class:`~debias.io.canonical.InputError` naming the config key the name comes from.
 """
 
 from __future__ import annotations
@@ -11,18 +11,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from debias.config.labels import provided_metrics
+from debias.config.labels import computed_metrics, provided_metrics
 from debias.io.canonical import InputError, SystemItem, read_references, read_system, resolve_jsonl
 
 __all__ = ["judged_systems", "load_task", "references_path", "system_path"]
 
 
-def references_path(config: Mapping, task: str) -> Path:
+def references_path(config: Mapping, task: str) -> Path | None:
+    """The task's references file; ``None`` when there is none and none is needed: no metric is
+    computed from texts (every configured metric is provided with the system files)."""
     stem = Path(config["data_dir"]) / task / "references"
     found = resolve_jsonl(stem)
-    if found is None:
+    if found is None and computed_metrics(config):
         raise InputError(
-            f"{stem}.jsonl.gz", f"references file of task '{task}' not found (plain .jsonl is accepted too)"
+            f"{stem}.jsonl.gz",
+            f"references file of task '{task}' not found (plain .jsonl is accepted too); it is needed for "
+            f"the metrics computed from texts ({', '.join(computed_metrics(config))})",
         )
     return found
 
@@ -76,7 +80,8 @@ def load_task(
 ) -> tuple[dict[str, str], dict[str, list[SystemItem]]]:
     """References and validated items of the given systems (default: all judged systems)."""
     prompts = config["tasks"][task]["prompts"]
-    references = read_references(references_path(config, task))
+    path = references_path(config, task)
+    references = read_references(path) if path is not None else None
     scored = config["tasks"][task]["systems"]
     provided = provided_metrics(config)
     loaded = {}

@@ -29,10 +29,11 @@ import numpy as np
 from debias.io.atomic import write_gzip
 from debias.io.canonical import InputError
 from debias.io.reader import (
-    KEY_CHARACTERS,
     EvaluationTable,
     TableColumns,
     float_texts,
+    metric_name,
+    prompt_name,
     safe_name,
     unsafe_reason,
 )
@@ -110,8 +111,8 @@ def _names(table: EvaluationTable):
     """The file and config names of the table's systems, prompts and score columns."""
     return (
         [safe_name(s) for s in table.systems],
-        [safe_name(p, KEY_CHARACTERS) for p in table.prompts],
-        [safe_name(m, KEY_CHARACTERS) for m in table.metrics],
+        [prompt_name(p) for p in table.prompts],
+        [metric_name(m) for m in table.metrics],
     )
 
 

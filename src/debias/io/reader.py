@@ -43,6 +43,8 @@ __all__ = [
     "NAME_LIMIT",
     "EvaluationTable",
     "TableColumns",
+    "metric_name",
+    "prompt_name",
     "read_evaluation_table",
     "safe_name",
     "with_population",
@@ -61,6 +63,18 @@ def safe_name(name: str, pattern: str = FILE_CHARACTERS) -> str:
     """A name the configuration accepts, from any text (runs of other characters become ``_``)."""
     safe = re.sub(f"{pattern}+", "_", str(name).strip()).strip("_")
     return safe or "x"
+
+
+def prompt_name(name: str) -> str:
+    """A prompt's name in the configuration (letters, digits and ``_``)."""
+    return safe_name(name, KEY_CHARACTERS)
+
+
+def metric_name(name: str) -> str:
+    """A score column's metric name in the configuration: letters, digits and ``_``, starting
+    with a letter (``m_`` is put before a name that does not)."""
+    safe = safe_name(name, KEY_CHARACTERS)
+    return safe if re.match("[A-Za-z]", safe) else f"m_{safe}"
 
 
 def unsafe_reason(name: str) -> str | None:
@@ -354,9 +368,10 @@ def _one_number(values: np.ndarray, groups: np.ndarray, n: int, column: str, sou
     return low
 
 
-def _check_names(kind: str, names: Sequence[str], pattern: str, source: str, column: str | None) -> tuple[str, ...]:
-    """The safe names of ``names``; two that become one, or an unusable one, are errors."""
-    safe = [safe_name(name, pattern) for name in names]
+def _check_names(kind: str, names: Sequence[str], make, source: str, column: str | None) -> tuple[str, ...]:
+    """The safe names (``make(name)``) of ``names``; two that become one, or an unusable one,
+    are errors."""
+    safe = [make(name) for name in names]
     seen: dict[str, str] = {}
     for name, made in zip(names, safe):
         reason = unsafe_reason(made)
@@ -438,9 +453,9 @@ def read_evaluation_table(
         prompt = np.where(prompt < 0, 0, prompt)
     else:
         prompt, prompts = np.zeros(n_rows, dtype=np.int32), [columns.prompt_name]
-    _check_names("system", systems, FILE_CHARACTERS, source, columns.system)
-    _check_names("prompt", prompts, KEY_CHARACTERS, source, columns.prompt)
-    _check_names("score column", columns.scores, KEY_CHARACTERS, source, None)
+    _check_names("system", systems, safe_name, source, columns.system)
+    _check_names("prompt", prompts, prompt_name, source, columns.prompt)
+    _check_names("score column", columns.scores, metric_name, source, None)
 
     output, keys = pd.factorize(system.astype(np.int64) * len(items) + item)
     output = output.astype(np.int32)
