@@ -563,7 +563,7 @@ def _scale(values, prompt, system, prompts, systems, declared, rows, columns, so
             raise InputError(
                 source,
                 f"column '{columns.judgment}': system {systems[s]!r} has judgments from {low:g} to {high:g} on "
-                f"prompt {prompts[p]!r}, unlike the other systems' (typically {others}): a different rating "
+                f"prompt {prompts[p]!r}, unlike the systems' typical judgments ({others}): a different rating "
                 "scale? Declare the scale (--scale MIN MAX, or scale=(min, max)) to accept it",
                 column=columns.judgment,
             )
@@ -571,24 +571,25 @@ def _scale(values, prompt, system, prompts, systems, declared, rows, columns, so
 
 
 def _odd_scale(frame: pd.DataFrame):
-    """The first system (with the others' typical span) whose judgments span more than twice, or
-    less than half, the median span of the other systems' and reach more than twice, or less than
-    half, their median largest magnitude: a system on another scale (0-100 among 1-5), not a
-    system that is merely better or worse than the others (4-5 among 1-5). Constant systems tell
-    nothing."""
+    """The system (and the systems' typical span) whose judgments span more than twice, or less
+    than half, the median span of every system's and reach more than twice, or less than half,
+    the median largest magnitude: a system on another scale (0-100 among 1-5), not a system that
+    is merely better or worse than the others (4-5 among 1-5). Of several, the one furthest off;
+    constant systems tell nothing."""
     span = (frame["max"] - frame["min"]).to_numpy()
     size = np.maximum(frame["max"].abs(), frame["min"].abs()).to_numpy()
-    for index, s in enumerate(frame.index):
-        others = np.arange(len(frame)) != index
-        if not others.any():
-            return None
-        span_o, size_o = np.median(span[others]), np.median(size[others])
-        if min(span[index], span_o, size[index], size_o) <= 0:
-            continue
-        if max(span[index] / span_o, span_o / span[index]) > 2 and max(size[index] / size_o, size_o / size[index]) > 2:
-            typical = f"spanning {span_o:g}, largest magnitude {size_o:g}"
-            return s, typical
-    return None
+    usable = (span > 0) & (size > 0)
+    if usable.sum() < 2:
+        return None
+    typical_span, typical_size = np.median(span[usable]), np.median(size[usable])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        off = np.minimum(
+            np.maximum(span / typical_span, typical_span / span), np.maximum(size / typical_size, typical_size / size)
+        )
+    off = np.where(usable, off, 0.0)
+    if off.max() <= 2:
+        return None
+    return frame.index[int(np.argmax(off))], f"spanning {typical_span:g}, largest magnitude {typical_size:g}"
 
 
 def with_population(table: EvaluationTable, population: EvaluationTable) -> EvaluationTable:
