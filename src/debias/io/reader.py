@@ -15,10 +15,11 @@ error, through either. The rules:
 * names become file and config names by :func:`safe_name`; two names that become the same, a
   name that is not a safe path part (``.``, ``..``) or longer than :data:`NAME_LIMIT` are errors;
 * the rating scale is declared (``scale``: a judgment outside it is an error) or inferred per
-  prompt from the judgments; an inferred scale is refused when one system's judgments span more
-  than twice the range of the other systems' (one system rated 0-100 among 1-5 systems);
-* errors are :class:`debias.io.canonical.InputError` carrying the file, the row (the header is row 1) and
-  the column.
+  prompt from the judgments; an inferred scale is refused when one system's judgments differ by
+  more than 2x from the typical system's in both span and magnitude (one system rated 0-100
+  among 1-5 systems);
+* errors are :class:`debias.io.canonical.InputError` carrying the file, the row (the header is
+  row 1) and the column.
 
 Every step is vectorised over rows (factorised names, one stable sort), so a table of millions
 of rows reads in seconds.
@@ -410,7 +411,8 @@ def read_evaluation_table(
         (default: yes for CSV, no for TSV); for files only.
     scale : (float, float), optional
         The declared rating scale: a judgment outside it is an error. Default: inferred per
-        prompt from the judgments, and refused when one system's span is over twice the others'.
+        prompt from the judgments, and refused when one system's judgments look like another
+        scale's (more than 2x off the typical system's in span and magnitude).
     source : str
         What errors call a frame (a file is called by its path).
 
