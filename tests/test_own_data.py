@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -140,6 +141,36 @@ def test_likert_evaluation_with_a_ceiling(tmp_path):
         tmp_path, ratings, "m0", "m4", item="item", system="system", judgment="score", prompt="prompt", rater="rater",
         scores=[],
     )  # fmt: skip
+
+
+def test_a_scores_only_table_runs_from_import_to_report(tmp_path):
+    """A public evaluation's wide table (one column per rater, LLM-judge and metric scores, no
+    texts), reshaped with one melt, imported into a new config: the task runs with its provided
+    scores only, without any references file, and without a hand-written file."""
+    rng = np.random.default_rng(23)
+    wide = pd.DataFrame(
+        [
+            {"story": f"p{i:02d}", "model": f"model {s}", "quality": q, "judge": q + rng.normal(0, 0.5),
+             **{f"rater{r}": float(np.clip(np.round(3 + q + rng.normal(0, 0.8)), 1, 5)) if (i + r) % 4 else np.nan
+                for r in range(3)}}
+            for s in range(3) for i, q in enumerate(rng.normal(0, 1, 30))
+        ]
+    ).drop(columns="quality")  # fmt: skip
+    long = wide.melt(id_vars=["story", "model", "judge"], var_name="rater", value_name="rating")
+    long.to_csv(tmp_path / "ratings.csv", index=False)
+    config = tmp_path / "config.yaml"
+    args = ["import", str(tmp_path / "ratings.csv"), "--task", "own", "--item", "story", "--system", "model",
+            "--judgment", "rating", "--rater", "rater", "--score", "judge", "--scale", "1", "5",
+            "--out", str(tmp_path / "data" / "own"), "--config", str(config)]  # fmt: skip
+    assert main(args) == 0
+    assert not list((tmp_path / "data" / "own").glob("references*"))
+    settings = yaml.safe_load(config.read_text())
+    settings["results_dir"] = "results"  # the test's folder, not the project's results/<task>
+    settings |= {key: BASE[key] for key in ("bootstrap", "estimates", "compare", "plan")}
+    config.write_text(yaml.safe_dump(settings))
+    snakemake(tmp_path, "--configfile", str(config))
+    report = (tmp_path / "results" / "report.md").read_text(encoding="utf-8")
+    check_report(tmp_path, report, ["model 0", "model 1", "model 2"])
 
 
 if __name__ == "__main__":

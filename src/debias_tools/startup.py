@@ -69,7 +69,8 @@ def _line_check_settings(config: Mapping) -> dict:
                 for prompt, bounds in spec["prompts"].items()
             },
         }
-    return {"tasks": tasks, "provided": provided_metrics(config), "min_judged_items": config.get("min_judged_items")}
+    provided = {task: provided_metrics(config, task) for task in config["tasks"]}
+    return {"tasks": tasks, "provided": provided, "min_judged_items": config.get("min_judged_items")}
 
 
 def _input_files(config: Mapping) -> dict[str, dict]:

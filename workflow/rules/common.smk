@@ -12,6 +12,7 @@ from debias.config.labels import (
     estimates_spec,
     plan_spec,
     provided_metrics,
+    task_metrics,
 )
 from debias.config.tasks import judged_systems, references_path, system_path
 from debias.io.canonical import InputError
@@ -53,8 +54,6 @@ if problems:
 RESULTS = config["results_dir"]
 TASKS = list(config["tasks"])
 METRICS = list(config["metrics"])
-COMPUTED_METRICS = computed_metrics(config)
-PROVIDED_METRICS = provided_metrics(config)
 # Metric name -> the implementation that computes it (a params value: changing it reruns).
 IMPLEMENTATIONS = resolve_implementations(config["metrics"])
 # The estimates, compare and plan sections with their defaults (debias.config.labels), with the
@@ -82,6 +81,11 @@ def outputs_of(task, system):
     return INPUTS.outputs[task][system]
 
 
+def computing_systems(task):
+    """Scored systems of a task that has metrics computed from texts."""
+    return scored_systems(task) if computed_metrics(config, task) else []
+
+
 def per_system(pattern, systems=scored_systems):
     """A results pattern with {task} and {system} expanded over every task's systems."""
     return [pattern.format(task=t, system=s) for t in TASKS for s in systems(t)]
@@ -98,8 +102,10 @@ def get_references_file(wildcards):
 
 def get_metric_scores(wildcards):
     """The system's computed metric scores; a judged-reference system has none, and neither
-    does any system when every metric is provided with the system files."""
-    if wildcards.system not in scored_systems(wildcards.task) or not COMPUTED_METRICS:
+    does any system of a task whose metrics are all provided with the system files."""
+    if wildcards.system not in scored_systems(wildcards.task) or not computed_metrics(
+        config, wildcards.task
+    ):
         return []
     return f"{RESULTS}/metrics/{wildcards.task}/{wildcards.system}.csv"
 

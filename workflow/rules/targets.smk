@@ -56,11 +56,7 @@ def get_final_tables():
 
 
 def get_final_outputs():
-    scores = (
-        per_system(f"{RESULTS}/metrics/{{task}}/{{system}}.csv")
-        if COMPUTED_METRICS
-        else []
-    )
+    scores = per_system(f"{RESULTS}/metrics/{{task}}/{{system}}.csv", computing_systems)
     return (
         scores
         + get_final_tables()

@@ -19,14 +19,14 @@ __all__ = ["judged_systems", "load_task", "references_path", "system_path"]
 
 def references_path(config: Mapping, task: str) -> Path | None:
     """The task's references file; ``None`` when there is none and none is needed: no metric is
-    computed from texts (every configured metric is provided with the system files)."""
+    computed from texts (every metric of the task is provided with the system files)."""
     stem = Path(config["data_dir"]) / task / "references"
     found = resolve_jsonl(stem)
-    if found is None and computed_metrics(config):
+    if found is None and computed_metrics(config, task):
         raise InputError(
             f"{stem}.jsonl.gz",
             f"references file of task '{task}' not found (plain .jsonl is accepted too); it is needed for "
-            f"the metrics computed from texts ({', '.join(computed_metrics(config))})",
+            f"the metrics computed from texts ({', '.join(computed_metrics(config, task))})",
         )
     return found
 
@@ -83,7 +83,7 @@ def load_task(
     path = references_path(config, task)
     references = read_references(path) if path is not None else None
     scored = config["tasks"][task]["systems"]
-    provided = provided_metrics(config)
+    provided = provided_metrics(config, task)
     loaded = {}
     for system in systems if systems is not None else judged_systems(config, task):
         path = system_path(config, task, system)

@@ -38,6 +38,7 @@ __all__ = [
     "judged_rows",
     "iter_cells",
     "metric_columns",
+    "present_metrics",
     "read_joined",
     "write_joined",
 ]
@@ -142,6 +143,12 @@ def read_joined(path: str | os.PathLike) -> pd.DataFrame:
         keep_default_na=False,
         na_values={"mean_judgment": [""]},
     )
+
+
+def present_metrics(metrics: Sequence[str], *frames: pd.DataFrame) -> list[str]:
+    """The ``metrics`` that are columns of every frame: a task uses its own metrics
+    (``tasks.<task>.metrics``), so the tables over every task pass each frame the metrics it has."""
+    return [m for m in metrics if all(m in frame.columns for frame in frames)]
 
 
 def metric_columns(frame: pd.DataFrame) -> list[str]:
