@@ -200,3 +200,31 @@ def test_unreadable_tables(tmp_path, capsys):
     code, _, err = run(capsys, tmp_path / "table.xlsx", "--task", "t", "--item", "i", "--system", "s",
                        "--judgment", "j")  # fmt: skip
     assert code == 2 and "no such file" in err
+
+
+def test_a_german_task_added_to_the_papers_config_gets_its_own_metrics(tmp_path, capsys):
+    """Added to a config with English metrics, a German task computes chrF and chrF++ (added to
+    the config) and the language-independent metrics, no METEOR; the config's other tasks keep
+    exactly the metrics they had."""
+    from conftest import REPO
+
+    from debias.config.labels import computed_metrics, provided_metrics, task_metrics
+    from debias.config.settings import load_config
+    from debias.pipeline.inputs import check_config
+
+    config = tmp_path / "config.yaml"
+    config.write_text((REPO / "config" / "config.yaml").read_text())
+    before = load_config(config)
+    mqm_like(tmp_path / "mqm.tsv", systems=3, items=5)
+    args = [tmp_path / "mqm.tsv", "--task", "de", "--item", "seg", "--system", "system", "--judgment", "mqm",
+            "--output", "target", "--reference-system", "Human ref", "--score", "comet", "--language", "de",
+            "--out", tmp_path / "de", "--config", config]  # fmt: skip
+    assert run(capsys, *args)[0] == 0
+    after = load_config(config)
+    check_config(after)
+    assert computed_metrics(after, "de") == ["bleu", "rouge1", "rouge2", "rougeL", "rouge1_155", "rougeL_155", "chrf",
+                                             "chrfpp"]  # fmt: skip
+    assert provided_metrics(after, "de") == ["comet"]
+    for task in before["tasks"]:
+        assert task_metrics(after, task) == task_metrics(before, task)
+        assert after["tasks"][task] | {"metrics": None} == before["tasks"][task] | {"metrics": None}

@@ -24,13 +24,13 @@ def starter_config(out: Path, spec: ImportSpec, language: str = "en") -> dict:
     seed; every other setting takes its default from the schema."""
     import debias
     from debias.config.labels import COMPUTED_METRICS
-    from debias.metrics import DEFAULT_IMPLEMENTATIONS, IMPLEMENTATIONS
+    from debias.metrics import DEFAULT_IMPLEMENTATIONS, ENGLISH_ONLY, IMPLEMENTATIONS
 
     provisioned = Path(debias.__file__).resolve().parents[2] / "nltk_data"
     metrics = {
         name: {"label": IMPLEMENTATIONS[DEFAULT_IMPLEMENTATIONS[name]].label}
         for name in COMPUTED_METRICS
-        if language == "en" or name != "meteor"
+        if language == "en" or DEFAULT_IMPLEMENTATIONS[name] not in ENGLISH_ONLY
     }
     return {
         "data_dir": str(out.parent),
@@ -88,6 +88,49 @@ def add_command(commands) -> None:
     )
 
 
+def with_task_metrics(config: dict, block: dict, spec: ImportSpec) -> tuple[dict, dict]:
+    """The configuration and the task's block, with the task's own metrics: its provided scores,
+    and when it has texts the configuration's computed metrics that suit its language (no METEOR
+    but chrF and chrF++, added to the configuration when missing, for a language other than
+    English). When these are not every configured metric, the task lists them
+    (``tasks.<task>.metrics``), and so does every task that used every configured metric before,
+    so that the metrics added for this task change no other task."""
+    from debias.config.labels import computed_metrics
+    from debias.metrics import DEFAULT_IMPLEMENTATIONS, ENGLISH_ONLY, IMPLEMENTATIONS, resolve_implementations
+
+    config, block = dict(config), dict(block)
+    before = list(config.get("metrics") or {})
+    metrics = dict(config.get("metrics") or {})
+    computed = []
+    if spec.has_text:
+        implementations = resolve_implementations(metrics)
+        computed = [
+            name
+            for name in computed_metrics({"metrics": metrics})
+            if spec.language == "en" or implementations.get(name) not in ENGLISH_ONLY
+        ]
+        if spec.language != "en":
+            for name in ("chrf", "chrfpp"):
+                if any(implementations.get(m) == DEFAULT_IMPLEMENTATIONS[name] for m in computed):
+                    continue
+                if name in metrics:
+                    raise InputError("--config", f"metrics.{name} is not {DEFAULT_IMPLEMENTATIONS[name]}")
+                metrics[name] = {"label": IMPLEMENTATIONS[DEFAULT_IMPLEMENTATIONS[name]].label}
+                computed.append(name)
+    own = computed + list(block.get("metrics") or {})
+    after = list(metrics) + [m for m in block.get("metrics") or {} if m not in metrics]
+    if set(own) != set(after):
+        ((name, task),) = block["tasks"].items()
+        block["tasks"] = {name: {**task, "metrics": [m for m in after if m in own]}}
+        config["tasks"] = {
+            other: entry if "metrics" in (entry or {}) or not before else {**entry, "metrics": before}
+            for other, entry in (config.get("tasks") or {}).items()
+        }
+    if metrics:
+        config["metrics"] = metrics
+    return config, block
+
+
 def checked(config: dict, block: dict, where: str = "--config") -> dict:
     """``config`` when the configuration schema accepts the imported task's block (and the
     metrics beside it), else an error: a refused configuration leaves nothing written."""
@@ -132,10 +175,8 @@ def run_command(args) -> int:
         block = config_block(table, spec)
         config = None
         if args.config:
-            config = (
-                args.config,
-                checked(add_task(existing or starter_config(out, spec, args.language), block), block),
-            )
+            base, block = with_task_metrics(existing or starter_config(out, spec, args.language), block, spec)
+            config = (args.config, checked(add_task(base, block), block))
         write_import(table, spec, out, config=config, force=args.force)
     except InputError as error:
         print(f"debias import: error: {error}", file=sys.stderr)

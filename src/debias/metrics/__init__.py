@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_IMPLEMENTATIONS",
+    "ENGLISH_ONLY",
     "IMPLEMENTATIONS",
     "METEOR_PARAMS",
     "METRICS",
@@ -123,6 +124,9 @@ DEFAULT_IMPLEMENTATIONS: dict[str, str] = {
     "rougeL": "rouge-score-L",
     "meteor": "nltk-meteor",
 }
+
+#: Implementations for English texts only: METEOR matches English stems and WordNet synonyms.
+ENGLISH_ONLY = frozenset({"nltk-meteor", "meteor15"})
 
 
 def resolve_implementations(metrics: Sequence[str] | Mapping) -> dict[str, str]:
