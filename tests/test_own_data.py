@@ -173,5 +173,30 @@ def test_a_scores_only_table_runs_from_import_to_report(tmp_path):
     check_report(tmp_path, report, ["model 0", "model 1", "model 2"])
 
 
+def test_two_tasks_with_their_own_metrics_run_together(tmp_path):
+    """A task with texts (computed metrics) and a task with provided scores only, in one config:
+    each gets its own metrics, the second needs no references, and every table and the report
+    are made for both."""
+    rows = likert_like(tmp_path / "likert.csv", systems=3, items=25)
+    frame = pd.DataFrame(rows).assign(summary=lambda f: "summary " + f["item"].astype(str), ref="reference text")
+    frame.to_csv(tmp_path / "likert.csv", index=False)
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(BASE))
+    common = ["--item", "item", "--system", "system", "--judgment", "score", "--prompt", "prompt", "--rater", "rater",
+              "--config", str(tmp_path / "config.yaml")]  # fmt: skip
+    assert main(["import", str(tmp_path / "likert.csv"), "--task", "own", "--output", "summary", "--reference", "ref",
+                 "--out", str(tmp_path / "data" / "own"), *common]) == 0  # fmt: skip
+    assert main(["import", str(tmp_path / "likert.csv"), "--task", "scored", "--score", "bertscore",
+                 "--out", str(tmp_path / "data" / "scored"), *common]) == 0  # fmt: skip
+    config = yaml.safe_load((tmp_path / "config.yaml").read_text())
+    assert config["tasks"]["own"]["metrics"] == ["bleu", "rouge1"]
+    assert config["tasks"]["scored"]["metrics"] == ["bertscore"]
+    snakemake(tmp_path, "--configfile", str(tmp_path / "config.yaml"))
+    estimates = pd.read_csv(tmp_path / "results" / "tables" / "system_estimates.csv")
+    used = estimates.groupby("task")["estimator"].agg(lambda e: sorted(set(e)))
+    assert "cv:bertscore" in used["scored"] and "cv:bleu" not in used["scored"]
+    assert "cv:bleu" in used["own"] and "cv:bertscore" not in used["own"]
+    assert (tmp_path / "results" / "report.md").stat().st_size > 0
+
+
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__]))
