@@ -247,6 +247,8 @@ def read_table_file(
             )
             # batch by batch: only the parsed block and the columns' codes are held at a time
             table = pa.Table.from_batches(list(batches), schema=batches.schema)
+    except InputError:
+        raise
     except UnicodeDecodeError as error:
         raise InputError(str(path), f"not UTF-8 text ({error.reason} at byte {error.start})") from None
     except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError, EOFError, OSError) as error:
