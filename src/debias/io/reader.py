@@ -30,7 +30,7 @@ from __future__ import annotations
 import csv
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 
@@ -44,10 +44,14 @@ __all__ = [
     "NAME_LIMIT",
     "EvaluationTable",
     "TableColumns",
+    "float_texts",
     "metric_name",
     "prompt_name",
     "read_evaluation_table",
+    "read_table_file",
     "safe_name",
+    "table_format",
+    "unsafe_reason",
     "with_population",
 ]
 
@@ -617,13 +621,11 @@ def with_population(table: EvaluationTable, population: EvaluationTable) -> Eval
             "differ from the table's",
         )
     new = ~both
-    return EvaluationTable(
-        **{
-            **table.__dict__,
-            "systems": tuple(systems),
-            "output_system": np.concatenate([table.output_system, pop_system[new]]),
-            "output_item": np.concatenate([table.output_item, population.output_item[new]]),
-            "output_text": None,
-            "output_scores": np.concatenate([table.output_scores, population.output_scores[new]]),
-        }
+    return replace(
+        table,
+        systems=tuple(systems),
+        output_system=np.concatenate([table.output_system, pop_system[new]]),
+        output_item=np.concatenate([table.output_item, population.output_item[new]]),
+        output_text=None,
+        output_scores=np.concatenate([table.output_scores, population.output_scores[new]]),
     )
