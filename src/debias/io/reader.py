@@ -313,7 +313,6 @@ def _numbers(values: pd.Series, column: str, source: str) -> np.ndarray:
     if pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
         numbers = values.to_numpy(dtype=float, na_value=np.nan)
         bad = np.isinf(numbers) | (np.abs(np.nan_to_num(numbers)) >= LARGEST_NUMBER)
-        shown = values
     else:
         codes, uniques = pd.factorize(values, use_na_sentinel=True)
         texts = pd.Series(pd.Index(uniques).astype(str), dtype=object).str.strip()
@@ -323,11 +322,11 @@ def _numbers(values: pd.Series, column: str, source: str) -> np.ndarray:
         parsed = np.where((texts == "").to_numpy(), np.nan, parsed)
         numbers = np.append(parsed, np.nan)[codes]
         bad = ~np.append(ok, True)[codes]
-        shown = values
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
-        found = shown.iloc[row]
-        big = " smaller than 1e154 in magnitude" if np.isfinite(pd.to_numeric(found, errors="coerce")) else ""
+        found = values.iloc[row]
+        number = pd.to_numeric(str(found).strip(), errors="coerce") if "_" not in str(found) else np.nan
+        big = " smaller than 1e154 in magnitude" if np.isfinite(number) else ""
         raise InputError(
             source, f"column '{column}': expected a finite number{big}, found {found!r}", row=row + 2, column=column
         )
