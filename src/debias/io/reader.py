@@ -325,6 +325,7 @@ def _numbers(values: pd.Series, column: str, source: str) -> np.ndarray:
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
         found = values.iloc[row]
+        found = found.item() if isinstance(found, np.generic) else found
         number = pd.to_numeric(str(found).strip(), errors="coerce") if "_" not in str(found) else np.nan
         big = " smaller than 1e154 in magnitude" if np.isfinite(number) else ""
         raise InputError(
