@@ -15,7 +15,7 @@ PIP := $(BIN)/python -m pip install --quiet --disable-pip-version-check -c requi
 CORES  ?= all
 TEST_CONFIG := .test/config/config.yaml
 
-.PHONY: setup setup-vecsim setup-cluster system-packages reproduce test lint test-config cluster-test benchmark clean
+.PHONY: setup setup-vecsim setup-cluster system-packages reproduce test lint test-config install-check cluster-test benchmark clean
 
 setup: $(STAMP) $(WORDNET_STAMP) $(SYSTEM_STAMP)
 
@@ -67,6 +67,15 @@ lint: setup
 test-config: setup
 	$(BIN)/snakemake --cores 2 --configfile $(TEST_CONFIG)
 	$(BIN)/snakemake --configfile $(TEST_CONFIG) --report .test/results/report.html
+
+# The package as users install it: `pip install .` (not editable) into a new virtual environment,
+# then the public API and the debias command run from a directory outside the checkout.
+install-check:
+	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && \
+	$(PYTHON) -m venv "$$dir/venv" && \
+	"$$dir/venv/bin/python" -m pip install --quiet --disable-pip-version-check -c requirements.lock . && \
+	mkdir "$$dir/elsewhere" && cd "$$dir/elsewhere" && \
+	"$$dir/venv/bin/python" $(CURDIR)/.ci/installed_package.py $(CURDIR)
 
 # Opt-in, as root (not part of `test`): starts a single-node SLURM in a temporary directory
 # (Debian's slurm-wlm and munge, installed if missing), runs the test config through

@@ -36,6 +36,9 @@ from debias.stats.resampling import draw_resamples
 from debias.tables.curves import system_experiment
 from debias.tables.joined import read_joined
 
+#: The intervals' nominal coverage in these checks.
+LEVEL = 0.8
+
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -102,7 +105,7 @@ def main() -> None:
     # (a) vectorised kernel, a full call: 2 + 2M curves.
     curves = 2 + 2 * n_metrics
     t_vec = best_of(
-        lambda: bootstrap_ci_widths(judgments, metrics, n_replicates=n_rep, rng=np.random.default_rng(1)),
+        lambda: bootstrap_ci_widths(judgments, metrics, n_replicates=n_rep, rng=np.random.default_rng(1), level=LEVEL),
         args.repeats,
     )
     vec_rate = curves * per_curve / t_vec
@@ -133,7 +136,7 @@ def main() -> None:
 
     def system_run():
         for p, (jud, met) in enumerate(prompts):
-            bootstrap_ci_widths(jud, met, n_replicates=n_rep, rng=np.random.default_rng(100 + p))
+            bootstrap_ci_widths(jud, met, n_replicates=n_rep, rng=np.random.default_rng(100 + p), level=LEVEL)
 
     t_sys = best_of(system_run, args.repeats)
     loop_equiv = args.prompts * curves * t_loop_curve
@@ -168,6 +171,7 @@ def whole_stage() -> None:
             metrics=list(config["metrics"]),
             replicates=settings["replicates"],
             seed=settings["seed"],
+            level=LEVEL,
         )
         curves += frame.groupby(["prompt", "metric", "condition"]).ngroups
     elapsed = time.perf_counter() - start
@@ -215,7 +219,8 @@ def one_size(n_items: int, n_rep: int, n_metrics: int) -> None:
     if n_items <= 8_000:
         before = best_of(lambda: previous_kernel(judgments, metrics, n_rep, np.random.default_rng(1)), repeats)
     elapsed = best_of(
-        lambda: bootstrap_ci_widths(judgments, metrics, n_replicates=n_rep, rng=np.random.default_rng(1)), repeats
+        lambda: bootstrap_ci_widths(judgments, metrics, n_replicates=n_rep, rng=np.random.default_rng(1), level=LEVEL),
+        repeats,
     )
     grid = curve_grid(n_items).size
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kB on Linux
@@ -250,7 +255,9 @@ def scale(n_rep: int, n_metrics: int, sizes=(500, 8_000, 32_000, 100_000)) -> No
     judgments, metrics = synthetic_prompt(np.random.default_rng(0), n_items, n_metrics)
     de = {}
     for name, grid in (("every n", np.arange(1, n_items + 1)), ("grid", curve_grid(n_items))):
-        w = bootstrap_ci_widths(judgments, metrics, n_replicates=n_rep, rng=np.random.default_rng(1), grid=grid)
+        w = bootstrap_ci_widths(
+            judgments, metrics, n_replicates=n_rep, rng=np.random.default_rng(1), grid=grid, level=LEVEL
+        )
         de[name] = bootstrap_data_efficiency(w.mean, w.cv, w.n)
     diff = de["grid"] / de["every n"] - 1
     print(

@@ -16,6 +16,9 @@ from debias.stats.resampling import draw_resamples, setting_seed
 from debias.stats.theory import theory_data_efficiency
 from debias.stats.variance import resampling_components
 
+#: The intervals' nominal coverage in these checks.
+LEVEL = 0.8
+
 CURVES = ("n", "mean", "cv", "noiseless", "perfect")
 
 
@@ -111,9 +114,9 @@ def test_vectorised_matches_reference_given_same_draws():
 def test_wrapper_uses_draw_resamples_with_the_given_generator():
     rng_data = np.random.default_rng(5)
     judgments, metrics = synthetic_population(rng_data, 30, 1.0, 0.5, [0.5, 0.1])
-    direct = bootstrap_ci_widths(judgments, metrics, n_replicates=50, rng=np.random.default_rng(9))
+    direct = bootstrap_ci_widths(judgments, metrics, n_replicates=50, rng=np.random.default_rng(9), level=LEVEL)
     items, cols = draw_resamples(judgment_counts(judgments), 50, np.random.default_rng(9))
-    via_draws = bootstrap_ci_widths_from_draws(judgments, metrics, items, cols)
+    via_draws = bootstrap_ci_widths_from_draws(judgments, metrics, items, cols, level=LEVEL)
     for key in CURVES:
         np.testing.assert_array_equal(getattr(direct, key), getattr(via_draws, key))
 
@@ -121,28 +124,32 @@ def test_wrapper_uses_draw_resamples_with_the_given_generator():
 def test_seeding_reproducible_and_common_random_numbers():
     judgments, metrics = synthetic_population(np.random.default_rng(1), 60, 1.0, 0.5, [0.6, 0.2])
     seed = setting_seed(0, "test")
-    a = bootstrap_ci_widths(judgments, metrics, n_replicates=200, rng=np.random.default_rng(seed))
-    b = bootstrap_ci_widths(judgments, metrics, n_replicates=200, rng=np.random.default_rng(seed))
-    c = bootstrap_ci_widths(judgments, metrics, n_replicates=200, rng=np.random.default_rng(seed + 1))
+    a = bootstrap_ci_widths(judgments, metrics, n_replicates=200, rng=np.random.default_rng(seed), level=LEVEL)
+    b = bootstrap_ci_widths(judgments, metrics, n_replicates=200, rng=np.random.default_rng(seed), level=LEVEL)
+    c = bootstrap_ci_widths(judgments, metrics, n_replicates=200, rng=np.random.default_rng(seed + 1), level=LEVEL)
     for key in CURVES:
         np.testing.assert_array_equal(getattr(a, key), getattr(b, key))
     assert not np.allclose(a.mean, c.mean)
     # Metrics consume no randomness: the baseline is the same with or without them,
     # and so is the first metric's curve when others are added.
-    none = bootstrap_ci_widths(judgments, np.empty((0, 60)), n_replicates=200, rng=np.random.default_rng(seed))
-    one = bootstrap_ci_widths(judgments, metrics[:1], n_replicates=200, rng=np.random.default_rng(seed))
+    none = bootstrap_ci_widths(
+        judgments, np.empty((0, 60)), n_replicates=200, rng=np.random.default_rng(seed), level=LEVEL
+    )
+    one = bootstrap_ci_widths(judgments, metrics[:1], n_replicates=200, rng=np.random.default_rng(seed), level=LEVEL)
     np.testing.assert_array_equal(none.mean, a.mean)
     np.testing.assert_array_equal(none.perfect, a.perfect)
     assert none.cv.shape == none.noiseless.shape == (0, 60)
     np.testing.assert_array_equal(one.cv[0], a.cv[0])
     # A constant metric gives back the baseline exactly.
-    flat = bootstrap_ci_widths(judgments, np.ones((1, 60)), n_replicates=200, rng=np.random.default_rng(seed))
+    flat = bootstrap_ci_widths(
+        judgments, np.ones((1, 60)), n_replicates=200, rng=np.random.default_rng(seed), level=LEVEL
+    )
     np.testing.assert_array_equal(flat.cv[0], a.mean)
 
 
 def test_widths_shrink_like_inverse_sqrt_n():
     judgments, metrics = synthetic_population(np.random.default_rng(2), 400, 1.0, 0.5, [0.7])
-    w = bootstrap_ci_widths(judgments, metrics, n_replicates=600, rng=np.random.default_rng(3))
+    w = bootstrap_ci_widths(judgments, metrics, n_replicates=600, rng=np.random.default_rng(3), level=LEVEL)
     n = w.n
     for curve in (w.mean, w.cv[0], w.noiseless[0], w.perfect):
         at = {m: curve[n == m][0] for m in (25, 100, 400)}
@@ -159,7 +166,7 @@ def test_widths_shrink_like_inverse_sqrt_n():
 def test_bootstrap_data_efficiency_matches_theory():
     rng = np.random.default_rng(20180601)
     judgments, metrics = synthetic_population(rng, 500, 1.0, 0.6, [0.75, 0.4, 0.0])
-    w = bootstrap_ci_widths(judgments, metrics, n_replicates=1000, rng=np.random.default_rng(4))
+    w = bootstrap_ci_widths(judgments, metrics, n_replicates=1000, rng=np.random.default_rng(4), level=LEVEL)
     s2a, s2f = resampling_components(judgments)
     gamma = s2a / s2f
     item_mean = np.nanmean(judgments, axis=1)
@@ -184,7 +191,7 @@ def test_bootstrap_data_efficiency_matches_theory():
 
 def test_perfect_metric_beats_mean_when_annotator_noise_is_small():
     judgments, metrics = synthetic_population(np.random.default_rng(8), 300, 1.0, 0.05, [0.3])
-    w = bootstrap_ci_widths(judgments, metrics, n_replicates=400, rng=np.random.default_rng(8))
+    w = bootstrap_ci_widths(judgments, metrics, n_replicates=400, rng=np.random.default_rng(8), level=LEVEL)
     middle = (w.n >= 60) & (w.n <= 270)
     assert np.all(w.perfect[middle] < 0.5 * w.mean[middle])
     assert bootstrap_data_efficiency(w.mean, w.perfect, w.n) > 5
@@ -233,6 +240,6 @@ def test_input_validation():
     with pytest.raises(ValueError):
         judgment_counts(np.array([[np.nan, np.nan], [1.0, 2.0]]))  # item without judgments
     with pytest.raises(ValueError):
-        bootstrap_ci_widths(good, np.ones((1, 3)), n_replicates=5, rng=np.random.default_rng(0))
+        bootstrap_ci_widths(good, np.ones((1, 3)), n_replicates=5, rng=np.random.default_rng(0), level=LEVEL)
     with pytest.raises(ValueError):
-        bootstrap_ci_widths(good, np.array([[1.0, np.nan]]), n_replicates=5, rng=np.random.default_rng(0))
+        bootstrap_ci_widths(good, np.array([[1.0, np.nan]]), n_replicates=5, rng=np.random.default_rng(0), level=LEVEL)

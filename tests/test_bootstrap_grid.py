@@ -9,6 +9,9 @@ from debias.stats.bootstrap import bootstrap_ci_widths, bootstrap_data_efficienc
 from debias.stats.bootstrap_grid import curve_grid, grid_prefix_sums, replicate_chunk
 from debias.stats.resampling import draw_resamples, iter_resamples
 
+#: The intervals' nominal coverage in these checks.
+LEVEL = 0.8
+
 
 def test_curve_grid_is_every_n_up_to_dense_then_spread_with_window_edges():
     np.testing.assert_array_equal(curve_grid(7, dense=10), np.arange(1, 8))
@@ -50,12 +53,14 @@ def test_chunks_reproduce_the_whole_draw_and_leave_the_generator_alike():
 def test_widths_at_grid_points_equal_the_full_computation_for_any_chunk():
     judgments, metrics = synthetic_population(np.random.default_rng(7), 90, 1.0, 0.5, [0.6, 0.0])
     metrics = np.vstack([metrics, np.ones(90)])  # a constant metric too
-    full = bootstrap_ci_widths(judgments, metrics, n_replicates=60, rng=np.random.default_rng(1), grid=np.arange(1, 91))
+    full = bootstrap_ci_widths(
+        judgments, metrics, n_replicates=60, rng=np.random.default_rng(1), grid=np.arange(1, 91), level=LEVEL
+    )
     grid = curve_grid(90, dense=12, points=9)
     assert grid.size < 30
     for chunk in (None, 1, 7, 60):
         part = bootstrap_ci_widths(
-            judgments, metrics, n_replicates=60, rng=np.random.default_rng(1), grid=grid, chunk=chunk
+            judgments, metrics, n_replicates=60, rng=np.random.default_rng(1), grid=grid, chunk=chunk, level=LEVEL
         )
         np.testing.assert_array_equal(part.n, grid)
         for key in ("mean", "cv", "noiseless", "perfect"):
@@ -63,7 +68,7 @@ def test_widths_at_grid_points_equal_the_full_computation_for_any_chunk():
                 getattr(part, key), getattr(full, key)[..., grid - 1], rtol=1e-12, atol=1e-12, err_msg=key
             )
     # Every n: the chunk size changes nothing, bit for bit.
-    one = bootstrap_ci_widths(judgments, metrics, n_replicates=60, rng=np.random.default_rng(1), chunk=1)
+    one = bootstrap_ci_widths(judgments, metrics, n_replicates=60, rng=np.random.default_rng(1), chunk=1, level=LEVEL)
     for key in ("n", "mean", "cv", "noiseless", "perfect"):
         np.testing.assert_array_equal(getattr(one, key), getattr(full, key))
     # DE over the grid points in the window is close to DE over every n in it.
@@ -76,6 +81,10 @@ def test_grid_must_end_at_n():
     judgments, metrics = synthetic_population(np.random.default_rng(7), 20, 1.0, 0.5, [0.6])
     assert as_judgments(judgments).counts.size == 20
     with pytest.raises(ValueError):
-        bootstrap_ci_widths(judgments, metrics, n_replicates=5, rng=np.random.default_rng(0), grid=np.array([1, 5]))
+        bootstrap_ci_widths(
+            judgments, metrics, n_replicates=5, rng=np.random.default_rng(0), grid=np.array([1, 5]), level=LEVEL
+        )
     with pytest.raises(ValueError):
-        bootstrap_ci_widths(judgments, metrics, n_replicates=5, rng=np.random.default_rng(0), grid=np.array([3, 2, 20]))
+        bootstrap_ci_widths(
+            judgments, metrics, n_replicates=5, rng=np.random.default_rng(0), grid=np.array([3, 2, 20]), level=LEVEL
+        )

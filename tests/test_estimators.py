@@ -15,6 +15,9 @@ from debias.stats.resampling import draw_samples
 from debias.stats.theory import theory_variance
 from debias.stats.variance import item_noise
 
+#: The intervals' nominal coverage in these checks.
+LEVEL = 0.8
+
 
 # The estimators on arrays, as a notebook user calls them: one EvalSample, one registry name.
 def sample_mean_ci(judgments, *, n_outputs, level=0.8, annotator_variance=None):
@@ -291,7 +294,9 @@ def test_folds_need_a_generator_and_other_argument_errors():
     )
     assert result.n_judged == 20 and np.isfinite(result.se)
     with pytest.raises(ValueError, match="unknown estimator 'cv:m2'"):
-        estimate_mean(EvalSample.from_arrays(judgments[:20], np.ones((20, 2)), all_scores=np.ones((60, 2))), "cv:m2")
+        estimate_mean(
+            EvalSample.from_arrays(judgments[:20], np.ones((20, 2)), all_scores=np.ones((60, 2))), "cv:m2", level=LEVEL
+        )
     with pytest.raises(ValueError, match="n_outputs"):
         sample_mean_ci(judgments[:20], n_outputs=10)
 

@@ -14,6 +14,9 @@ from debias.tables.curves import NOT_IDENTIFIABLE, system_experiment
 from debias.tables.joined import join_system
 from debias.tables.variance import TABLE2_COLUMNS, noted_rows, table2, variance_by_system
 
+#: The intervals' nominal coverage in these checks.
+LEVEL = 0.8
+
 
 def system(name, judgments, seed=0):
     """A joined table of one system on prompt ``p`` with one metric ``m`` tracking the judgments."""
@@ -72,7 +75,7 @@ def test_bootstrap_marks_noiseless_and_perfect_not_identifiable_with_one_judgmen
     rng = np.random.default_rng(2)
     frame = system("a", rng.normal(0, 1, (80, 1)))
     with caplog.at_level(logging.WARNING):
-        curves, efficiency = system_experiment(frame, prompts=["p"], metrics=["m"], replicates=40, seed=3)
+        curves, efficiency = system_experiment(frame, prompts=["p"], metrics=["m"], replicates=40, seed=3, level=LEVEL)
     assert NOT_IDENTIFIABLE in caplog.text
     assert set(curves["condition"]) == {"mean", "cv"}
     by_condition = efficiency.set_index("condition")
@@ -84,6 +87,8 @@ def test_bootstrap_marks_noiseless_and_perfect_not_identifiable_with_one_judgmen
 def test_bootstrap_keeps_every_condition_when_some_items_have_two_judgments():
     rng = np.random.default_rng(4)
     judgments = [list(rng.normal(0, 1, 2 if i % 4 == 0 else 1)) for i in range(80)]
-    curves, efficiency = system_experiment(system("a", judgments), prompts=["p"], metrics=["m"], replicates=40, seed=3)
+    curves, efficiency = system_experiment(
+        system("a", judgments), prompts=["p"], metrics=["m"], replicates=40, seed=3, level=LEVEL
+    )
     assert set(curves["condition"]) == {"mean", "cv", "noiseless", "perfect"}
     assert np.isfinite(efficiency["de"]).all()

@@ -12,6 +12,9 @@ from debias.stats.plan_check import check_target_width, plan_check_experiment
 from debias.stats.planning import PlanComponents, pilot_components, plan_design, planned_width
 from debias.tables.plans import plan_check_table, plan_table
 
+#: The intervals' nominal coverage in these checks.
+LEVEL = 0.8
+
 
 def brute_force(components, target, level, cj, ci, k_max):
     best = None
@@ -38,15 +41,15 @@ def test_least_cost_matches_brute_force(item, noise, cj, ci):
 
 def test_monotone_and_trades_items_for_annotators():
     base = PlanComponents(0.3, 1.5, n_outputs=1000)
-    ns = [plan_design(base, w).n for w in (0.1, 0.15, 0.2, 0.3)]
+    ns = [plan_design(base, w, level=LEVEL).n for w in (0.1, 0.15, 0.2, 0.3)]
     assert ns == sorted(ns, reverse=True)  # a wider target never needs more items
     more_noise = PlanComponents(0.3, 3.0, n_outputs=1000)
-    assert plan_design(more_noise, 0.15).n >= plan_design(base, 0.15).n
+    assert plan_design(more_noise, 0.15, level=LEVEL).n >= plan_design(base, 0.15, level=LEVEL).n
     # free judgments, costly items: several judgments per item become cheaper
-    assert plan_design(base, 0.15, cost_per_judgment=1, cost_per_item=10).k > 1
-    assert plan_design(base, 0.15, cost_per_judgment=1, cost_per_item=0).k == 1
+    assert plan_design(base, 0.15, cost_per_judgment=1, cost_per_item=10, level=LEVEL).k > 1
+    assert plan_design(base, 0.15, cost_per_judgment=1, cost_per_item=0, level=LEVEL).k == 1
     # unreachable: no design
-    assert plan_design(PlanComponents(1.0, 1.0, n_outputs=20), 0.01).n == 0
+    assert plan_design(PlanComponents(1.0, 1.0, n_outputs=20), 0.01, level=LEVEL).n == 0
 
 
 def test_upper_bound_raises_the_plan_and_pilot_components():
@@ -56,9 +59,9 @@ def test_upper_bound_raises_the_plan_and_pilot_components():
     assert q.mean() == pytest.approx(components.item + components.noise)
     upper = upper_bound_components(components, q, 0.8, rng=rng)
     assert upper.item > components.item and upper.noise > components.noise
-    assert plan_design(upper, 0.3).n > plan_design(components, 0.3).n
+    assert plan_design(upper, 0.3, level=LEVEL).n > plan_design(components, 0.3, level=LEVEL).n
     with pytest.raises(ValueError, match="target width"):
-        plan_design(components, -1)
+        plan_design(components, -1, level=LEVEL)
 
 
 def test_plan_check_on_a_gaussian_world():

@@ -41,6 +41,12 @@ __all__ = [
 ]
 
 
+def _level(level: float | None) -> float:
+    """``level``, or the configuration's default ``estimates.level`` (read from the schema on
+    first use, not at import)."""
+    return section_defaults("estimates")["level"] if level is None else level
+
+
 def estimate(
     frame: pd.DataFrame,
     *,
@@ -52,7 +58,7 @@ def estimate(
     scores: Sequence[str] = (),
     population: pd.DataFrame | None = None,
     scale: tuple[float, float] | None = None,
-    level: float = section_defaults("estimates")["level"],
+    level: float | None = None,
 ) -> pd.DataFrame:
     """Every estimator of every system's mean human score, with intervals, from a long table.
 
@@ -74,8 +80,8 @@ def estimate(
     scale : (float, float), optional
         The rating scale: a judgment outside it is an error. Default: inferred from the
         judgments, refused when one system's judgments look like another scale's.
-    level : float
-        Nominal coverage of the intervals.
+    level : float, optional
+        Nominal coverage of the intervals (default: the configuration's ``estimates.level``).
 
     The table is read by the rules of ``debias import`` (:mod:`debias.io.reader`): names
     trimmed, a rater who judged an output twice refused, errors
@@ -103,7 +109,7 @@ def estimate(
     _check_settings(estimates={"level": level})
 
     tables, prompts = _joined(frame, item, judgment, system, prompt, rater, scores, population, scale)
-    return system_estimates_table(tables, {TASK: prompts}, _score_columns(scores), level=level)
+    return system_estimates_table(tables, {TASK: prompts}, _score_columns(scores), level=_level(level))
 
 
 def compare(
@@ -117,9 +123,9 @@ def compare(
     scores: Sequence[str] = (),
     population: pd.DataFrame | None = None,
     scale: tuple[float, float] | None = None,
-    level: float = section_defaults("estimates")["level"],
-    min_items: int = default("min_judged_items"),
-    de_n: int = section_defaults("compare")["de_n"],
+    level: float | None = None,
+    min_items: int | None = None,
+    de_n: int | None = None,
 ) -> pd.DataFrame:
     """Paired differences of every two systems judged on the same items, from a long table.
 
@@ -138,7 +144,10 @@ def compare(
     _check_settings(estimates={"level": level}, min_judged_items=min_items, compare={"de_n": de_n})
 
     tables, prompts = _joined(frame, item, judgment, system, prompt, rater, scores, population, scale)
-    spec = {**section_defaults("compare"), "level": level, "de_n": de_n}
+    spec = {**section_defaults("compare"), "level": _level(level)}
+    if de_n is not None:
+        spec["de_n"] = de_n
+    min_items = default("min_judged_items") if min_items is None else min_items
     return system_comparisons_table(tables, {TASK: prompts}, _score_columns(scores), spec, min_items=min_items)
 
 
@@ -153,7 +162,7 @@ def plan(
     scores: Sequence[str] = (),
     population: pd.DataFrame | None = None,
     scale: tuple[float, float] | None = None,
-    level: float = section_defaults("estimates")["level"],
+    level: float | None = None,
     settings: Mapping | None = None,
     seed: int = 0,
 ) -> pd.DataFrame:
@@ -176,7 +185,7 @@ def plan(
     _check_settings(estimates={"level": level}, plan=dict(settings or {}))
 
     tables, prompts = _joined(frame, item, judgment, system, prompt, rater, scores, population, scale)
-    spec = {**section_defaults("plan"), **dict(settings or {}), "level": level, "seed": seed}
+    spec = {**section_defaults("plan"), **dict(settings or {}), "level": _level(level), "seed": seed}
     return plan_table(tables, {TASK: prompts}, _score_columns(scores), spec)
 
 
@@ -210,10 +219,16 @@ def _joined(frame, item, judgment, system, prompt, rater, scores, population, sc
 
 def _check_settings(**sections) -> None:
     """The settings given by keyword, checked by the configuration schema's rules (the keys of
-    the ``plan`` section, ``min_judged_items``, ``estimates.level``, ``compare.de_n``)."""
+    the ``plan`` section, ``min_judged_items``, ``estimates.level``, ``compare.de_n``); ``None``
+    is a setting left to its default."""
     from debias.config.settings import schema, schema_problem
 
-    problem = schema_problem(sections, {**schema(), "required": []})
+    given = {
+        key: {k: v for k, v in value.items() if v is not None} if isinstance(value, dict) else value
+        for key, value in sections.items()
+        if value is not None
+    }
+    problem = schema_problem(given, {**schema(), "required": []})
     if problem:
         raise InputError("settings", problem.replace("config key ", "", 1))
 
@@ -226,7 +241,7 @@ def estimate_mean(
     unjudged_scores=None,
     n_outputs: int | None = None,
     estimator: str = "mean",
-    level: float = section_defaults("estimates")["level"],
+    level: float | None = None,
     annotator_variance: float | None = None,
 ) -> MeanEstimate:
     """One estimate of a mean human score with its interval, from arrays.
@@ -243,8 +258,8 @@ def estimate_mean(
         outputs' scores, or without metrics the number of outputs N.
     estimator : str
         ``mean``, ``cv:m0`` (metric columns are named m0, m1, ...), ``cv:combined`` or ``ppi++:m0``.
-    level : float
-        Nominal coverage.
+    level : float, optional
+        Nominal coverage (default: the configuration's ``estimates.level``).
     annotator_variance : float, optional
         Variance of one judgment (default: pooled over the items judged more than once).
 
@@ -263,7 +278,7 @@ def estimate_mean(
     sample = EvalSample.from_arrays(
         judgments, scores, all_scores=all_scores, unjudged_scores=unjudged_scores, n_outputs=n_outputs
     )
-    return _estimate_sample(sample, estimator, level=level, annotator_variance=annotator_variance)
+    return _estimate_sample(sample, estimator, level=_level(level), annotator_variance=annotator_variance)
 
 
 def variance_components(judgments) -> dict[str, float | str]:

@@ -18,13 +18,12 @@ def starter_config(out: Path, spec: ImportSpec, language: str = "en") -> dict:
     """The settings of a configuration file that does not exist yet, so that the imported task
     runs as it is: the folders (``data_dir`` the parent of ``out``, ``results_dir``
     ``results/<task>`` beside the paper's ``results/``; WordNet from the project's ``nltk_data``
-    when it was provisioned), the metrics computed by default (:data:`debias.config.labels.COMPUTED_METRICS`,
+    when it was provisioned), the metrics computed by default (:data:`debias.metrics.COMPUTED_METRICS`,
     labelled as their implementations; METEOR, which matches English stems and synonyms, for
     English only) when the table has outputs and references, the bootstrap's replicates and
     seed; every other setting takes its default from the schema."""
     import debias
-    from debias.config.labels import COMPUTED_METRICS
-    from debias.metrics import DEFAULT_IMPLEMENTATIONS, ENGLISH_ONLY, IMPLEMENTATIONS
+    from debias.metrics import COMPUTED_METRICS, DEFAULT_IMPLEMENTATIONS, ENGLISH_ONLY, IMPLEMENTATIONS
 
     provisioned = Path(debias.__file__).resolve().parents[2] / "nltk_data"
     metrics = {

@@ -14,8 +14,6 @@ from debias.config.settings import default, section_defaults
 
 __all__ = [
     "COMBINED",
-    "COMPUTED_METRICS",
-    "DEFAULT_METRICS",
     "CONDITIONS",
     "computed_metrics",
     "condition_label",
@@ -33,14 +31,8 @@ __all__ = [
 #: Pseudo-system naming every system of a task pooled (correlations, best metrics).
 COMBINED = "combined"
 
-#: The metrics the pipeline computes itself (:mod:`debias.metrics`); any other configured metric
-#: must be declared ``provided: true`` and come with the system files' ``"scores"``.
-COMPUTED_METRICS = ("bleu", "chrf", "chrfpp", "rouge1", "rouge2", "rougeL", "meteor")
-#: The metrics scored when none are named (the paper's modern set).
-DEFAULT_METRICS = ("bleu", "rouge1", "rouge2", "rougeL", "meteor")
-
-#: Estimator conditions of the bootstrap experiment, in display order, and their labels;
-#: ``{metric}`` is replaced by the metric's label.
+#: The paper's conditions of the bootstrap experiment (Figure 6; :mod:`debias.stats.bootstrap`),
+#: in display order, and their labels; ``{metric}`` is replaced by the metric's label.
 CONDITIONS: dict[str, str] = {
     "mean": "Humans",
     "cv": "Humans + {metric}",

@@ -30,12 +30,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from debias.config.labels import DEFAULT_METRICS as METRICS
-
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
+    "COMPUTED_METRICS",
     "DEFAULT_IMPLEMENTATIONS",
     "ENGLISH_ONLY",
     "IMPLEMENTATIONS",
@@ -124,6 +123,14 @@ DEFAULT_IMPLEMENTATIONS: dict[str, str] = {
     "rougeL": "rouge-score-L",
     "meteor": "nltk-meteor",
 }
+
+#: The metrics the pipeline computes itself when no implementation is configured; any other
+#: configured metric names its implementation or is declared ``provided: true`` and comes with
+#: the system files' ``"scores"``.
+COMPUTED_METRICS: tuple[str, ...] = tuple(DEFAULT_IMPLEMENTATIONS)
+
+#: The metrics scored when none are named: the paper's modern set.
+METRICS: tuple[str, ...] = ("bleu", "rouge1", "rouge2", "rougeL", "meteor")
 
 #: Implementations for English texts only: METEOR matches English stems and WordNet synonyms.
 ENGLISH_ONLY = frozenset({"nltk-meteor", "meteor15"})

@@ -43,7 +43,7 @@ from rouge_score import rouge_scorer, tokenize, tokenizers
 from sacrebleu.metrics import BLEU, CHRF
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
-from debias.config.labels import COMPUTED_METRICS
+from debias.metrics import IMPLEMENTATIONS
 from debias.metrics.wordnet import (
     WordNetUnavailableError,
     loaded_wordnet,
@@ -53,7 +53,8 @@ from debias.metrics.wordnet import (
 
 __all__ = ["METRICS", "METEOR_PARAMS", "bleu_tokenizer", "meteor_tokens", "score", "unicode_tokens", "versions"]
 
-METRICS = COMPUTED_METRICS
+#: The scores this module computes: the variants of the ``modern`` implementations, in registry order.
+METRICS = tuple(entry.variant for entry in IMPLEMENTATIONS.values() if entry.family == "modern")
 
 #: Languages written without spaces between words: their ROUGE tokens are characters.
 UNSPACED = {"zh", "ja", "th", "lo", "km", "my"}

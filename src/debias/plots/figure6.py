@@ -12,12 +12,10 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from debias.config.labels import CONDITIONS, condition_label, metric_label, prompt_label, system_label, task_label
+from debias.config.settings import section_defaults
 from debias.plots.style import CONDITION_STYLES, STYLE, new_figure
 
 __all__ = ["draw_figure6"]
-
-_DEFAULT_LEVEL = 0.8
-_DEFAULT_DE_RANGE = (0.2, 0.9)
 
 
 def _curve_metric(condition: str, metric: str) -> str:
@@ -91,8 +89,9 @@ def draw_figure6(curves: pd.DataFrame, data_efficiency: pd.DataFrame, panel: Map
             raise LookupError(f"figure6{name}: no curves for task={task!r} prompt={prompt!r} system={system!r}")
 
         boot = config.get("bootstrap") or {}
-        level = float(boot.get("level", _DEFAULT_LEVEL))
-        low, high = (boot.get("de_range") or _DEFAULT_DE_RANGE)[:2]
+        boot = {**section_defaults("bootstrap"), **boot}
+        level = float(boot["level"])
+        low, high = boot["de_range"][:2]
         n_max = float(sub["n"].max())
         ax.axvspan(
             low * n_max, high * n_max, color="#EEEEEE", zorder=0, label=f"n averaged for DE ({low:g}N to {high:g}N)"

@@ -8,6 +8,14 @@ prefix sizes with running sums, so a full system (several prompts and metrics,
 1000 replicates, 500 items) takes seconds rather than hours; replicates come in
 chunks and large N is read at a grid of prefix sizes (:mod:`debias.stats.bootstrap_grid`),
 so memory stays bounded whatever N.
+
+The four *conditions* are the paper's (Figure 6), not a second set of estimators: ``mean`` and
+``cv`` are the point estimates of the registry's ``mean`` and ``cv:<metric>``
+(:mod:`debias.stats.estimators`; tests check the running-sum kernel against
+:func:`debias.stats.control_variates.control_variates_estimate` on the same draws), while
+``noiseless`` and ``perfect`` are the paper's thought experiments (no annotator noise; a metric
+equal to the mean judgment), which no real evaluation can compute. Their display labels are
+:data:`debias.config.labels.CONDITIONS`.
 """
 
 from __future__ import annotations
@@ -150,7 +158,7 @@ def _widths_from_chunks(judgments, k, metrics, chunks, n_replicates: int, grid, 
 
 
 def bootstrap_ci_widths_from_draws(
-    judgments, metrics, items: np.ndarray, cols: np.ndarray, *, level: float = 0.8, grid=None
+    judgments, metrics, items: np.ndarray, cols: np.ndarray, *, level: float, grid=None
 ) -> CurveResult:
     """Interval widths for given draws; see :func:`bootstrap_ci_widths`.
 
@@ -172,7 +180,7 @@ def bootstrap_ci_widths(
     *,
     n_replicates: int,
     rng: np.random.Generator,
-    level: float = 0.8,
+    level: float,
     grid=None,
     chunk: int | None = None,
 ) -> CurveResult:

@@ -19,7 +19,7 @@ def estimate_mean(
     sample: EvalSample,
     estimator: str = "mean",
     *,
-    level: float = 0.8,
+    level: float,
     annotator_variance: float | None = None,
     folds: int | None = None,
     rng: np.random.Generator | None = None,
@@ -52,7 +52,7 @@ def estimate_mean(
     >>> from debias.data import EvalSample
     >>> sample = EvalSample.from_arrays([[4, 5], [3, 3], [5], [2, 3]], [0.9, 0.4, 0.8, 0.2],
     ...                                 unjudged_scores=[0.5, 0.7], metrics=["bleu"])
-    >>> round(float(estimate_mean(sample, "cv:bleu").estimate), 3)
+    >>> round(float(estimate_mean(sample, "cv:bleu", level=0.8).estimate), 3)
     3.79
     """
     check_level(level)
@@ -62,13 +62,14 @@ def estimate_mean(
         raise ValueError(f"an interval needs at least 3 judged items, got {sample.n_judged}")
     family, metric = resolve_estimator(estimator, sample.metrics)
     population = Population(sample.population)
-    options = {"folds": folds, "rng": rng, "shrink": shrink} if family.family == "cv:combined" else {}
+    given = {"folds": folds, "rng": rng, "shrink": shrink}
+    options = {key: given[key] for key in family.options}
     terms = family.terms(sample.judgments.item_means, sample.scores.T, population, metric, **options)
     noise = item_noise(sample.judgments, annotator_variance)
     return family.interval(terms, population, noise=noise, level=level)
 
 
-def estimate_all(sample: EvalSample, *, level: float = 0.8, estimators: Sequence[str] | None = None, **options):
+def estimate_all(sample: EvalSample, *, level: float, estimators: Sequence[str] | None = None, **options):
     """Every estimator of :func:`estimator_names` (or those named) on one sample, as a dict
     name -> :class:`MeanEstimate`; ``options`` go to :func:`estimate_mean`."""
     unjudged = sample.unjudged is not None and sample.unjudged.shape[0] > 0

@@ -129,7 +129,8 @@ class Estimator:
     ``per_metric`` families are named ``<family>:<metric>``; ``min_metrics`` metrics are needed,
     and the family is listed by default from ``listed_from`` metrics on; ``needs_unjudged``
     families need outputs nobody judged; ``check_only`` families are listed in the coverage
-    check, not among a sample's estimates. :meth:`terms` takes the judged items'
+    check, not among a sample's estimates; ``options`` names the keyword options its
+    :meth:`terms` accepts (cross-fitting folds, their generator, shrinkage). :meth:`terms` takes the judged items'
     values ``y`` (..., n) and their metric scores ``g`` (..., M, n) (``metric``: the column a
     per-metric family uses); :meth:`terms_at` the same with the items given as ``rows`` of the
     population (resampling experiments). :meth:`interval` turns them into a
@@ -142,6 +143,7 @@ class Estimator:
     listed_from: int = 0
     needs_unjudged: bool = False
     check_only: bool = False
+    options: tuple[str, ...] = ()
 
     def name(self, metric: str | None = None) -> str:
         return f"{self.family}:{metric}" if self.per_metric else self.family
@@ -211,6 +213,7 @@ class CombinedControlVariate(Estimator):
 
     family = "cv:combined"
     min_metrics = 1
+    options = ("folds", "rng", "shrink")
     listed_from = 2  # with one metric it is cv:<metric> with a cross-fitted, shrunk coefficient
 
     def terms(self, y, g, population, metric=None, *, folds=None, rng=None, shrink=True):

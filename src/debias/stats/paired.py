@@ -67,7 +67,7 @@ def p_value(estimate, se, df) -> float:
     return float(2.0 * stdtr(df, -abs(estimate) / se))
 
 
-def paired_difference_ci(pair: PairedSample, estimator: str, *, level: float = 0.8) -> MeanEstimate:
+def paired_difference_ci(pair: PairedSample, estimator: str, *, level: float) -> MeanEstimate:
     """One estimator of :math:`\\mu_B - \\mu_A` with its interval.
 
     ``estimator`` is ``mean``, ``cv:<metric>`` (a metric of ``pair.metrics``) or ``cv:combined``
@@ -85,7 +85,7 @@ def paired_difference_ci(pair: PairedSample, estimator: str, *, level: float = 0
     return family.interval(terms, population, noise=difference_noise(pair), level=level)
 
 
-def paired_difference_estimates(pair: PairedSample, *, level: float = 0.8) -> list[dict]:
+def paired_difference_estimates(pair: PairedSample, *, level: float) -> list[dict]:
     """Every estimator of the difference on one pair: rows with ``estimator, n_shared, difference,
     ci_low, ci_high, p_value``."""
     rows = []

@@ -135,7 +135,7 @@ def plan_design(
     components: PlanComponents,
     target_width: float,
     *,
-    level: float = 0.8,
+    level: float,
     cost_per_judgment: float = 1.0,
     cost_per_item: float = 0.0,
     k_max: int = 10,

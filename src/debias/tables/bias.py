@@ -204,7 +204,7 @@ def system_level_points(
     joined: Mapping[str, pd.DataFrame],
     prompt: str,
     metric: str,
-    level: float = 0.8,
+    level: float,
     replicates: int = 1000,
     seed: int = 0,
 ) -> tuple[list[SystemPoint], float]:

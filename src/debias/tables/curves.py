@@ -36,7 +36,7 @@ def system_experiment(
     metrics: Sequence[str],
     replicates: int,
     seed: int,
-    level: float = 0.8,
+    level: float,
     de_range: Sequence[float] = (0.2, 0.9),
     grid_dense: int = DEFAULT_DENSE,
     grid_points: int = DEFAULT_POINTS,
