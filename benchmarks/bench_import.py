@@ -2,7 +2,7 @@
 
 The table: systems x items x raters rating rows (default 20 x 83,334 x 3 = 5,000,040 rows), with
 output texts and a metric score, written as TSV to a temporary folder. Each measured step runs in
-its own process, so its peak resident memory (ru_maxrss) is its own. Targets for 5 million rows:
+its own process, so its peak resident memory (VmHWM) is its own. Targets for 5 million rows:
 import within 30 s and 1 GB.
 
     python benchmarks/bench_import.py [--systems 20 --items 83334 --raters 3] [--api]
@@ -56,27 +56,29 @@ import sys
 import pandas as pd
 import debias
 table = sys.argv[1]
-frame = pd.read_csv(table, sep="\\t", quoting=3, engine="pyarrow")
+frame = pd.read_csv(table, sep="\\t", engine="pyarrow")
 rows = debias.estimate(frame, item="item", system="system", judgment="score", rater="rater", scores=["bleu"])
 assert len(rows) > 0
 """
 
 
+# VmHWM, the peak resident memory of the process's own address space (ru_maxrss would carry
+# over this parent's peak, which writing the table raised, through fork and exec).
 PEAK = (
-    "import atexit, resource, sys\n"
-    "atexit.register(lambda: print('peak', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr))\n"
+    "import atexit, sys\n"
+    "atexit.register(lambda: print(next(line for line in open('/proc/self/status') if line.startswith('VmHWM')),"
+    " file=sys.stderr))\n"
 )
 
 
 def measure(code: str, *args: str) -> tuple[float, float]:
-    """Wall seconds and peak resident memory (MB, the process's own ru_maxrss) of ``python -c
-    code args``."""
+    """Wall seconds and peak resident memory (MB) of ``python -c code args``."""
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", PEAK + code, *args], capture_output=True, text=True)
     seconds = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"failed ({done.returncode}): {done.stderr[-2000:]}")
-    peak = next(line for line in done.stderr.splitlines()[::-1] if line.startswith("peak "))
+    peak = next(line for line in done.stderr.splitlines()[::-1] if line.startswith("VmHWM"))
     return seconds, int(peak.split()[1]) / 1024
 
 
