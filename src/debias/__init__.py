@@ -4,10 +4,10 @@ many judgments that saves (Chaganty, Mussmann and Liang, ACL 2018).
 The public API, importable from here:
 
 - on a long table (one row per judgment): :func:`estimate`, :func:`compare`, :func:`plan`
-  (:mod:`debias.api`);
+  (:mod:`debias.api`); of pairwise verdicts: :func:`preferences`, :func:`judge_agreement`;
 - on arrays: :func:`estimate_mean`, :func:`variance_components`, :func:`data_efficiency`;
-- the data model: :class:`Judgments`, :class:`EvalSample`, :class:`PairedSample`
-  (:mod:`debias.data`) and the result :class:`MeanEstimate`.
+- the data model: :class:`Judgments`, :class:`EvalSample`, :class:`PairedSample`,
+  :class:`JudgedPairs` (:mod:`debias.data`) and the result :class:`MeanEstimate`.
 
 The statistics core, :mod:`debias.stats`, needs numpy and scipy only. Names are loaded on
 first use, so ``import debias`` stays light.
@@ -19,6 +19,7 @@ import importlib
 
 __all__ = [
     "EvalSample",
+    "JudgedPairs",
     "Judgments",
     "MeanEstimate",
     "PairedSample",
@@ -26,7 +27,9 @@ __all__ = [
     "data_efficiency",
     "estimate",
     "estimate_mean",
+    "judge_agreement",
     "plan",
+    "preferences",
     "variance_components",
 ]
 
@@ -34,11 +37,14 @@ _HOMES = {
     "EvalSample": "debias.data",
     "Judgments": "debias.data",
     "PairedSample": "debias.data",
+    "JudgedPairs": "debias.data",
     "MeanEstimate": "debias.stats.intervals",
     "compare": "debias.api",
     "data_efficiency": "debias.api",
     "estimate": "debias.api",
     "estimate_mean": "debias.api",
+    "judge_agreement": "debias.api",
+    "preferences": "debias.api",
     "plan": "debias.api",
     "variance_components": "debias.api",
 }

@@ -36,7 +36,9 @@ __all__ = [
     "data_efficiency",
     "estimate",
     "estimate_mean",
+    "judge_agreement",
     "plan",
+    "preferences",
     "variance_components",
 ]
 
@@ -313,3 +315,121 @@ def data_efficiency(rho, gamma):
     if not (np.all(np.abs(rho_) <= 1) and np.all(gamma_ >= 0)):
         raise ValueError(f"expected a correlation rho in [-1, 1] and gamma >= 0, found rho={rho!r}, gamma={gamma!r}")
     return theory_data_efficiency(rho, gamma)
+
+
+def _level(level: float | None) -> float:
+    """The configured default level (the schema's ``estimates.level``), read at call time."""
+    return section_defaults("estimates")["level"] if level is None else level
+
+
+def preferences(
+    frame: pd.DataFrame,
+    *,
+    item: str,
+    system_a: str,
+    system_b: str,
+    verdict: str,
+    rater: str | None = None,
+    judges: Sequence[str] = (),
+    pool: pd.DataFrame | None = None,
+    level: float | None = None,
+    ties: str = "half",
+    mapping: Mapping | None = None,
+) -> pd.DataFrame:
+    """Win rates and Bradley-Terry strengths of every system from pairwise verdicts, by every estimator.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        One row per human verdict of a battle (item, system A, system B); a row with an empty
+        verdict is a battle only the judges saw (:func:`debias.io.pairs.read_pair_table`).
+    item, system_a, system_b, verdict : str
+        Columns naming the item and the two systems, and holding the human verdict (a/b/tie,
+        model_a/model_b/tie/tie (bothbad); numeric codes through ``mapping``).
+    rater : str, optional
+        Column naming the rater: several raters of a battle are averaged, and their
+        disagreement is in ``attrs["rater_variance"]``.
+    judges : sequence of str
+        Columns with an LLM judge's verdict each (answers that are not verdicts count as missing).
+    pool : pandas.DataFrame, optional
+        Battles without human verdicts, with ``item``, ``system_a``, ``system_b`` and the judges' columns.
+    level : float, optional
+        Nominal coverage; default the configuration's ``estimates.level``.
+    ties : {"half", "drop"}
+        Win rates with a tie as half a win, or without ties.
+    mapping : mapping, optional
+        Extra verdict spellings or numeric codes, e.g. ``{1: "a", 2: "b", 0: "tie"}``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per system x estimand (``win_rate``, ``strength``) x estimator (``human``,
+        ``judge:<j>``, ``ppi++:<j>``, ``ppi++:combined``): columns
+        :data:`debias.tables.preferences.PREFERENCE_COLUMNS`; ``attrs`` as in
+        :func:`debias.tables.preferences.preference_table`. Strengths are natural-log odds
+        centred to mean 0 (:mod:`debias.stats.preferences`).
+
+    Examples
+    --------
+    >>> import pandas as pd, debias
+    >>> frame = pd.DataFrame({"q": list("abcdef"), "A": ["x", "y", "x", "z", "y", "x"],
+    ...                       "B": ["y", "z", "z", "x", "x", "y"],
+    ...                       "winner": ["model_a", "model_b", "tie", "model_b", "tie", "model_a"]})
+    >>> table = debias.preferences(frame, item="q", system_a="A", system_b="B", verdict="winner", level=0.9)
+    >>> rows = table.query("estimand == 'win_rate' and estimator == 'human'")
+    >>> rows[["system", "estimate", "n_human"]].round(3).values.tolist()
+    [['x', 0.8, 5], ['y', 0.125, 4], ['z', 0.5, 3]]
+    """
+    from debias.io.pairs import read_pair_table
+    from debias.tables.preferences import preference_table
+
+    pairs = read_pair_table(
+        frame,
+        item=item,
+        system_a=system_a,
+        system_b=system_b,
+        verdict=verdict,
+        rater=rater,
+        judges=judges,
+        pool=pool,
+        mapping=mapping,
+    )
+    return preference_table(pairs, level=_level(level), ties=ties)
+
+
+def judge_agreement(
+    frame: pd.DataFrame,
+    *,
+    item: str,
+    system_a: str,
+    system_b: str,
+    verdict: str,
+    judges: Sequence[str],
+    rater: str | None = None,
+    pool: pd.DataFrame | None = None,
+    level: float | None = None,
+    mapping: Mapping | None = None,
+) -> pd.DataFrame:
+    """How each judge agrees with people: accuracy, Cohen's kappa, tie rates and each system's
+    judge bias with its interval; parameters as in :func:`preferences`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per judge x system: :data:`debias.tables.preferences.AGREEMENT_COLUMNS`.
+    """
+    from debias.io.pairs import read_pair_table
+    from debias.tables.preferences import agreement_table
+
+    pairs = read_pair_table(
+        frame,
+        item=item,
+        system_a=system_a,
+        system_b=system_b,
+        verdict=verdict,
+        rater=rater,
+        judges=judges,
+        pool=pool,
+        mapping=mapping,
+    )
+    return agreement_table(pairs, level=_level(level))

@@ -191,7 +191,9 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="debias", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="{estimate,compare,plan,import}")
+    commands = parser.add_subparsers(
+        dest="command", required=True, metavar="{estimate,compare,plan,import,preferences}"
+    )
 
     def common(sub):
         sub.add_argument(
@@ -284,9 +286,11 @@ def _parser() -> argparse.ArgumentParser:
         help="variance of one judgment around its item's score, for a pilot with one judgment per item "
         "(default: plan.annotator_variance; without it such a pilot plans items only)",
     )
-    from debias.cli.importing import add_command
+    from debias.cli.importing import add_command as add_import
+    from debias.cli.preferences import add_command as add_preferences
 
-    add_command(commands)
+    add_import(commands)
+    add_preferences(commands)
     return parser
 
 
@@ -296,6 +300,14 @@ def main(argv=None) -> int:
         from debias.cli.importing import run_command
 
         return run_command(args)
+    if args.command == "preferences":
+        from debias.cli.preferences import run_command
+
+        try:
+            return run_command(args, _emit)
+        except BrokenPipeError:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 0
     if args.command == "compare" and len(args.systems) < 2:
         _parser().error("compare needs at least two system files")
     try:

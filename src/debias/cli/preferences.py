@@ -1,0 +1,89 @@
+"""``debias preferences``: win rates and Bradley-Terry strengths from a table of pairwise verdicts."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from debias.io.canonical import InputError
+from debias.io.importer import FORMATS, read_long_table
+from debias.io.scores import number_in
+
+
+def add_command(commands) -> None:
+    """The ``debias preferences`` subcommand's arguments."""
+    sub = commands.add_parser(
+        "preferences",
+        help="win rates and Bradley-Terry strengths from pairwise verdicts of people and LLM judges",
+        description="Print one row per system, estimand (win_rate, strength) and estimator (human, judge:<j>, "
+        "ppi++:<j>, ppi++:combined) from a table with one row per human verdict of a battle (item, system A, "
+        "system B) and one column per judge; a row with an empty verdict is a battle only the judges saw. "
+        "Verdicts: a/b/tie or model_a/model_b/tie/tie (bothbad), any case. With --agreement, print how each "
+        "judge agrees with people instead.",
+    )
+    sub.add_argument("table", help="the table (CSV, TSV, Parquet or JSONL, plain or gzipped)")
+    sub.add_argument("--item", required=True, metavar="COL", help="column naming the item (the battle's input)")
+    sub.add_argument("--system-a", required=True, metavar="COL", help="column naming system A")
+    sub.add_argument("--system-b", required=True, metavar="COL", help="column naming system B")
+    sub.add_argument("--verdict", required=True, metavar="COL", help="column with the human verdict")
+    sub.add_argument("--rater", metavar="COL", help="column naming the rater (several raters of a battle)")
+    sub.add_argument(
+        "--judge", action="append", default=[], metavar="COL", help="a judge's verdict column (repeatable)"
+    )
+    sub.add_argument("--pool", metavar="TABLE", help="a table of battles without human verdicts (judges only)")
+    sub.add_argument(
+        "--level", type=number_in(0, 1), help="interval level in (0, 1) (default: the configuration's estimates.level)"
+    )
+    sub.add_argument(
+        "--ties", choices=("half", "drop"), default="half", help="a tie is half a win, or ties are left out"
+    )
+    sub.add_argument("--agreement", action="store_true", help="print the judge-human agreement table")
+    sub.add_argument(
+        "--figure",
+        metavar="PATH",
+        help="also draw the win rates with their intervals per estimator to PATH.pdf and PATH.png",
+    )
+    sub.add_argument(
+        "--table-format", choices=sorted(set(FORMATS.values())), help="format of the tables (default: from the name)"
+    )
+    sub.add_argument(
+        "--format", choices=("csv", "markdown"), default="csv", help="output format (default: %(default)s)"
+    )
+
+
+def run_command(args, emit) -> int:
+    """Run ``debias preferences``; exit status 2 with a one-line message on bad input."""
+    from debias.config.settings import section_defaults
+    from debias.io.pairs import read_pair_table
+    from debias.tables.preferences import agreement_table, preference_table
+
+    level = args.level if args.level is not None else section_defaults("estimates")["level"]
+    try:
+        frame = read_long_table(args.table, args.table_format)
+        pool = read_long_table(args.pool, args.table_format) if args.pool else None
+        pairs = read_pair_table(
+            frame,
+            item=args.item,
+            system_a=args.system_a,
+            system_b=args.system_b,
+            verdict=args.verdict,
+            rater=args.rater,
+            judges=args.judge,
+            pool=pool,
+            source=args.table,
+        )
+        if args.agreement:
+            if not args.judge:
+                raise InputError("--agreement", "name at least one --judge column")
+            table = agreement_table(pairs, level=level)
+        else:
+            table = preference_table(pairs, level=level, ties=args.ties)
+            if args.figure:
+                from debias.plots import draw_preferences, save_figure
+
+                save_figure(draw_preferences(table, title=Path(args.table).name), args.figure)
+    except (InputError, ValueError) as error:
+        print(f"debias preferences: error: {error}", file=sys.stderr)
+        return 2
+    emit(table, args.format, sys.stdout)
+    return 0

@@ -1,0 +1,401 @@
+r"""Judged pairs: battles between two systems, with human and judge verdicts (see :mod:`debias.data`).
+
+A *battle* is one item (an input) answered by two systems, A and B. A verdict is coded as the
+score of system A: 1 (A is better), 0.5 (a tie) or 0 (B is better); NaN means no verdict. A
+battle has any number of human verdicts (several raters, or none: a battle of the unlabelled
+pool) and one verdict of each named judge (NaN where the judge gave none or an answer that is not
+a verdict).
+
+The verdict spellings of the public pairwise datasets are read by :func:`verdict_codes`:
+
+=====================================  ======
+spelling (case and spaces ignored)     code
+=====================================  ======
+``a``, ``model_a``                     1
+``b``, ``model_b``                     0
+``tie``, ``tie (bothbad)``             0.5
+empty, ``None``, NaN                   missing
+=====================================  ======
+
+(Chatbot Arena and MT-Bench write ``model_a``, ``model_b``, ``tie`` and ``tie (bothbad)``.)
+Numbers are read only through an explicit ``mapping`` such as ``{1: "a", 2: "b", 0: "tie"}``:
+whether 1 means "A wins" or "first option" is the dataset's convention, not a guess.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import NamedTuple
+
+import numpy as np
+
+__all__ = ["VERDICT_SPELLINGS", "JudgedPairs", "UnknownVerdicts", "VerdictCodes", "verdict_codes"]
+
+#: Accepted verdict spellings, lower case with spaces removed, and their codes (the score of A).
+VERDICT_SPELLINGS: dict[str, float] = {
+    "a": 1.0,
+    "model_a": 1.0,
+    "b": 0.0,
+    "model_b": 0.0,
+    "tie": 0.5,
+    "tie(bothbad)": 0.5,
+}
+_MISSING = {"", "nan", "none", "null"}
+
+
+class UnknownVerdicts(ValueError):
+    """Human verdicts that are not a known spelling.
+
+    Attributes
+    ----------
+    counts : dict
+        Each unknown value (as given) and how often it occurs.
+    first : int
+        Position of the first unknown value.
+    """
+
+    def __init__(self, counts: Mapping, first: int, what: str = "human verdicts"):
+        self.counts = dict(counts)
+        self.first = int(first)
+        listed = ", ".join(f"{value!r} ({count}x)" for value, count in list(self.counts.items())[:10])
+        more = f" and {len(self.counts) - 10} more" if len(self.counts) > 10 else ""
+        numeric = any(_is_number(value) for value in self.counts)
+        hint = " Numeric codes need an explicit mapping, e.g. {1: 'a', 2: 'b', 0: 'tie'}." if numeric else ""
+        super().__init__(
+            f"unknown {what}: {listed}{more}; expected one of a/b/tie, model_a/model_b/tie/tie (bothbad)"
+            f" (case and spaces ignored).{hint}"
+        )
+
+
+class VerdictCodes(NamedTuple):
+    """Codes of a column of verdicts: ``codes`` (score of A, NaN = missing) and ``unknown``
+    (each value that is not a verdict, with its count: only a judge's column has any)."""
+
+    codes: np.ndarray
+    unknown: dict
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool | np.bool_)
+
+
+def _normal(value) -> str | None:
+    """A verdict's spelling for lookup: lower case, spaces removed; integral numbers as integers;
+    ``None`` for a missing value."""
+    if value is None:
+        return None
+    if _is_number(value):
+        number = float(value)
+        if math.isnan(number):
+            return None
+        return str(int(number)) if number.is_integer() else repr(number)
+    text = "".join(str(value).split()).lower()
+    return None if text in _MISSING else text
+
+
+def _lookup(mapping: Mapping | None) -> dict[str, float]:
+    table = dict(VERDICT_SPELLINGS)
+    if mapping is None:
+        return table
+    for key, target in mapping.items():
+        spelling = _normal(key)
+        if spelling is None:
+            raise ValueError(f"verdict mapping: key {key!r} is a missing value")
+        if _is_number(target) and float(target) in (0.0, 0.5, 1.0):
+            table[spelling] = float(target)
+        elif _normal(target) in VERDICT_SPELLINGS and not _is_number(target):
+            table[spelling] = VERDICT_SPELLINGS[_normal(target)]
+        else:
+            raise ValueError(
+                f"verdict mapping: {key!r} -> {target!r}; a target must be a/b/tie (or model_a/model_b) or 1/0.5/0"
+            )
+    return table
+
+
+def verdict_codes(values, *, mapping: Mapping | None = None, judge: str | None = None) -> VerdictCodes:
+    """Verdicts as the score of system A: 1, 0.5 or 0, NaN for a missing verdict.
+
+    Parameters
+    ----------
+    values : array_like
+        Verdicts as written (module notes for the spellings).
+    mapping : mapping, optional
+        Extra spellings or numeric codes, each to a spelling (``"a"``, ``"b"``, ``"tie"``) or a
+        code (1, 0.5, 0), e.g. ``{1: "a", 2: "b", 0: "tie"}``.
+    judge : str, optional
+        The judge whose verdicts these are. A judge's value that is not a verdict is missing for
+        that judge and counted in ``unknown``; without ``judge`` (human verdicts) it is an error.
+
+    Returns
+    -------
+    VerdictCodes
+        ``(codes, unknown)``.
+
+    Raises
+    ------
+    UnknownVerdicts
+        Human verdicts that are not a known spelling, listed with their counts.
+
+    Examples
+    --------
+    >>> verdict_codes(["model_a", "Tie (bothbad)", " B ", None]).codes.tolist()
+    [1.0, 0.5, 0.0, nan]
+    >>> verdict_codes(["a", "garbage", "garbage"], judge="gpt-4").unknown
+    {'garbage': 2}
+    """
+    array = np.asarray(values, dtype=object).ravel()
+    index: dict = {}
+    positions = np.fromiter((index.setdefault(v, len(index)) for v in array), dtype=np.int64, count=array.size)
+    distinct = list(index)
+    table = _lookup(mapping)
+    spellings = [_normal(v) for v in distinct]
+    codes_of = np.array([np.nan if s is None else table.get(s, np.nan) for s in spellings], dtype=float)
+    unknown_of = np.array([s is not None and s not in table for s in spellings], dtype=bool)
+    unknown: dict = {}
+    if unknown_of.any():
+        counts = np.bincount(positions, minlength=len(distinct))
+        for k in np.flatnonzero(unknown_of):
+            unknown[distinct[k]] = unknown.get(distinct[k], 0) + int(counts[k])
+        if judge is None:
+            first = int(np.flatnonzero(unknown_of[positions])[0])
+            raise UnknownVerdicts(unknown, first)
+    return VerdictCodes(codes_of[positions] if array.size else np.zeros(0), unknown)
+
+
+def _codes(values, what: str) -> np.ndarray:
+    values = np.asarray(values, dtype=float)
+    bad = ~(np.isnan(values) | (values == 0.0) | (values == 0.5) | (values == 1.0))
+    if bad.any():
+        raise ValueError(f"{what} must be coded 1, 0.5, 0 or NaN (found {values[bad][:3].tolist()})")
+    return values
+
+
+@dataclass(frozen=True, eq=False)
+class JudgedPairs:
+    r"""B battles between pairs of systems with their human and judge verdicts, battle after battle.
+
+    Attributes
+    ----------
+    systems : tuple of str
+        System names; ``system_a`` and ``system_b`` index them.
+    system_a, system_b : numpy.ndarray of int, shape (B,)
+        The two systems of each battle (never the same).
+    human : numpy.ndarray, shape (V,)
+        Every human verdict (score of A), battle 0's first, then battle 1's, ...
+    human_counts : numpy.ndarray of int, shape (B,)
+        Human verdicts of each battle, :math:`k_i \ge 0` (0: a battle of the unlabelled pool).
+    judges : tuple of str
+        Judge names, the columns of ``judge_verdicts``.
+    judge_verdicts : numpy.ndarray, shape (B, J)
+        Each judge's verdict (score of A) on each battle, NaN where it gave none.
+    items : numpy.ndarray of str, shape (B,), optional
+        The item (input) of each battle.
+    judge_unknown : numpy.ndarray of int, shape (J,)
+        Answers of each judge that were not verdicts (now missing), for the record.
+
+    Notes
+    -----
+    Derived, once: :attr:`human_mean` (each battle's mean human verdict, NaN with none),
+    :attr:`labelled` (battles with a human verdict) and :attr:`rater_variance` (the pooled
+    variance of one rater's verdict around its battle's mean, the preference analogue of the
+    paper's :math:`\sigma_a^2`).
+    """
+
+    systems: tuple[str, ...]
+    system_a: np.ndarray
+    system_b: np.ndarray
+    human: np.ndarray
+    human_counts: np.ndarray
+    judges: tuple[str, ...] = ()
+    judge_verdicts: np.ndarray | None = None
+    items: np.ndarray | None = None
+    judge_unknown: np.ndarray | None = field(default=None)
+
+    def __post_init__(self):
+        systems = tuple(str(s) for s in self.systems)
+        a = np.asarray(self.system_a, dtype=np.int64)
+        b = np.asarray(self.system_b, dtype=np.int64)
+        if a.ndim != 1 or a.shape != b.shape:
+            raise ValueError(f"system_a and system_b must be one-dimensional of equal length ({a.shape}, {b.shape})")
+        if len(set(systems)) != len(systems):
+            raise ValueError("system names must be distinct")
+        for name, index in (("system_a", a), ("system_b", b)):
+            if index.size and (index.min() < 0 or index.max() >= len(systems)):
+                raise ValueError(f"{name} must index the {len(systems)} systems")
+        if np.any(a == b):
+            first = int(np.flatnonzero(a == b)[0])
+            raise ValueError(f"battle {first}: a system cannot battle itself ({systems[a[first]]!r})")
+        counts = np.asarray(self.human_counts, dtype=np.int64)
+        human = _codes(self.human, "human verdicts").ravel()
+        if counts.shape != a.shape or np.any(counts < 0):
+            raise ValueError("human_counts needs one count >= 0 per battle")
+        if int(counts.sum()) != human.size:
+            raise ValueError(f"human_counts add up to {int(counts.sum())} but there are {human.size} human verdicts")
+        if np.isnan(human).any():
+            raise ValueError("human verdicts are stored without missing values (a battle without one has count 0)")
+        judges = tuple(str(j) for j in self.judges)
+        verdicts = np.zeros((a.size, 0)) if self.judge_verdicts is None else self.judge_verdicts
+        verdicts = _codes(verdicts, "judge verdicts")
+        if verdicts.ndim == 1:
+            verdicts = verdicts[:, None]
+        if verdicts.shape != (a.size, len(judges)):
+            raise ValueError(f"judge_verdicts must have shape ({a.size}, {len(judges)}), got {verdicts.shape}")
+        if len(set(judges)) != len(judges):
+            raise ValueError("judge names must be distinct")
+        unknown = np.zeros(len(judges), np.int64) if self.judge_unknown is None else self.judge_unknown
+        unknown = np.asarray(unknown, dtype=np.int64)
+        if unknown.shape != (len(judges),):
+            raise ValueError("judge_unknown needs one count per judge")
+        items = None if self.items is None else np.asarray(self.items, dtype=object)
+        if items is not None and items.shape != a.shape:
+            raise ValueError(f"{items.size} items for {a.size} battles")
+        for array in (a, b, counts, human, verdicts, unknown, *([] if items is None else [items])):
+            array.setflags(write=False)
+        for name, value in (
+            ("systems", systems),
+            ("system_a", a),
+            ("system_b", b),
+            ("human", human),
+            ("human_counts", counts),
+            ("judges", judges),
+            ("judge_verdicts", verdicts),
+            ("judge_unknown", unknown),
+            ("items", items),
+        ):
+            object.__setattr__(self, name, value)
+
+    @classmethod
+    def from_arrays(
+        cls,
+        system_a: Sequence[str],
+        system_b: Sequence[str],
+        human,
+        judges: Mapping[str, Sequence[float]] | None = None,
+        *,
+        items: Sequence[str] | None = None,
+        systems: Sequence[str] | None = None,
+    ) -> JudgedPairs:
+        """From system names per battle, human verdicts (one code per battle, NaN for none, or one
+        list of codes per battle) and ``{judge: codes}``; systems in order of appearance unless given.
+
+        Examples
+        --------
+        >>> pairs = JudgedPairs.from_arrays(["x", "y"], ["y", "z"], [[1, 0.5], np.nan], {"j": [1, 0]})
+        >>> pairs.systems, pairs.human_counts.tolist(), pairs.human_mean.tolist()
+        (('x', 'y', 'z'), [2, 0], [0.75, nan])
+        """
+        names_a, names_b = [str(s) for s in system_a], [str(s) for s in system_b]
+        if systems is None:
+            systems = list(dict.fromkeys(names_a + names_b))
+        position = {name: k for k, name in enumerate(systems)}
+        missing = sorted(set(names_a + names_b) - set(position))
+        if missing:
+            raise ValueError(f"systems {missing[:5]} are not among the systems given")
+        a = np.array([position[s] for s in names_a], dtype=np.int64)
+        b = np.array([position[s] for s in names_b], dtype=np.int64)
+        if isinstance(human, np.ndarray) or all(np.ndim(v) == 0 for v in human):
+            flat = np.asarray(human, dtype=float).ravel()
+            counts = (~np.isnan(flat)).astype(np.int64)
+            flat = flat[~np.isnan(flat)]
+        else:
+            lists = [np.asarray([] if v is None else v, dtype=float).ravel() for v in human]
+            lists = [v[~np.isnan(v)] for v in lists]
+            counts = np.array([v.size for v in lists], dtype=np.int64)
+            flat = np.concatenate(lists) if lists else np.zeros(0)
+        judges = dict(judges or {})
+        verdicts = np.column_stack([np.asarray(v, dtype=float) for v in judges.values()]) if judges else None
+        return cls(tuple(systems), a, b, flat, counts, tuple(judges), verdicts, items)
+
+    # Derived quantities ---------------------------------------------------------------------
+
+    @property
+    def n_battles(self) -> int:
+        return int(self.system_a.size)
+
+    def __len__(self) -> int:
+        return self.n_battles
+
+    @property
+    def n_systems(self) -> int:
+        return len(self.systems)
+
+    @cached_property
+    def offsets(self) -> np.ndarray:
+        """Where each battle's human verdicts start in :attr:`human` (length B + 1)."""
+        return np.concatenate([[0], np.cumsum(self.human_counts)]).astype(np.int64)
+
+    @cached_property
+    def labelled(self) -> np.ndarray:
+        """Mask of the battles with at least one human verdict."""
+        return self.human_counts > 0
+
+    @cached_property
+    def human_mean(self) -> np.ndarray:
+        """Each battle's mean human verdict (NaN for a battle without one)."""
+        sums = np.bincount(np.repeat(np.arange(self.n_battles), self.human_counts), self.human, self.n_battles)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(self.labelled, sums / np.maximum(self.human_counts, 1), np.nan)
+
+    def human_share(self, code: float) -> np.ndarray:
+        """Each battle's share of human verdicts equal to ``code`` (NaN without one): with
+        ``code=1`` the share saying A is better."""
+        battle = np.repeat(np.arange(self.n_battles), self.human_counts)
+        hits = np.bincount(battle, (self.human == code).astype(float), self.n_battles)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(self.labelled, hits / np.maximum(self.human_counts, 1), np.nan)
+
+    @cached_property
+    def rater_variance(self) -> float:
+        r"""Pooled variance of one rater's verdict around its battle's mean,
+        :math:`\sum_i\sum_r (v_{ir} - \bar v_i)^2 / \sum_i (k_i - 1)` over the battles rated at
+        least twice (NaN without such battles)."""
+        battle = np.repeat(np.arange(self.n_battles), self.human_counts)
+        deviations = self.human - self.human_mean[battle]
+        dof = int(np.sum(np.maximum(self.human_counts - 1, 0)))
+        return float(deviations @ deviations / dof) if dof else float("nan")
+
+    @property
+    def n_multiply_rated(self) -> int:
+        """Battles with at least two human verdicts."""
+        return int(np.sum(self.human_counts >= 2))
+
+    def take(self, index) -> JudgedPairs:
+        """The battles at ``index`` (integer positions or a boolean mask), in that order."""
+        index = np.asarray(index)
+        if index.dtype == bool:
+            index = np.flatnonzero(index)
+        starts, counts = self.offsets[index], self.human_counts[index]
+        flat = np.repeat(starts - np.concatenate([[0], np.cumsum(counts)[:-1]]), counts) + np.arange(counts.sum())
+        return JudgedPairs(
+            self.systems,
+            self.system_a[index],
+            self.system_b[index],
+            self.human[flat.astype(np.int64)],
+            counts,
+            self.judges,
+            self.judge_verdicts[index],
+            None if self.items is None else self.items[index],
+            self.judge_unknown,
+        )
+
+    def without_human(self, index) -> JudgedPairs:
+        """The same battles with the human verdicts of ``index`` (positions or mask) removed:
+        those battles join the unlabelled pool."""
+        drop = np.zeros(self.n_battles, bool)
+        drop[np.asarray(index)] = True
+        keep_verdict = np.repeat(~drop, self.human_counts)
+        counts = np.where(drop, 0, self.human_counts)
+        return JudgedPairs(
+            self.systems,
+            self.system_a,
+            self.system_b,
+            self.human[keep_verdict],
+            counts,
+            self.judges,
+            self.judge_verdicts,
+            self.items,
+            self.judge_unknown,
+        )

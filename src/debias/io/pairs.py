@@ -1,0 +1,200 @@
+"""Judged pairs from a long table: one row per human verdict, judges' verdicts as columns.
+
+A battle is a row's (item, system A, system B), names trimmed of surrounding whitespace. Rows of
+the same battle are its raters' verdicts (``rater`` names them; a rater judging a battle twice is
+refused); a row with an empty verdict is a battle of the unlabelled pool, and so is every row of
+the optional ``pool`` table (same columns, its verdict column, if any, ignored). A judge's verdict
+must be the same on every row of a battle (a pool row with the key of a battle of the table is a row
+of that battle). Two conversations of the same item between the same two systems are two battles
+only if ``item`` tells them apart (a battle number, say). Verdict spellings: :mod:`debias.data.pairs`.
+
+Errors are :class:`~debias.io.canonical.InputError` naming the table, the row (1-based with the
+header as row 1, as a spreadsheet shows it) and the column.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from debias.data.pairs import JudgedPairs, UnknownVerdicts, verdict_codes
+from debias.io.canonical import InputError
+
+__all__ = ["read_pair_table"]
+
+
+def _names(values: pd.Series, column: str, row_name) -> tuple[np.ndarray, np.ndarray]:
+    """``(codes, names)`` of a column of names trimmed of surrounding whitespace; an empty or
+    missing name is an error naming its row."""
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    trimmed = np.array([str(u).strip() for u in uniques], dtype=object)
+    merged, names = pd.factorize(trimmed) if trimmed.size else (np.zeros(0, np.int64), np.zeros(0, object))
+    empty = codes < 0
+    if trimmed.size:
+        empty |= (trimmed == "")[np.maximum(codes, 0)] & (codes >= 0)
+    if empty.any():
+        raise InputError(row_name(int(np.flatnonzero(empty)[0])), f"column {column!r} is empty")
+    return np.asarray(merged, dtype=np.int64)[codes], np.asarray(names, dtype=object)
+
+
+def _columns(frame: pd.DataFrame, columns: Sequence[str], source: str) -> None:
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise InputError(source, f"no column {missing[0]!r} (columns: {list(frame.columns)})")
+
+
+def _verdicts(values: pd.Series, column: str, row_name, mapping, judge=None):
+    """``(codes, unknown)`` of a column of verdicts, read once per distinct value."""
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    uniques = np.asarray(uniques, dtype=object)
+    if judge is None:
+        try:
+            coded = verdict_codes(uniques, mapping=mapping)
+        except UnknownVerdicts:
+            try:
+                verdict_codes(values.to_numpy(dtype=object), mapping=mapping)
+            except UnknownVerdicts as error:
+                raise InputError(row_name(error.first), f"column {column!r}: {error}") from None
+            raise
+        unknown = {}
+    else:
+        coded = verdict_codes(uniques, mapping=mapping, judge=judge)
+        frequency = np.bincount(codes[codes >= 0], minlength=uniques.size)
+        position = {value: k for k, value in enumerate(uniques)}
+        unknown = {value: int(frequency[position[value]]) for value in coded.unknown}
+    full = np.full(codes.size, np.nan)
+    full[codes >= 0] = coded.codes[codes[codes >= 0]]
+    return full, unknown
+
+
+def read_pair_table(
+    frame: pd.DataFrame,
+    *,
+    item: str,
+    system_a: str,
+    system_b: str,
+    verdict: str,
+    rater: str | None = None,
+    judges: Sequence[str] = (),
+    pool: pd.DataFrame | None = None,
+    mapping: Mapping | None = None,
+    source: str = "table",
+) -> JudgedPairs:
+    """The battles of a long table (and of an unlabelled ``pool`` table) as :class:`JudgedPairs`.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        One row per human verdict (module notes).
+    item, system_a, system_b, verdict : str
+        Columns naming the item, the two systems and holding the human verdict.
+    rater : str, optional
+        Column naming the rater of each verdict.
+    judges : sequence of str
+        Columns with a judge's verdict each; the column name is the judge's name.
+    pool : pandas.DataFrame, optional
+        Battles without human verdicts: ``item``, ``system_a``, ``system_b`` and the judges' columns.
+    mapping : mapping, optional
+        Extra verdict spellings or numeric codes (:func:`debias.data.verdict_codes`), for people
+        and judges alike.
+    source : str
+        What the errors call ``frame`` (e.g. its file name); the pool is "pool".
+
+    Returns
+    -------
+    JudgedPairs
+        Battles in order of first appearance (the table's, then the pool's); systems too.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"q": ["q1", "q1", "q2"], "a": ["x", "x", "y"], "b": ["y", "y", "z"],
+    ...                       "winner": ["model_a", "tie", None], "gpt": ["a", "a", "b"]})
+    >>> pairs = read_pair_table(table, item="q", system_a="a", system_b="b", verdict="winner", judges=["gpt"])
+    >>> pairs.human_counts.tolist(), pairs.judge_verdicts[:, 0].tolist()
+    ([2, 0], [1.0, 0.0])
+    """
+    judges = list(dict.fromkeys(judges))
+    _columns(frame, [item, system_a, system_b, verdict, *([rater] if rater else []), *judges], source)
+    if frame.empty:
+        raise InputError(source, "the table has no rows")
+    n_rows = len(frame)
+    keep = list(dict.fromkeys([item, system_a, system_b, *judges]))
+    if pool is not None:
+        _columns(pool, keep, "pool")
+        table = pd.concat([frame[keep], pool[keep]], ignore_index=True)
+    else:
+        table = frame[keep].reset_index(drop=True)
+
+    def row_name(position: int) -> str:
+        if position < n_rows:
+            return f"{source}: row {position + 2}"
+        return f"pool: row {position - n_rows + 2}"
+
+    item_codes, item_names = _names(table[item], item, row_name)
+    both, systems = _names(pd.concat([table[system_a], table[system_b]], ignore_index=True), system_a, row_name)
+    code_a, code_b = both[: len(table)], both[len(table) :]
+    same = code_a == code_b
+    if same.any():
+        row = int(np.flatnonzero(same)[0])
+        raise InputError(
+            row_name(row), f"columns {system_a!r} and {system_b!r} name the same system {systems[code_a[row]]!r}"
+        )
+    human = np.full(len(table), np.nan)
+    human[:n_rows] = _verdicts(frame[verdict].reset_index(drop=True), verdict, row_name, mapping)[0]
+    n_systems = len(systems)
+    battle, _ = pd.factorize((item_codes * n_systems + code_a) * n_systems + code_b)
+    n_battles = int(battle.max()) + 1
+    first_row = np.full(n_battles, -1, dtype=np.int64)
+    first_row[battle[::-1]] = np.arange(battle.size)[::-1]
+    judge_matrix = np.full((n_battles, len(judges)), np.nan)
+    unknown = np.zeros(len(judges), dtype=np.int64)
+    for j, judge in enumerate(judges):
+        codes, found = _verdicts(table[judge], judge, row_name, mapping, judge=judge)
+        unknown[j] = sum(found.values())
+        first = codes[first_row[battle]]
+        conflict = ~((codes == first) | (np.isnan(codes) & np.isnan(first)))
+        if conflict.any():
+            row = int(np.flatnonzero(conflict)[0])
+            raise InputError(
+                row_name(row),
+                f"column {judge!r}: the judge's verdict differs from the one on the battle's first row"
+                f" ({row_name(int(first_row[battle[row]]))})",
+            )
+        judge_matrix[:, j] = codes[first_row]
+    has_verdict = ~np.isnan(human)
+    if rater:
+        rater_codes, rater_names = pd.factorize(frame[rater].astype(str).str.strip().to_numpy(dtype=object))
+        rater_codes = np.concatenate([rater_codes, np.full(len(table) - n_rows, -1)])
+        key = pd.Series(battle.astype(np.int64) * (len(rater_names) + 1) + rater_codes + 1)
+        duplicated = (key.duplicated() & has_verdict).to_numpy()
+        if duplicated.any():
+            row = int(np.flatnonzero(duplicated)[0])
+            name = rater_names[rater_codes[row]]
+            raise InputError(row_name(row), f"rater {name!r} judged this battle twice (column {rater!r})")
+        order = np.lexsort((np.arange(battle.size), rater_codes, battle))
+    else:
+        order = np.argsort(battle, kind="stable")
+    order = order[has_verdict[order]]
+    counts = np.bincount(battle[has_verdict], minlength=n_battles)
+    # systems in order of first appearance, row by row, A before B
+    first_a = np.full(n_systems, np.iinfo(np.int64).max)
+    first_b = first_a.copy()
+    first_a[code_a[::-1]] = 2 * np.arange(code_a.size)[::-1]  # the last write of an index wins
+    first_b[code_b[::-1]] = 2 * np.arange(code_b.size)[::-1] + 1
+    first_seen = np.minimum(first_a, first_b)
+    rank = np.empty(n_systems, dtype=np.int64)
+    rank[np.argsort(first_seen, kind="stable")] = np.arange(n_systems)
+    return JudgedPairs(
+        tuple(str(s) for s in systems[np.argsort(first_seen, kind="stable")]),
+        rank[code_a[first_row]],
+        rank[code_b[first_row]],
+        human[order],
+        counts,
+        tuple(judges),
+        judge_matrix,
+        item_names[item_codes[first_row]],
+        unknown,
+    )

@@ -1,0 +1,106 @@
+"""Figure: each system's win rate (or Bradley-Terry strength) with its interval, one bar per
+estimator, from the rows of :func:`debias.tables.preferences.preference_table`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import matplotlib as mpl
+import numpy as np
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+
+from debias.plots.style import DPI, PALETTE, STYLE, grow_to_fit
+
+__all__ = ["draw_preferences"]
+
+#: Colours of the unbiased estimators, in the order they are drawn (cycled); judges are grey.
+_COLOURS = [PALETTE["black"], PALETTE["blue"], PALETTE["vermillion"], PALETTE["bluish_green"], PALETTE["orange"]]
+_AXIS_LABELS = {"win_rate": "win rate (a tie is half a win)", "strength": "Bradley-Terry strength (log-odds, mean 0)"}
+
+
+#: Markers of the judges' (biased) estimates, all grey, in the order they are drawn (cycled).
+_JUDGE_MARKERS = ["x", "+", "v", "^", "d"]
+
+
+def _style(estimator: str, unbiased: list[str], judges: list[str]) -> dict:
+    if estimator.startswith("judge:"):
+        return {"color": PALETTE["grey"], "marker": _JUDGE_MARKERS[judges.index(estimator) % len(_JUDGE_MARKERS)]}
+    colour = _COLOURS[unbiased.index(estimator) % len(_COLOURS)]
+    return {"color": colour, "marker": "o"}
+
+
+def draw_preferences(
+    table: pd.DataFrame, *, estimand: str = "win_rate", estimators: Sequence[str] | None = None, title: str = ""
+) -> Figure:
+    """Every system's estimate of ``estimand`` with its interval, one bar per estimator.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The rows of :func:`debias.preferences`.
+    estimand : {"win_rate", "strength"}
+        What to draw.
+    estimators : sequence of str, optional
+        The estimators to draw, in this order (default: all of the table's, ``judge:*`` in grey
+        with their own markers, as they are biased).
+    title : str
+        The figure's title (the level is added).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Systems as rows, sorted by the ``human`` estimate (highest on top); a system without an
+        estimate keeps its row, empty.
+    """
+    rows = table[table["estimand"] == estimand]
+    if rows.empty:
+        raise ValueError(f"the table has no {estimand!r} rows")
+    names = list(dict.fromkeys(rows["estimator"])) if estimators is None else list(estimators)
+    unknown = [name for name in names if name not in set(rows["estimator"])]
+    if unknown:
+        raise ValueError(f"no rows of estimator {unknown[0]!r} (the table has {sorted(set(rows['estimator']))})")
+    human = rows[rows["estimator"] == "human"].set_index("system")["estimate"]
+    systems = list(dict.fromkeys(rows["system"]))
+    order = sorted(systems, key=lambda s: -np.nan_to_num(human.get(s, np.nan), nan=-np.inf))
+    unbiased = [name for name in names if not name.startswith("judge:")]
+    judges = [name for name in names if name.startswith("judge:")]
+    spacing = 0.7 / max(len(names), 1)
+    with mpl.rc_context(STYLE):
+        fig = Figure(figsize=(6.4, 0.3 * len(systems) * max(1.0, len(names) / 3) + 1.4), dpi=DPI, layout="constrained")
+        FigureCanvasAgg(fig)
+        ax = fig.subplots()
+        positions = np.arange(len(order))[::-1].astype(float)
+        handles = []
+        for k, name in enumerate(names):
+            style = _style(name, unbiased, judges)
+            part = rows[rows["estimator"] == name].set_index("system").reindex(order)
+            y = positions + 0.35 - spacing * (k + 0.5)
+            estimate, lower, upper = (part[c].to_numpy(dtype=float) for c in ("estimate", "lower", "upper"))
+            shown = np.isfinite(estimate)
+            low = np.where(np.isfinite(lower), estimate - lower, 0.0)
+            high = np.where(np.isfinite(upper), upper - estimate, 0.0)
+            ax.errorbar(
+                estimate[shown],
+                y[shown],
+                xerr=[low[shown], high[shown]],
+                fmt=style["marker"],
+                color=style["color"],
+                markersize=3.5,
+                capsize=1.5,
+                linewidth=1.0,
+                linestyle="none",
+            )
+            label = f"{name} (biased)" if name.startswith("judge:") else name
+            handles.append(Line2D([], [], color=style["color"], marker=style["marker"], label=label))
+        ax.set_yticks(positions, order)
+        ax.set_xlabel(_AXIS_LABELS.get(estimand, estimand))
+        ax.grid(axis="x", color=PALETTE["grey"], alpha=0.25, linewidth=0.6)
+        level = rows["level"].iloc[0]
+        fig.legend(handles=handles, loc="outside lower center", ncol=min(len(handles), 3))
+        heading = f"{title}: " if title else ""
+        fig.suptitle(f"{heading}{_AXIS_LABELS.get(estimand, estimand).split(' (')[0]} with {level:.0%} intervals")
+        grow_to_fit(fig)
+    return fig

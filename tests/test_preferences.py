@@ -1,0 +1,421 @@
+"""Pairwise preferences: the verdict reader, the pair table, and the estimators against ppi-python
+and a direct maximum-likelihood fit; degenerate data give rows with reasons, never a crash."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from ppi_py import ppi_logistic_ci, ppi_logistic_pointestimate, ppi_mean_ci
+from scipy.optimize import minimize
+from scipy.special import expit, log_expit
+
+import debias
+from debias.data import JudgedPairs, verdict_codes
+from debias.data.pairs import UnknownVerdicts
+from debias.io.canonical import InputError
+from debias.stats.ppi import PopulationSums, ppi_tuned_mean_ci
+from debias.stats.preferences import (
+    ALL_TIES,
+    NO_HUMAN,
+    NO_JUDGE,
+    bradley_terry,
+    effective_sample_size,
+    estimator_names,
+    judge_agreement,
+    preference_estimates,
+    win_rate_draws,
+    win_rates,
+)
+
+# Verdicts ------------------------------------------------------------------------------------
+
+
+def test_spellings_of_the_public_datasets():
+    values = ["model_a", "MODEL_B", " tie ", "Tie (bothbad)", "tie(bothbad)", "a", "B", None, "", np.nan]
+    assert verdict_codes(values).codes.tolist()[:7] == [1.0, 0.0, 0.5, 0.5, 0.5, 1.0, 0.0]
+    assert np.isnan(verdict_codes(values).codes[7:]).all()
+
+
+def test_unknown_human_verdicts_are_an_error_listing_them_with_counts():
+    with pytest.raises(UnknownVerdicts) as error:
+        verdict_codes(["a", "draw", "b", "draw", "both bad!", "a"])
+    assert error.value.counts == {"draw": 2, "both bad!": 1}
+    assert error.value.first == 1
+    assert "'draw' (2x)" in str(error.value) and "'both bad!' (1x)" in str(error.value)
+
+
+def test_numeric_codes_need_a_mapping():
+    with pytest.raises(UnknownVerdicts, match="explicit mapping"):
+        verdict_codes([1, 2, 0])
+    mapping = {1: "a", 2: "b", 0: "tie"}
+    assert verdict_codes([1, 2.0, 0, "1"], mapping=mapping).codes.tolist() == [1.0, 0.0, 0.5, 1.0]
+    assert verdict_codes(["left", "right"], mapping={"Left": 1, "RIGHT": 0}).codes.tolist() == [1.0, 0.0]
+    with pytest.raises(ValueError, match="target"):
+        verdict_codes(["x"], mapping={"x": 0.3})
+
+
+def test_a_judges_garbage_is_missing_and_counted_never_a_tie():
+    coded = verdict_codes(["a", "I cannot decide", "tie", "I cannot decide", 7], judge="j")
+    assert coded.codes[[0, 2]].tolist() == [1.0, 0.5]
+    assert np.isnan(coded.codes[[1, 3, 4]]).all()
+    assert coded.unknown == {"I cannot decide": 2, 7: 1}
+
+
+# The pair table -----------------------------------------------------------------------------
+
+
+def _frame():
+    return pd.DataFrame(
+        {
+            "q": ["q1", "q1", "q2", "q3", "q4"],
+            "A": ["x ", "x", "y", "x", "z"],
+            "B": ["y", " y", "z", "z", "y"],
+            "winner": ["model_a", "tie", "b", None, "a"],
+            "who": ["r1", "r2", "r1", "", "r1"],
+            "j": ["a", "a", "tie", "b", "garbage"],
+        }
+    )
+
+
+def test_pair_table_trims_names_groups_raters_and_keeps_pool_rows():
+    from debias.io.pairs import read_pair_table
+
+    pairs = read_pair_table(_frame(), item="q", system_a="A", system_b="B", verdict="winner", rater="who", judges=["j"])
+    assert pairs.systems == ("x", "y", "z")
+    assert pairs.human_counts.tolist() == [2, 1, 0, 1]
+    assert pairs.human_mean[0] == 0.75 and np.isnan(pairs.human_mean[2])
+    assert pairs.judge_unknown.tolist() == [1]
+    assert np.isnan(pairs.judge_verdicts[3, 0])
+    assert pairs.rater_variance == pytest.approx(0.125)  # (1 - 0.75)^2 + (0.5 - 0.75)^2 over 1 dof
+
+
+@pytest.mark.parametrize(
+    ("change", "where", "what"),
+    [
+        ({"who": ["r1", "r1", "r1", "", "r1"]}, "table: row 3", "rater 'r1' judged this battle twice"),
+        ({"winner": ["model_a", "tie", "b", None, "left"]}, "table: row 6", "'left' (1x)"),
+        ({"B": ["y", "y", "y", "z", "y"]}, "table: row 4", "name the same system 'y'"),
+        ({"j": ["a", "b", "tie", "b", "a"]}, "table: row 3", "differs from the one on the battle's first row"),
+        ({"A": ["x", "  ", "y", "x", "z"]}, "table: row 3", "column 'A' is empty"),
+    ],
+)
+def test_pair_table_errors_name_row_and_column(change, where, what):
+    frame = _frame().assign(**change)
+    with pytest.raises(InputError) as error:
+        debias.preferences(frame, item="q", system_a="A", system_b="B", verdict="winner", rater="who", judges=["j"])
+    assert error.value.where == where
+    assert what in error.value.message
+
+
+def test_missing_column_and_pool_table():
+    frame = _frame().drop(columns="who")
+    with pytest.raises(InputError, match="no column 'rater'"):
+        debias.preferences(frame, item="q", system_a="A", system_b="B", verdict="winner", rater="rater")
+    pool = pd.DataFrame({"q": ["q9"], "A": ["y"], "B": ["x"], "j": ["model_b"]})
+    table = debias.preferences(
+        frame.iloc[[0, 2, 4]], item="q", system_a="A", system_b="B", verdict="winner", judges=["j"], pool=pool
+    )
+    judge_rows = table.query("estimator == 'judge:j' and estimand == 'win_rate'").set_index("system")
+    assert judge_rows.loc["x", "n_judge"] == 2  # q1 and the pool's q9
+    assert judge_rows.loc["x", "estimate"] == 1.0
+
+
+def test_level_defaults_to_the_configured_one_at_call_time(monkeypatch):
+    import debias.api
+
+    frame = _frame()
+    args = dict(item="q", system_a="A", system_b="B", verdict="winner", rater="who")
+    assert set(debias.preferences(frame, **args)["level"]) == {0.8}
+    monkeypatch.setattr(debias.api, "section_defaults", lambda section: {"level": 0.95})
+    assert set(debias.preferences(frame, **args)["level"]) == {0.95}
+
+
+# A synthetic world ----------------------------------------------------------------------------
+
+
+def _world(seed, *, n_battles=3000, n_systems=5, n_labelled=400, ties=True, n_judges=2, missing=0.0):
+    """Battles from a Bradley-Terry model with ties, judges that agree with people more or less."""
+    rng = np.random.default_rng(seed)
+    strength = np.linspace(-1, 1, n_systems)
+    a = rng.integers(0, n_systems, n_battles)
+    b = (a + rng.integers(1, n_systems, n_battles)) % n_systems
+    p = expit(strength[a] - strength[b])
+    u = rng.random(n_battles)
+    tie = 0.2 if ties else 0.0
+    human = np.where(u < tie, 0.5, (u < tie + (1 - tie) * p).astype(float))
+    judges = {}
+    for j in range(n_judges):
+        agree = rng.random(n_battles) < 0.8 - 0.2 * j
+        other = rng.choice([0.0, 0.5, 1.0], n_battles)
+        verdict = np.where(agree, human, other)
+        verdict[rng.random(n_battles) < missing] = np.nan
+        judges[f"j{j}"] = verdict
+    labelled = np.zeros(n_battles, bool)
+    labelled[rng.choice(n_battles, n_labelled, replace=False)] = True
+    names = [f"s{k}" for k in range(n_systems)]
+    pairs = JudgedPairs.from_arrays(
+        [names[k] for k in a], [names[k] for k in b], np.where(labelled, human, np.nan), judges, systems=names
+    )
+    return pairs, labelled
+
+
+def _design(pairs, reference=0):
+    x = np.zeros((pairs.n_battles, pairs.n_systems))
+    x[np.arange(pairs.n_battles), pairs.system_a] = 1
+    x[np.arange(pairs.n_battles), pairs.system_b] = -1
+    return np.delete(x, reference, axis=1)
+
+
+def _scores(pairs, mask, s):
+    """System s's human scores in its battles within ``mask``."""
+    as_a, as_b = mask & (pairs.system_a == s), mask & (pairs.system_b == s)
+    return np.r_[pairs.human_mean[as_a], 1 - pairs.human_mean[as_b]]
+
+
+def _differences(theta):
+    return theta[:, None] - theta[None, :]
+
+
+# Bradley-Terry against a direct fit and ppi-python --------------------------------------------
+
+#: ppi-python's logistic fits start from scikit-learn, which warns about an argument it passes.
+pytestmark = pytest.mark.filterwarnings("ignore:'penalty' was deprecated:FutureWarning")
+
+
+def test_human_strengths_are_the_logistic_maximum_likelihood_fit_with_ties_as_half_wins():
+    pairs, labelled = _world(1)
+    x, y = _design(pairs)[labelled], pairs.human_mean[labelled]
+
+    def loss(beta):
+        z = x @ beta
+        return -np.sum(y * log_expit(z) + (1 - y) * log_expit(-z))
+
+    def gradient(beta):
+        return x.T @ (expit(x @ beta) - y)
+
+    direct = minimize(loss, np.zeros(x.shape[1]), jac=gradient, method="BFGS", options={"gtol": 1e-11}).x
+    direct = np.concatenate([[0.0], direct])
+    ours = bradley_terry(pairs, "human").estimate
+    assert np.max(np.abs(_differences(ours) - _differences(direct))) < 1e-6
+    assert abs(ours.mean()) < 1e-12  # centred
+    assert np.any(y == 0.5)
+
+
+def test_human_strengths_equal_ppi_python_without_ties():
+    pairs, labelled = _world(2, ties=False)
+    x = _design(pairs)
+    theirs = ppi_logistic_pointestimate(
+        x[labelled],
+        pairs.human_mean[labelled],
+        pairs.judge_verdicts[labelled, 0],
+        x[~labelled],
+        pairs.judge_verdicts[~labelled, 0],
+        lam=0,
+    )
+    ours = bradley_terry(pairs, "human").estimate
+    assert np.max(np.abs(_differences(ours) - _differences(np.concatenate([[0.0], theirs])))) < 1e-6
+
+
+@pytest.mark.parametrize("n_systems", [2, 4])
+def test_ppi_strengths_equal_ppi_pythons_logistic_ppi(n_systems):
+    """Same estimator: one weight minimising the trace of the covariance, which for two systems is
+    the same in any parametrisation; for more systems the weight is compared through the interval
+    ppi-python gives at our weight."""
+    pairs, labelled = _world(3 + n_systems, ties=False, n_systems=n_systems, n_judges=1)
+    x = _design(pairs)
+    args = (x[labelled], pairs.human_mean[labelled], pairs.judge_verdicts[labelled, 0], x[~labelled])
+    unlabelled = pairs.judge_verdicts[~labelled, 0]
+    ours = bradley_terry(pairs, "ppi++:j0", level=0.9)
+    lam = float(ours.weights[0])
+    assert 0 < lam < 1
+    if n_systems == 2:
+        theirs = ppi_logistic_pointestimate(*args, unlabelled, lam=None)
+        assert abs((ours.estimate[1] - ours.estimate[0]) - theirs[0]) < 1e-6
+    theirs = ppi_logistic_pointestimate(*args, unlabelled, lam=lam)
+    assert np.max(np.abs(_differences(ours.estimate) - _differences(np.concatenate([[0.0], theirs])))) < 1e-6
+    low, high = ppi_logistic_ci(*args, unlabelled, alpha=0.1, lam=lam)
+    c = ours.covariance
+    se_difference = np.sqrt(c.diagonal()[1:] + c[0, 0] - 2 * c[0, 1:])
+    np.testing.assert_allclose(se_difference * 2 * 1.6448536269514722, high - low, rtol=1e-5)
+
+
+def test_combined_weights_beat_each_judge_on_the_trace_they_minimise():
+    pairs, _ = _world(11, n_judges=3)
+    total = {name: np.nansum(bradley_terry(pairs, name).se ** 2) for name in ["ppi++:j0", "ppi++:j1", "ppi++:combined"]}
+    assert total["ppi++:combined"] <= min(total["ppi++:j0"], total["ppi++:j1"]) * 1.01
+
+
+# Win rates against ppi-python -------------------------------------------------------------------
+
+
+def test_win_rate_ppi_equals_ppi_mean_ci_on_two_systems():
+    pairs, labelled = _world(5, n_systems=2, n_judges=1)
+    ours = win_rates(pairs, "ppi++:j0", level=0.9)
+    for s in range(2):
+        score = np.where(pairs.system_a == s, pairs.human_mean, 1 - pairs.human_mean)
+        judge = np.where(pairs.system_a == s, pairs.judge_verdicts[:, 0], 1 - pairs.judge_verdicts[:, 0])
+        low, high = ppi_mean_ci(score[labelled], judge[labelled], judge[~labelled], alpha=0.1)
+        assert ours.lower[s] == pytest.approx(float(low[0]), abs=1e-12)
+        assert ours.upper[s] == pytest.approx(float(high[0]), abs=1e-12)
+        mine = ppi_tuned_mean_ci(score[labelled], judge[labelled], PopulationSums.of(judge), level=0.9)
+        assert ours.estimate[s] == pytest.approx(float(mine[0]), abs=1e-12)
+    # the two win rates add up to 1: their covariance is singular, with correlation -1
+    assert ours.estimate.sum() == pytest.approx(1.0)
+    assert ours.covariance[0, 1] == pytest.approx(-ours.covariance[0, 0])
+
+
+def test_win_rates_of_many_systems_are_per_system_means_with_joint_covariance():
+    pairs, labelled = _world(6)
+    human = win_rates(pairs, "human")
+    judge = win_rates(pairs, "judge:j0")
+    for s in range(pairs.n_systems):
+        mine = np.r_[
+            pairs.human_mean[labelled & (pairs.system_a == s)], 1 - pairs.human_mean[labelled & (pairs.system_b == s)]
+        ]
+        assert human.estimate[s] == pytest.approx(mine.mean())
+        assert human.se[s] == pytest.approx(mine.std() / np.sqrt(mine.size))
+        verdicts = pairs.judge_verdicts[:, 0]
+        theirs = np.r_[verdicts[pairs.system_a == s], 1 - verdicts[pairs.system_b == s]]
+        assert judge.estimate[s] == pytest.approx(theirs.mean())
+    assert np.allclose(human.covariance, human.covariance.T)
+    assert np.all(np.linalg.eigvalsh(human.covariance) > -1e-12)
+    # systems that met in battles covary negatively (one's win is the other's loss)
+    assert np.all(human.covariance[~np.eye(pairs.n_systems, dtype=bool)] < 0)
+    assert judge.biased and not human.biased
+
+
+def test_win_rate_draws_agree_with_one_call_per_draw():
+    pairs, _ = _world(7, n_labelled=3000)  # every battle labelled
+    rng = np.random.default_rng(0)
+    masks = np.zeros((3, pairs.n_battles), bool)
+    for r in range(3):
+        masks[r, rng.choice(pairs.n_battles, 300, replace=False)] = True
+    draws = win_rate_draws(pairs, masks, ["human", "ppi++:j0", "ppi++:combined"])
+    for r in range(3):
+        one = pairs.without_human(~masks[r])
+        for name, (estimate, covariance, n_human) in draws.items():
+            single = win_rates(one, name)
+            np.testing.assert_allclose(estimate[r], single.estimate, atol=1e-12)
+            np.testing.assert_allclose(covariance[r], single.covariance, atol=1e-12)
+            np.testing.assert_array_equal(n_human[r], single.n_human)
+
+
+def test_ties_dropped_is_the_share_of_decisive_battles_won():
+    pairs, labelled = _world(8)
+    result = win_rates(pairs, "human", ties="drop")
+    s = 2
+    score = np.r_[
+        pairs.human_mean[labelled & (pairs.system_a == s)], 1 - pairs.human_mean[labelled & (pairs.system_b == s)]
+    ]
+    decisive = score[score != 0.5]
+    assert result.estimate[s] == pytest.approx(decisive.mean())
+    assert result.se[s] == pytest.approx(decisive.std() / np.sqrt(decisive.size), rel=1e-9)
+
+
+# Degenerate data ------------------------------------------------------------------------------
+
+
+def test_a_system_without_human_battles_gets_a_reason_not_a_crash():
+    pairs, labelled = _world(9)
+    silent = pairs.without_human((pairs.system_a == 4) | (pairs.system_b == 4))
+    for result in preference_estimates(silent):
+        if result.biased:
+            assert np.isfinite(result.estimate).all()
+        else:
+            assert result.reasons[4] == NO_HUMAN and np.isnan(result.estimate[4])
+            assert np.isfinite(result.estimate[:4]).all() and np.isfinite(result.covariance[:4, :4]).all()
+
+
+def test_all_ties_one_battle_and_a_judge_answering_garbage():
+    ties = JudgedPairs.from_arrays(["x", "y", "x"], ["y", "z", "z"], [0.5, 0.5, 0.5], {"j": [1, np.nan, 0]})
+    assert win_rates(ties).estimate.tolist() == [0.5, 0.5, 0.5]
+    assert np.allclose(bradley_terry(ties).estimate, 0.0)
+    assert win_rates(ties, ties="drop").reasons == (ALL_TIES,) * 3
+    one = JudgedPairs.from_arrays(["x"], ["y"], [1.0])
+    for result in preference_estimates(one):
+        assert all(result.reasons) and not np.isfinite(result.upper).any()
+    garbage = JudgedPairs(
+        ("x", "y"), [0, 1, 0, 1], [1, 0, 1, 0], [1, 0, 0.5], [1, 1, 1, 0], ("j",), np.full((4, 1), np.nan), None, [4]
+    )
+    judge = win_rates(garbage, "judge:j")
+    assert judge.reasons == (NO_JUDGE, NO_JUDGE) and judge.n_missing.tolist() == [4, 4]
+    ppi = win_rates(garbage, "ppi++:j")
+    np.testing.assert_allclose(ppi.estimate, win_rates(garbage, "human").estimate)
+    assert judge_agreement(garbage)[0].n_unknown == 4
+
+
+def test_a_pool_of_one_battle_gives_estimates_not_a_crash():
+    pairs, labelled = _world(13, n_battles=300, n_labelled=299, n_systems=4)
+    for estimator in ["ppi++:j0", "ppi++:combined"]:
+        strength, human = bradley_terry(pairs, estimator), bradley_terry(pairs, "human")
+        assert np.isfinite(strength.estimate).all() and np.isfinite(strength.se).all()
+        assert np.all(strength.se < 2 * human.se)
+        assert np.isfinite(win_rates(pairs, estimator).se).all()
+
+
+def test_effective_sample_size_and_agreement_on_a_good_judge():
+    pairs, _ = _world(10, n_battles=6000, n_labelled=600)
+    human = win_rates(pairs, "human")
+    good = win_rates(pairs, "ppi++:j0")
+    assert effective_sample_size(human, human) == 1.0
+    assert effective_sample_size(good, human) > 1.2
+    agreement = {a.judge: a for a in judge_agreement(pairs)}
+    assert agreement["j0"].accuracy > agreement["j1"].accuracy
+    assert 0 < agreement["j1"].kappa < agreement["j0"].kappa < 1
+    assert np.all(agreement["j0"].bias_lower <= agreement["j0"].bias_upper)
+
+
+def test_estimator_names_and_unknown_ones():
+    assert estimator_names(["g"]) == ["human", "judge:g", "ppi++:g"]
+    assert estimator_names(["g", "c"])[-1] == "ppi++:combined"
+    pairs, _ = _world(12, n_judges=1)
+    with pytest.raises(ValueError, match="ppi\\+\\+:combined needs at least two judges"):
+        win_rates(pairs, "ppi++:combined")
+    with pytest.raises(ValueError, match="unknown estimator"):
+        bradley_terry(pairs, "cv:j0")
+    with pytest.raises(ValueError, match="level"):
+        win_rates(pairs, level=1.5)
+
+
+# The command ------------------------------------------------------------------------------------
+
+
+def test_command_prints_rows_and_names_file_row_and_column_on_bad_input(tmp_path, capsys):
+    from debias.cli.analyse import main
+
+    path = tmp_path / "battles.csv"
+    _frame().to_csv(path, index=False)
+    args = ["preferences", str(path), "--item", "q", "--system-a", "A", "--system-b", "B", "--verdict", "winner"]
+    assert main([*args, "--rater", "who", "--judge", "j", "--level", "0.9"]) == 0
+    table = pd.read_csv(__import__("io").StringIO(capsys.readouterr().out))
+    assert list(table.columns) == debias.tables.preferences.PREFERENCE_COLUMNS
+    assert len(table) == 3 * 2 * 3 and set(table["level"]) == {0.9}
+    assert main([*args, "--judge", "j", "--figure", str(tmp_path / "rates")]) == 0
+    assert (tmp_path / "rates.pdf").stat().st_size > 0 and (tmp_path / "rates.png").stat().st_size > 0
+    capsys.readouterr()
+    assert main([*args, "--judge", "j", "--agreement"]) == 0
+    assert "kappa" in capsys.readouterr().out
+    _frame().assign(winner=["model_a", "tie", "b", None, "left"]).to_csv(path, index=False)
+    assert main([*args, "--rater", "who", "--judge", "j"]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith(f"debias preferences: error: {path}: row 6: column 'winner': unknown human verdicts")
+
+
+def test_figure_draws_one_bar_per_estimator_and_system():
+    from debias.plots import draw_preferences
+
+    pairs, _ = _world(14, n_systems=4)
+    from debias.tables.preferences import preference_table
+
+    table = preference_table(pairs, level=0.8)
+    fig = draw_preferences(table, title="synthetic")
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()][::-1] == list(
+        table.query("estimand == 'win_rate' and estimator == 'human'").sort_values("estimate")["system"]
+    )
+    assert len(ax.containers) == len(estimator_names(pairs.judges))
+    assert all(len(c.lines[0].get_xdata()) == 4 for c in ax.containers)
+    assert "80% intervals" in fig._suptitle.get_text()
+    with pytest.raises(ValueError, match="no rows of estimator"):
+        draw_preferences(table, estimators=["cv:bleu"])
