@@ -48,6 +48,7 @@ __all__ = [
     "metric_name",
     "prompt_name",
     "read_evaluation_table",
+    "read_long_table",
     "read_table_file",
     "safe_name",
     "table_format",
@@ -269,6 +270,26 @@ def read_table_file(
     del table
     pa.default_memory_pool().release_unused()
     return cells
+
+
+def read_long_table(path: str | Path, fmt: str | None = None, *, quoting=None) -> pd.DataFrame:
+    """Every column of a table file, read by :func:`read_table_file` (CSV and TSV cells as text)."""
+    import pyarrow.parquet as pq
+
+    path = Path(path)
+    if path.is_dir() or not path.exists():
+        raise InputError(str(path), "no such file")
+    kind = table_format(path, fmt)
+    if kind == "parquet":
+        names = pq.read_schema(path).names
+    elif kind == "jsonl":
+        names = list(pd.read_json(path, lines=True, dtype=False, compression="infer", nrows=1).columns)
+    else:
+        try:
+            names = _header(path, "\t" if kind == "tsv" else ",", (kind != "tsv") if quoting is None else quoting)
+        except (UnicodeDecodeError, OSError, EOFError) as error:
+            raise InputError(str(path), f"cannot be read as {kind} ({error})") from None
+    return pd.DataFrame(read_table_file(path, list(dict.fromkeys(names)), kind, quoting=quoting))
 
 
 def _require(present: Sequence[str], columns: Sequence[str], source: str) -> None:
