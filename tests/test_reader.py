@@ -290,3 +290,30 @@ def test_the_api_reads_unjudged_rows_as_the_population():
     )
     pd.testing.assert_frame_equal(both, given)
     assert (both["n_outputs"] == 80).all() and (both["n_judged"] == 40).all()
+
+
+def test_a_config_that_cannot_be_written_takes_the_data_files_back(tmp_path, capsys, monkeypatch):
+    """The data files move into place first; when the config then cannot be replaced, the files
+    moved are taken back (new ones removed, replaced ones restored)."""
+    import debias.io.importer as importer
+
+    table, out, config = _table(tmp_path, _rows()), tmp_path / "o", tmp_path / "c.yaml"
+    replace = os.replace
+
+    def failing(source, target):
+        if str(target) == str(config):
+            raise PermissionError(13, "Permission denied", str(target))
+        return replace(source, target)
+
+    monkeypatch.setattr(importer.os, "replace", failing)
+    code, _, err = run(capsys, table, *BASIC, "--score", "m", "--out", out, "--config", config)
+    assert code == 2 and "Permission denied" in err
+    assert not out.exists() and not config.exists()
+    monkeypatch.setattr(importer.os, "replace", replace)
+    assert run(capsys, table, *BASIC, "--score", "m", "--out", out)[0] == 0
+    before = {p: p.read_bytes() for p in out.rglob("*.gz")}
+    monkeypatch.setattr(importer.os, "replace", failing)
+    again = _table(tmp_path, [{**r, "m": r["m"] + 1} for r in _rows()], "again.csv")
+    code, _, err = run(capsys, again, *BASIC, "--score", "m", "--out", out, "--config", config, "--force")
+    assert code == 2 and {p: p.read_bytes() for p in out.rglob("*.gz")} == before
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no staging folder left

@@ -225,7 +225,7 @@ def write_import(table: EvaluationTable, spec: ImportSpec, out: str | Path, *, c
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise InputError(str(out), "is a file, not a folder (--out names the task's folder)")
-    base = _writable_folder(out)
+    _writable_folder(out)
     if out.exists() and _read_only(out):
         raise InputError(str(out), "is read-only: cannot write here")
     if config is not None:
@@ -233,17 +233,16 @@ def write_import(table: EvaluationTable, spec: ImportSpec, out: str | Path, *, c
         _writable_folder(path.parent)
         if path.exists() and _read_only(path):
             raise InputError(str(path), "is read-only: cannot add the task to it")
-    created = []
+    missing = [folder for folder in [out.parent, *out.parent.parents] if not folder.exists()]
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        created = [p for p in [out.parent, *out.parent.parents] if p == base or base in p.parents]
         staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     except OSError as error:
         raise InputError(str(out), f"cannot write here ({error.strerror or error})") from None
-    config_tmp = None
+    config_tmp, undo, done = None, [], False
     try:
-        write_canonical(table, spec, staging)
-        written = sorted(str(p.relative_to(staging)) for p in staging.rglob("*") if p.is_file())
+        write_canonical(table, spec, staging / "new")
+        written = sorted(str(p.relative_to(staging / "new")) for p in (staging / "new").rglob("*") if p.is_file())
         clash = _existing_files(out, written)
         if clash and not force:
             raise InputError(
@@ -254,32 +253,45 @@ def write_import(table: EvaluationTable, spec: ImportSpec, out: str | Path, *, c
             )
         if config is not None:
             config_tmp = _stage_config(Path(config[0]), config[1])
-        _move_into_place(staging, out, written)
+        _move_into_place(staging, out, written, undo)
         if config_tmp is not None:
             os.replace(config_tmp, config[0])
             config_tmp = None
+        done = True
     except OSError as error:
         raise InputError(
             str(getattr(error, "filename", None) or out), f"cannot write ({error.strerror or error})"
         ) from None
     finally:
+        if not done:  # put back what was moved, newest first
+            for step in reversed(undo):
+                with contextlib.suppress(OSError):
+                    step()
         shutil.rmtree(staging, ignore_errors=True)
         if config_tmp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(config_tmp)
-        for folder in created:  # folders made for a write that did not happen
+        for folder in missing if not done else ():  # folders made for a write that did not happen
             with contextlib.suppress(OSError):
                 folder.rmdir()
 
 
-def _move_into_place(staging: Path, out: Path, written: list[str]) -> None:
+def _move_into_place(staging: Path, out: Path, written: list[str], undo: list) -> None:
+    """Move the files written under ``staging/new`` to ``out``, the files they replace to
+    ``staging/old``; ``undo`` collects the steps that reverse each move."""
     if not out.exists():
-        os.rename(staging, out)
-        staging.mkdir()  # removed again by the caller
+        os.rename(staging / "new", out)
+        undo.append(lambda: shutil.rmtree(out))
         return
     for name in written:
-        (out / name).parent.mkdir(parents=True, exist_ok=True)
-        os.replace(staging / name, out / name)
+        target, old = out / name, staging / "old" / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.exists():
+            old.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(target, old)
+            undo.append(lambda target=target, old=old: os.replace(old, target))
+        os.replace(staging / "new" / name, target)
+        undo.append(lambda target=target: os.unlink(target))
 
 
 def _stage_config(path: Path, config: Mapping) -> str:
