@@ -18,6 +18,7 @@ from debias.io.canonical import read_references, read_system
 from debias.tables.comparisons import system_comparisons_table
 from debias.tables.estimates import system_estimates_table
 from debias.tables.joined import join_system
+from debias.tables.leaderboard import ratings_leaderboard_table
 from debias.tables.plans import plan_table
 
 PROMPTS = {"quality": {"label": "Quality", "min": -1, "max": 1}}
@@ -95,6 +96,22 @@ def test_estimate_compare_plan_print_the_table_rows(task):
     assert out.startswith("| task | prompt | system |") and out.count("\n") == 2 + 4
 
 
+def test_leaderboard_prints_the_table_rows_and_ranks_lower_first_where_the_prompt_says(task):
+    tmp_path, root, config = task
+    alpha, beta = (str(root / "systems" / f"{s}.jsonl") for s in ("alpha", "beta"))
+    scores = ["--scores", str(tmp_path / "alpha.csv"), "--scores", str(tmp_path / "beta.csv")]
+    frames = [joined(tmp_path, root, s) for s in ("alpha", "beta")]
+    code, out, _ = run("leaderboard", alpha, beta, *scores, "--config", str(tmp_path / "config.yaml"))
+    assert code == 0
+    assert out == as_csv(ratings_leaderboard_table(frames, {"toy": ["quality"]}, ["m1", "m2"], level=0.8))
+    config["tasks"]["toy"]["prompts"]["quality"]["higher_is_better"] = False
+    (tmp_path / "lower.yaml").write_text(yaml.safe_dump(config))
+    code, lower, _ = run("leaderboard", alpha, beta, *scores, "--config", str(tmp_path / "lower.yaml"))
+    higher, lower = pd.read_csv(io.StringIO(out)), pd.read_csv(io.StringIO(lower))
+    for (_, a), (_, b) in zip(higher.groupby("estimator"), lower.groupby("estimator")):
+        assert a["system"].tolist() == b["system"].tolist()[::-1]  # the same systems, the other way round
+
+
 def test_bad_files_name_file_and_line(task):
     tmp_path, root, _ = task
     common = ["--config", str(tmp_path / "config.yaml")]
@@ -117,7 +134,7 @@ def test_bad_files_name_file_and_line(task):
 
 
 def test_help_explains_every_command(capsys):
-    for command in ("estimate", "compare", "plan"):
+    for command in ("estimate", "compare", "leaderboard", "plan"):
         with pytest.raises(SystemExit) as exit_info:
             main([command, "--help"])
         assert exit_info.value.code == 0

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from debias.plots import draw_comparisons, draw_figure3, draw_figure5, draw_system_scores
+from debias.plots import draw_comparisons, draw_figure3, draw_figure5, draw_leaderboard, draw_system_scores
 from debias.plots.figure5 import UNCORRECTED_NOTE
 
 N_SYSTEMS = 20
@@ -134,3 +134,27 @@ def test_figure3_names_the_prompts_it_cannot_place():
     title = " ".join(fig.axes[0].get_title().split())
     assert "Quality: one judgment per item, so γ is not identifiable" in title
     assert "Fluency:" not in title
+
+
+def test_leaderboard_of_thirty_systems_fits_the_canvas_with_ranks_in_order():
+    rng = np.random.default_rng(2)
+    n, rows = 30, []
+    cfg = config(["quality", "fluency"])
+    cfg["tasks"]["t"]["systems"] = {f"s{i}": {"label": f"Online-Translator-{i:02d}"} for i in range(n)}
+    for prompt in ("quality", "fluency"):
+        for estimator, half in (("mean", 0.3), ("cv:chrf", 0.2)):
+            value = np.sort(rng.normal(size=n))[::-1]
+            for i in range(n):
+                low, high = max(1, i + 1 - int(half * 10)), min(n, i + 1 + int(half * 10))
+                rows.append(
+                    {"task": "t", "prompt": prompt, "system": f"s{i}", "estimator": estimator, "estimate": value[i]}
+                    | {"lower": value[i] - half, "upper": value[i] + half, "rank": i + 1, "rank_low": low}
+                    | {"rank_high": high, "level": 0.8, "tied_with": "", "note": ""}
+                )
+    fig = draw_leaderboard(pd.DataFrame(rows), cfg, "t")
+    assert_readable(fig)
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    ticks = list(fig.axes[0].get_yticks())
+    top_first = [label for _, label in sorted(zip(ticks, labels), reverse=True)]
+    assert top_first == [f"Online-Translator-{i:02d}" for i in range(n)]  # best at the top
+    assert "cv:chrf" in fig.axes[1].get_title()  # the narrower rank-sets drawn beside the mean

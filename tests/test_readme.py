@@ -26,6 +26,9 @@ def test_readme_python_examples_run(capsys):
         estimates["estimate"] <= estimates["ci_high"]
     ).all()
     assert list(comparisons["estimator"]) == ["mean", "cv:bleu"]
+    assert (comparisons["p_holm"] >= comparisons["p_value"]).all()
+    board = namespace["board"]
+    assert sorted(board["system"]) == ["A", "B"] and (board["rank_low"] <= board["rank_high"]).all()
     result = namespace["result"]
     assert result.n_judged == 5 and result.n_outputs == 100
     assert float(namespace["debias"].data_efficiency(rho=0.5, gamma=0.25)) == 1.25

@@ -94,6 +94,20 @@ def test_every_output_is_written(base_run):
     assert "nrefs:1" in json.dumps(versions)  # the sacrebleu signature is recorded
 
 
+def test_leaderboard_table_and_figure(base_run):
+    results = base_run / "results"
+    table = pd.read_csv(results / "tables/leaderboard.csv", dtype={"system": str}, keep_default_na=False)
+    estimates = pd.read_csv(results / "tables/system_estimates.csv", dtype={"system": str})
+    ranked = table[table["note"] == ""]
+    keys = ["task", "prompt", "system", "estimator"]
+    merged = ranked.merge(estimates, on=keys, suffixes=("", "_estimates"))
+    assert len(merged) == len(ranked) == len(estimates)  # every estimate ranked, at the same value
+    assert (merged["estimate"] - merged["estimate_estimates"]).abs().max() < 1e-5
+    assert ((ranked["rank_low"] <= ranked["rank"]) & (ranked["rank"] <= ranked["rank_high"])).all()
+    assert (results / "figures/leaderboard_toy.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "figures/leaderboard_toy.png)" in (results / "report.md").read_text()
+
+
 def test_estimate_and_coverage_tables(base_run):
     results = base_run / "results"
     estimators = ["mean"] + [f"cv:{m}" for m in METRICS] + ["cv:combined"]
@@ -487,7 +501,7 @@ def test_a_setting_reruns_only_the_rules_that_read_it(base_run, tmp_path):
     config["tasks"]["toy"]["prompts"]["quality"]["label"] = "Overall quality"
     write_config(run, config)
     shows_labels = {"table1", "table2", "data_efficiency", "figure1", "figure3", "figure5", "figure6"}
-    shows_labels |= {"system_scores_figure", "comparisons_figure", "report"}
+    shows_labels |= {"system_scores_figure", "comparisons_figure", "leaderboard_figure", "report"}
     assert planned_rules(run) == shows_labels
     config = read_config(clone(base_run, tmp_path / "check"))
     config["plan"]["check"]["pilots"] = 30

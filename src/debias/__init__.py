@@ -3,8 +3,9 @@ many judgments that saves (Chaganty, Mussmann and Liang, ACL 2018).
 
 The public API, importable from here:
 
-- on a long table (one row per judgment): :func:`estimate`, :func:`compare`, :func:`plan`
-  (:mod:`debias.api`); of pairwise verdicts: :func:`preferences`, :func:`judge_agreement`;
+- on a long table (one row per judgment): :func:`estimate`, :func:`compare`, :func:`plan`,
+  :func:`leaderboard` (:mod:`debias.api`); of pairwise verdicts: :func:`preferences`,
+  :func:`judge_agreement`;
 - on arrays: :func:`estimate_mean`, :func:`variance_components`, :func:`data_efficiency`;
 - the data model: :class:`Judgments`, :class:`EvalSample`, :class:`PairedSample`,
   :class:`JudgedPairs` (:mod:`debias.data`) and the result :class:`MeanEstimate`.
@@ -28,6 +29,7 @@ __all__ = [
     "estimate",
     "estimate_mean",
     "judge_agreement",
+    "leaderboard",
     "plan",
     "preferences",
     "variance_components",
@@ -43,6 +45,7 @@ _HOMES = {
     "data_efficiency": "debias.api",
     "estimate": "debias.api",
     "estimate_mean": "debias.api",
+    "leaderboard": "debias.api",
     "judge_agreement": "debias.api",
     "preferences": "debias.api",
     "plan": "debias.api",

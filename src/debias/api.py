@@ -5,7 +5,8 @@ which system, which prompt (question asked of the raters), which rater, the scor
 per-output metric scores. The functions here take such a table (a pandas DataFrame), build the
 same joined tables the workflow builds (:mod:`debias.tables.joined`), and return the rows of the
 workflow's own tables: :func:`estimate` those of ``system_estimates.csv``, :func:`compare` those
-of ``system_comparisons.csv``, :func:`plan` those of ``plan.csv``.
+of ``system_comparisons.csv``, :func:`plan` those of ``plan.csv``; :func:`leaderboard` ranks the
+systems with simultaneous rank-sets.
 
 The population (outputs nobody judged) is given one way everywhere: ``population`` is a table
 with one row per output (item, and system when there are several) and the metric score
@@ -37,6 +38,7 @@ __all__ = [
     "estimate",
     "estimate_mean",
     "judge_agreement",
+    "leaderboard",
     "plan",
     "preferences",
     "variance_components",
@@ -151,6 +153,83 @@ def compare(
         spec["de_n"] = de_n
     min_items = default("min_judged_items") if min_items is None else min_items
     return system_comparisons_table(tables, {TASK: prompts}, _score_columns(scores), spec, min_items=min_items)
+
+
+def leaderboard(
+    frame: pd.DataFrame,
+    *,
+    item: str,
+    judgment: str | None = None,
+    system: str | None = None,
+    prompt: str | None = None,
+    rater: str | None = None,
+    scores: Sequence[str] = (),
+    population: pd.DataFrame | None = None,
+    level: float | None = None,
+    higher_is_better: bool = True,
+    seed: int = 0,
+    system_a: str | None = None,
+    system_b: str | None = None,
+    verdict: str | None = None,
+    judges: Sequence[str] = (),
+    pool: pd.DataFrame | None = None,
+    ties: str = "half",
+    mapping: Mapping | None = None,
+) -> pd.DataFrame:
+    """Every system's estimate, interval and simultaneous rank-set, per estimator, from a long table.
+
+    Ratings take the parameters of :func:`estimate` (``judgment`` and ``system`` required);
+    pairwise verdicts those of :func:`preferences` (``system_a``, ``system_b`` and ``verdict``
+    required): then every estimand (win rate, strength) and estimator (``human``, ``judge:<j>``,
+    ``ppi++:<j>``, ``ppi++:combined``) is ranked from the joint covariance of its estimates
+    (:func:`debias.tables.leaderboard.preferences_leaderboard`), with an ``estimand`` column
+    first and no ``task``/``prompt``. For ratings, ``level`` (default: the
+    config schema's ``estimates.level``) is the level of each estimate's interval and the
+    simultaneous level of the rank-sets: with that probability every system's true rank (1 =
+    highest mean human score) lies in its ``[rank_low, rank_high]`` at once
+    (:func:`debias.stats.ranking.rank_sets`, from the estimates' joint covariance over the
+    items the systems share, :func:`debias.stats.joint.shared_item_covariance`); with
+    ``higher_is_better=False`` the lowest mean ranks first (error counts, edit distances). ``seed``
+    seeds the rank-sets' critical value (deterministic by default).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per prompt x estimator x system (best first): ``task, prompt, system,
+        estimator, estimate, lower, upper, rank, rank_low, rank_high, level, tied_with,
+        factor_to_separate_next, note`` (:func:`debias.tables.leaderboard.ratings_leaderboard_table`).
+        Tied point estimates share a rank and are named in ``tied_with``;
+        ``factor_to_separate_next`` is how many times the judged items would separate the
+        system from the next one down (:func:`debias.stats.ranking.separation_factor`); a
+        system that cannot be estimated has a row with the reason in ``note``.
+
+    Examples
+    --------
+    >>> import pandas as pd, debias
+    >>> frame = pd.DataFrame({"seg": [f"s{i}" for i in range(8)] * 2, "sys": ["a"] * 8 + ["b"] * 8,
+    ...                       "score": [3, 4, 2, 5, 4, 3, 4, 2, 5, 5, 4, 5, 5, 4, 5, 4]})
+    >>> table = debias.leaderboard(frame, item="seg", system="sys", judgment="score", level=0.9)
+    >>> table[["system", "rank_low", "rank_high"]].values.tolist()
+    [['b', 1, 1], ['a', 2, 2]]
+    """
+    from debias.tables.leaderboard import preferences_leaderboard, ratings_leaderboard_table
+
+    level = _level(level)
+    if verdict is not None or system_a is not None or system_b is not None:
+        from debias.io.pairs import read_pair_table
+        from debias.stats.preferences import preference_estimates
+
+        if None in (system_a, system_b, verdict) or judgment is not None or system is not None:
+            raise ValueError("pairwise verdicts take system_a, system_b and verdict (not judgment or system)")
+        columns = {"item": item, "system_a": system_a, "system_b": system_b, "verdict": verdict, "rater": rater}
+        pairs = read_pair_table(frame, **columns, judges=judges, pool=pool, mapping=mapping)
+        return preferences_leaderboard(preference_estimates(pairs, level=level, ties=ties), level=level, seed=seed)
+    if judgment is None or system is None:
+        raise ValueError("ratings take judgment and system (pairwise verdicts: system_a, system_b and verdict)")
+    tables, prompts = _joined(frame, item, judgment, system, prompt, rater, scores, population, None)
+    lower = [] if higher_is_better else [(TASK, name) for name in prompts]
+    metrics = _score_columns(scores)
+    return ratings_leaderboard_table(tables, {TASK: prompts}, metrics, level=level, seed=seed, lower_is_better=lower)
 
 
 def plan(

@@ -1,6 +1,7 @@
 # Paired comparisons of every two systems of a task on the items both have judged (mean, cv on
 # the metric difference, cv:combined), their coverage check by resampling (one job per task),
-# and one forest plot per task (a panel per prompt).
+# and one forest plot per task (a panel per prompt); the leaderboard: every system's rank-set
+# per task, prompt and estimator.
 
 
 rule system_comparisons:
@@ -26,6 +27,33 @@ rule system_comparisons:
         compare=settings(COMPARE, "level", "sample_sizes", "de_n", "min_items"),
     script:
         "../scripts/system_comparisons.py"
+
+
+rule leaderboard:
+    input:
+        joined=get_joined(),
+    output:
+        report(
+            f"{RESULTS}/tables/leaderboard.csv",
+            caption="../report/leaderboard.rst",
+            category="Tables",
+        ),
+    log:
+        f"{RESULTS}/logs/leaderboard.log",
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=get_tables_mem_mb,
+        runtime=get_tables_runtime,
+    params:
+        prompts=task_prompts(),
+        metrics=METRICS,
+        level=ESTIMATES["level"],
+        seed=COMPARE["seed"],
+        lower_is_better=lower_is_better_prompts(),
+    script:
+        "../scripts/leaderboard.py"
 
 
 rule comparison_coverage_task:
@@ -102,3 +130,27 @@ rule comparisons_figure:
         level=COMPARE["level"],
     script:
         "../scripts/comparisons_figure.py"
+
+
+rule leaderboard_figure:
+    input:
+        leaderboard=f"{RESULTS}/tables/leaderboard.csv",
+    output:
+        pdf=report(
+            f"{RESULTS}/figures/leaderboard_{{task}}.pdf",
+            caption="../report/leaderboard_figure.rst",
+            category="Figures",
+        ),
+        png=f"{RESULTS}/figures/leaderboard_{{task}}.png",
+    log:
+        f"{RESULTS}/logs/figures/leaderboard_{{task}}.log",
+    conda:
+        ENV
+    threads: 1
+    resources:
+        mem_mb=get_tables_mem_mb,
+        runtime=1,
+    params:
+        config=get_task_labels,
+    script:
+        "../scripts/leaderboard_figure.py"

@@ -49,6 +49,17 @@ def task_prompts():
     return {task: list(spec["prompts"]) for task, spec in config["tasks"].items()}
 
 
+def lower_is_better_prompts():
+    """(task, prompt) of every prompt where a lower judgment is better: a leaderboard ranks
+    them lowest first."""
+    return [
+        [task, prompt]
+        for task, spec in config["tasks"].items()
+        for prompt, p in spec["prompts"].items()
+        if p.get("higher_is_better") is False
+    ]
+
+
 def get_labels(tasks=None, system=None):
     """What a table or figure shows of the config: the display labels of ``tasks`` (default:
     every task), of their prompts (with the prompt's direction) and systems (only ``system``,

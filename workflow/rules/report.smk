@@ -26,7 +26,9 @@ rule report:
         # Embedded in the sections about the user's own tasks.
         task_figures=[
             path
-            for path in get_system_scores_figures() + get_comparison_figures()
+            for path in get_system_scores_figures()
+            + get_comparison_figures()
+            + get_leaderboard_figures()
             if path.endswith(".png")
         ],
         table1=lambda wildcards: (

@@ -42,7 +42,7 @@ def get_final_tables():
     tables += ["data_efficiency.csv", "data_efficiency.md", "system_estimates.csv"]
     if ESTIMATES["coverage"]:
         tables.append("coverage.csv")
-    tables.append("system_comparisons.csv")
+    tables += ["system_comparisons.csv", "leaderboard.csv"]
     if COMPARE["coverage"]:
         tables.append("comparison_coverage.csv")
     tables.append("plan.csv")
@@ -55,6 +55,16 @@ def get_final_tables():
     return [f"{RESULTS}/tables/{name}" for name in tables]
 
 
+def get_leaderboard_figures():
+    """One leaderboard figure per task with at least two systems to rank."""
+    return [
+        f"{RESULTS}/figures/leaderboard_{task}.{ext}"
+        for task in TASKS
+        if len(scored_systems(task)) > 1
+        for ext in ("pdf", "png")
+    ]
+
+
 def get_final_outputs():
     scores = per_system(f"{RESULTS}/metrics/{{task}}/{{system}}.csv", computing_systems)
     return (
@@ -63,6 +73,7 @@ def get_final_outputs():
         + get_figures()
         + get_system_scores_figures()
         + get_comparison_figures()
+        + get_leaderboard_figures()
         + get_figure1_figures()
         + [f"{RESULTS}/report.md"]
     )

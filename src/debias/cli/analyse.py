@@ -1,15 +1,14 @@
-"""``debias estimate | compare | plan``: the workflow's estimates, comparisons and plans for one or
-two system files, without running the workflow.
+"""``debias estimate | compare | leaderboard | plan``: the workflow's estimates, comparisons, ranks and
+plans for one or more system files, without running the workflow.
 
-Each command reads canonical system files (checked line by line as the workflow checks them:
-a bad line stops it with ``file:line: what was expected``), joins their judgments with metric
-scores and prints the rows the workflow writes to ``system_estimates.csv``,
-``system_comparisons.csv`` or ``plan.csv`` for those systems, with the same settings from the
-config file. Metric scores, in this order: the config's provided metrics (scores on each line
-of the system file); ``--scores`` CSV files (an ``id`` column and one column per metric, such as
-the workflow's ``results/metrics/<task>/<system>.csv``, used by default when it exists);
-``--compute`` metrics scored now with today's packages (``bleu``, ``rouge1``, ``rouge2``,
-``rougeL``; slower: loads the metric packages). Without any, only ``mean`` is printed.
+Each command reads canonical system files (checked line by line as the workflow checks them: a bad line
+stops it with ``file:line: what was expected``), joins their judgments with metric scores and prints the rows
+the workflow writes to ``system_estimates.csv``, ``system_comparisons.csv``, ``leaderboard.csv`` (lower first
+where a prompt is ``higher_is_better: false``) or ``plan.csv`` for those systems, with the config's settings.
+Metric scores, in this order: the config's provided metrics (scores on each line of the system file);
+``--scores`` CSV files (an ``id`` column and one per metric, such as the workflow's
+``results/metrics/<task>/<system>.csv``, used by default when it exists); ``--compute`` metrics scored now
+(``bleu``, ``rouge1``, ``rouge2``, ``rougeL``; slower). Without any, only ``mean`` is printed.
 """
 
 from __future__ import annotations
@@ -149,24 +148,26 @@ def _estimate(args, config):
 
 
 def _compare(args, config):
-    from debias.config.labels import compare_spec
+    from debias.config.labels import compare_spec, prompt_is_lower_better
     from debias.tables.comparisons import system_comparisons_table
+    from debias.tables.leaderboard import ratings_leaderboard_table
 
     paths = [Path(p) for p in args.systems]
     if args.scores and len(args.scores) != len(paths):
         raise InputError("--scores", f"give one scores file per system file ({len(paths)}), found {len(args.scores)}")
     tasks = {_task_of(config, p, args.task, args.config) for p in paths}
     if len(tasks) > 1:
-        raise InputError("compare", f"the files belong to different tasks ({', '.join(sorted(tasks))}); give --task")
+        raise InputError(args.command, f"the files belong to different tasks ({', '.join(sorted(tasks))}); give --task")
     task = tasks.pop()
     joined = [_joined(args, config, p, args.scores[i] if args.scores else None, task) for i, p in enumerate(paths)]
     check_shared_judgments(config, task, {str(p): j[2] for p, j in zip(paths, joined)}, {str(p): p for p in paths})
-    metrics = [m for m in joined[0][1] if all(m in j[1] for j in joined)]
-    spec = compare_spec(config)
-    if args.level is not None:
-        spec["level"] = args.level
+    frames, metrics = [j[0] for j in joined], [m for m in joined[0][1] if all(m in j[1] for j in joined)]
+    spec = compare_spec(config) | ({} if args.level is None else {"level": args.level})
     prompts = {task: list(config["tasks"][task]["prompts"])}
-    return system_comparisons_table([j[0] for j in joined], prompts, metrics, spec, min_items=spec["min_items"])
+    if args.command == "leaderboard":
+        lower = {(task, p) for p in prompts[task] if prompt_is_lower_better(config, task, p)}
+        return ratings_leaderboard_table(frames, prompts, metrics, level=spec["level"], lower_is_better=lower)
+    return system_comparisons_table(frames, prompts, metrics, spec, min_items=spec["min_items"])
 
 
 def _plan(args, config):
@@ -191,9 +192,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="debias", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    commands = parser.add_subparsers(
-        dest="command", required=True, metavar="{estimate,compare,plan,import,preferences}"
-    )
+    commands = parser.add_subparsers(dest="command", required=True)
 
     def common(sub):
         sub.add_argument(
@@ -239,14 +238,15 @@ def _parser() -> argparse.ArgumentParser:
     )
     estimate.add_argument("system", help="canonical system file (.jsonl or .jsonl.gz)")
     common(estimate)
-    compare = commands.add_parser(
-        "compare",
-        help="differences between systems judged on the same items",
-        description="Print the system_comparisons.csv rows of every pair of the given system files (B - A, "
-        "in the order given) on the items both have judged.",
-    )
-    compare.add_argument("systems", nargs="+", metavar="system", help="two or more canonical system files of one task")
-    common(compare)
+    for name, summary, description in (
+        ("compare", "differences between systems judged on the same items", "Print the system_comparisons.csv "
+         "rows of every pair of the given system files (B - A, in the order given) on the items both have judged."),
+        ("leaderboard", "systems ranked, with simultaneous rank-sets", "Print every system's estimate, interval and "
+         "rank-set per prompt and estimator: with probability --level all true ranks lie in their sets at once."),
+    ):  # fmt: skip
+        several = commands.add_parser(name, help=summary, description=description)
+        several.add_argument("systems", nargs="+", metavar="system", help="two or more system files of one task")
+        common(several)
     plan = commands.add_parser(
         "plan",
         help="how many items and judgments per item to buy",
@@ -308,11 +308,13 @@ def main(argv=None) -> int:
         except BrokenPipeError:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return 0
-    if args.command == "compare" and len(args.systems) < 2:
-        _parser().error("compare needs at least two system files")
+    if args.command in ("compare", "leaderboard") and len(args.systems) < 2:
+        _parser().error(f"{args.command} needs at least two system files")
     try:
         config = _load_config(args)
-        table = {"estimate": _estimate, "compare": _compare, "plan": _plan}[args.command](args, config)
+        table = {"estimate": _estimate, "compare": _compare, "leaderboard": _compare, "plan": _plan}[args.command](
+            args, config
+        )
     except (InputError, ValueError) as error:  # ValueError: what the data model refuses
         print(f"debias {args.command}: error: {error}", file=sys.stderr)
         return 2

@@ -15,9 +15,9 @@ error, through either. The rules:
 * names become file and config names by :func:`safe_name`; two names that become the same, a
   name that is not a safe path part (``.``, ``..``) or longer than :data:`NAME_LIMIT` are errors;
 * the rating scale is declared (``scale``: a judgment outside it is an error) or inferred per
-  prompt from the judgments; an inferred scale is refused when one system's judgments differ by
-  more than 2x from the typical system's in both span and magnitude (one system rated 0-100
-  among 1-5 systems);
+  prompt from the judgments; an inferred scale is refused when one system's judgments span more
+  than twice, and reach more than twice as far as, the other systems' typical ones (one system
+  rated 0-100 among 1-5 systems);
 * errors are :class:`debias.io.canonical.InputError` carrying the file, the row (the header is
   row 1) and the column.
 
@@ -438,8 +438,8 @@ def read_evaluation_table(
         (default: yes for CSV, no for TSV); for files only.
     scale : (float, float), optional
         The declared rating scale: a judgment outside it is an error. Default: inferred per
-        prompt from the judgments, and refused when one system's judgments look like another
-        scale's (more than 2x off the typical system's in span and magnitude).
+        prompt from the judgments, and refused when one system's judgments span and reach more
+        than twice the other systems' typical ones (one system on 0-100 among 1-5 systems).
     source : str
         What errors call a frame (a file is called by its path).
 
@@ -592,7 +592,7 @@ def _scale(values, prompt, system, prompts, systems, declared, rows, columns, so
             raise InputError(
                 source,
                 f"column '{columns.judgment}': system {systems[s]!r} has judgments from {low:g} to {high:g} on "
-                f"prompt {prompts[p]!r}, unlike the systems' typical judgments ({others}): a different rating "
+                f"prompt {prompts[p]!r}, unlike the other systems' (typically {others}): a different rating "
                 "scale? Declare the scale (--scale MIN MAX, or scale=(min, max)) to accept it",
                 column=columns.judgment,
             )
@@ -600,25 +600,25 @@ def _scale(values, prompt, system, prompts, systems, declared, rows, columns, so
 
 
 def _odd_scale(frame: pd.DataFrame):
-    """The system (and the systems' typical span) whose judgments span more than twice, or less
-    than half, the median span of every system's and reach more than twice, or less than half,
-    the median largest magnitude: a system on another scale (0-100 among 1-5), not a system that
-    is merely better or worse than the others (4-5 among 1-5). Of several, the one furthest off;
-    constant systems tell nothing."""
+    """The system (and the other systems' typical span) whose judgments span more than twice the
+    median span of the other systems' and reach more than twice their median largest magnitude:
+    a system on a larger scale (0-100 among 1-5 systems), not a system that is merely better or
+    worse than the others (1-5 among 4-5). A system spanning less is never refused: a system
+    with two judged items spans little. Of several, the one furthest off; constant systems tell
+    nothing."""
     span = (frame["max"] - frame["min"]).to_numpy()
     size = np.maximum(frame["max"].abs(), frame["min"].abs()).to_numpy()
-    usable = (span > 0) & (size > 0)
-    if usable.sum() < 2:
-        return None
-    typical_span, typical_size = np.median(span[usable]), np.median(size[usable])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        off = np.minimum(
-            np.maximum(span / typical_span, typical_span / span), np.maximum(size / typical_size, typical_size / size)
-        )
-    off = np.where(usable, off, 0.0)
-    if off.max() <= 2:
-        return None
-    return frame.index[int(np.argmax(off))], f"spanning {typical_span:g}, largest magnitude {typical_size:g}"
+    usable = np.flatnonzero((span > 0) & (size > 0))
+    worst, typical = 2.0, None
+    for index in usable:
+        others = usable[usable != index]
+        if not len(others):
+            return None
+        span_o, size_o = np.median(span[others]), np.median(size[others])
+        off = min(span[index] / span_o, size[index] / size_o)
+        if off > worst:
+            worst, typical = off, (frame.index[index], f"spanning {span_o:g}, largest magnitude {size_o:g}")
+    return typical
 
 
 def with_population(table: EvaluationTable, population: EvaluationTable) -> EvaluationTable:

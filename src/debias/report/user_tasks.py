@@ -4,7 +4,8 @@ For each such task, in this order: what was evaluated (systems, prompts, judgmen
 and what one judgment per item rules out), each system's estimated mean human score with its
 interval, the paired comparisons (which differences are resolved: the interval excludes 0),
 the data efficiency of each metric, the plans and the checks of their coverage
-(:mod:`debias.report.user_tables`), and the task's figures.
+(:mod:`debias.report.user_tables`), and the task's figures (the leaderboard with its rank-sets
+among them).
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ def _what_lines(ctx: ReportContext, task: str) -> list[str]:
 
 
 def _figure_lines(ctx: ReportContext, task: str) -> list[str]:
-    names = [f"system_scores_{task}", f"comparisons_{task}", f"figure5_{task}"]
+    names = [f"system_scores_{task}", f"comparisons_{task}", f"leaderboard_{task}", f"figure5_{task}"]
     shown = [name for name in names if name in ctx.figures]
     lines: list[str] = []
     for name in shown:

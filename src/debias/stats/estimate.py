@@ -10,9 +10,10 @@ import numpy as np
 from debias.data import EvalSample
 from debias.stats.estimators import Population, estimator_names, resolve_estimator
 from debias.stats.intervals import MeanEstimate
+from debias.stats.ppi import ppi_fpc_terms
 from debias.stats.variance import item_noise
 
-__all__ = ["check_level", "estimate_all", "estimate_mean"]
+__all__ = ["check_level", "estimate_all", "estimate_mean", "estimate_with_terms"]
 
 
 def estimate_mean(
@@ -55,6 +56,25 @@ def estimate_mean(
     >>> round(float(estimate_mean(sample, "cv:bleu", level=0.8).estimate), 3)
     3.79
     """
+    result, _ = estimate_with_terms(
+        sample, estimator, level=level, annotator_variance=annotator_variance, folds=folds, rng=rng, shrink=shrink
+    )
+    return result
+
+
+def estimate_with_terms(
+    sample: EvalSample,
+    estimator: str = "mean",
+    *,
+    level: float,
+    annotator_variance: float | None = None,
+    folds: int | None = None,
+    rng: np.random.Generator | None = None,
+    shrink: bool = True,
+) -> tuple[MeanEstimate, np.ndarray]:
+    """:func:`estimate_mean` and the estimate's per-item terms (n,), whose mean is the estimate
+    up to a constant (PPI++: :func:`debias.stats.ppi.ppi_fpc_terms`); what the joint covariance
+    of several systems' estimates is computed from (:mod:`debias.stats.joint`)."""
     check_level(level)
     if annotator_variance is not None and not (np.isfinite(annotator_variance) and annotator_variance >= 0):
         raise ValueError(f"annotator_variance must be a finite number >= 0, got {annotator_variance}")
@@ -66,7 +86,12 @@ def estimate_mean(
     options = {key: given[key] for key in family.options}
     terms = family.terms(sample.judgments.item_means, sample.scores.T, population, metric, **options)
     noise = item_noise(sample.judgments, annotator_variance)
-    return family.interval(terms, population, noise=noise, level=level)
+    result = family.interval(terms, population, noise=noise, level=level)
+    if terms.scores is not None:  # PPI++ keeps y and g: its estimate as a mean of terms
+        values, _ = ppi_fpc_terms(terms.values, terms.scores, population.sums[terms.metric])
+    else:
+        values = np.asarray(terms.values, dtype=float)
+    return result, values
 
 
 def estimate_all(sample: EvalSample, *, level: float, estimators: Sequence[str] | None = None, **options):

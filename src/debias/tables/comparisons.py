@@ -9,7 +9,10 @@ not depend on which other pairs or sizes run. ``de_vs_independent`` in
 ``system_comparisons.csv`` is the design's expected value
 (:func:`debias.stats.paired_coverage.expected_de_vs_independent`, no random numbers: the
 ``debias compare`` command prints it in a fraction of a second); ``comparison_coverage.csv``
-measures it by resampling at every size.
+measures it by resampling at every size. ``p_holm`` and ``p_bh`` adjust ``p_value`` for testing
+every pair at once: the family is all pairs of one task x prompt x estimator
+(:func:`debias.stats.multiplicity.holm`, family-wise; :func:`debias.stats.multiplicity.benjamini_hochberg`,
+false discovery rate).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import pandas as pd
 
 from debias.data import Judgments, PairedSample
 from debias.stats.coverage import resolve_sample_sizes
+from debias.stats.multiplicity import benjamini_hochberg, holm
 from debias.stats.paired import paired_difference_estimates
 from debias.stats.paired_coverage import PAIRED_COVERAGE_COLUMNS, expected_de_vs_independent, paired_coverage_experiment
 from debias.stats.resampling import setting_seed
@@ -31,6 +35,7 @@ from debias.tables.joined import present_metrics
 __all__ = [
     "COMPARISON_COLUMNS",
     "COMPARISON_COVERAGE_COLUMNS",
+    "adjust_p_values",
     "comparison_coverage_table",
     "checked_pairs",
     "comparison_pairs",
@@ -48,8 +53,12 @@ COMPARISON_COLUMNS = [
     "ci_low",
     "ci_high",
     "p_value",
+    "p_holm",
+    "p_bh",
     "de_vs_independent",
 ]
+#: The family of the adjusted p-values: every pair of one task x prompt x estimator.
+FAMILY = ["task", "prompt", "estimator"]
 COMPARISON_COVERAGE_COLUMNS = [*KEYS, *PAIRED_COVERAGE_COLUMNS]
 
 log = logging.getLogger(__name__)
@@ -155,7 +164,20 @@ def system_comparisons_table(
         frames.append(table)
     if not frames:
         return pd.DataFrame(columns=COMPARISON_COLUMNS)
-    return pd.concat(frames, ignore_index=True)[COMPARISON_COLUMNS]
+    return adjust_p_values(pd.concat(frames, ignore_index=True))[COMPARISON_COLUMNS]
+
+
+def adjust_p_values(table: pd.DataFrame) -> pd.DataFrame:
+    """Add ``p_holm`` and ``p_bh``: ``p_value`` adjusted within each family of :data:`FAMILY`
+    (every pair of one task x prompt x estimator)."""
+    table = table.copy()
+    table["p_holm"] = np.nan
+    table["p_bh"] = np.nan
+    for _, rows in table.groupby(FAMILY, sort=False).groups.items():
+        p = table.loc[rows, "p_value"].to_numpy(dtype=float)
+        table.loc[rows, "p_holm"] = holm(p)
+        table.loc[rows, "p_bh"] = benjamini_hochberg(p)
+    return table
 
 
 def checked_pairs(joined: Sequence[pd.DataFrame], prompts: Mapping[str, Sequence[str]], named) -> set[tuple]:

@@ -1,0 +1,191 @@
+r"""The joint covariance of several systems' estimates, from the items they share.
+
+Every estimator of :mod:`debias.stats.estimators` is a mean of per-item terms :math:`t_{s,i}`
+over the n_s judged items of system s (up to a constant; :func:`debias.stats.estimate.estimate_with_terms`).
+Two systems judged on the same inputs share items, and an easy or a hard input moves both
+systems' terms: their estimates are dependent. With :math:`I_s` the judged items of s,
+:math:`n_{st} = |I_s \cap I_t|`, and the items a sample without replacement of the N inputs,
+
+.. math::
+
+    \widehat{\operatorname{Cov}}(\hat\mu_s, \hat\mu_t)
+      = \Bigl(1 - \frac{n_{st}}{N_{st}}\Bigr)\,\frac{n_{st}\,\hat c_{st}}{n_s\,n_t},
+    \qquad s \ne t,
+
+where :math:`\hat c_{st}` is the sample covariance (ddof 1) of the two systems' terms over the
+shared items and :math:`N_{st}` the number of outputs they share (their inputs). For a common
+sample (:math:`I_s = I_t`, :math:`N_{st} = N`) this is the finite-population covariance of two
+means of the same n of N items, the off-diagonal partner of the estimators' variance
+(:func:`debias.stats.intervals.t_interval`); systems with no shared item are independent.
+Annotator noise is independent between systems' outputs and adds nothing off the diagonal. The
+diagonal is each estimator's own variance (its interval's squared standard error), which
+already carries its noise floor and plug-in costs.
+
+Pairs estimated on different subsets need not give a positive semi-definite matrix; the
+correlation matrix is then projected onto the positive semi-definite cone (eigenvalues clipped
+at zero, unit diagonal restored) and rescaled by the variances (:func:`nearest_covariance`).
+
+References
+----------
+W. G. Cochran. *Sampling Techniques*, 3rd edition, Wiley, 1977, section 2.6 and Theorem 2.3
+(covariance of two sample means under simple random sampling without replacement).
+
+A. Chaganty, S. Mussmann and P. Liang. The price of debiasing automatic metrics in natural
+language evaluation. In *Proceedings of the 56th Annual Meeting of the Association for
+Computational Linguistics (ACL)*, pages 643-653, Melbourne, 2018.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["JointEstimate", "check_joint", "nearest_covariance", "shared_item_covariance"]
+
+#: Relative tolerance of a covariance's symmetry and of its negative eigenvalues.
+TOLERANCE = 1e-8
+
+
+@dataclass(frozen=True)
+class JointEstimate:
+    """One estimator's estimates of S systems with their joint covariance.
+
+    Attributes
+    ----------
+    systems : tuple of str
+        The systems, in order.
+    estimator : str
+        The estimator's name (``mean``, ``cv:<metric>``, ...).
+    estimate, lower, upper : numpy.ndarray, shape (S,)
+        The estimates and each one's own (marginal) interval at ``level``.
+    covariance : numpy.ndarray, shape (S, S)
+        Their estimated joint covariance (:func:`shared_item_covariance`).
+    level : float
+        Level of the marginal intervals.
+    n_judged : numpy.ndarray of int, shape (S,)
+        Judged items behind each estimate.
+    """
+
+    systems: tuple[str, ...]
+    estimator: str
+    estimate: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    covariance: np.ndarray
+    level: float
+    n_judged: np.ndarray
+
+
+def shared_item_covariance(
+    terms: Sequence[np.ndarray], items: Sequence[np.ndarray], variances, shared_outputs=None
+) -> np.ndarray:
+    r"""The joint covariance of S means of per-item terms, from the items they share.
+
+    Parameters
+    ----------
+    terms : sequence of S arrays, shape (n_s,)
+        Each system's per-item terms (their mean is its estimate, up to a constant).
+    items : sequence of S arrays, shape (n_s,)
+        The items' identifiers, aligned with ``terms`` (distinct within a system).
+    variances : array_like, shape (S,)
+        Each estimate's own variance: the diagonal.
+    shared_outputs : array_like, shape (S, S), optional
+        :math:`N_{st}`, the outputs two systems share, for the finite-population factor; default
+        infinite (no factor).
+
+    Returns
+    -------
+    numpy.ndarray, shape (S, S)
+        :math:`(1 - n_{st}/N_{st})\,n_{st}\hat c_{st}/(n_s n_t)` off the diagonal (module
+        notes; 0 for pairs sharing fewer than 2 items), ``variances`` on it, projected to be
+        positive semi-definite (:func:`nearest_covariance`).
+    """
+    s = len(terms)
+    if len(items) != s:
+        raise ValueError(f"{len(items)} item lists for {s} systems' terms")
+    variances = np.asarray(variances, dtype=float).reshape(-1)
+    if variances.size != s or not np.all(np.isfinite(variances)) or np.any(variances < 0):
+        raise ValueError(f"variances must be {s} finite numbers >= 0")
+    codes, index = {}, []
+    for system, (t, ids) in enumerate(zip(terms, items)):
+        ids = np.asarray(ids)
+        if np.shape(t) != ids.shape:
+            raise ValueError(f"system {system}: {np.size(t)} terms for {ids.size} item ids")
+        position = np.array([codes.setdefault(i, len(codes)) for i in ids.tolist()], dtype=np.int64)
+        if np.unique(position).size != position.size:
+            raise ValueError(f"system {system}: item ids repeat")
+        index.append(position)
+    values = np.zeros((s, len(codes)))
+    mask = np.zeros((s, len(codes)))
+    for system, (t, position) in enumerate(zip(terms, index)):
+        t = np.asarray(t, dtype=float)
+        values[system, position] = t - t.mean()  # centred for precision; covariances are unchanged
+        mask[system, position] = 1.0
+    n = mask.sum(axis=1)
+    shared = mask @ mask.T
+    products = values @ values.T
+    sums = values @ mask.T  # sums[s, t]: sum of s's terms over the items shared with t
+    with np.errstate(divide="ignore", invalid="ignore"):
+        c = (products - sums * sums.T / shared) / (shared - 1.0)
+        covariance = np.where(shared >= 2, shared * c / np.outer(n, n), 0.0)
+    if shared_outputs is not None:
+        total = np.asarray(shared_outputs, dtype=float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            covariance *= np.where(total > 0, np.clip(1.0 - shared / total, 0.0, 1.0), 1.0)
+    np.fill_diagonal(covariance, variances)
+    return nearest_covariance(covariance)
+
+
+def nearest_covariance(covariance) -> np.ndarray:
+    """The matrix with the same diagonal whose correlation matrix is the nearest positive
+    semi-definite one in the eigenvalue-clipping sense (unchanged when already positive
+    semi-definite); rows with zero variance keep zero covariance."""
+    sigma = np.asarray(covariance, dtype=float)
+    sigma = (sigma + sigma.T) / 2.0
+    sd = np.sqrt(np.diag(sigma))
+    live = sd > 0
+    out = np.zeros_like(sigma)
+    if not np.any(live):
+        return out
+    sub = sigma[np.ix_(live, live)] / np.outer(sd[live], sd[live])
+    values, vectors = np.linalg.eigh(sub)
+    if values[0] < 0:
+        sub = (vectors * np.clip(values, 0.0, None)) @ vectors.T
+        d = np.sqrt(np.clip(np.diag(sub), np.finfo(float).tiny, None))
+        sub = sub / np.outer(d, d)
+    out[np.ix_(live, live)] = sub * np.outer(sd[live], sd[live])
+    return out
+
+
+def check_joint(estimate, covariance, systems: Sequence[str] | None = None):
+    """Check estimates (S,) and their covariance (S, S); return them as float arrays and the
+    systems' names (default ``"0"``, ``"1"``, ...). Refuse non-finite values, a covariance that
+    is not symmetric or has a clearly negative eigenvalue, and names of the wrong number."""
+    theta = np.asarray(estimate, dtype=float)
+    sigma = np.asarray(covariance, dtype=float)
+    if theta.ndim != 1 or theta.size == 0:
+        raise ValueError(f"estimate must be a non-empty vector (S,), got shape {theta.shape}")
+    s = theta.size
+    if sigma.shape != (s, s):
+        raise ValueError(f"covariance must have shape ({s}, {s}) for {s} estimates, got {sigma.shape}")
+    bad = np.flatnonzero(~np.isfinite(theta))
+    if bad.size:
+        raise ValueError(f"estimate has non-finite values at positions {bad.tolist()}")
+    if not np.all(np.isfinite(sigma)):
+        rows = sorted(set(np.argwhere(~np.isfinite(sigma))[:, 0].tolist()))
+        raise ValueError(f"covariance has non-finite values in rows {rows}")
+    scale = max(float(np.max(np.abs(np.diag(sigma)))), np.finfo(float).tiny)
+    if np.max(np.abs(sigma - sigma.T)) > TOLERANCE * scale:
+        raise ValueError("covariance must be symmetric")
+    if s > 1 and np.linalg.eigvalsh(sigma)[0] < -1e-6 * scale:
+        raise ValueError("covariance must be positive semi-definite (it has a negative eigenvalue)")
+    if np.any(np.diag(sigma) < 0):
+        raise ValueError("covariance has a negative variance on its diagonal")
+    names = tuple(str(i) for i in range(s)) if systems is None else tuple(str(x) for x in systems)
+    if len(names) != s:
+        raise ValueError(f"{len(names)} system names for {s} estimates")
+    if len(set(names)) != s:
+        raise ValueError(f"system names must be distinct, got {list(names)}")
+    return theta, sigma, names

@@ -1,0 +1,301 @@
+"""Leaderboards: every system's estimate, interval and simultaneous rank-set, per estimator.
+
+:func:`leaderboard_rows` is the one adapter from joint estimates to rows: it takes, per
+estimator, any result with ``systems``, ``estimate`` (S,), ``covariance`` (S, S), ``lower`` and
+``upper`` (S,) — the ratings' :class:`debias.stats.joint.JointEstimate`, or a pairwise
+preferences estimator's result — and ranks the systems with
+:func:`debias.stats.ranking.rank_sets`. :func:`ratings_leaderboard_table` builds the ratings'
+joint estimates from the joined tables (:mod:`debias.tables.joined`): every estimator of
+:mod:`debias.stats.estimators` on every system, the covariance from the items the systems share
+(:func:`debias.stats.joint.shared_item_covariance`; ``ppi++`` with the finite-population
+variance of its terms, ``ppi++fpc``, on the diagonal, the design of its covariances). The
+critical value's random draws come from ``setting_seed(seed, task, prompt, estimator, "leaderboard")``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Collection, Mapping, Sequence
+from typing import Protocol
+
+import numpy as np
+import pandas as pd
+
+from debias.stats.estimate import estimate_with_terms
+from debias.stats.estimators import estimator_names
+from debias.stats.joint import JointEstimate, shared_item_covariance
+from debias.stats.ranking import rank_sets, separation_factor
+from debias.stats.resampling import setting_seed
+from debias.stats.variance import item_noise
+from debias.tables.estimates import evaluation_sample
+from debias.tables.joined import iter_cells
+
+__all__ = [
+    "LEADERBOARD_COLUMNS",
+    "JointResult",
+    "leaderboard_rows",
+    "preferences_leaderboard",
+    "ratings_joint_estimates",
+    "ratings_leaderboard_table",
+]
+
+LEADERBOARD_COLUMNS = [
+    "task",
+    "prompt",
+    "system",
+    "estimator",
+    "estimate",
+    "lower",
+    "upper",
+    "rank",
+    "rank_low",
+    "rank_high",
+    "level",
+    "tied_with",
+    "factor_to_separate_next",
+    "note",
+]
+
+log = logging.getLogger(__name__)
+
+
+class JointResult(Protocol):
+    """What :func:`leaderboard_rows` needs of one estimator's result."""
+
+    systems: tuple[str, ...]
+    estimate: np.ndarray
+    covariance: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+
+
+def leaderboard_rows(
+    results: Mapping[str, JointResult],
+    *,
+    level: float,
+    higher_is_better: bool = True,
+    seed: int = 0,
+    names: Sequence[str] = (),
+) -> pd.DataFrame:
+    """One row per system x estimator: estimate, interval, point rank and simultaneous rank-set.
+
+    Parameters
+    ----------
+    results : mapping of str to JointResult
+        Per estimator name, its joint estimates of the systems.
+    level : float
+        Simultaneous level of the rank-sets (each estimator's systems on their own).
+    higher_is_better : bool
+        Whether a higher estimate ranks better.
+    seed, names
+        The critical value's draws come from ``setting_seed(seed, *names, estimator, "leaderboard")``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``system, estimator, estimate, lower, upper, rank, rank_low, rank_high, level,
+        tied_with`` (``;``-separated names of the systems with the same estimate),
+        ``factor_to_separate_next`` (how many times its judgments would make the system surely
+        better than the next one down the ranking with probability 0.8 if their difference is
+        the estimated one, :func:`debias.stats.ranking.separation_factor`; empty for the last)
+        and ``note``.
+    """
+    rows = []
+    for estimator, result in results.items():
+        theta = np.asarray(result.estimate, dtype=float)
+        covariance = np.asarray(result.covariance, dtype=float)
+        systems = tuple(str(x) for x in result.systems)
+        lower, upper = np.asarray(result.lower, dtype=float), np.asarray(result.upper, dtype=float)
+        valid = np.isfinite(theta) & np.isfinite(np.diag(covariance))
+        reasons = tuple(getattr(result, "reasons", ()) or ("",) * len(systems))
+        biased = "the judge's verdicts, not people's (biased); " if getattr(result, "biased", False) else ""
+        for i in np.flatnonzero(~valid):  # a system without an estimate: its reason, not ranked
+            why = reasons[i] or "no estimate"
+            rows.append({"system": systems[i], "estimator": estimator, "level": level, "note": f"{why}; not ranked"})
+        if not valid.any():
+            continue
+        keep = np.flatnonzero(valid)
+        theta, covariance = theta[keep], covariance[np.ix_(keep, keep)]
+        rng = np.random.default_rng(setting_seed(seed, *names, estimator, "leaderboard"))
+        ranks = rank_sets(
+            theta,
+            covariance,
+            level=level,
+            systems=[systems[i] for i in keep],
+            higher_is_better=higher_is_better,
+            rng=rng,
+        )
+        order = np.argsort(ranks.rank, kind="stable")
+        following = np.full(len(ranks.systems), -1)
+        following[order[:-1]] = order[1:]  # the next system down the point ranking
+        pairs = np.array([(i, following[i]) for i in range(len(ranks.systems)) if following[i] >= 0]).reshape(-1, 2)
+        factors = dict(
+            zip(pairs[:, 0].tolist(), separation_factor(theta, covariance, pairs, critical_value=ranks.critical_value))
+        )
+        for i, system in enumerate(ranks.systems):
+            tied = ranks.tied_with[i]
+            note = biased + (f"tied with {', '.join(tied)}" if tied else "")
+            rows.append(
+                {
+                    "system": system,
+                    "estimator": estimator,
+                    "estimate": float(ranks.estimate[i]),
+                    "lower": float(lower[keep[i]]),
+                    "upper": float(upper[keep[i]]),
+                    "rank": int(ranks.rank[i]),
+                    "rank_low": int(ranks.rank_low[i]),
+                    "rank_high": int(ranks.rank_high[i]),
+                    "level": level,
+                    "tied_with": ";".join(tied),
+                    "factor_to_separate_next": float(factors.get(i, np.nan)),
+                    "note": note.rstrip("; "),
+                }
+            )
+    columns = [c for c in LEADERBOARD_COLUMNS if c not in ("task", "prompt")]
+    table = pd.DataFrame(rows, columns=columns)
+    for column in ("rank", "rank_low", "rank_high"):
+        table[column] = table[column].astype("Int64")
+    return table
+
+
+def preferences_leaderboard(results, *, level: float, seed: int = 0, names: Sequence[str] = ()) -> pd.DataFrame:
+    """The leaderboard of pairwise-preference estimates (win rates or strengths: higher is
+    better), one row per system x estimand x estimator.
+
+    ``results`` is a sequence of :class:`debias.stats.preferences.PreferenceEstimate` (each with
+    its ``estimand`` and ``estimator``: :func:`debias.stats.preferences.preference_estimates`), or
+    a mapping estimator name -> result with ``systems``, ``estimate``, ``covariance``, ``lower``
+    and ``upper``. Each estimand and estimator is ranked on its own (:func:`leaderboard_rows`);
+    systems without an estimate get their ``reasons`` in ``note``, and ``judge:*`` rows say
+    they rank the judge, not people. Columns: ``estimand`` (when the results carry one), then
+    those of :func:`leaderboard_rows`.
+    """
+    if isinstance(results, Mapping):
+        return leaderboard_rows(results, level=level, higher_is_better=True, seed=seed, names=names)
+    by_estimand: dict[str, dict[str, JointResult]] = {}
+    for result in results:
+        by_estimand.setdefault(str(result.estimand), {})[str(result.estimator)] = result
+    frames = []
+    for estimand, of_estimand in by_estimand.items():
+        table = leaderboard_rows(of_estimand, level=level, seed=seed, names=(*names, estimand))
+        table.insert(0, "estimand", estimand)
+        frames.append(_best_first(table))
+    if not frames:
+        return pd.DataFrame(columns=["estimand", *(c for c in LEADERBOARD_COLUMNS if c not in ("task", "prompt"))])
+    return pd.concat(frames, ignore_index=True)
+
+
+def _best_first(table: pd.DataFrame) -> pd.DataFrame:
+    """Rows per estimator in table order, ranked systems best first, unranked last."""
+    order = {name: i for i, name in enumerate(dict.fromkeys(table["estimator"]))}
+    return table.sort_values(
+        ["estimator", "rank", "system"], key=lambda c: c.map(order) if c.name == "estimator" else c
+    ).reset_index(drop=True)
+
+
+def ratings_joint_estimates(
+    cells: Sequence[tuple[str, pd.DataFrame, pd.DataFrame]], metrics: Sequence[str], *, level: float
+) -> tuple[dict[str, JointEstimate], dict[str, str]]:
+    """Every estimator's :class:`~debias.stats.joint.JointEstimate` of the systems of one task
+    and prompt.
+
+    ``cells`` holds ``(system, outputs, judged)`` per system (:func:`debias.tables.joined.iter_cells`).
+    Returns the joint estimates by estimator, and for every system left out of them the reason
+    (``system -> note``; per estimator ``system|estimator -> note``).
+    """
+    metrics = list(metrics)
+    notes: dict[str, str] = {}
+    per_estimator: dict[str, list] = {}
+    outputs_ids = {}
+    for system, outputs, judged in cells:
+        if len(judged) < 3:
+            notes[system] = f"{len(judged)} judged items (fewer than 3): no estimate, not ranked"
+            continue
+        sample = evaluation_sample(outputs, judged, metrics)
+        unjudged = sample.unjudged is not None and sample.unjudged.shape[0] > 0
+        outputs_ids[system] = outputs["id"].astype(str).unique().tolist()
+        ids = judged["id"].astype(str).to_numpy()
+        noise_known = item_noise(sample.judgments, None) is not None
+        for name in estimator_names(sample.metrics, unjudged=unjudged):
+            result, terms = estimate_with_terms(sample, name, level=level)
+            variance = float(result.variance)
+            if name.startswith("ppi++:"):  # ranked with its terms' finite-population variance (ppi++fpc),
+                # as its covariances are: PPI++'s own interval, for infinitely many outputs, is wider
+                variance = float(estimate_with_terms(sample, "ppi++fpc" + name[5:], level=level)[0].variance)
+            # the finite-population factor off the diagonal where the variance has it (noise known)
+            per_estimator.setdefault(name, []).append((system, result, terms, ids, noise_known, variance))
+    order = {system: k for k, system in enumerate(outputs_ids)}
+    codes: dict[str, int] = {}
+    coded = [[codes.setdefault(i, len(codes)) for i in ids] for ids in outputs_ids.values()]
+    incidence = np.zeros((len(order), len(codes)))
+    for k, positions in enumerate(coded):
+        incidence[k, positions] = 1.0
+    shared_outputs = incidence @ incidence.T  # outputs (inputs) every two systems share
+    joint = {}
+    for name, entries in per_estimator.items():
+        systems = tuple(e[0] for e in entries)
+        rows = [order[system] for system in systems]
+        finite = np.array([e[4] for e in entries])
+        shared = np.where(np.outer(finite, finite), shared_outputs[np.ix_(rows, rows)], np.inf)
+        covariance = shared_item_covariance(
+            [e[2] for e in entries], [e[3] for e in entries], [e[5] for e in entries], shared
+        )
+        joint[name] = JointEstimate(
+            systems=systems,
+            estimator=name,
+            estimate=np.array([float(e[1].estimate) for e in entries]),
+            lower=np.array([float(e[1].ci_low) for e in entries]),
+            upper=np.array([float(e[1].ci_high) for e in entries]),
+            covariance=covariance,
+            level=level,
+            n_judged=np.array([e[1].n_judged for e in entries]),
+        )
+        for system, _, _ in cells:
+            if system not in notes and system not in systems:
+                notes[f"{system}|{name}"] = f"no {name} estimate (it needs outputs nobody judged): not ranked"
+    return joint, notes
+
+
+def ratings_leaderboard_table(
+    joined: Sequence[pd.DataFrame],
+    prompts: Mapping[str, Sequence[str]],
+    metrics: Sequence[str],
+    *,
+    level: float,
+    seed: int = 0,
+    lower_is_better: Collection[tuple[str, str]] = (),
+) -> pd.DataFrame:
+    """The ratings leaderboard (``leaderboard.csv``): per task x prompt x estimator, every system's
+    estimate of its mean human score, its interval and its simultaneous rank-set at ``level``
+    (rank 1 = highest mean score, or the lowest for the ``(task, prompt)`` pairs in
+    ``lower_is_better``). A system with fewer than 3 judged items, or without the estimator, has
+    a row with an empty estimate and the reason in ``note``."""
+    cells: dict[tuple[str, str], list] = {}
+    for task, system, prompt, outputs, judged in iter_cells(joined, prompts):
+        cells.setdefault((task, prompt), []).append((system, outputs, judged))
+    frames = []
+    for (task, prompt), entries in cells.items():
+        joint, notes = ratings_joint_estimates(entries, metrics, level=level)
+        higher = (task, prompt) not in set(lower_is_better)
+        table = leaderboard_rows(joint, level=level, higher_is_better=higher, seed=seed, names=(task, prompt))
+        missing = []
+        for name in joint:
+            for system, _, _ in entries:
+                note = notes.get(system) or notes.get(f"{system}|{name}")
+                if note:
+                    missing.append({"system": system, "estimator": name, "level": level, "note": note})
+        if not joint:
+            missing += [{"system": s, "estimator": "mean", "level": level, "note": notes[s]} for s, _, _ in entries]
+        if missing:
+            table = pd.concat([table, pd.DataFrame(missing)], ignore_index=True)
+        table = _best_first(table)
+        table.insert(0, "task", task)
+        table.insert(1, "prompt", prompt)
+        frames.append(table)
+    if not frames:
+        return pd.DataFrame(columns=LEADERBOARD_COLUMNS)
+    table = pd.concat(frames, ignore_index=True)[LEADERBOARD_COLUMNS]
+    for column in ("rank", "rank_low", "rank_high"):
+        table[column] = table[column].astype("Int64")
+    table["tied_with"] = table["tied_with"].fillna("")
+    return table

@@ -1,0 +1,317 @@
+"""Simultaneous rank-sets, the joint covariance they are built from, adjusted p-values and the
+leaderboard: properties that must hold, and the simultaneous level on simulated designs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import false_discovery_control
+
+import debias
+from debias.stats.joint import nearest_covariance, shared_item_covariance
+from debias.stats.multiplicity import benjamini_hochberg, holm
+from debias.stats.ranking import max_contrast_quantile, point_ranks, rank_bounds, rank_sets
+from debias.tables.leaderboard import preferences_leaderboard
+
+
+def random_covariance(rng, s, scale=1.0):
+    a = rng.normal(size=(s, s + 2))
+    return scale * (a @ a.T) / (s + 2)
+
+
+def test_rank_sets_contain_the_point_ranking_and_shrink_with_the_covariance():
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        s = int(rng.integers(2, 12))
+        theta = rng.normal(size=s)
+        sigma = random_covariance(rng, s, 0.05)
+        wide = rank_sets(theta, sigma, level=0.9, n_draws=2000, rng=np.random.default_rng(1))
+        narrow = rank_sets(theta, sigma / 16, level=0.9, n_draws=2000, rng=np.random.default_rng(1))
+        for r in (wide, narrow):
+            assert np.all((r.rank_low <= r.rank) & (r.rank <= r.rank_high))
+            assert np.all((r.rank_low >= 1) & (r.rank_high <= s))
+        # a quarter of the standard errors: every rank-set inside the wider one
+        assert np.all(narrow.rank_low >= wide.rank_low) and np.all(narrow.rank_high <= wide.rank_high)
+    assert narrow.size.sum() < wide.size.sum() or wide.size.sum() == s
+
+
+def test_separated_independent_systems_are_singletons_and_identical_ones_span_everything():
+    theta = np.arange(10.0)
+    r = rank_sets(theta, 0.01 * np.eye(10), level=0.95)
+    assert r.rank_low.tolist() == r.rank_high.tolist() == list(range(10, 0, -1))
+    lower_better = rank_sets(theta, 0.01 * np.eye(10), level=0.95, higher_is_better=False)
+    assert lower_better.rank.tolist() == list(range(1, 11))
+    same = rank_sets(np.full(6, 0.5), np.full((6, 6), 0.01) + 0.01 * np.eye(6), level=0.9, systems=list("abcdef"))
+    assert same.rank.tolist() == [1] * 6
+    assert same.rank_low.tolist() == [1] * 6 and same.rank_high.tolist() == [6] * 6
+    assert same.tied_with[0] == ("b", "c", "d", "e", "f")  # ties stated, never split
+    assert not same.better.any()
+
+
+def test_exactly_known_differences_rank_without_doubt_unless_tied():
+    # perfectly correlated estimates: every difference is known exactly
+    r = rank_sets([0.3, 0.1, 0.3], np.ones((3, 3)) * 0.04, level=0.9)
+    assert r.critical_value == 0.0
+    assert r.rank_low.tolist() == [1, 3, 1] and r.rank_high.tolist() == [2, 3, 2]
+
+
+def test_max_contrast_quantile_is_tukeys_studentized_range_for_independent_systems():
+    from scipy.stats import studentized_range
+
+    exact = studentized_range.ppf(0.9, 5, np.inf) / np.sqrt(2)
+    c = max_contrast_quantile(np.eye(5) * 3.0, 0.9, n_draws=200_000, rng=np.random.default_rng(3))
+    assert c == pytest.approx(exact, abs=0.02)  # Monte-Carlo s.e. about 0.005
+    assert c < np.sqrt(__import__("scipy").stats.chi2.ppf(0.9, 5))  # tighter than the chi-square projection
+
+
+def test_simultaneous_level_is_attained_exactly_when_all_systems_are_equal():
+    # All true scores equal: every true rank is 1, and all rank-sets hold iff no pair is
+    # separated, which happens with probability exactly `level` by the critical value's
+    # definition; a construction ignoring the correlation (or a wrong quantile) misses it.
+    rng = np.random.default_rng(4)
+    s, level, draws = 8, 0.8, 3000
+    sigma = random_covariance(rng, s) + 2.0  # strongly correlated, like systems on shared items
+    c = max_contrast_quantile(sigma, level, rng=np.random.default_rng(5))
+    estimates = rng.multivariate_normal(np.zeros(s), sigma, size=draws)
+    low, high, _ = rank_bounds(estimates, np.broadcast_to(sigma, (draws, s, s)), c)
+    covered = np.all(low == 1, axis=1)
+    se = np.sqrt(level * (1 - level) / draws)
+    assert abs(covered.mean() - level) < 4 * se, (covered.mean(), se)
+    naive = np.sqrt(2) * 1.2816  # independent 80% intervals per system, compared pairwise
+    low_naive, _, _ = rank_bounds(estimates, np.broadcast_to(sigma, (draws, s, s)), naive / np.sqrt(2))
+    assert np.all(low_naive == 1, axis=1).mean() < level - 6 * se
+
+
+def shared_item_world(rng, means, n_items=600):
+    """Systems' scores on the same items: a strong item effect shared by all, own noise."""
+    item = rng.normal(0, 1.0, n_items)
+    world = item[None, :] + rng.normal(0, 0.4, (len(means), n_items))
+    return world - world.mean(axis=1, keepdims=True) + np.asarray(means)[:, None]
+
+
+def sampled_rank_sets(rng, world, n, level, repeats):
+    """Rank-sets of ``repeats`` samples of n items judged for every system, from the shared
+    items' joint covariance with the finite-population factor; (rank_low, rank_high) per sample."""
+    s, n_items = world.shape
+    lows, highs = np.zeros((repeats, s), int), np.zeros((repeats, s), int)
+    for r in range(repeats):
+        idx = rng.choice(n_items, n, replace=False)
+        y = world[:, idx]
+        variances = (1 - n / n_items) * y.var(axis=1, ddof=1) / n
+        cov = shared_item_covariance(list(y), [idx] * s, variances, np.full((s, s), n_items))
+        sets = rank_sets(y.mean(axis=1), cov, level=level, n_draws=4000, rng=rng)
+        lows[r], highs[r] = sets.rank_low, sets.rank_high
+    return lows, highs
+
+
+def test_rank_sets_from_the_shared_items_covariance_hold_their_level():
+    # Equal true means: the level is attained exactly in the limit. 600 samples: Monte-Carlo
+    # s.e. 0.016; ignoring the correlation gives 1.0, dropping the finite-population factor 0.93.
+    rng = np.random.default_rng(6)
+    level = 0.8
+    lows, _ = sampled_rank_sets(rng, shared_item_world(rng, np.zeros(5)), 200, level, 600)
+    coverage = np.all(lows == 1, axis=1).mean()
+    assert abs(coverage - level) < 0.05, coverage
+    # distinct means: the true ranking is covered, and the sets are narrow (about 2.4 ranks;
+    # independent intervals give 3.0)
+    world = shared_item_world(rng, [0.0, 0.0, 0.05, 0.3, 0.3])
+    truth = point_ranks(world.mean(axis=1))
+    lows, highs = sampled_rank_sets(rng, world, 150, level, 200)
+    assert np.all((lows <= truth) & (truth <= highs), axis=1).mean() >= level
+    assert (highs - lows + 1).mean() < 2.7
+
+
+def test_shared_item_covariance_is_the_finite_population_covariance_of_common_samples():
+    rng = np.random.default_rng(7)
+    terms = rng.normal(size=(3, 40)) + rng.normal(size=40)
+    ids = np.arange(40)
+    variances = np.diag(np.cov(terms)) / 40 * (1 - 40 / 100)
+    cov = shared_item_covariance(list(terms), [ids] * 3, variances, np.full((3, 3), 100))
+    assert np.allclose(cov, (1 - 40 / 100) * np.cov(terms) / 40)
+    disjoint = shared_item_covariance([terms[0], terms[1]], [ids, ids + 40], [1.0, 2.0])
+    assert np.allclose(disjoint, np.diag([1.0, 2.0]))
+    half = shared_item_covariance([terms[0], terms[1][:20]], [ids, ids[:20]], [1.0, 1.0])
+    assert half[0, 1] == pytest.approx(20 * np.cov(terms[0][:20], terms[1][:20])[0, 1] / (40 * 20))
+    with pytest.raises(ValueError, match="repeat"):
+        shared_item_covariance([terms[0][:2]], [[1, 1]], [1.0])
+    bad = np.array([[1.0, 1.5], [1.5, 1.0]])  # correlation 1.5: projected to the nearest valid one
+    fixed = nearest_covariance(bad)
+    assert np.linalg.eigvalsh(fixed)[0] > -1e-12 and np.allclose(np.diag(fixed), 1.0)
+
+
+def test_bad_input_is_refused_with_the_reason():
+    with pytest.raises(ValueError, match="non-finite"):
+        rank_sets([0.1, np.nan], np.eye(2), level=0.9)
+    with pytest.raises(ValueError, match="symmetric"):
+        rank_sets([0.1, 0.2], [[1, 0.5], [0, 1]], level=0.9)
+    with pytest.raises(ValueError, match="semi-definite"):
+        rank_sets([0.1, 0.2], [[1, 2], [2, 1]], level=0.9)
+    with pytest.raises(ValueError, match="level"):
+        rank_sets([0.1, 0.2], np.eye(2), level=1.5)
+    with pytest.raises(ValueError, match="names"):
+        rank_sets([0.1, 0.2], np.eye(2), level=0.9, systems=["a"])
+    one = rank_sets([0.4], [[0.1]], level=0.9)
+    assert one.rank_low.tolist() == one.rank_high.tolist() == [1]
+
+
+def literal_holm(p):
+    m, order = len(p), np.argsort(p, kind="stable")
+    out, running = np.empty(m), 0.0
+    for k, i in enumerate(order):
+        running = max(running, min(1.0, (m - k) * p[i]))
+        out[i] = running
+    return out
+
+
+def literal_bh(p):
+    m, order = len(p), np.argsort(p, kind="stable")
+    out, running = np.empty(m), 1.0
+    for k in range(m - 1, -1, -1):
+        running = min(running, m * p[order[k]] / (k + 1))
+        out[order[k]] = running
+    return out
+
+
+def test_adjusted_p_values():
+    rng = np.random.default_rng(8)
+    p = rng.uniform(size=(30, 25)) ** 4
+    p[:, 3] = p[:, 4]  # ties
+    h, b = holm(p), benjamini_hochberg(p)
+    for row in range(p.shape[0]):
+        assert np.allclose(h[row], literal_holm(p[row]))
+        assert np.allclose(b[row], literal_bh(p[row]))
+        assert np.allclose(b[row], false_discovery_control(p[row], method="bh"))
+        order = np.argsort(p[row])  # monotone in the raw p-value
+        assert np.all(np.diff(h[row][order]) >= 0) and np.all(np.diff(b[row][order]) >= -1e-15)
+    assert np.all(h >= p) and np.all(b >= p - 1e-15) and np.all(h >= b - 1e-15) and np.all(h <= 1)
+    with_gap = holm([0.01, np.nan, 0.02])  # a test not done: NaN, not counted in m
+    assert np.isnan(with_gap[1]) and np.allclose(with_gap[[0, 2]], [0.02, 0.02])
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        holm([0.5, 1.2])
+
+
+def long_table(rng, systems, n_items=60, shift=0.4):
+    item = rng.normal(0, 1, n_items)
+    rows = []
+    for k, system in enumerate(systems):
+        score = item + shift * k + rng.normal(0, 0.3, n_items)
+        rows += [
+            {"seg": f"s{i}", "sys": system, "score": score[i], "m": score[i] + rng.normal()} for i in range(n_items)
+        ]
+    return pd.DataFrame(rows)
+
+
+def test_leaderboard_api_ranks_every_estimator_and_states_what_it_cannot_rank():
+    rng = np.random.default_rng(9)
+    frame = long_table(rng, ["a", "b", "c", "d"])
+    frame = frame[~((frame["sys"] == "d") & (frame["seg"] > "s1"))]  # d: 2 judged items
+    table = debias.leaderboard(frame, item="seg", system="sys", judgment="score", scores=["m"], level=0.9)
+    assert set(table["estimator"]) == {"mean", "cv:m"}
+    ranked = table[table["note"] == ""]
+    for _, rows in ranked.groupby("estimator"):
+        assert rows["system"].tolist() == ["c", "b", "a"]  # best first
+        assert rows["rank_low"].tolist() == [1, 2, 3] == rows["rank_high"].tolist()
+        assert (rows["lower"] < rows["estimate"]).all() and (rows["estimate"] < rows["upper"]).all()
+    note = table[table["system"] == "d"]
+    assert len(note) == 2 and note["estimate"].isna().all() and note["note"].str.contains("fewer than 3").all()
+    assert list(table.columns[:10]) == [
+        "task", "prompt", "system", "estimator", "estimate", "lower", "upper", "rank", "rank_low", "rank_high"
+    ]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class StandIn:
+    """A preferences estimator's result: what the leaderboard adapter reads."""
+
+    systems: tuple[str, ...]
+    estimate: np.ndarray
+    covariance: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+
+
+def test_preferences_leaderboard_adapter():
+    estimate = np.array([0.6, 0.55, 0.3])
+    covariance = np.array([[4, -1, -1], [-1, 4, -1], [-1, -1, 4]]) * 1e-4
+    se = np.sqrt(np.diag(covariance))
+    result = StandIn(("x", "y", "z"), estimate, covariance, estimate - 1.64 * se, estimate + 1.64 * se)
+    table = preferences_leaderboard({"human": result, "ppi++:judge": result}, level=0.9)
+    assert len(table) == 6
+    rows = table[table["estimator"] == "human"].set_index("system")
+    assert rows.loc["x", "rank_low"] == 1 and rows.loc["x", "rank_high"] == 2 and rows.loc["z", "rank_low"] == 3
+
+
+def test_compare_adjusts_p_values_within_each_prompt_and_estimator():
+    rng = np.random.default_rng(10)
+    frame = long_table(rng, ["a", "b", "c", "d"], shift=0.05)
+    table = debias.compare(frame, item="seg", system="sys", judgment="score", scores=["m"], min_items=3)
+    columns = list(table.columns)
+    assert columns[columns.index("p_value") + 1 : columns.index("p_value") + 3] == ["p_holm", "p_bh"]
+    for _, rows in table.groupby(["prompt", "estimator"]):
+        assert len(rows) == 6  # every pair of 4 systems: one family
+        assert np.allclose(rows["p_holm"], holm(rows["p_value"].to_numpy()))
+        assert np.allclose(rows["p_bh"], benjamini_hochberg(rows["p_value"].to_numpy()))
+    assert (table["p_holm"] >= table["p_value"]).all() and (table["p_holm"] > table["p_value"]).any()
+
+
+def test_separation_factor_separates_the_pair_with_the_stated_power():
+    # Simulate k times the judgments (covariance / k) around the estimated truth: the pair comes
+    # out separated in about `power` of the draws; at half the factor far less often.
+    from debias.stats.ranking import separation_factor, top_k_factor
+
+    rng = np.random.default_rng(11)
+    s, draws, power = 6, 4000, 0.8
+    theta = np.array([1.0, 0.9, 0.5, 0.45, 0.2, 0.0])
+    sigma = random_covariance(rng, s, 0.02) + 0.01
+    c = max_contrast_quantile(sigma, 0.9, rng=np.random.default_rng(12))
+    k = separation_factor(theta, sigma, [[0, 1]], critical_value=c, power=power)[0]
+    assert k > 1  # not separated at the current size
+    for scale, expected in ((k, power), (k / 2, None)):
+        estimates = rng.multivariate_normal(theta, sigma / scale, size=draws)
+        _, _, better = rank_bounds(estimates, np.broadcast_to(sigma / scale, (draws, s, s)), c)
+        separated = better[:, 0, 1].mean()
+        if expected is None:
+            assert separated < power - 0.2
+        else:
+            assert abs(separated - expected) < 4 * np.sqrt(power * (1 - power) / draws), separated
+    ranks = rank_sets(theta, sigma, level=0.9)
+    pairs = [[0, 2], [0, 3], [1, 2], [1, 3]]
+    assert top_k_factor(ranks, sigma, 2) == pytest.approx(
+        separation_factor(theta, sigma, pairs, critical_value=ranks.critical_value).max()
+    )
+    assert separation_factor([0.3, 0.3], np.eye(2), [[0, 1]], critical_value=2.0)[0] == np.inf
+    assert separation_factor([0.3, 0.2], np.ones((2, 2)), [[0, 1]], critical_value=2.0)[0] == 0.0
+
+
+def test_leaderboard_of_pairwise_verdicts_ranks_every_estimand_and_says_what_it_cannot():
+    rng = np.random.default_rng(13)
+    strength = {"x": 1.0, "y": 0.0, "z": -1.0, "w": 0.5}
+
+    def battles(n, systems):
+        a, b = (rng.choice(systems, n) for _ in range(2))
+        a, b = a[a != b], b[a != b]
+        p = 1 / (1 + np.exp(-(np.vectorize(strength.get)(a) - np.vectorize(strength.get)(b))))
+        human = np.where(rng.random(a.size) < p, "model_a", "model_b")
+        judge = np.where(rng.random(a.size) < 0.8, human, np.where(human == "model_a", "model_b", "model_a"))
+        return pd.DataFrame({"q": [f"q{i}" for i in range(a.size)], "A": a, "B": b, "winner": human, "gpt": judge})
+
+    frame = battles(400, ["x", "y", "z"])
+    pool = battles(400, ["x", "y", "z", "w"]).drop(columns="winner")
+    pool["q"] = "p" + pool["q"]
+    table = debias.leaderboard(
+        frame, item="q", system_a="A", system_b="B", verdict="winner", judges=["gpt"], pool=pool, level=0.9
+    )
+    assert set(table["estimand"]) == {"win_rate", "strength"}
+    assert {"human", "judge:gpt", "ppi++:gpt"} <= set(table["estimator"])
+    human = table[(table["estimand"] == "win_rate") & (table["estimator"] == "human")]
+    ranked = human[human["rank"].notna()]
+    assert ranked["system"].tolist() == ["x", "y", "z"] and ranked["rank_low"].tolist() == [1, 2, 3]
+    unranked = human[human["system"] == "w"]
+    assert unranked["rank"].isna().all() and unranked["note"].str.contains("not ranked").all()
+    judge = table[table["estimator"] == "judge:gpt"]
+    assert judge["note"].str.contains("biased").all()
+    with pytest.raises(ValueError, match="system_a, system_b and verdict"):
+        debias.leaderboard(frame, item="q", system_a="A", verdict="winner")
