@@ -8,6 +8,7 @@ WORDNET_STAMP := nltk_data/corpora/wordnet/.provisioned
 SYSTEM_STAMP := $(VENV)/.system-packages
 VECSIM_STAMP := $(VENV)/.vecsim
 CLUSTER_STAMP := $(VENV)/.cluster
+BROWSER_STAMP := $(VENV)/.browser
 # Debian packages the paper's metric implementations run on: Perl's XML::Parser for
 # ROUGE-1.5.5 (Perl and DB_File come with Debian's perl) and Java for METEOR 1.5.
 SYSTEM_PACKAGES := perl libxml-parser-perl default-jre-headless
@@ -53,7 +54,12 @@ $(WORDNET_STAMP): $(STAMP)
 reproduce: setup
 	$(BIN)/snakemake --cores $(CORES)
 
-test: setup
+# Debian's Chromium, for the test that opens Snakemake's HTML report (tests/test_html_report.py).
+$(BROWSER_STAMP): $(STAMP)
+	$(BIN)/debias-provision-system --packages chromium
+	touch $@
+
+test: setup $(BROWSER_STAMP)
 	$(BIN)/python -m pytest
 
 # Static checks of the code and the workflow.

@@ -82,10 +82,12 @@ def savings(tables: Path, results: Path, config: dict) -> None:
 def planner(tables: Path) -> None:
     check = pd.read_csv(tables / "plan_check.csv")
     print("== plan check: met (share of pilot plans meeting the target) against the 0.8 assurance")
-    for estimator, group in check.groupby("estimator", sort=False):
+    check = check.dropna(subset=["met"])
+    worlds = check["world"] if "world" in check else pd.Series("resampled", index=check.index)
+    for (world, estimator), group in check.groupby([worlds, check["estimator"]], sort=False):
         low = group.loc[group["met"].idxmin()]
         print(
-            f"  {estimator}: mean met {group['met'].mean():.3f} over {len(group)} cells (target [0.75, 0.85]); "
+            f"  {world} {estimator}: mean met {group['met'].mean():.3f} over {len(group)} cells (target [0.75, 0.85]); "
             f"lowest {low['met']:.3f} ({low['system']}, {low['prompt']}; target >= 0.7; s.e. {low['met_se']:.3f}); "
             f"median realised/target {group['median_ratio'].min():.2f}-{group['median_ratio'].max():.2f}"
         )

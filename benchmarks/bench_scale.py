@@ -12,6 +12,11 @@
       of that many systems x judged items, --cores 2: wall time and the largest process's peak
       memory; --provided puts five metric scores in the system files instead of computing them.
 
+  bench_scale.py default [--keep DIR]   the paper's configuration (config/config.yaml, the
+      released data) from an empty results/ with --cores 2, then again after one system is
+      added (a copy of a task's last system under a new name): wall and CPU time (user + sys of
+      every process of the run) of each, and the jobs that cost most CPU (from the jobs' logs).
+
 Texts are drawn from the released MS MARCO answers and CNN/DM summaries' words (short
 outputs, 5-40 words); each system keeps a share of its reference's words that varies by
 system and item, and the judgments follow that share with annotator noise. `--keep DIR`
@@ -23,6 +28,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import re
 import resource
 import shutil
 import subprocess
@@ -183,6 +189,71 @@ def bench_task(args) -> None:
             shutil.rmtree(folder, ignore_errors=True)
 
 
+def _cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _timed_run(folder: Path) -> tuple[float, float]:
+    """Wall and CPU seconds of ``snakemake --cores 2`` in ``folder`` (its own config)."""
+    cpu, start = _cpu_seconds(), time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "workflow/Snakefile")]
+        + ["--directory", str(folder), "--cores", "2", "--quiet"],
+        check=True,
+        cwd=folder,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    return time.perf_counter() - start, _cpu_seconds() - cpu
+
+
+def _job_costs(results: Path) -> dict[str, float]:
+    """CPU seconds per rule, summed over its jobs, from the last line of each job's log."""
+    costs: dict[str, float] = {}
+    pattern = re.compile(r"done: ([0-9.]+) s CPU in this process, ([0-9.]+) s in the programs")
+    for log in (results / "logs").rglob("*.log"):
+        found = pattern.findall(log.read_text(errors="replace"))
+        if found:
+            own, programs = map(float, found[-1])
+            kind = log.relative_to(results / "logs").parts[0].removesuffix(".log")
+            costs[kind] = costs.get(kind, 0.0) + own + programs
+    return costs
+
+
+def bench_default(args) -> None:
+    folder = args.keep or Path(tempfile.mkdtemp(prefix="bench-default-"))
+    try:
+        for name in ("config", "data", "workflow"):
+            shutil.copytree(REPO / name, folder / name, dirs_exist_ok=True)
+        (folder / "nltk_data").symlink_to((REPO / "nltk_data").resolve())
+        wall, cpu = _timed_run(folder)
+        print(f"default configuration from an empty results/, --cores 2: {wall:.0f} s wall, {cpu:.0f} s CPU")
+        costs = sorted(_job_costs(folder / "results").items(), key=lambda item: -item[1])
+        print("  CPU by kind of job (log folder): " + ", ".join(f"{kind} {seconds:.0f} s" for kind, seconds in costs))
+        config = yaml.safe_load((folder / "config/config.yaml").read_text())
+        task = next(iter(config["tasks"]))
+        last = list(config["tasks"][task]["systems"])[-1]
+        source = next((folder / "data" / task / "systems").glob(f"{last}.jsonl*"))
+        shutil.copy(source, source.with_name(source.name.replace(last, f"{last}.copy", 1)))
+        # Appended as text, so that the config file's comments stay as they are.
+        text = (folder / "config/config.yaml").read_text()
+        entry = f"      {last}: " + "{"
+        at = text.index(entry, text.index(f"\n  {task}:"))
+        end = text.index("\n", at) + 1
+        copy = f"      {last}.copy: " + "{label: " + f"{last}.copy" + "}\n"
+        (folder / "config/config.yaml").write_text(text[:end] + copy + text[end:])
+        for log in (folder / "results/logs").rglob("*.log"):
+            log.unlink()
+        wall, cpu = _timed_run(folder)
+        print(f"one system added to {task} ({last}.copy): {wall:.0f} s wall, {cpu:.0f} s CPU")
+        costs = sorted(_job_costs(folder / "results").items(), key=lambda item: -item[1])
+        print("  CPU by kind of job (log folder): " + ", ".join(f"{kind} {seconds:.0f} s" for kind, seconds in costs))
+    finally:
+        if args.keep is None:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
 CHECK = """
 import resource, sys, time
 import numpy as np
@@ -242,8 +313,10 @@ def main() -> int:
     task.add_argument(
         "--provided", action="store_true", help="scores in the system files: no metric stage (see the metrics command)"
     )
+    default = sub.add_parser("default")
+    default.add_argument("--keep", type=Path)
     args = parser.parse_args()
-    {"metrics": bench_metrics, "checks": bench_checks, "task": bench_task}[args.what](args)
+    {"metrics": bench_metrics, "checks": bench_checks, "task": bench_task, "default": bench_default}[args.what](args)
     return 0
 
 

@@ -96,6 +96,21 @@ def test_estimate_compare_plan_print_the_table_rows(task):
     assert out.startswith("| task | prompt | system |") and out.count("\n") == 2 + 4
 
 
+def test_plan_target_width_is_the_full_width_and_half_width_is_half_of_it(task):
+    tmp_path, root, _ = task
+    common = ["--config", str(tmp_path / "config.yaml")]
+    alpha = str(root / "systems" / "alpha.jsonl")
+    pilot = [alpha, "--scores", str(tmp_path / "alpha.csv"), *common]
+    code, full, _ = run("plan", *pilot, "--target-width", "0.4")
+    assert code == 0 and ",0.4," in full
+    assert run("plan", *pilot, "--half-width", "0.2") == (0, full, "")
+    code, narrower, _ = run("plan", *pilot, "--target-width", "0.2")
+    assert narrower != full
+    with pytest.raises(SystemExit), redirect_stdout(io.StringIO()) as help_text:
+        main(["plan", "--help"])
+    assert "FULL width" in " ".join(help_text.getvalue().split())
+
+
 def test_leaderboard_prints_the_table_rows_and_ranks_lower_first_where_the_prompt_says(task):
     tmp_path, root, config = task
     alpha, beta = (str(root / "systems" / f"{s}.jsonl") for s in ("alpha", "beta"))

@@ -3,6 +3,8 @@ Gaussian simulation, and the resampling check agrees with the design's expected 
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -135,3 +137,52 @@ def test_coverage_check_resamples_adjacent_pairs_and_the_named_ones():
     assert checked_pairs(joined, prompts, []) == {("t", "q", "b", "c"), ("t", "q", "a", "c"), ("t", "q", "a", "d")}
     assert ("t", "q", "b", "d") in checked_pairs(joined, prompts, [["d", "b"]])
     assert len(checked_pairs(joined, prompts, "all")) == 6
+
+
+def test_cached_pairs_give_the_same_table_and_only_new_pairs_are_resampled(tmp_path, monkeypatch):
+    from debias.io.atomic import write_csv
+    from debias.tables import comparisons
+
+    rng = np.random.default_rng(5)
+    truth = rng.normal(size=60)
+
+    def frame(system, shift):
+        judged = truth + shift + rng.normal(scale=0.5, size=(2, 60))
+        return pd.DataFrame(
+            {
+                "task": "t",
+                "system": system,
+                "id": [str(i) for i in range(60)],
+                "prompt": "q",
+                "judged_output": "",
+                "n_judgments": 2,
+                "mean_judgment": judged.mean(axis=0),
+                "judgments": [json.dumps(pair) for pair in judged.T.tolist()],
+                "m": truth + shift + rng.normal(scale=0.7, size=60),
+            }
+        )
+
+    joined = [frame("a", 0.0), frame("b", 0.3), frame("c", 0.6)]
+    spec = {"sample_sizes": [20, "0.5N"], "repeats": 40, "level": 0.8, "memory_mb": None, "pairs": []}
+
+    def table(frames, cache):
+        out = tmp_path / f"out{len(list(tmp_path.iterdir()))}.csv"
+        made = comparisons.comparison_coverage_table(
+            frames, {"t": ["q"]}, ["m"], spec, seed=3, min_items=10, cache_dir=cache
+        )
+        write_csv(made, out)
+        return out.read_bytes()
+
+    plain = table(joined, None)
+    cache = tmp_path / "cache"
+    assert table(joined, cache) == plain  # computed and stored
+    assert len(list(cache.iterdir())) == 2  # the adjacent pairs (a, b), (b, c)
+    resampled = []
+    original = comparisons._experiment
+    monkeypatch.setattr(comparisons, "_experiment", lambda *args: resampled.append(args[1:4]) or original(*args))
+    assert table(joined, cache) == plain  # read back: the same bytes, nothing resampled
+    assert resampled == []
+    with_d = [*joined, frame("d", 0.45)]  # ranked a < b < d < c: pairs (a, b), (b, d), (c, d)
+    cached = table(with_d, cache)
+    assert resampled == [("q", "b", "d"), ("q", "c", "d")]  # the new pairs only
+    assert cached == table(with_d, None)

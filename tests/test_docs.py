@@ -1,5 +1,5 @@
-"""The documented rule graph (docs/workflow.md) is the workflow's: every rule dependency Snakemake reports for the
-paper's configuration is drawn, and nothing else."""
+"""The documented rule graphs (docs/workflow.md) are the workflow's: every rule dependency Snakemake reports for the
+paper's configuration, and for config/arena.yaml (preference tasks alone), is drawn, and nothing else."""
 
 import re
 import subprocess
@@ -9,10 +9,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 
 
-def workflow_edges() -> set[tuple[str, str]]:
+def workflow_edges(*args: str) -> set[tuple[str, str]]:
     """(upstream, downstream) rule pairs of ``snakemake --rulegraph mermaid-js``, without ``all``."""
     result = subprocess.run(
-        [sys.executable, "-m", "snakemake", "--rulegraph", "mermaid-js", "--cores", "1"],
+        [sys.executable, "-m", "snakemake", "--rulegraph", "mermaid-js", "--cores", "1", *args],
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -23,16 +23,27 @@ def workflow_edges() -> set[tuple[str, str]]:
     return {(names[a], names[b]) for a, b in edges if "all" not in (names[a], names[b])}
 
 
-def documented_edges() -> set[tuple[str, str]]:
+def documented_edges(which: int = 0) -> set[tuple[str, str]]:
+    """The edges of the ``which``-th mermaid block of the section "Rule graph"."""
     text = (REPO / "docs" / "workflow.md").read_text(encoding="utf-8")
-    block = re.search(r"## Rule graph\n.*?```mermaid\n(.*?)```", text, flags=re.S)
-    assert block, "docs/workflow.md has no '## Rule graph' section with a mermaid block"
-    return set(re.findall(r"^\s*(\w+) --> (\w+)\s*$", block.group(1), flags=re.M))
+    section = text.split("## Rule graph\n", 1)
+    assert len(section) == 2, "docs/workflow.md has no '## Rule graph' section"
+    blocks = re.findall(r"```mermaid\n(.*?)```", section[1], flags=re.S)
+    assert len(blocks) > which, f"docs/workflow.md's '## Rule graph' has {len(blocks)} mermaid blocks"
+    return set(re.findall(r"^\s*(\w+) --> (\w+)\s*$", blocks[which], flags=re.M))
 
 
 def test_documented_rule_graph_is_the_workflows():
     drawn, actual = documented_edges(), workflow_edges()
     assert actual, "snakemake reported no rule dependencies"
+    assert drawn == actual, (
+        f"missing from docs/workflow.md: {sorted(actual - drawn)}; not in the workflow: {sorted(drawn - actual)}"
+    )
+
+
+def test_documented_rule_graph_of_the_arena_configuration_is_the_workflows():
+    drawn, actual = documented_edges(1), workflow_edges("--configfile", "config/arena.yaml")
+    assert ("preferences", "report") in actual
     assert drawn == actual, (
         f"missing from docs/workflow.md: {sorted(actual - drawn)}; not in the workflow: {sorted(drawn - actual)}"
     )

@@ -193,8 +193,10 @@ def test_ppi_wrapper_reports_the_packages_interval():
     assert (result.ci_low, result.ci_high) == pytest.approx((float(low[0]), float(high[0])))
     assert result.estimate == pytest.approx(float(np.squeeze(ppi_mean_pointestimate(y, metric[:40], metric[40:]))))
     assert result.n_outputs == 120
-    with pytest.raises(ValueError, match="unjudged"):
-        ppi_tuned_mean_ci(judgments[:40], metric[:40], metric[:0])
+    # no unjudged output: lambda = 0, the judged items' mean with its normal interval (no fpc)
+    alone = ppi_tuned_mean_ci(judgments[:40], metric[:40], metric[:0], level=0.9)
+    assert float(alone.estimate) == pytest.approx(float(y.mean()), abs=1e-15)
+    assert float(alone.se) == pytest.approx(float(y.std() / np.sqrt(40)))
 
 
 def test_coverage_kernel_equals_a_literal_loop():
@@ -335,3 +337,51 @@ def test_combined_keeps_the_one_informative_metric_among_collinear_ones():
     single, _ = cv_terms(y, g[:, -1], metrics[-1].mean(), metrics[-1].var(), n_items)
     assert np.mean((combined - judged.mean()) ** 2) < 1.1 * np.mean((single.mean(-1) - judged.mean()) ** 2)
     assert np.var(combined) < 0.85 * np.var(y.mean(-1))
+
+
+def every_estimator(metrics):
+    """Every name of every registered family, the check-only and unjudged-only ones included."""
+    return estimator_names(metrics, unjudged=True, check=True)
+
+
+def test_every_estimator_is_the_mean_when_every_output_is_judged():
+    # n = N: the judged items are the population; nothing is left for a metric to estimate.
+    # Skewed judgments with three raters, three metrics correlated with them and one constant.
+    rng = np.random.default_rng(26)
+    n = 96
+    truth = rng.gamma(2.0, 1.0, n)
+    judgments = np.round(truth[:, None] + rng.normal(0, 1.0, (n, 3)))
+    scores = np.column_stack([truth + rng.normal(0, s, n) for s in (0.5, 1.0, 2.0)] + [np.full(n, 100.0)])
+    metrics = ["a", "b", "c", "constant"]
+    sample = EvalSample.from_arrays(judgments, scores, all_scores=scores, metrics=metrics)
+    mean = estimate_mean(sample, "mean", level=0.8)
+    names = every_estimator(metrics)
+    assert {name.partition(":")[0] for name in names} | {"cv:combined"} >= set(REGISTRY)
+    assert "cv:combined" in names and "ppi++:a" in names and "ppi++fpc:a" in names
+    for name in names:
+        for options in ({}, {"folds": 4, "rng": np.random.default_rng(1)}) if name == "cv:combined" else ({},):
+            result = estimate_mean(sample, name, level=0.8, **options)
+            assert float(result.estimate) == pytest.approx(float(mean.estimate), rel=0, abs=1e-12), name
+    # the combined control variate exactly, and its interval is the mean's
+    combined = estimate_mean(sample, "cv:combined", level=0.8)
+    assert float(combined.estimate) == float(mean.estimate)
+    assert (float(combined.ci_low), float(combined.ci_high)) == (float(mean.ci_low), float(mean.ci_high))
+    # a constant metric's control variate is the mean, interval and all
+    constant = estimate_mean(sample, "cv:constant", level=0.8)
+    assert (float(constant.ci_low), float(constant.ci_high), constant.df) == (
+        float(mean.ci_low),
+        float(mean.ci_high),
+        mean.df,
+    )
+
+
+def test_combined_still_moves_the_estimate_below_n_equal_to_N():
+    # the n = N case is the only one where cv:combined is the mean: one unjudged output suffices
+    rng = np.random.default_rng(3)
+    n = 60
+    truth = rng.normal(0, 1, n + 1)
+    scores = (truth + rng.normal(0, 0.3, n + 1))[:, None] * np.array([1.0, 0.5]) + rng.normal(0, 0.2, (n + 1, 2))
+    sample = EvalSample.from_arrays(truth[:n, None], scores[:n], all_scores=scores, metrics=["a", "b"])
+    assert float(estimate_mean(sample, "cv:combined", level=0.8).estimate) != float(
+        estimate_mean(sample, "mean", level=0.8).estimate
+    )

@@ -3,13 +3,22 @@ and the variances; the upper bound raises the plan; the pilot check runs."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
 
-from debias.stats.plan_bound import upper_bound_components
-from debias.stats.plan_check import check_target_width, plan_check_experiment
-from debias.stats.planning import PlanComponents, pilot_components, plan_design, planned_width
+from debias.stats.plan_bound import bound_factor, upper_bound_components
+from debias.stats.plan_check import check_target_width, fit_fresh_world, fresh_check_experiment, plan_check_experiment
+from debias.stats.planning import (
+    PlanComponents,
+    component_arrays,
+    pilot_components,
+    plan_design,
+    plan_sizes,
+    planned_width,
+)
 from debias.tables.plans import plan_check_table, plan_table
 
 #: The intervals' nominal coverage in these checks.
@@ -211,3 +220,115 @@ def test_a_ceiling_bound_prompt_never_raises():
     assert checks["met"].between(0, 1).all()
     # the 10-item pilots are often all at the ceiling: the check says how many assumed the scale
     assert checks["note"].str.contains("pilots: ").any()
+
+
+def test_fresh_components_are_unbiased_and_the_resampled_ones_are_not():
+    # 3 raters, sigma_f^2 = 1, sigma_a^2 = 0.49: averaged over 200 pilots of 50 items
+    rng = np.random.default_rng(11)
+    truth = rng.normal(0, 1, (200, 50))
+    y = truth[..., None] + rng.normal(0, 0.7, (200, 50, 3))
+    item, noise, q, _, _, _ = component_arrays(y.mean(-1), y.var(-1), 3)
+    assert noise.mean() == pytest.approx(0.49, abs=0.01)  # s.e. about 0.002
+    assert item.mean() == pytest.approx(1.0, abs=0.04)  # s.e. about 0.015
+    old_item, old_noise = component_arrays(y.mean(-1), y.var(-1), 3, world="resampled")[:2]
+    assert old_noise.mean() == pytest.approx(0.49 * 2 / 3, abs=0.01)  # ddof 0: a third too small
+    assert old_item.mean() == pytest.approx(1.0 + 0.49 / 3, abs=0.04)
+    # same total variance of one judgment in both worlds, k = 3 throughout
+    assert np.allclose(item + noise, old_item + old_noise)
+    assert np.allclose(q.mean(-1), item + noise)
+    # the scalar form agrees with the array form
+    components, _ = pilot_components(y[0], 500)
+    assert (components.item, components.noise) == pytest.approx((item[0], noise[0]))
+
+
+def test_a_negative_items_variance_is_floored_with_its_reason():
+    # items that hardly differ, rated by noisy raters: the unbiased items' variance is below 0
+    rng = np.random.default_rng(2)
+    y = 3.0 + rng.normal(0, 1.0, (30, 3))
+    y[:, 0] += np.linspace(-0.01, 0.01, 30)
+    components, _ = pilot_components(y, 300)
+    raw = np.var(y.mean(1), ddof=1) - np.mean(np.var(y, axis=1, ddof=1)) / 3
+    if raw < 0:
+        assert components.item == 0.0 and "floored at 0" in components.note
+    assert components.noise == pytest.approx(np.mean(np.var(y, axis=1, ddof=1)))
+
+
+def test_plan_sizes_is_plan_design_for_every_pilot():
+    rng = np.random.default_rng(8)
+    item, noise = rng.uniform(0, 1, 40), rng.uniform(0, 2, 40)
+    shape = PlanComponents(0.0, 0.0, n_outputs=400)
+    n, k, cost, width = plan_sizes(item, noise, shape, 0.25, level=0.8, cost_per_item=3.0, k_max=4)
+    for i in range(40):
+        one = plan_design(PlanComponents(item[i], noise[i], 400), 0.25, level=0.8, cost_per_item=3.0, k_max=4)
+        assert (n[i], k[i]) == (one.n, one.k)
+        assert (cost[i], width[i]) == pytest.approx((one.cost, one.width), nan_ok=True)
+
+
+def test_bound_factor_is_per_pilot():
+    rng = np.random.default_rng(9)
+    q = rng.gamma(1.0, 1.0, (6, 50))
+    q[2] = 1.0  # a pilot whose contributions do not vary: no bound
+    factor, fallback = bound_factor(q, 0.8, rng=rng)
+    assert factor.shape == (6,) and not fallback.any()
+    assert factor[2] == 1.0 and np.all(np.delete(factor, 2) > 1.0)
+    # each pilot alone gives about the same factor (other bootstrap draws)
+    alone = [float(bound_factor(q[i], 0.8, rng=np.random.default_rng(i))[0]) for i in range(6)]
+    assert np.allclose(factor, alone, rtol=0.05)
+
+
+@pytest.mark.parametrize("raters", [1, 3])
+def test_fresh_check_meets_its_assurance_on_gaussian_worlds(raters):
+    # 300 pilots: s.e. of met about 0.023; the target is assurance - 0.05 = 0.75
+    rng = np.random.default_rng(raters)
+    n = 600
+    truth = rng.normal(0, 1, n)
+    judgments = truth[:, None] + rng.normal(0, 0.8, (n, raters))
+    metric = truth + rng.normal(0, 1, n)
+    rows = fresh_check_experiment(
+        judgments,
+        {"m": metric},
+        n_pilots=300,
+        pilot_size=50,
+        level=0.8,
+        assurance=0.8,
+        rng=rng,
+        annotator_variance=0.64 if raters == 1 else None,
+        cost_per_item=10.0,
+    )
+    assert [(r["estimator"], r["world"]) for r in rows] == [("mean", "fresh"), ("cv", "fresh")]
+    assert all(r["met"] >= 0.75 for r in rows), rows
+    assert all(r["met"] <= 0.97 for r in rows), rows  # and is not bought by planning far too much
+    # an item costs ten judgments: the planner buys more than one judgment per item
+    assert rows[0]["median_planned_k"] > 1
+
+
+def test_fresh_world_fit():
+    rng = np.random.default_rng(12)
+    truth = rng.normal(0, 1, 2000)
+    judgments = truth[:, None] + rng.normal(0, 0.7, (2000, 3))
+    world = fit_fresh_world(judgments)
+    assert world.noise == pytest.approx(0.49, rel=0.05)
+    assert np.var(world.truth, ddof=1) == pytest.approx(1.0, rel=0.08)
+    assert np.mean(world.residuals**2) == pytest.approx(world.noise)
+    assert world.judgments_per_item == 3 and not world.items_only
+    one = fit_fresh_world(judgments[:, :1])
+    assert one.items_only and one.noise == 0.0 and one.judgments_per_item == 1
+    given = fit_fresh_world(judgments[:, :1], annotator_variance=0.49)
+    assert not given.items_only and given.residuals.size == 0
+    assert np.var(given.truth, ddof=1) == pytest.approx(np.var(judgments[:, 0], ddof=1) - 0.49)
+
+
+def test_each_k_gets_its_own_bound():
+    rng = np.random.default_rng(13)
+    y = rng.normal(0, 1, (40, 1)) + rng.normal(0, 0.8, (40, 3))
+    components, q1 = pilot_components(y, 400)
+    _, qk = pilot_components(y, 400, k_max=4)
+    assert qk.shape == (4, 40) and np.array_equal(qk[0], q1)
+    # row k estimates the variance of an item's mean of k judgments: S^2 + sigma_a^2 / k
+    assert qk.mean(axis=1) == pytest.approx([components.item + components.noise / k for k in (1, 2, 3, 4)])
+    bound = upper_bound_components(components, qk, 0.8, rng=np.random.default_rng(0))
+    assert len(bound.k_factors) == 4 and bound.k_factors[0] == 1.0
+    # the items' part is less certain than the total: larger k, relatively larger bound
+    assert bound.k_factors[3] > 1.0
+    assert planned_width(100, 4, bound, 0.8) > planned_width(100, 4, replace(bound, k_factors=()), 0.8)
+    assert planned_width(100, 1, bound, 0.8) == planned_width(100, 1, replace(bound, k_factors=()), 0.8)

@@ -278,6 +278,26 @@ def test_figure1_panels_show_every_system_and_output_with_rho_in_the_title():
     assert "0.31" in ax.get_title() and ax.collections[0].get_offsets().shape == (3, 2)
 
 
+def test_figure1a_labels_of_nearby_systems_do_not_overlap():
+    """The released MS MARCO data put fastqa and fastqa_ext 0.005 apart on both axes."""
+    from debias.plots import draw_figure1a
+    from debias.tables.bias import SystemPoint
+
+    values = [
+        ("fastqa", 0.607, 0.2765),
+        ("fastqa_ext", 0.602, 0.2735),
+        ("snet", 0.674, 0.364),
+        ("snet.ens", 0.703, 0.378),
+    ]
+    points = [SystemPoint(s, 10, j, j - 0.02, j + 0.02, g, g - 0.02, g + 0.02) for s, j, g in values]
+    fig = draw_figure1a(points, 0.99, "AnyCorrect", "ROUGE-L", {})
+    (ax,) = fig.axes
+    fig.canvas.draw()
+    boxes = [text.get_window_extent() for text in ax.texts]
+    assert [t.get_text() for t in ax.texts] == [s for s, _, _ in values]
+    assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1 :])
+
+
 def test_figure5_draws_the_corrected_quantity_and_keeps_pearson_without_it():
     rows = [
         {"task": "cnndm", "prompt": "edit", "system": s, "metric": m, "rho": -0.2, "rho_corrected": -0.45}

@@ -85,6 +85,7 @@ def test_constant_metric_gives_the_sample_mean():
     assert float(lam) == 0.0 and float(estimate) == pytest.approx(2.5)
 
 
-def test_needs_an_unjudged_output():
-    with pytest.raises(ValueError, match="unjudged"):
-        ppi_tuned_mean_ci(np.ones(4), np.arange(4.0), PopulationSums.of(np.arange(4.0)), level=0.8)
+def test_without_unjudged_outputs_the_weight_is_zero_and_the_estimate_the_mean():
+    y = np.array([1.0, 3.0, 2.0, 5.0])
+    estimate, low, high, _, lam = ppi_tuned_mean_ci(y, np.arange(4.0), PopulationSums.of(np.arange(4.0)), level=0.8)
+    assert lam == 0.0 and estimate == pytest.approx(y.mean()) and low < estimate < high

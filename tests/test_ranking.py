@@ -315,3 +315,19 @@ def test_leaderboard_of_pairwise_verdicts_ranks_every_estimand_and_says_what_it_
     assert judge["note"].str.contains("biased").all()
     with pytest.raises(ValueError, match="system_a, system_b and verdict"):
         debias.leaderboard(frame, item="q", system_a="A", verdict="winner")
+
+
+def test_top_k_factor_in_the_leaderboard_is_the_estimators_top_k_question():
+    rng = np.random.default_rng(14)
+    frame = long_table(rng, ["a", "b", "c", "d"])
+    plain = debias.leaderboard(frame, item="seg", system="sys", judgment="score", scores=["m"], level=0.9)
+    assert plain["factor_for_top_k"].isna().all()
+    table = debias.leaderboard(frame, item="seg", system="sys", judgment="score", scores=["m"], level=0.9, top_k=2)
+    for _, rows in table.groupby("estimator"):
+        assert rows["factor_for_top_k"].nunique() == 1  # one answer per estimator
+        # the top 2 are settled once the weakest link between the top 2 and the rest is
+        assert rows["factor_for_top_k"].iloc[0] >= rows.sort_values("rank")["factor_to_separate_next"].iloc[1] - 1e-12
+    every = debias.leaderboard(frame, item="seg", system="sys", judgment="score", level=0.9, top_k=4)
+    assert every["factor_for_top_k"].isna().all()  # no fifth system to be better than
+    with pytest.raises(ValueError, match="top_k"):
+        debias.leaderboard(frame, item="seg", system="sys", judgment="score", top_k=0)

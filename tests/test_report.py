@@ -5,6 +5,7 @@ follows the configuration, and missing inputs reported, not fatal."""
 from __future__ import annotations
 
 import copy
+import json
 import re
 
 import numpy as np
@@ -364,6 +365,15 @@ def test_report_embeds_every_configured_figure_and_links_tables(paper):
     assert "![figure3](../fig/figure3.png)" in other and "(tab/table2.csv)" in other
 
 
+def test_paper_tasks_show_their_leaderboard_figures_when_drawn(paper):
+    without = build(paper, figures=ALL_FIGURES)
+    assert "## Leaderboards" not in without
+    drawn = build(paper, figures=[*ALL_FIGURES, "figures/leaderboard_msmarco.png"])
+    section = drawn[drawn.index("## Leaderboards") :]
+    assert "![leaderboard_msmarco](figures/leaderboard_msmarco.png)" in section
+    assert "(tables/leaderboard.csv)" in section and "leaderboard_cnndm" not in section
+
+
 def test_gamma_reason_depends_on_the_interval_the_rounded_variances_allow(paper):
     entry = next(r for r in paper["table2"] if r["prompt"] == "fluency")
     low = (entry["sigma2_a"] - 0.005) / (entry["sigma2_f"] + 0.005)
@@ -520,3 +530,109 @@ def test_system_means_and_leads_come_from_the_per_system_table(paper):
     assert (lead["Paper"], lead["Ours"], lead["Agreement"]) == ("0.02", "0.024", "within rounding")
     missing = comparison_table(build(paper))
     assert find(missing, "correctness of the reference")["Agreement"] == "not computed"
+
+
+def estimate_rows(widths: dict[str, float], system="s") -> pd.DataFrame:
+    """One system × prompt's system_estimates rows with these interval widths, centred at 3."""
+    return pd.DataFrame(
+        [
+            {"task": "t", "prompt": "p", "system": system, "estimator": name, "estimate": 3.0}
+            | {"ci_low": 3.0 - w / 2, "ci_high": 3.0 + w / 2, "level": 0.8, "n_judged": 50, "n_outputs": 200}
+            | {"effective_n": 50 * (widths["mean"] / w) ** 2}
+            for name, w in widths.items()
+        ]
+    )
+
+
+def test_best_control_variate_never_picks_on_noise():
+    from debias.tables.selection import BEST_WIDTH_TOLERANCE, best_control_variate
+
+    tol = BEST_WIDTH_TOLERANCE
+    # every output judged: all widths the mean's up to 1e-5, as cv:combined was on the released data
+    assert best_control_variate(estimate_rows({"mean": 0.04396, "cv:bleu": 0.04396, "cv:combined": 0.043955})) is None
+    # narrower than the mean, but by less than the tolerance: no metric helps
+    assert best_control_variate(estimate_rows({"mean": 1.0, "cv:a": 1 - tol / 2})) is None
+    # clearly narrower: the narrowest
+    assert best_control_variate(estimate_rows({"mean": 1.0, "cv:a": 0.9, "cv:b": 0.7})) == "cv:b"
+    # two within the tolerance of each other: the first in table order (a single metric before combined)
+    rows = estimate_rows({"mean": 1.0, "cv:a": 0.7, "cv:combined": 0.7 * (1 - tol / 2)})
+    assert best_control_variate(rows) == "cv:a"
+    rows = estimate_rows({"mean": 1.0, "cv:a": 0.7, "cv:combined": 0.6})
+    assert best_control_variate(rows) == "cv:combined"
+    # no control variate at all
+    assert best_control_variate(estimate_rows({"mean": 1.0})) is None
+
+
+def test_report_and_figure_name_the_same_best_control_variate():
+    from debias.plots import draw_system_scores
+    from debias.report.estimates import estimates_lines
+
+    config = {
+        "metrics": {"a": {"label": "A"}, "b": {"label": "B"}},
+        "tasks": {"t": {"label": "T", "systems": {"s1": {}, "s2": {}}, "prompts": {"p": {"label": "P"}}}},
+    }
+    estimates = pd.concat(
+        [
+            estimate_rows({"mean": 1.0, "cv:a": 0.995, "cv:b": 0.999, "cv:combined": 0.99}, "s1"),
+            estimate_rows({"mean": 1.0, "cv:a": 0.8, "cv:b": 0.6, "cv:combined": 0.598}, "s2"),
+        ],
+        ignore_index=True,
+    )
+    lines = "\n".join(estimates_lines(estimates, None, config))
+    assert "| no metric helps |" in lines and "cv:b: 3.000" in lines and "cv:combined:" not in lines
+    fig = draw_system_scores(estimates, config, "t")
+    texts = sorted(t.get_text() for ax in fig.axes for t in ax.texts)
+    assert texts == ["B", "no metric helps"]
+
+
+def test_a_constant_metric_is_named_left_out_of_the_pool_and_its_cv_is_the_mean(caplog):
+    # the reference system scores BLEU 100 on every item: rho is undefined, the pool leaves it out
+    import logging
+
+    from debias.report.user_tables import constant_metric_lines
+    from debias.tables.correlations import correlation_table
+    from debias.tables.estimates import system_estimates_table
+
+    rng = np.random.default_rng(7)
+    frames = []
+    for system, constant in (("a", False), ("b", False), ("reference", True)):
+        n = 40
+        truth = rng.normal(0, 1, n) + (3.0 if constant else 0.0)
+        bleu = np.full(n, 100.0) if constant else 20 + 5 * truth + rng.normal(0, 2, n)
+        judgments = [json.dumps([float(v) for v in truth[i] + rng.normal(0, 0.5, 2)]) for i in range(n)]
+        frames.append(
+            pd.DataFrame(
+                {"task": "t", "system": system, "prompt": "p", "id": [f"{system}{i}" for i in range(n)]}
+                | {"judgments": judgments, "n_judgments": 2, "bleu": bleu, "chrf": truth + rng.normal(0, 1, n)}
+                | {"mean_judgment": [float(np.mean(json.loads(j))) for j in judgments]}
+            )
+        )
+    with caplog.at_level(logging.WARNING):
+        table = correlation_table(frames, {"t": ["p"]}, ["bleu", "chrf"])
+        estimates = system_estimates_table(frames, {"t": ["p"]}, ["bleu", "chrf"], level=0.8)
+    pooled = table[table["system"] == "combined"].set_index("metric")
+    assert pooled.loc["bleu", "n_items"] == 80 and pooled.loc["chrf", "n_items"] == 120
+    expected = correlation_table(frames[:2], {"t": ["p"]}, ["bleu"])
+    assert pooled.loc["bleu", "rho"] == expected[expected["system"] == "combined"]["rho"].iloc[0]
+    assert np.isnan(table[(table["system"] == "reference") & (table["metric"] == "bleu")]["rho"].iloc[0])
+    assert "left out of the pooled" in caplog.text and "cv:bleu and ppi++:bleu fall back to the mean" in caplog.text
+    reference = estimates[estimates["system"] == "reference"].set_index("estimator")
+    assert reference.loc["cv:bleu", ["estimate", "ci_low", "ci_high"]].tolist() == pytest.approx(
+        reference.loc["mean", ["estimate", "ci_low", "ci_high"]].tolist(), abs=1e-15
+    )
+    config = {"metrics": {"bleu": {"label": "BLEU"}}, "tasks": {"t": {"systems": {}, "prompts": {"p": {}}}}}
+    note = "\n".join(constant_metric_lines(table, config))
+    assert "output: BLEU on reference (p)." in note  # the constant metric and system, nothing else
+    assert constant_metric_lines(correlation_table(frames[:2], {"t": ["p"]}, ["bleu", "chrf"]), config) == []
+
+
+def test_best_paired_control_variate_needs_more_than_the_tolerance():
+    from debias.tables.selection import best_paired_control_variate
+
+    def pair(savings):
+        return pd.DataFrame({"estimator": list(savings), "de_vs_independent": list(savings.values())})
+
+    assert best_paired_control_variate(pair({"mean": 2.0, "cv:a": 2.01, "cv:combined": 2.015})) is None
+    assert best_paired_control_variate(pair({"mean": 2.0, "cv:a": 2.2, "cv:combined": 2.21})) == "cv:a"
+    assert best_paired_control_variate(pair({"mean": 2.0, "cv:a": 2.2, "cv:combined": 2.5})) == "cv:combined"
+    assert best_paired_control_variate(pair({"mean": 2.0})) is None

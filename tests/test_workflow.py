@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -583,3 +584,101 @@ def test_comparison_and_plan_tables_and_the_command_agree(base_run):
     printed = subprocess.run(command + ["plan", systems[0]], capture_output=True, text=True, cwd=base_run, check=True)
     expected = (results / "tables/plan.csv").read_text().splitlines()
     assert printed.stdout.splitlines() == [expected[0]] + [line for line in expected[1:] if ",alpha," in line]
+
+
+def preference_run(root: Path) -> Path:
+    """A run directory with a configuration of one preference task alone: 60 battles of three
+    systems, 40 with a human verdict (two raters on 10 of them), and a judge in its own table
+    holding 10 more battles (the pool) and one answer that is not a verdict, and a judge tossing
+    a coin in a column of the battles table."""
+    root.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(3)
+    systems = ["alpha", "beta", "gamma"]
+    rows, judged = [], []
+    for battle in range(60):
+        a, b = rng.choice(3, size=2, replace=False)
+        verdict = str(rng.choice(["a", "b", "tie"]))
+        guess = str(rng.choice(["model_a", "model_b"]))
+        judged.append({"id": battle, "first": systems[a], "second": systems[b], "verdict": verdict})
+        if battle < 50:
+            rows.append({"id": battle, "first": systems[a], "second": systems[b], "human": verdict, "rater": "r1"})
+            rows[-1]["coin"] = guess
+        if battle < 10:
+            rows.append({**rows[-1], "human": "tie", "rater": "r2"})
+    for row in rows[40:50]:
+        row["human"] = ""  # battles the judge alone saw
+    judged[0]["verdict"] = "I cannot decide"
+    (root / "data").mkdir(exist_ok=True)
+    pd.DataFrame(rows).to_csv(root / "data/battles.csv", index=False)
+    pd.DataFrame(judged).to_json(root / "data/judge.jsonl", orient="records", lines=True)
+    config = {
+        "results_dir": "results",
+        "preferences": {
+            "toy": {
+                "label": "Toy battles",
+                "battles": "data/battles.csv",
+                "item": "id",
+                "system_a": "first",
+                "system_b": "second",
+                "verdict": "human",
+                "rater": "rater",
+                "judges": {
+                    "llm": {"label": "An LLM", "table": "data/judge.jsonl", "column": "verdict"},
+                    "coin": {"label": "A coin"},
+                },
+            }
+        },
+    }
+    write_config(root, config)
+    return root
+
+
+def test_preference_task_alone_end_to_end(tmp_path):
+    run = preference_run(tmp_path / "prefs")
+    snakemake(run)
+    tables = run / "results/tables/preferences/toy"
+    estimates = pd.read_csv(tables / "preferences.csv", keep_default_na=False, na_values=[""])
+    assert set(estimates["system"]) == {"alpha", "beta", "gamma"}
+    assert set(estimates["estimator"]) == {
+        "human",
+        *(f"{kind}:{judge}" for kind in ("judge", "ppi++") for judge in ("llm", "coin")),
+        "ppi++:combined",
+    }
+    assert set(estimates["estimand"]) == {"win_rate", "strength"}
+    unbiased = estimates[estimates["estimator"] != "judge:llm"]
+    assert (unbiased["lower"] <= unbiased["estimate"]).all() and (unbiased["estimate"] <= unbiased["upper"]).all()
+    human = estimates[(estimates["estimator"] == "human") & (estimates["estimand"] == "win_rate")]
+    assert human["n_human"].sum() == 2 * 40, "every battle with a human verdict counts for both of its systems"
+    agreement = pd.read_csv(tables / "judge_agreement.csv")
+    assert set(agreement["judge"]) == {"llm", "coin"}
+    assert agreement.groupby("judge")["n_unknown"].first().to_dict() == {"coin": 0, "llm": 1}
+    summary = json.loads((tables / "summary.json").read_text())
+    assert (summary["battles"], summary["human_battles"], summary["pool_battles"]) == (60, 40, 20)
+    assert summary["multiply_rated"] == 10 and summary["rater_variance"] > 0
+    assert summary["judge_unknown"] == {"llm": 1, "coin": 0}
+    board = pd.read_csv(tables / "leaderboard.csv", keep_default_na=False, na_values=[""])
+    assert set(board["estimand"]) == {"win_rate", "strength"} and set(board["estimator"]) == set(estimates["estimator"])
+    ranked = board[board["rank"].notna()]
+    assert ((ranked["rank_low"] <= ranked["rank"]) & (ranked["rank"] <= ranked["rank_high"])).all()
+    assert board.loc[board["estimator"] == "judge:llm", "note"].str.contains("judge").all()
+    for suffix in ("pdf", "png"):
+        assert (run / f"results/figures/preferences_toy.{suffix}").stat().st_size > 0
+        assert (run / f"results/figures/preference_leaderboard_toy.{suffix}").stat().st_size > 0
+    report = (run / "results/report.md").read_text()
+    assert "![preference_leaderboard_toy](figures/preference_leaderboard_toy.png)" in report
+    assert "## Toy battles (pairwise preferences)" in report and "| An LLM |" in report and "| A coin |" in report
+    assert "![preferences_toy](figures/preferences_toy.png)" in report
+    assert "variance of one rater's verdict" in report
+    assert "Toy battles (pairwise preferences)" in (run / "results/report.html").read_text()
+    assert "Nothing to be done" in snakemake(run).stdout + snakemake(run).stderr
+
+
+def test_bad_preference_table_stops_before_any_job(tmp_path):
+    run = preference_run(tmp_path / "prefs")
+    frame = pd.read_csv(run / "data/battles.csv", keep_default_na=False)
+    frame.loc[7, "human"] = "B!!"
+    frame.to_csv(run / "data/battles.csv", index=False)
+    out = snakemake(run, check=False)
+    assert out.returncode != 0
+    assert "data/battles.csv: row 9: column 'human': unknown human verdicts: 'B!!' (1x)" in out.stdout + out.stderr
+    assert not (run / "results").exists()

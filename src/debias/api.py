@@ -175,6 +175,7 @@ def leaderboard(
     pool: pd.DataFrame | None = None,
     ties: str = "half",
     mapping: Mapping | None = None,
+    top_k: int | None = None,
 ) -> pd.DataFrame:
     """Every system's estimate, interval and simultaneous rank-set, per estimator, from a long table.
 
@@ -190,18 +191,24 @@ def leaderboard(
     (:func:`debias.stats.ranking.rank_sets`, from the estimates' joint covariance over the
     items the systems share, :func:`debias.stats.joint.shared_item_covariance`); with
     ``higher_is_better=False`` the lowest mean ranks first (error counts, edit distances). ``seed``
-    seeds the rank-sets' critical value (deterministic by default).
+    seeds the rank-sets' critical value (deterministic by default). ``top_k`` asks how many more
+    human judgments would settle the top ``top_k``: the column ``factor_for_top_k``.
 
     Returns
     -------
     pandas.DataFrame
         One row per prompt x estimator x system (best first): ``task, prompt, system,
         estimator, estimate, lower, upper, rank, rank_low, rank_high, level, tied_with,
-        factor_to_separate_next, note`` (:func:`debias.tables.leaderboard.ratings_leaderboard_table`).
+        factor_to_separate_next, factor_for_top_k, note``
+        (:func:`debias.tables.leaderboard.ratings_leaderboard_table`).
         Tied point estimates share a rank and are named in ``tied_with``;
         ``factor_to_separate_next`` is how many times the judged items would separate the
-        system from the next one down (:func:`debias.stats.ranking.separation_factor`); a
-        system that cannot be estimated has a row with the reason in ``note``.
+        system from the next one down (:func:`debias.stats.ranking.separation_factor`) and
+        ``factor_for_top_k`` how many times they would make the top ``top_k`` systems surely
+        better than the others (:func:`debias.stats.ranking.top_k_factor`; both with probability
+        0.8 if the estimated differences are the true ones, so the judgments to add are (factor -
+        1) times those the estimator used); a system that cannot be estimated has a row with the
+        reason in ``note``.
 
     Examples
     --------
@@ -223,13 +230,16 @@ def leaderboard(
             raise ValueError("pairwise verdicts take system_a, system_b and verdict (not judgment or system)")
         columns = {"item": item, "system_a": system_a, "system_b": system_b, "verdict": verdict, "rater": rater}
         pairs = read_pair_table(frame, **columns, judges=judges, pool=pool, mapping=mapping)
-        return preferences_leaderboard(preference_estimates(pairs, level=level, ties=ties), level=level, seed=seed)
+        estimates = preference_estimates(pairs, level=level, ties=ties)
+        return preferences_leaderboard(estimates, level=level, seed=seed, top_k=top_k)
     if judgment is None or system is None:
         raise ValueError("ratings take judgment and system (pairwise verdicts: system_a, system_b and verdict)")
     tables, prompts = _joined(frame, item, judgment, system, prompt, rater, scores, population, None)
     lower = [] if higher_is_better else [(TASK, name) for name in prompts]
     metrics = _score_columns(scores)
-    return ratings_leaderboard_table(tables, {TASK: prompts}, metrics, level=level, seed=seed, lower_is_better=lower)
+    return ratings_leaderboard_table(
+        tables, {TASK: prompts}, metrics, level=level, seed=seed, lower_is_better=lower, top_k=top_k
+    )
 
 
 def plan(
@@ -249,10 +259,13 @@ def plan(
 ) -> pd.DataFrame:
     """The least-cost number of items and judgments per item for a target interval width.
 
-    The judged items of each system and prompt are the pilot. ``settings`` overrides the
-    ``plan`` section's defaults (the schema's, :func:`debias.config.settings.section_defaults`: ``target_widths``,
-    ``auto_n``, ``cost_per_judgment``, ``cost_per_item``, ``max_judgments_per_item``,
-    ``assurance``); ``seed`` seeds the bound's bootstrap.
+    The judged items of each system and prompt are the pilot, and the plan is for a new study
+    with new raters (the fresh-rater world of :func:`debias.stats.planning.pilot_components`:
+    unbiased rater and item variances). ``settings`` overrides the ``plan`` section's defaults
+    (the schema's, :func:`debias.config.settings.section_defaults`: ``target_widths``, ``auto_n``,
+    ``cost_per_judgment``, ``cost_per_item``, ``max_judgments_per_item``, ``assurance``);
+    ``target_widths`` are FULL widths (upper minus lower end of the interval, twice its
+    half-width), on the judgments' scale. ``seed`` seeds the bound's bootstrap.
 
     Returns
     -------
@@ -302,14 +315,14 @@ def _check_settings(**sections) -> None:
     """The settings given by keyword, checked by the configuration schema's rules (the keys of
     the ``plan`` section, ``min_judged_items``, ``estimates.level``, ``compare.de_n``); ``None``
     is a setting left to its default."""
-    from debias.config.settings import schema, schema_problem
+    from debias.config.settings import key_rules, schema_problem
 
     given = {
         key: {k: v for k, v in value.items() if v is not None} if isinstance(value, dict) else value
         for key, value in sections.items()
         if value is not None
     }
-    problem = schema_problem(given, {**schema(), "required": []})
+    problem = schema_problem(given, key_rules())
     if problem:
         raise InputError("settings", problem.replace("config key ", "", 1))
 

@@ -4,7 +4,8 @@ Snakemake parses the workflow at every start, and again in every cluster job, so
 here runs often: the configuration is checked against its schema with a message naming the key
 (:func:`debias.config.settings.schema_problem`); every input line is checked once per content of the files, the result
 kept in a small cache keyed by the files' sha256 and the settings the check reads
-(:func:`checked_inputs`); WordNet and the configured metric implementations are looked for
+(:func:`checked_inputs`), and so is every preference task's table (:func:`checked_preferences`);
+WordNet and the configured metric implementations are looked for
 (:func:`wordnet_problem`, :func:`implementation_problems`).
 """
 
@@ -18,15 +19,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from debias.config.labels import provided_metrics
-from debias.config.tasks import judged_systems, references_path, system_path
+from debias.config.tasks import judged_systems, preference_files, references_path, system_path
 from debias.io.atomic import sha256sum, write_text
 from debias.io.canonical import InputError, count_outputs
-from debias.pipeline.inputs import check_config, validate_inputs
+from debias.pipeline.inputs import check_config, validate_inputs, validate_preferences
 
 __all__ = [
     "CACHE_DIR",
     "CheckedInputs",
     "checked_inputs",
+    "checked_preferences",
     "implementation_problems",
     "wordnet_problem",
 ]
@@ -172,6 +174,58 @@ def checked_inputs(config: Mapping, cache_dir: str | Path = CACHE_DIR, base_dir:
     except OSError:
         pass  # a cache that cannot be written only means checking again next time
     return CheckedInputs(judged, outputs, cached=False)
+
+
+#: Modules whose code decides what a valid table of preferences is.
+PREFERENCE_CHECKER_MODULES = ("debias.io.pairs", "debias.data.pairs", "debias.config.tasks", "debias.pipeline.inputs")
+
+
+def checked_preferences(config: Mapping, cache_dir: str | Path = CACHE_DIR) -> dict[str, int]:
+    """:func:`debias.pipeline.inputs.validate_preferences`, done again only when a table of a
+    preference task, its settings (not its labels) or the checker's code has changed; returns
+    each task's number of battles.
+
+    Raises
+    ------
+    debias.io.canonical.InputError
+        The first problem found, naming the file and row or the config key.
+    """
+    import importlib
+
+    preferences = config.get("preferences") or {}
+    if not preferences:
+        return {}
+    try:
+        digest = hashlib.sha256()
+        for name in PREFERENCE_CHECKER_MODULES:
+            digest.update(Path(importlib.import_module(name).__file__).read_bytes())
+        settings = {
+            name: {
+                **{k: v for k, v in spec.items() if k not in ("label", "judges")},
+                "judges": {
+                    j: {k: v for k, v in js.items() if k != "label"} for j, js in (spec.get("judges") or {}).items()
+                },
+                "files": {path: sha256sum(path) for path in preference_files(config, name)},
+            }
+            for name, spec in preferences.items()
+        }
+    except OSError:
+        return validate_preferences(config)  # the missing file, reported with its task
+    material = {"checker": digest.hexdigest(), "settings": settings}
+    key = hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()
+    path = Path(cache_dir) / f"preferences-{key}.json"
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(record, dict) and set(record) == set(preferences):
+            return {name: int(n) for name, n in record.items()}
+    except (OSError, ValueError, TypeError):
+        pass
+    battles = validate_preferences(config)
+    try:
+        write_text(path, json.dumps(battles, sort_keys=True) + "\n")
+    except OSError:
+        pass  # a cache that cannot be written only means checking again next time
+    return battles
 
 
 def wordnet_problem(config: Mapping) -> str | None:

@@ -20,7 +20,7 @@ rule curves:
     params:
         prompts=get_prompt_names,
         metrics=METRICS,
-        bootstrap=config["bootstrap"],
+        bootstrap=config.get("bootstrap"),
     script:
         "../scripts/bootstrap_curves.py"
 
@@ -32,7 +32,7 @@ rule data_efficiency:
         csv=report(
             f"{RESULTS}/tables/data_efficiency.csv",
             caption="../report/data_efficiency.rst",
-            category="Tables",
+            category="4 Table files (CSV)",
         ),
         md=f"{RESULTS}/tables/data_efficiency.md",
     log:

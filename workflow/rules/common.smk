@@ -14,13 +14,19 @@ from debias.config.labels import (
     provided_metrics,
     task_metrics,
 )
-from debias.config.tasks import judged_systems, references_path, system_path
+from debias.config.tasks import (
+    judged_systems,
+    preference_files,
+    references_path,
+    system_path,
+)
 from debias.io.canonical import InputError
 from debias.pipeline.metric_chunks import line_blocks
 from debias.metrics import resolve_implementations
 from debias.config.settings import SCHEMA_PATH, schema_problem
 from debias_tools.startup import (
     checked_inputs,
+    checked_preferences,
     implementation_problems,
     wordnet_problem,
 )
@@ -34,28 +40,33 @@ validate(config, schema=str(SCHEMA_PATH))
 
 # Every input is checked now, before any job runs: a bad line stops the whole workflow with
 # its file and line number, and nothing in results/ is touched. A check that passed on the same
-# files and settings is not parsed again (cached under .snakemake/, keyed by their sha256).
+# files and settings is not parsed again (cached under .snakemake/, keyed by their sha256). A
+# configuration may hold preference tasks alone (no tasks of scored outputs, no metrics).
+RATED = bool(config.get("tasks"))
 try:
-    INPUTS = checked_inputs(config)
+    INPUTS = checked_inputs(config) if RATED else None
+    # Preference task -> its number of battles (for the job's memory).
+    PREFERENCE_BATTLES = checked_preferences(config)
 except InputError as error:
     raise WorkflowError(f"invalid input: {error}") from None
 
 # METEOR is never computed without WordNet, nor a metric whose program is missing: stop now
 # rather than in the first metrics job.
-problem = wordnet_problem(config)
+problem = wordnet_problem(config) if RATED else None
 if problem:
     raise WorkflowError(problem)
-problems = implementation_problems(config)
+problems = implementation_problems(config) if RATED else []
 if problems:
     raise WorkflowError(
         "configured metrics cannot run on this machine:\n  " + "\n  ".join(problems)
     )
 
 RESULTS = config["results_dir"]
-TASKS = list(config["tasks"])
-METRICS = list(config["metrics"])
+TASKS = list(config.get("tasks") or {})
+METRICS = list(config.get("metrics") or {})
+PREFERENCES = list(config.get("preferences") or {})
 # Metric name -> the implementation that computes it (a params value: changing it reruns).
-IMPLEMENTATIONS = resolve_implementations(config["metrics"])
+IMPLEMENTATIONS = resolve_implementations(config.get("metrics") or {})
 # The estimates, compare and plan sections with their defaults (debias.config.labels), with the
 # level and base seed they share.
 ESTIMATES = estimates_spec(config)
@@ -69,6 +80,12 @@ wildcard_constraints:
     system="[^/]+",
     prompt="[^/]+",
     panel="[A-Za-z0-9]+",
+    preference="[^/]+",
+
+
+def if_rated(path):
+    """``path`` when the configuration has tasks of scored outputs, else nothing."""
+    return path if RATED else []
 
 
 def scored_systems(task):
@@ -184,3 +201,8 @@ def get_figure6_system_file(wildcards, kind):
     """The panel system's per-system table (``curves``, ``efficiency`` or ``joined``)."""
     panel = get_figure6_panel(wildcards)
     return f"{RESULTS}/{kind}/{panel['task']}/{panel['system']}.csv"
+
+
+def get_preference_tables(wildcards):
+    """The tables a preference task reads: battles, pool and the judges' own tables."""
+    return preference_files(config, wildcards.preference)

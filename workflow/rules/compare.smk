@@ -11,7 +11,7 @@ rule system_comparisons:
         report(
             f"{RESULTS}/tables/system_comparisons.csv",
             caption="../report/system_comparisons.rst",
-            category="Tables",
+            category="4 Table files (CSV)",
         ),
     log:
         f"{RESULTS}/logs/system_comparisons.log",
@@ -36,7 +36,7 @@ rule leaderboard:
         report(
             f"{RESULTS}/tables/leaderboard.csv",
             caption="../report/leaderboard.rst",
-            category="Tables",
+            category="4 Table files (CSV)",
         ),
     log:
         f"{RESULTS}/logs/leaderboard.log",
@@ -82,6 +82,8 @@ rule comparison_coverage_task:
             "pairs",
             "memory_mb",
         ),
+        # Each pair's rows, kept so that a system added to the task resamples its new pairs only.
+        cache_dir=f"{RESULTS}/cache/comparisons",
     script:
         "../scripts/comparison_coverage.py"
 
@@ -93,7 +95,7 @@ rule comparison_coverage:
         report(
             f"{RESULTS}/tables/comparison_coverage.csv",
             caption="../report/comparison_coverage.rst",
-            category="Tables",
+            category="4 Table files (CSV)",
         ),
     log:
         f"{RESULTS}/logs/comparison_coverage.log",
@@ -111,12 +113,13 @@ rule comparisons_figure:
     input:
         comparisons=f"{RESULTS}/tables/system_comparisons.csv",
     output:
-        pdf=report(
-            f"{RESULTS}/figures/comparisons_{{task}}.pdf",
+        pdf=f"{RESULTS}/figures/comparisons_{{task}}.pdf",
+        png=report(
+            f"{RESULTS}/figures/comparisons_{{task}}.png",
             caption="../report/comparisons.rst",
-            category="Figures",
+            category="2 Figures",
+            subcategory="Comparisons",
         ),
-        png=f"{RESULTS}/figures/comparisons_{{task}}.png",
     log:
         f"{RESULTS}/logs/figures/comparisons_{{task}}.log",
     conda:
@@ -136,12 +139,13 @@ rule leaderboard_figure:
     input:
         leaderboard=f"{RESULTS}/tables/leaderboard.csv",
     output:
-        pdf=report(
-            f"{RESULTS}/figures/leaderboard_{{task}}.pdf",
+        pdf=f"{RESULTS}/figures/leaderboard_{{task}}.pdf",
+        png=report(
+            f"{RESULTS}/figures/leaderboard_{{task}}.png",
             caption="../report/leaderboard_figure.rst",
-            category="Figures",
+            category="2 Figures",
+            subcategory="Leaderboard",
         ),
-        png=f"{RESULTS}/figures/leaderboard_{{task}}.png",
     log:
         f"{RESULTS}/logs/figures/leaderboard_{{task}}.log",
     conda:

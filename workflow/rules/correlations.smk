@@ -9,12 +9,12 @@ rule correlations:
         correlations=report(
             f"{RESULTS}/tables/correlations.csv",
             caption="../report/correlations.rst",
-            category="Tables",
+            category="4 Table files (CSV)",
         ),
         best_metrics=report(
             f"{RESULTS}/tables/best_metrics.csv",
             caption="../report/best_metrics.rst",
-            category="Tables",
+            category="4 Table files (CSV)",
         ),
     log:
         f"{RESULTS}/logs/correlations.log",

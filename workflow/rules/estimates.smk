@@ -10,7 +10,7 @@ rule system_estimates:
         report(
             f"{RESULTS}/tables/system_estimates.csv",
             caption="../report/system_estimates.rst",
-            category="Tables",
+            category="4 Table files (CSV)",
         ),
     log:
         f"{RESULTS}/logs/system_estimates.log",
@@ -58,7 +58,7 @@ rule coverage:
         report(
             f"{RESULTS}/tables/coverage.csv",
             caption="../report/coverage.rst",
-            category="Tables",
+            category="4 Table files (CSV)",
         ),
     log:
         f"{RESULTS}/logs/coverage.log",
@@ -77,12 +77,13 @@ rule system_scores_figure:
         estimates=f"{RESULTS}/tables/system_estimates.csv",
         best_metrics=f"{RESULTS}/tables/best_metrics.csv",
     output:
-        pdf=report(
-            f"{RESULTS}/figures/system_scores_{{task}}.pdf",
+        pdf=f"{RESULTS}/figures/system_scores_{{task}}.pdf",
+        png=report(
+            f"{RESULTS}/figures/system_scores_{{task}}.png",
             caption="../report/system_scores.rst",
-            category="Figures",
+            category="2 Figures",
+            subcategory="System scores",
         ),
-        png=f"{RESULTS}/figures/system_scores_{{task}}.png",
     log:
         f"{RESULTS}/logs/figures/system_scores_{{task}}.log",
     conda:

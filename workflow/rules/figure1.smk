@@ -6,19 +6,23 @@ rule figure1:
         references=get_figure1_references,
         systems=get_figure1_systems,
     output:
-        csv=f"{RESULTS}/tables/figure1.csv",
+        csv=report(
+            f"{RESULTS}/tables/figure1.csv",
+            caption="../report/figure1_table.rst",
+            category="4 Table files (CSV)",
+        ),
         a_pdf=f"{RESULTS}/figures/figure1a.pdf",
         a_png=report(
             f"{RESULTS}/figures/figure1a.png",
             caption="../report/figure1.rst",
-            category="Figures",
+            category="2 Figures",
             subcategory="Figure 1",
         ),
         b_pdf=f"{RESULTS}/figures/figure1b.pdf",
         b_png=report(
             f"{RESULTS}/figures/figure1b.png",
             caption="../report/figure1.rst",
-            category="Figures",
+            category="2 Figures",
             subcategory="Figure 1",
         ),
     log:
@@ -30,7 +34,7 @@ rule figure1:
         mem_mb=get_figure1_mem_mb,
         runtime=get_figure1_runtime,
     params:
-        figure1=config["figures"].get("figure1"),
+        figure1=config.get("figures", {}).get("figure1"),
         config=get_figure1_config,
     script:
         "../scripts/figure1.py"

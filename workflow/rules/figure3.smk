@@ -10,7 +10,8 @@ rule figure3:
         png=report(
             f"{RESULTS}/figures/figure3.png",
             caption="../report/figure3.rst",
-            category="Figures",
+            category="2 Figures",
+            subcategory="Figure 3",
         ),
     log:
         f"{RESULTS}/logs/figures/figure3.log",

@@ -10,7 +10,7 @@ rule figure5:
         png=report(
             f"{RESULTS}/figures/figure5_{{task}}.png",
             caption="../report/figure5.rst",
-            category="Figures",
+            category="2 Figures",
             subcategory="Figure 5",
         ),
     log:

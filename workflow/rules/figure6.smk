@@ -12,7 +12,7 @@ rule figure6:
         png=report(
             f"{RESULTS}/figures/figure6{{panel}}.png",
             caption="../report/figure6.rst",
-            category="Figures",
+            category="2 Figures",
             subcategory="Figure 6",
         ),
     log:

@@ -46,7 +46,10 @@ def get_prompt_names(wildcards):
 
 def task_prompts():
     """Every task's prompts, in config order: what the tables over every task read."""
-    return {task: list(spec["prompts"]) for task, spec in config["tasks"].items()}
+    return {
+        task: list(spec["prompts"])
+        for task, spec in (config.get("tasks") or {}).items()
+    }
 
 
 def lower_is_better_prompts():
@@ -54,7 +57,7 @@ def lower_is_better_prompts():
     them lowest first."""
     return [
         [task, prompt]
-        for task, spec in config["tasks"].items()
+        for task, spec in (config.get("tasks") or {}).items()
         for prompt, p in spec["prompts"].items()
         if p.get("higher_is_better") is False
     ]
@@ -80,7 +83,8 @@ def get_labels(tasks=None, system=None):
             },
         }
     metrics = {
-        name: {"label": spec["label"]} for name, spec in config["metrics"].items()
+        name: {"label": spec["label"]}
+        for name, spec in (config.get("metrics") or {}).items()
     }
     return {"tasks": shown, "metrics": metrics}
 
@@ -98,7 +102,7 @@ def get_table2_tasks():
             "table2": spec.get("table2"),
             "reference_system": spec.get("reference_system"),
         }
-        for task, spec in config["tasks"].items()
+        for task, spec in (config.get("tasks") or {}).items()
     }
 
 
@@ -134,15 +138,17 @@ def get_figure1_config(wildcards):
 def get_table1_config():
     """What Table 1 loads: data_dir, metrics and its panels' tasks only (an added task
     elsewhere does not rerun it)."""
-    shown = {key: config[key] for key in ("data_dir", "metrics")}
+    shown = {key: config.get(key) for key in ("data_dir", "metrics")}
     panels = config.get("table1", {}).values()
     shown["tasks"] = {p["task"]: config["tasks"][p["task"]] for p in panels}
     return shown
 
 
 def get_report_config():
-    """The report shows every task, metric, figure and the bootstrap and estimates settings."""
-    shown = {key: config[key] for key in ("tasks", "metrics", "figures", "bootstrap")}
+    """The report shows every task, metric, figure and the bootstrap and estimates settings, and
+    every preference task with its judges' labels."""
+    keys = ("tasks", "metrics", "figures", "bootstrap", "preferences")
+    shown = {key: config[key] for key in keys if key in config}
     shown["estimates"] = ESTIMATES
     return shown
 
@@ -150,3 +156,12 @@ def get_report_config():
 def get_metric_part_lines(wildcards):
     """(start, stop) output numbers of one block of a system's lines."""
     return metric_blocks(wildcards.task, wildcards.system)[int(wildcards.part)]
+
+
+def get_preference_settings(wildcards):
+    """A preference task's settings with its level (default ``estimates.level``)."""
+    spec = config["preferences"][wildcards.preference]
+    return {
+        "spec": spec,
+        "level": spec.get("level", ESTIMATES["level"]),
+    }

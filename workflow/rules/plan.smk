@@ -1,5 +1,6 @@
 # How many items to have judged, and by how many annotators each: the least-cost design per
-# system, prompt and target width, and the check of plans made from random 50-item pilots.
+# system, prompt and target width, and the check of plans made from random 50-item pilots (with
+# fresh raters drawn from a model fitted to the judged items, and by resampling them).
 
 
 rule plan:
@@ -9,7 +10,7 @@ rule plan:
         report(
             f"{RESULTS}/tables/plan.csv",
             caption="../report/plan.rst",
-            category="Tables",
+            category="4 Table files (CSV)",
         ),
     log:
         f"{RESULTS}/logs/plan.log",
@@ -46,7 +47,7 @@ rule plan_check:
         report(
             f"{RESULTS}/tables/plan_check.csv",
             caption="../report/plan_check.rst",
-            category="Tables",
+            category="4 Table files (CSV)",
         ),
     log:
         f"{RESULTS}/logs/plan_check.log",
@@ -60,7 +61,16 @@ rule plan_check:
         prompts=task_prompts(),
         metrics=METRICS,
         plan=settings(
-            PLAN, "check", "level", "seed", "assurance", "annotator_variance", "scales"
+            PLAN,
+            "check",
+            "level",
+            "seed",
+            "assurance",
+            "cost_per_judgment",
+            "cost_per_item",
+            "max_judgments_per_item",
+            "annotator_variance",
+            "scales",
         ),
     script:
         "../scripts/plan_check.py"

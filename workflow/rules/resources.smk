@@ -9,6 +9,7 @@ from debias.pipeline.resources import (
     metrics_mem_mb,
     metrics_runtime,
     paired_coverage_mem_mb,
+    preferences_mem_mb,
     table_mem_mb,
 )
 
@@ -168,3 +169,7 @@ def get_table1_runtime(wildcards):
         )
         for p in config["table1"].values()
     )
+
+
+def get_preferences_mem_mb(wildcards):
+    return preferences_mem_mb(PREFERENCE_BATTLES[wildcards.preference])

@@ -9,7 +9,7 @@ rule table1:
         csv=report(
             f"{RESULTS}/tables/table1.csv",
             caption="../report/table1.rst",
-            category="Tables",
+            category="4 Table files (CSV)",
         ),
         md=f"{RESULTS}/tables/table1.md",
     log:

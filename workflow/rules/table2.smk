@@ -8,11 +8,15 @@ rule table2:
         csv=report(
             f"{RESULTS}/tables/table2.csv",
             caption="../report/table2.rst",
-            category="Tables",
+            category="4 Table files (CSV)",
         ),
         md=f"{RESULTS}/tables/table2.md",
         tex=f"{RESULTS}/tables/table2.tex",
-        by_system=f"{RESULTS}/tables/variance_by_system.csv",
+        by_system=report(
+            f"{RESULTS}/tables/variance_by_system.csv",
+            caption="../report/variance_by_system.rst",
+            category="4 Table files (CSV)",
+        ),
     log:
         f"{RESULTS}/logs/table2.log",
     conda:

@@ -1,9 +1,14 @@
 # The final outputs the configuration asks for: what `rule all` requests.
 from debias.config.labels import figure_names
 
+#: The files of one preference task's folder under tables/preferences/.
+PREFERENCE_TABLES = ("preferences.csv", "judge_agreement.csv", "leaderboard.csv", "summary.json")
+
 
 def get_figures(suffixes=("pdf", "png")):
     """Figures 3, 5 and 6 as configured (debias.config.labels.figure_names)."""
+    if not RATED:
+        return []
     return [
         f"{RESULTS}/figures/{name}.{ext}"
         for name in figure_names(config)
@@ -13,7 +18,7 @@ def get_figures(suffixes=("pdf", "png")):
 
 def get_figure1_figures(suffixes=("pdf", "png")):
     """Figure 1's two panels when the config asks for them (figures.figure1), else nothing."""
-    if not config["figures"].get("figure1"):
+    if not RATED or not config["figures"].get("figure1"):
         return []
     return [f"{RESULTS}/figures/figure1{p}.{e}" for p in "ab" for e in suffixes]
 
@@ -36,7 +41,23 @@ def get_comparison_figures():
     ]
 
 
+def get_preference_outputs(suffixes=("pdf", "png")):
+    """Each preference task's tables and figures (the report reads the tables and the PNGs)."""
+    outputs = []
+    for name in PREFERENCES:
+        folder = f"{RESULTS}/tables/preferences/{name}"
+        outputs += [f"{folder}/{table}" for table in PREFERENCE_TABLES]
+        outputs += [
+            f"{RESULTS}/figures/{kind}_{name}.{ext}"
+            for kind in ("preferences", "preference_leaderboard")
+            for ext in suffixes
+        ]
+    return outputs
+
+
 def get_final_tables():
+    if not RATED:
+        return []
     tables = ["table2.csv", "table2.md", "table2.tex", "variance_by_system.csv"]
     tables += ["correlations.csv", "best_metrics.csv"]
     tables += ["data_efficiency.csv", "data_efficiency.md", "system_estimates.csv"]
@@ -53,6 +74,12 @@ def get_final_tables():
     if config["figures"].get("figure1"):
         tables.append("figure1.csv")
     return [f"{RESULTS}/tables/{name}" for name in tables]
+
+
+def table_caption(table):
+    """The caption (workflow/report/<name>.rst) of a table of results/tables/."""
+    stem = Path(table).stem
+    return {"figure1": "figure1_table"}.get(stem, stem)
 
 
 def get_leaderboard_figures():
@@ -75,5 +102,6 @@ def get_final_outputs():
         + get_comparison_figures()
         + get_leaderboard_figures()
         + get_figure1_figures()
-        + [f"{RESULTS}/report.md"]
+        + get_preference_outputs()
+        + [f"{RESULTS}/report.md", f"{RESULTS}/report.html"]
     )

@@ -17,6 +17,7 @@ def main(smk, log):
         spec,
         seed=spec["seed"],
         min_items=spec["min_items"],
+        cache_dir=smk.params.cache_dir,
     )
     write_csv(table, smk.output[0])
 

@@ -1,6 +1,8 @@
-"""Rule `report`: the report (Markdown) about the user's own tasks and, for the paper's tasks, our
-numbers beside the paper's, with the figures it links as inputs so that none of its links dangles."""
+"""Rule `report`: the report (Markdown) about the user's own tasks, each preference task and, for
+the paper's tasks, our numbers beside the paper's, with the figures it links as inputs so that none
+of its links dangles."""
 
+import json
 import os
 from pathlib import Path
 
@@ -9,6 +11,27 @@ import pandas as pd
 from debias.io.atomic import write_text
 from debias.pipeline.logs import run_script
 from debias.report import build_report, load_paper_values
+from debias.report.html import report_html, table_html
+from debias.report.preferences import PreferenceTables, preferences_page
+
+
+def preference_tables(paths):
+    """Each preference task's tables from the report's inputs (tables/preferences/<name>/...)."""
+    folders = dict.fromkeys(Path(p).parent for p in paths if Path(p).name == "summary.json")
+    return [
+        PreferenceTables(
+            folder.name,
+            pd.read_csv(folder / "preferences.csv", dtype={"system": str}, keep_default_na=False, na_values=[""]),
+            pd.read_csv(
+                folder / "judge_agreement.csv",
+                dtype={"judge": str, "system": str},
+                keep_default_na=False,
+                na_values=[""],
+            ),
+            json.loads((folder / "summary.json").read_text(encoding="utf-8")),
+        )
+        for folder in folders
+    ]
 
 
 def main(smk, log):
@@ -17,14 +40,40 @@ def main(smk, log):
     def relative(folder):
         return Path(os.path.relpath(folder, out.parent)).as_posix()
 
-    text = build_report(
+    preferences = preference_tables(smk.input.preferences)
+    if not smk.input.get("table2"):  # preference tasks alone
+        figures = [p for p in smk.input.preferences if p.endswith(".png")]
+        text = preferences_page(
+            preferences,
+            smk.params.config,
+            figures=frozenset(Path(p).stem for p in figures),
+            figures_dir=relative(Path(figures[0]).parent),
+            tables_dir=relative(Path(smk.input.preferences[0]).parent.parent.parent),
+        )
+    else:
+        text = paper_and_user_report(smk, relative, preferences)
+    write_text(out, text)
+    log.info("wrote %s", out)
+    tables = [Path(table) for table in smk.input.tables]
+    write_text(smk.output.html, report_html(text, out.parent, tables))
+    log.info("wrote %s", smk.output.html)
+    for table, page in zip(tables, smk.output.table_pages, strict=True):
+        write_text(page, table_html(table, table.name))
+
+
+def paper_and_user_report(smk, relative, preferences):
+    """The report of a configuration with tasks of scored outputs (and any preference tasks)."""
+    return build_report(
         pd.read_csv(smk.input.table2),
         pd.read_csv(smk.input.correlations),
         pd.read_csv(smk.input.best_metrics),
         pd.read_csv(smk.input.data_efficiency),
         load_paper_values(smk.input.paper_values),
         smk.params.config,
-        figures=list(smk.input.figures) + list(smk.input.figure1_figures) + list(smk.input.task_figures),
+        figures=list(smk.input.figures)
+        + list(smk.input.figure1_figures)
+        + list(smk.input.task_figures)
+        + [p for p in smk.input.preferences if p.endswith(".png")],
         figures_dir=relative(Path(smk.input.figures[0]).parent),
         tables_dir=relative(Path(smk.input.table2).parent),
         system_estimates=pd.read_csv(smk.input.system_estimates, dtype={"system": str, "prompt": str}),
@@ -46,9 +95,8 @@ def main(smk, log):
             if smk.input.get("plan_check")
             else None
         ),
+        preferences=preferences,
     )
-    write_text(out, text)
-    log.info("wrote %s", out)
 
 
 run_script(main, snakemake)  # noqa: F821

@@ -11,8 +11,7 @@ from debias.plots import draw_system_scores, save_figure
 
 def main(smk, log):
     estimates = pd.read_csv(smk.input.estimates, dtype={"system": str, "prompt": str, "task": str})
-    best = pd.read_csv(smk.input.best_metrics, dtype={"system": str, "prompt": str, "task": str})
-    figure = draw_system_scores(estimates, best, smk.params.config, smk.wildcards.task)
+    figure = draw_system_scores(estimates, smk.params.config, smk.wildcards.task)
     written = save_figure(figure, Path(smk.output.pdf).with_suffix(""))
     log.info("wrote %s", ", ".join(map(str, written)))
 

@@ -166,7 +166,9 @@ def _compare(args, config):
     prompts = {task: list(config["tasks"][task]["prompts"])}
     if args.command == "leaderboard":
         lower = {(task, p) for p in prompts[task] if prompt_is_lower_better(config, task, p)}
-        return ratings_leaderboard_table(frames, prompts, metrics, level=spec["level"], lower_is_better=lower)
+        return ratings_leaderboard_table(
+            frames, prompts, metrics, level=spec["level"], lower_is_better=lower, top_k=args.top_k
+        )
     return system_comparisons_table(frames, prompts, metrics, spec, min_items=spec["min_items"])
 
 
@@ -185,6 +187,8 @@ def _plan(args, config):
         spec["annotator_variance"] = args.annotator_variance
     if args.target_width:
         spec["target_widths"] = list(args.target_width)
+    if args.half_width:
+        spec["target_widths"] = [2.0 * h for h in args.half_width]
     return plan_table([frame], {task: list(config["tasks"][task]["prompts"])}, metrics, spec)
 
 
@@ -247,20 +251,40 @@ def _parser() -> argparse.ArgumentParser:
         several = commands.add_parser(name, help=summary, description=description)
         several.add_argument("systems", nargs="+", metavar="system", help="two or more system files of one task")
         common(several)
+        if name == "leaderboard":
+            several.add_argument(
+                "--top-k",
+                type=int,
+                metavar="K",
+                help="also ask how many more judgments would settle the top K systems: the column "
+                "factor_for_top_k, the factor by which each estimator's judged items must grow",
+            )
     plan = commands.add_parser(
         "plan",
         help="how many items and judgments per item to buy",
         description="Print the plan.csv rows of one system file: the cheapest (n items, k judgments each) "
-        "whose interval meets each target width with the stated assurance, its judged items as the pilot.",
+        "whose interval meets each target width (the full width, upper minus lower end) with the stated "
+        "assurance, its judged items as the pilot. The plan is for a new study with new raters: the "
+        "variance components are estimated without bias (rater variance with ddof 1, the items' variance "
+        "with the rater noise of their mean judgments taken out).",
     )
     plan.add_argument("system", help="canonical system file of the pilot (.jsonl or .jsonl.gz)")
     common(plan)
-    plan.add_argument(
+    widths = plan.add_mutually_exclusive_group()
+    widths.add_argument(
         "--target-width",
         type=number_in(0),
         action="append",
         metavar="W",
-        help="interval width to reach (repeatable; default: plan.target_widths or per prompt from plan.auto_n)",
+        help="FULL width of the interval to reach, upper end minus lower end, on the judgments' scale "
+        "(twice the half-width; repeatable; default: plan.target_widths or per prompt from plan.auto_n)",
+    )
+    widths.add_argument(
+        "--half-width",
+        type=number_in(0),
+        action="append",
+        metavar="H",
+        help="half-width to reach (estimate ± H), the same as --target-width 2H (repeatable)",
     )
     plan.add_argument(
         "--assurance",
@@ -286,10 +310,12 @@ def _parser() -> argparse.ArgumentParser:
         help="variance of one judgment around its item's score, for a pilot with one judgment per item "
         "(default: plan.annotator_variance; without it such a pilot plans items only)",
     )
+    from debias.cli.import_pairs import add_command as add_import_pairs
     from debias.cli.importing import add_command as add_import
     from debias.cli.preferences import add_command as add_preferences
 
     add_import(commands)
+    add_import_pairs(commands)
     add_preferences(commands)
     return parser
 
@@ -298,6 +324,10 @@ def main(argv=None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "import":
         from debias.cli.importing import run_command
+
+        return run_command(args)
+    if args.command == "import-pairs":
+        from debias.cli.import_pairs import run_command
 
         return run_command(args)
     if args.command == "preferences":

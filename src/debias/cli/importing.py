@@ -133,10 +133,10 @@ def with_task_metrics(config: dict, block: dict, spec: ImportSpec) -> tuple[dict
 def checked(config: dict, block: dict, where: str = "--config") -> dict:
     """``config`` when the configuration schema accepts the imported task's block (and the
     metrics beside it), else an error: a refused configuration leaves nothing written."""
-    from debias.config.settings import schema, schema_problem
+    from debias.config.settings import key_rules, schema_problem
 
     added = {"tasks": block["tasks"]} | ({"metrics": config["metrics"]} if "metrics" in config else {})
-    problem = schema_problem(added, {**schema(), "required": []})
+    problem = schema_problem(added, key_rules())
     if problem:
         raise InputError(where, f"the imported task cannot be added: {problem}")
     return config

@@ -106,7 +106,7 @@ def task_metrics(config: Mapping, task: str | None = None) -> list[str]:
     """The configured metrics a task uses (``tasks.<task>.metrics``, default every configured
     metric), in config order; without a task, every configured metric."""
     chosen = ((config.get("tasks") or {}).get(task) or {}).get("metrics") if task is not None else None
-    return [name for name in config["metrics"] if chosen is None or name in chosen]
+    return [name for name in config.get("metrics") or {} if chosen is None or name in chosen]
 
 
 def provided_metrics(config: Mapping, task: str | None = None) -> list[str]:
@@ -123,8 +123,13 @@ def computed_metrics(config: Mapping, task: str | None = None) -> list[str]:
 
 
 def estimates_spec(config: Mapping) -> dict:
-    """The ``estimates`` config section with its defaults, plus ``seed`` (``bootstrap.seed``)."""
-    return {**section_defaults("estimates"), **(config.get("estimates") or {}), "seed": config["bootstrap"]["seed"]}
+    """The ``estimates`` config section with its defaults, plus ``seed`` (``bootstrap.seed``; 0 in
+    a configuration of preference tasks alone, which has no ``bootstrap``)."""
+    return {**section_defaults("estimates"), **(config.get("estimates") or {}), "seed": _base_seed(config)}
+
+
+def _base_seed(config: Mapping) -> int:
+    return int((config.get("bootstrap") or {}).get("seed", 0))
 
 
 def compare_spec(config: Mapping) -> dict:
@@ -132,7 +137,7 @@ def compare_spec(config: Mapping) -> dict:
     ``seed`` (``bootstrap.seed``) and ``min_items`` (``min_judged_items``)."""
     spec = {**section_defaults("compare"), **(config.get("compare") or {})}
     spec["level"] = estimates_spec(config)["level"]
-    spec["seed"] = config["bootstrap"]["seed"]
+    spec["seed"] = _base_seed(config)
     spec["min_items"] = int(config.get("min_judged_items", default("min_judged_items")))
     return spec
 
@@ -153,5 +158,5 @@ def plan_spec(config: Mapping) -> dict:
         for task, spec_ in (config.get("tasks") or {}).items()
     }
     spec["level"] = estimates_spec(config)["level"]
-    spec["seed"] = config["bootstrap"]["seed"]
+    spec["seed"] = _base_seed(config)
     return spec

@@ -19,6 +19,7 @@ __all__ = [
     "SCHEMA_PATH",
     "ConfigError",
     "default",
+    "key_rules",
     "load_config",
     "schema",
     "schema_problem",
@@ -157,15 +158,23 @@ def schema_problem(config: Mapping, schema: Mapping | str | Path | None = None) 
     return text
 
 
+def key_rules() -> dict:
+    """The schema's rules for the keys that are there, none required: what checks a part of a
+    configuration (an imported task's block, the settings given to the Python API)."""
+    return {**{k: v for k, v in schema().items() if k != "anyOf"}, "required": []}
+
+
 def with_defaults(config: Mapping, *, where: str = "config", required: tuple[str, ...] | None = None) -> dict:
     """A checked copy of ``config`` with the schema's defaults filled in.
 
-    ``required`` replaces the schema's list of required top-level keys (the ``debias`` command
+    ``required`` replaces the schema's required top-level keys (the ``debias`` command
     needs ``tasks`` and ``metrics`` only, not the workflow's folders and figures); every key
     that is present is checked by the same rules. Raises :class:`ConfigError` naming the key
     path and the rule it breaks.
     """
-    rules = schema() if required is None else {**schema(), "required": list(required)}
+    rules = schema()
+    if required is not None:  # the schema's required keys and its alternatives of them replaced
+        rules = {**{k: v for k, v in rules.items() if k != "anyOf"}, "required": list(required)}
     problem = schema_problem(config, rules)
     if problem:
         raise ConfigError(f"{where}: {problem}")

@@ -1,4 +1,5 @@
-"""Where a configured task's files are: its references, its system files, and both loaded.
+"""Where a configured task's files are: its references, its system files, and both loaded; the
+tables of a preference task (``preferences.<name>``), loaded as judged pairs.
 
 A task ``<task>`` of the configuration lives under ``<data_dir>/<task>/``: ``references.jsonl.gz``
 (needed only when metrics are computed from texts) and ``systems/<system>.jsonl.gz`` (plain
@@ -14,7 +15,7 @@ from pathlib import Path
 from debias.config.labels import computed_metrics, provided_metrics
 from debias.io.canonical import InputError, SystemItem, read_references, read_system, resolve_jsonl
 
-__all__ = ["judged_systems", "load_task", "references_path", "system_path"]
+__all__ = ["judged_systems", "load_preferences", "load_task", "preference_files", "references_path", "system_path"]
 
 
 def references_path(config: Mapping, task: str) -> Path | None:
@@ -89,3 +90,75 @@ def load_task(
         path = system_path(config, task, system)
         loaded[system] = read_system(path, prompts, references, provided if system in scored else ())
     return references, loaded
+
+
+def preference_files(config: Mapping, name: str) -> list[str]:
+    """The tables a preference task reads: its battles, its pool and its judges' own tables."""
+    spec = config["preferences"][name]
+    files = [spec["battles"], *([spec["pool"]] if spec.get("pool") else [])]
+    files += [judge["table"] for judge in (spec.get("judges") or {}).values() if judge.get("table")]
+    return list(dict.fromkeys(files))
+
+
+def load_preferences(config: Mapping, name: str):
+    """The battles of preference task ``name`` as :class:`~debias.data.JudgedPairs`.
+
+    The battles table gives one row per human verdict; a judge's verdicts are a column of it, or
+    of the judge's own table (``judges.<j>.table``, one row per battle, joined on the item and
+    the two systems); ``pool`` adds battles without a human verdict. With ``human_battles``, the
+    human verdicts of that many battles drawn at random (seeded by the task's name alone, so
+    that the same task draws the same battles in any configuration) are kept and every other
+    battle joins the pool: what the judges save, shown on data whose full human answer is known.
+
+    Raises
+    ------
+    InputError
+        A missing file or column, a bad row (naming the file and row), or fewer battles with a
+        human verdict than ``human_battles``.
+    """
+    import numpy as np
+
+    from debias.io.pairs import join_judge_tables, read_pair_table
+    from debias.io.reader import read_long_table
+    from debias.stats.resampling import setting_seed
+
+    spec = config["preferences"][name]
+    where = f"config: preferences.{name}"
+    columns = {key: spec[key] for key in ("item", "system_a", "system_b", "verdict")}
+    frame = read_long_table(spec["battles"])
+    judges = spec.get("judges") or {}
+    own_tables = {
+        judge: (read_long_table(j["table"]), j.get("column") or judge, j["table"])
+        for judge, j in judges.items()
+        if j.get("table")
+    }
+    in_table = {judge: j.get("column") or judge for judge, j in judges.items() if not j.get("table")}
+    for judge, column in in_table.items():
+        if column not in frame.columns:
+            raise InputError(
+                spec["battles"],
+                f"no column {column!r} for judge {judge!r} (columns: {list(frame.columns)}; give "
+                f"{where}.judges.{judge}.column, or .table for a table of its own)",
+            )
+    frame = frame.rename(columns={c: j for j, c in in_table.items() if c != j})
+    if own_tables:
+        frame = join_judge_tables(
+            frame, own_tables, item=columns["item"], system_a=columns["system_a"], system_b=columns["system_b"]
+        )
+    pool = read_long_table(spec["pool"]) if spec.get("pool") else None
+    pairs = read_pair_table(
+        frame, **columns, rater=spec.get("rater"), judges=list(judges), pool=pool, source=spec["battles"]
+    )
+    wanted = spec.get("human_battles")
+    if wanted is not None:
+        labelled = np.flatnonzero(pairs.labelled)
+        if wanted > labelled.size:
+            raise InputError(
+                f"{where}.human_battles",
+                f"{wanted} battles with a human verdict asked for, {spec['battles']} has {labelled.size}",
+            )
+        rng = np.random.default_rng(setting_seed(0, "preferences", name, "human_battles"))
+        kept = rng.choice(labelled, size=wanted, replace=False)
+        dropped = np.setdiff1d(labelled, kept)
+        pairs = pairs.without_human(dropped)
+    return pairs

@@ -9,11 +9,23 @@ import hashlib
 import io
 import json
 import os
+import re
+import socket
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["atomic_path", "sha256sum", "write_csv", "write_gzip", "write_jsonl_gz", "write_text"]
+__all__ = [
+    "atomic_path",
+    "remove_stale_temporaries",
+    "sha256sum",
+    "temporary_name_prefix",
+    "write_csv",
+    "write_gzip",
+    "write_jsonl_gz",
+    "write_text",
+]
 
 # The process umask, read once (reading it means setting it): files written here get the
 # permissions a plain open() would give them.
@@ -37,17 +49,75 @@ def write_gzip(path: str | os.PathLike, texts, compresslevel: int = 9) -> None:
         Path(tmp).write_bytes(buffer.getvalue())
 
 
-_UMASK = os.umask(0)
-os.umask(_UMASK)
+# When this process started using this module: a temporary of a target that is older than
+# this, left by a process that is no longer running, is a leftover of a killed job.
+_STARTED = time.time()
+_HOST = socket.gethostname().split(".")[0] or "host"
+# ``.<target name>.<host>-<pid>-<8 random characters>.tmp<target suffix>``: the host and
+# process id say who writes it, the target's suffix stays last for libraries that infer the
+# format from it.
+_TEMPORARY = re.compile(r"^\.(?P<name>.+)\.(?P<host>[^.]+)-(?P<pid>\d+)-[a-z0-9_]{8}\.tmp(?P<suffix>\.[^.]*)?$")
+
+
+def temporary_name_prefix(path: Path) -> str:
+    """The start of the name of every temporary :func:`atomic_path` makes for ``path``."""
+    return f".{path.name}.{_HOST}-{os.getpid()}-"
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # running, as another user
+        return True
+    return True
+
+
+def remove_stale_temporaries(path: str | os.PathLike) -> list[Path]:
+    """Remove the temporaries a killed job left beside ``path``; returns what was removed.
+
+    Only files named the way :func:`atomic_path` names its temporaries *for this target* are
+    considered, and of those only the ones last modified before this process started that no
+    running process on this host is still writing (another host's are judged by age alone:
+    the workflow never has two jobs writing one target at the same time).
+    """
+    path = Path(path)
+    removed = []
+    try:
+        entries = list(os.scandir(path.parent))
+    except FileNotFoundError:
+        return removed
+    for entry in entries:
+        match = _TEMPORARY.match(entry.name)
+        if not match or match["name"] != path.name or (match["suffix"] or "") != path.suffix:
+            continue
+        try:
+            if not entry.is_file(follow_symlinks=False) or entry.stat().st_mtime >= _STARTED:
+                continue
+        except FileNotFoundError:
+            continue
+        pid = int(match["pid"])
+        if match["host"] == _HOST and (pid == os.getpid() or _running(pid)):
+            continue
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(entry.path)
+            removed.append(Path(entry.path))
+    return removed
 
 
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[str]:
-    """Yield a temporary path beside ``path``; rename it into place only if the block succeeds."""
+    """Yield a temporary path beside ``path``; rename it into place only if the block succeeds.
+
+    The temporary is removed when the block fails; one left by a job that was killed (so that
+    nothing could remove it) is removed by the next write of the same target
+    (:func:`remove_stale_temporaries`).
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    # Keep the real suffix so libraries that infer the format from it still work.
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix or ".tmp", dir=path.parent)
+    remove_stale_temporaries(path)
+    fd, tmp = tempfile.mkstemp(prefix=temporary_name_prefix(path), suffix=".tmp" + path.suffix, dir=path.parent)
     os.close(fd)
     os.chmod(tmp, 0o666 & ~_UMASK)
     try:

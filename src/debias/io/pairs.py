@@ -22,7 +22,7 @@ import pandas as pd
 from debias.data.pairs import JudgedPairs, UnknownVerdicts, verdict_codes
 from debias.io.canonical import InputError
 
-__all__ = ["read_pair_table"]
+__all__ = ["CANONICAL_PAIR_COLUMNS", "canonical_pair_table", "join_judge_tables", "read_pair_table"]
 
 
 def _names(values: pd.Series, column: str, row_name) -> tuple[np.ndarray, np.ndarray]:
@@ -46,7 +46,8 @@ def _columns(frame: pd.DataFrame, columns: Sequence[str], source: str) -> None:
 
 
 def _verdicts(values: pd.Series, column: str, row_name, mapping, judge=None):
-    """``(codes, unknown)`` of a column of verdicts, read once per distinct value."""
+    """``(codes, unknown)`` of a column of verdicts, read once per distinct value; ``unknown`` (a
+    judge's column only) marks the rows whose answer is not a verdict."""
     codes, uniques = pd.factorize(values, use_na_sentinel=True)
     uniques = np.asarray(uniques, dtype=object)
     if judge is None:
@@ -61,9 +62,8 @@ def _verdicts(values: pd.Series, column: str, row_name, mapping, judge=None):
         unknown = {}
     else:
         coded = verdict_codes(uniques, mapping=mapping, judge=judge)
-        frequency = np.bincount(codes[codes >= 0], minlength=uniques.size)
         position = {value: k for k, value in enumerate(uniques)}
-        unknown = {value: int(frequency[position[value]]) for value in coded.unknown}
+        unknown = np.isin(codes, [position[value] for value in coded.unknown])
     full = np.full(codes.size, np.nan)
     full[codes >= 0] = coded.codes[codes[codes >= 0]]
     return full, unknown
@@ -152,8 +152,8 @@ def read_pair_table(
     judge_matrix = np.full((n_battles, len(judges)), np.nan)
     unknown = np.zeros(len(judges), dtype=np.int64)
     for j, judge in enumerate(judges):
-        codes, found = _verdicts(table[judge], judge, row_name, mapping, judge=judge)
-        unknown[j] = sum(found.values())
+        codes, not_verdict = _verdicts(table[judge], judge, row_name, mapping, judge=judge)
+        unknown[j] = int(not_verdict[first_row].sum())  # once per battle, however many raters it has
         first = codes[first_row[battle]]
         conflict = ~((codes == first) | (np.isnan(codes) & np.isnan(first)))
         if conflict.any():
@@ -198,3 +198,140 @@ def read_pair_table(
         item_names[item_codes[first_row]],
         unknown,
     )
+
+
+def join_judge_tables(
+    frame: pd.DataFrame,
+    judge_tables: Mapping[str, tuple[pd.DataFrame, str, str]],
+    *,
+    item: str,
+    system_a: str,
+    system_b: str,
+) -> pd.DataFrame:
+    """``frame`` with one column per judge from tables holding one verdict per battle.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table of human verdicts (one row per verdict, :func:`read_pair_table`).
+    judge_tables : mapping
+        ``{judge: (table, column, source)}``: a table with one row per battle (``item``,
+        ``system_a``, ``system_b``), the column holding the judge's verdict, and what errors call
+        the table (e.g. its file name).
+    item, system_a, system_b : str
+        The columns that name a battle in every table (names trimmed of surrounding whitespace).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``frame``'s rows with a column named after each judge, then one row (without a human
+        verdict, i.e. of the unlabelled pool) per battle that only the judge tables hold.
+
+    Raises
+    ------
+    InputError
+        A judge table without one of the columns, or with a battle on two rows.
+    """
+    keys = [item, system_a, system_b]
+
+    def trimmed(table: pd.DataFrame) -> pd.DataFrame:
+        table = table.copy()
+        for key in keys:
+            table[key] = table[key].where(table[key].isna(), table[key].astype(str).str.strip())
+        return table
+
+    joined = trimmed(frame).reset_index(drop=True)
+    taken = set(joined.columns)
+    for judge, (table, column, source) in judge_tables.items():
+        _columns(table, [*keys, column], source)
+        if judge in taken:
+            raise InputError(source, f"judge {judge!r} has the name of a column of the table of human verdicts")
+        verdicts = trimmed(table)[[*keys, column]].rename(columns={column: judge})
+        twice = verdicts.duplicated(keys, keep="first").to_numpy()
+        if twice.any():
+            row = int(np.flatnonzero(twice)[0])
+            battle = ", ".join(f"{k}={verdicts[k].iloc[row]!r}" for k in keys)
+            first = int(np.flatnonzero(verdicts[keys].eq(verdicts[keys].iloc[row]).all(axis=1).to_numpy())[0])
+            raise InputError(
+                f"{source}: row {row + 2}",
+                f"the battle ({battle}) is also on row {first + 2}: a judge table has one row per battle",
+            )
+        # the rows of the table in their order, then the battles only the judge table holds
+        joined = joined.merge(verdicts, on=keys, how="left", sort=False)
+        known = pd.MultiIndex.from_frame(joined[keys].astype(str))
+        extra = ~pd.MultiIndex.from_frame(verdicts[keys].astype(str)).isin(known)
+        if extra.any():
+            joined = pd.concat([joined, verdicts[extra]], ignore_index=True)
+        taken.add(judge)
+    return joined
+
+
+#: The columns of a canonical table of battles (the schema's defaults of a preference task), then
+#: ``rater`` when there is one and one column per judge.
+CANONICAL_PAIR_COLUMNS = ("item", "system_a", "system_b", "verdict")
+
+
+def _spelled(values: pd.Series, mapping) -> np.ndarray:
+    """Verdicts written as ``a``, ``b`` or ``tie``, empty where missing; an answer that is not a
+    verdict (a judge's) is kept as written, so that reading the table again counts it again."""
+    text = values.to_numpy(dtype=object)
+    coded = verdict_codes(text, mapping=mapping, judge="judge")
+    spelled = np.full(text.size, "", dtype=object)
+    for code, spelling in ((1.0, "a"), (0.0, "b"), (0.5, "tie")):
+        spelled[coded.codes == code] = spelling
+    if coded.unknown:
+        kept = pd.Series(text).isin(list(coded.unknown)).to_numpy()
+        spelled[kept] = text[kept].astype(str)
+    return spelled
+
+
+def canonical_pair_table(
+    frame: pd.DataFrame,
+    *,
+    item: str,
+    system_a: str,
+    system_b: str,
+    verdict: str,
+    rater: str | None = None,
+    judges: Mapping[str, str] | None = None,
+    pool: pd.DataFrame | None = None,
+    mapping: Mapping | None = None,
+    source: str = "table",
+) -> pd.DataFrame:
+    """A table of battles in the canonical columns a preference task reads by default.
+
+    The table is first read as :func:`read_pair_table` reads it (so a bad row is an
+    :class:`InputError` naming it); then ``frame``'s rows and the ``pool``'s (without a human
+    verdict) are written with the columns ``item``, ``system_a``, ``system_b`` (trimmed),
+    ``verdict`` (``a``, ``b``, ``tie`` or empty), ``rater`` (when given) and one column per judge
+    (``judges`` maps the judge's name to its column; verdicts spelled ``a``/``b``/``tie``, an
+    answer that is not a verdict kept as written).
+    """
+    judges = dict(judges or {})
+    read_pair_table(
+        frame,
+        item=item,
+        system_a=system_a,
+        system_b=system_b,
+        verdict=verdict,
+        rater=rater,
+        judges=list(dict.fromkeys(judges.values())),
+        pool=pool,
+        mapping=mapping,
+        source=source,
+    )
+    parts = [frame] + ([pool.assign(**{verdict: ""})] if pool is not None else [])
+    table = pd.concat([p.reset_index(drop=True) for p in parts], ignore_index=True)
+    out = pd.DataFrame(
+        {
+            "item": table[item].astype(str).str.strip(),
+            "system_a": table[system_a].astype(str).str.strip(),
+            "system_b": table[system_b].astype(str).str.strip(),
+            "verdict": _spelled(table[verdict], mapping),
+        }
+    )
+    if rater:
+        out["rater"] = table[rater].fillna("").astype(str).str.strip()
+    for judge, column in judges.items():
+        out[judge] = _spelled(table[column], mapping)
+    return out

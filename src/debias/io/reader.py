@@ -273,7 +273,8 @@ def read_table_file(
 
 
 def read_long_table(path: str | Path, fmt: str | None = None, *, quoting=None) -> pd.DataFrame:
-    """Every column of a table file, read by :func:`read_table_file` (CSV and TSV cells as text)."""
+    """Every column of a table file, read by :func:`read_table_file` (CSV and TSV cells as plain
+    text columns)."""
     import pyarrow.parquet as pq
 
     path = Path(path)
@@ -289,7 +290,13 @@ def read_long_table(path: str | Path, fmt: str | None = None, *, quoting=None) -
             names = _header(path, "\t" if kind == "tsv" else ",", (kind != "tsv") if quoting is None else quoting)
         except (UnicodeDecodeError, OSError, EOFError) as error:
             raise InputError(str(path), f"cannot be read as {kind} ({error})") from None
-    return pd.DataFrame(read_table_file(path, list(dict.fromkeys(names)), kind, quoting=quoting))
+    cells = read_table_file(path, list(dict.fromkeys(names)), kind, quoting=quoting)
+    return pd.DataFrame(
+        {
+            name: column.astype(str) if isinstance(column.dtype, pd.CategoricalDtype) else column
+            for name, column in cells.items()
+        }
+    )
 
 
 def _require(present: Sequence[str], columns: Sequence[str], source: str) -> None:

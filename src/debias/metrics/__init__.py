@@ -27,6 +27,7 @@ from __future__ import annotations
 import importlib
 import os
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -247,10 +248,21 @@ def score_outputs(
         variants = by_family.setdefault(entry.family, [])
         if entry.variant not in variants:
             variants.append(entry.variant)
-    family_scores = {
-        family: _family(family).score(kept_outputs, kept_references, variants, context)
-        for family, variants in by_family.items()
-    }
+    # Families that score in a process of their own (METEOR 1.5's Java, ROUGE-1.5.5's Perl) run
+    # beside the Python ones: the JVM loads METEOR's paraphrase table (seconds) while Python
+    # scores. Each family's scores are the same either way.
+    external = [family for family in by_family if getattr(_family(family), "EXTERNAL_PROCESS", False)]
+    with ThreadPoolExecutor(max_workers=max(1, len(external))) as pool:
+        started = {
+            family: pool.submit(_family(family).score, kept_outputs, kept_references, by_family[family], context)
+            for family in external
+        }
+        family_scores = {
+            family: _family(family).score(kept_outputs, kept_references, variants, context)
+            for family, variants in by_family.items()
+            if family not in started
+        }
+        family_scores.update({family: future.result() for family, future in started.items()})
     frame = pd.DataFrame(index=range(len(outputs)))
     for name, implementation in chosen.items():
         entry = IMPLEMENTATIONS[implementation]

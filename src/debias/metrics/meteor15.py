@@ -30,10 +30,22 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["JAVA_OPTIONS", "OPTIONS", "SYSTEM_PACKAGES", "VARIANTS", "score", "unavailable", "versions"]
+__all__ = [
+    "EXTERNAL_PROCESS",
+    "JAVA_OPTIONS",
+    "OPTIONS",
+    "SYSTEM_PACKAGES",
+    "VARIANTS",
+    "score",
+    "unavailable",
+    "versions",
+]
 
 OPTIONS = ("-l", "en", "-norm")
 JAVA_OPTIONS = ("-Xmx2G", "-Dfile.encoding=UTF-8", "-Dstdout.encoding=UTF-8")
+#: Scores are computed by a Java process: :func:`debias.metrics.score_outputs` runs this family
+#: beside the others instead of after them.
+EXTERNAL_PROCESS = True
 VARIANTS = ("meteor",)
 SYSTEM_PACKAGES = ("default-jre-headless",)
 

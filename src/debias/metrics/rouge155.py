@@ -37,13 +37,26 @@ from pathlib import Path
 
 import numpy as np
 
+from debias.io.atomic import atomic_path
 from debias.metrics.tokens import tokenised_text
 
-__all__ = ["OPTIONS", "OMITTED_OPTIONS", "VARIANTS", "SYSTEM_PACKAGES", "score", "unavailable", "versions"]
+__all__ = [
+    "EXTERNAL_PROCESS",
+    "OPTIONS",
+    "OMITTED_OPTIONS",
+    "VARIANTS",
+    "SYSTEM_PACKAGES",
+    "score",
+    "unavailable",
+    "versions",
+]
 
 OPTIONS = ("-a", "-n", "4", "-2", "4", "-u", "-l", "50", "-m", "-s", "-f", "A", "-p", "0.5")
 OMITTED_OPTIONS = ("-r", "1000", "-c", "95")
 #: Scores one run gives, by the name the script prints after ``ROUGE-``.
+#: Scores are computed by a Perl process: :func:`debias.metrics.score_outputs` runs this family
+#: beside the others instead of after them.
+EXTERNAL_PROCESS = True
 VARIANTS = ("1", "2", "3", "4", "L", "SU4")
 #: What running the script needs from Debian.
 SYSTEM_PACKAGES = ("perl", "libxml-parser-perl")
@@ -83,10 +96,8 @@ def _exceptions_db(home: Path) -> Path:
     database = data / "WordNet-2.0.exc.db"
     if database.exists():
         return database
-    fd, tmp = tempfile.mkstemp(prefix=".exc.", suffix=".db", dir=data)
-    os.close(fd)
-    os.unlink(tmp)  # the build script creates the file itself
-    try:
+    with atomic_path(database) as tmp:
+        os.unlink(tmp)  # the build script creates the file itself
         subprocess.run(
             [
                 "perl",
@@ -98,10 +109,6 @@ def _exceptions_db(home: Path) -> Path:
             capture_output=True,
             check=True,
         )
-        os.replace(tmp, database)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
     return database
 
 

@@ -148,3 +148,31 @@ def validate_inputs(config: Mapping, base_dir: str | Path = ".") -> dict[str, di
                 )
             counts[task][system] = judged
     return counts
+
+
+def validate_preferences(config: Mapping) -> dict[str, int]:
+    """Read every preference task's tables (``preferences``) as the rule will; return each task's
+    number of battles.
+
+    Raises :class:`InputError` on the first problem found: a missing file or column, a bad row
+    (naming the file and row), an unknown human verdict (with the unknown values and their
+    counts), a judge without verdicts on any battle, or ``human_battles`` above the battles
+    with a human verdict.
+    """
+    from debias.config.tasks import load_preferences, preference_files
+
+    battles = {}
+    for name in config.get("preferences") or {}:
+        for path in preference_files(config, name):
+            if not Path(path).is_file():
+                raise InputError(str(path), f"file of preference task '{name}' not found (config: preferences.{name})")
+        pairs = load_preferences(config, name)
+        for j, judge in enumerate(pairs.judges):
+            if not (pairs.judge_verdicts[:, j] == pairs.judge_verdicts[:, j]).any():
+                raise InputError(
+                    f"config: preferences.{name}.judges.{judge}",
+                    f"the judge gave no verdict on any of the {pairs.n_battles} battles "
+                    f"({int(pairs.judge_unknown[j])} answers that are not verdicts)",
+                )
+        battles[name] = pairs.n_battles
+    return battles

@@ -20,6 +20,7 @@ from debias.stats.bootstrap_grid import DEFAULT_CHUNK_ELEMENTS, DEFAULT_DENSE, D
 
 __all__ = [
     "PYTHON_MB",
+    "preferences_mem_mb",
     "bootstrap_mem_mb",
     "bootstrap_runtime",
     "coverage_mem_mb",
@@ -124,6 +125,13 @@ def coverage_runtime(n_items: int, n_metrics: int, repeats: int, n_prompts: int,
     if ppi:
         seconds += n_prompts * repeats * n_sizes * n_metrics * 0.01
     return _minutes(10 + seconds)
+
+
+def preferences_mem_mb(battles: int) -> int:
+    """Memory of a preference task's job: ~0.4 kB per battle with three judges (the table as read
+    and the grouped sums; 3,000,000 battles peaked at 1.22 GB, benchmarks/RESULTS.md) and 200 MB
+    for the figure."""
+    return PYTHON_MB + 200 + math.ceil(battles * 4e-4)
 
 
 def table_mem_mb(total_rows: int) -> int:

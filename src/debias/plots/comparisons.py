@@ -22,16 +22,21 @@ from debias.plots.style import (
     grow_to_fit,
     label_interval,
 )
+from debias.tables.selection import best_paired_control_variate
 
 __all__ = ["best_cv_rows", "draw_comparisons"]
 
 
 def best_cv_rows(comparisons: pd.DataFrame) -> pd.DataFrame:
-    """Per pair, the ``cv`` row with the highest ``de_vs_independent`` (the first on a tie)."""
-    cvs = comparisons[comparisons["estimator"].str.startswith("cv:")]
+    """Per pair, the row of :func:`debias.tables.selection.best_paired_control_variate` (the
+    report's choice); pairs where no metric helps have none."""
     keys = ["task", "prompt", "system_a", "system_b"]
-    order = cvs.sort_values("de_vs_independent", ascending=False, kind="stable")
-    return order.drop_duplicates(keys).sort_index()
+    chosen = []
+    for _, pair in comparisons.groupby(keys, sort=False):
+        name = best_paired_control_variate(pair)
+        if name is not None:
+            chosen.append(pair.index[pair["estimator"] == name][0])
+    return comparisons.loc[sorted(chosen)]
 
 
 def draw_comparisons(comparisons: pd.DataFrame, config: Mapping, task: str, level: float) -> Figure:

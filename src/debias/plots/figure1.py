@@ -34,17 +34,40 @@ def draw_figure1a(
                 color=PALETTE["blue"],
                 capsize=2,
             )
-            ax.annotate(
-                labels.get(point.system, point.system),
-                (point.judgment, point.metric),
-                fontsize=7,
-                xytext=(4, 4),
-                textcoords="offset points",
-            )
+        _label_points(ax, [(labels.get(p.system, p.system), p.judgment, p.metric) for p in points])
         ax.set_xlabel(f"mean {judgment_label} (human)")
         ax.set_ylabel(f"mean {metric_label}")
         ax.set_title(f"(a) system level, ρ = {rho:.2f}" if np.isfinite(rho) else "(a) system level")
     return fig
+
+
+# Where a point's label may go, in points from the point, tried in this order: above right,
+# below right, above left, below left.
+_LABEL_PLACES = (
+    ((4, 4), "left", "bottom"),
+    ((4, -4), "left", "top"),
+    ((-4, 4), "right", "bottom"),
+    ((-4, -4), "right", "top"),
+)
+
+
+def _label_points(ax, labelled: Sequence[tuple[str, float, float]]) -> None:
+    """Label each point at the first place of :data:`_LABEL_PLACES` where its text overlaps no
+    label placed before it (the first place when none is free)."""
+    renderer = ax.figure.canvas.get_renderer()
+    placed = []
+    for text, x, y in labelled:
+        for offset, ha, va in _LABEL_PLACES:
+            note = ax.annotate(text, (x, y), fontsize=7, xytext=offset, textcoords="offset points", ha=ha, va=va)
+            box = note.get_window_extent(renderer)
+            if not any(box.overlaps(other) for other in placed):
+                break
+            note.remove()
+        else:
+            offset, ha, va = _LABEL_PLACES[0]
+            note = ax.annotate(text, (x, y), fontsize=7, xytext=offset, textcoords="offset points", ha=ha, va=va)
+            box = note.get_window_extent(renderer)
+        placed.append(box)
 
 
 def draw_figure1b(rows: pd.DataFrame, metric: str, rho: float, judgment_label: str, metric_label: str) -> Figure:

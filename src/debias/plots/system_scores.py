@@ -1,5 +1,6 @@
 """Figure: each system's estimated mean human score per prompt, judgments alone and with the best
-control variate, with their intervals (``results/figures/system_scores_<task>.{pdf,png}``)."""
+control variate (the report's, :func:`debias.tables.selection.best_control_variate`), with their
+intervals (``results/figures/system_scores_<task>.{pdf,png}``)."""
 
 from __future__ import annotations
 
@@ -21,32 +22,35 @@ from debias.plots.style import (
     grow_to_fit,
     label_interval,
 )
+from debias.tables.selection import NO_METRIC_HELPS, best_control_variate
 
 __all__ = ["draw_system_scores"]
 
 
-def _best_cv(estimates: pd.DataFrame, best_metrics: pd.DataFrame, task, prompt, system) -> pd.Series | None:
-    chosen = best_metrics[
-        (best_metrics["task"] == task) & (best_metrics["prompt"] == prompt) & (best_metrics["system"] == system)
-    ]
-    if chosen.empty:
-        return None
-    name = f"cv:{chosen['metric'].iloc[0]}"
-    row = estimates[
-        (estimates["system"] == system) & (estimates["prompt"] == prompt) & (estimates["estimator"] == name)
-    ]
-    return None if row.empty else row.iloc[0]
+def _best_cv(cell: pd.DataFrame) -> pd.Series | None:
+    """The row of :func:`debias.tables.selection.best_control_variate` (the report's choice) among
+    one system × prompt's rows, or ``None`` when no metric helps."""
+    name = best_control_variate(cell)
+    return None if name is None else cell[cell["estimator"] == name].iloc[0]
 
 
-def draw_system_scores(estimates: pd.DataFrame, best_metrics: pd.DataFrame, config: Mapping, task: str) -> Figure:
-    """One panel per prompt of ``task``: every system's ``mean`` and best-metric ``cv`` estimate.
+def _cv_label(config: Mapping, estimator: str) -> str:
+    metric = estimator.split(":", 1)[1]
+    return "all metrics (combined)" if estimator == "cv:combined" else metric_label(config, metric)
+
+
+def draw_system_scores(estimates: pd.DataFrame, config: Mapping, task: str) -> Figure:
+    """One panel per prompt of ``task``: every system's ``mean`` and best control variate.
+
+    The best control variate is the report's
+    (:func:`debias.tables.selection.best_control_variate`): drawn and labelled with its metric
+    when it narrows the interval by more than the tolerance, else the mean's interval is
+    labelled "no metric helps".
 
     Parameters
     ----------
     estimates : pandas.DataFrame
         ``results/tables/system_estimates.csv``.
-    best_metrics : pandas.DataFrame
-        ``results/tables/best_metrics.csv``: the metric chosen per task, prompt and system.
     config : mapping
         The parsed configuration (labels, system order, prompt direction).
     task : str
@@ -72,16 +76,17 @@ def draw_system_scores(estimates: pd.DataFrame, best_metrics: pd.DataFrame, conf
         for ax, prompt in zip(axes, prompts):
             for y, system in zip(positions, systems):
                 mean = rows[(rows["system"] == system) & (rows["prompt"] == prompt) & (rows["estimator"] == "mean")]
-                for kind, row in (
-                    ("mean", mean.iloc[0] if len(mean) else None),
-                    ("cv", _best_cv(rows, best_metrics, task, prompt, system)),
-                ):
-                    if row is None:
-                        continue
-                    position = draw_interval(ax, row["estimate"], row["ci_low"], row["ci_high"], y, kind)
-                    if kind == "cv":
-                        metric = row["estimator"].split(":", 1)[1]
-                        label_interval(ax, metric_label(config, metric), row["ci_high"], position, kind)
+                if mean.empty:
+                    continue
+                cell = rows[(rows["system"] == system) & (rows["prompt"] == prompt)]
+                best = _best_cv(cell)
+                position = draw_interval(ax, *mean.iloc[0][["estimate", "ci_low", "ci_high"]], y, "mean")
+                if best is None:
+                    if cell["estimator"].str.startswith("cv:").any():
+                        label_interval(ax, NO_METRIC_HELPS, mean.iloc[0]["ci_high"], position, "mean")
+                    continue
+                position = draw_interval(ax, best["estimate"], best["ci_low"], best["ci_high"], y, "cv")
+                label_interval(ax, _cv_label(config, best["estimator"]), best["ci_high"], position, "cv")
             title = prompt_label(config, task, prompt)
             ax.set_title(f"{title} (lower is better)" if prompt_is_lower_better(config, task, prompt) else title)
             ax.set_xlabel("mean human score")
@@ -89,7 +94,7 @@ def draw_system_scores(estimates: pd.DataFrame, best_metrics: pd.DataFrame, conf
             ax.margins(x=0.15)
         axes[0].set_yticks(positions, [system_label(config, task, s) for s in systems])
         level = rows["level"].iloc[0] if len(rows) else float("nan")
-        handles = estimate_legend_handles("judgments alone (mean)", "with the best metric (cv)")
+        handles = estimate_legend_handles("judgments alone (mean)", "with the best control variate (cv)")
         fig.legend(handles=handles, loc="outside lower center", ncol=2)
         fig.suptitle(f"{task_label(config, task)}: estimated mean human score with {level:.0%} intervals")
         grow_to_fit(fig)

@@ -11,6 +11,7 @@ import pandas as pd
 from debias.config.labels import prompt_label, system_label, task_label
 from debias.report.context import table_lines
 from debias.report.user_tables import no_scores_reason
+from debias.tables.selection import BEST_WIDTH_TOLERANCE, NO_METRIC_HELPS, best_control_variate
 
 __all__ = ["estimates_lines"]
 
@@ -27,12 +28,14 @@ def _estimate_rows(estimates: pd.DataFrame, config: Mapping) -> list[list[str]]:
         if mean.empty:
             continue
         m = next(mean.itertuples())
+        best = best_control_variate(cell)
         if cvs.empty:  # only the mean: the system has no metric scores
             best_text, effective = f"– ({no_scores_reason(config, task, system)})", f"{m.effective_n:.0f}"
+        elif best is None:
+            best_text, effective = NO_METRIC_HELPS, f"{m.effective_n:.0f}"
         else:
-            widths = cvs.assign(width=cvs["ci_high"] - cvs["ci_low"]).sort_values("width", kind="stable")
-            best = next(widths.itertuples())
-            best_text, effective = f"{best.estimator}: {_interval(best)}", f"{best.effective_n:.0f}"
+            row = next(cell[cell["estimator"] == best].itertuples())
+            best_text, effective = f"{best}: {_interval(row)}", f"{row.effective_n:.0f}"
         rows.append(
             [
                 task_label(config, task),
@@ -72,10 +75,15 @@ def estimates_lines(estimates: pd.DataFrame | None, coverage: pd.DataFrame | Non
         "## Estimating your systems",
         "",
         f"Each system's mean human score with its {level:.0%} interval, from the judged outputs "
-        "alone (*mean*) and with the control variate whose interval is narrowest (*cv:<metric>*: "
-        "Algorithm 1 with the metric scored on all outputs; *cv:combined*: all metrics at once, "
-        "cross-fitted). Both are unbiased; the metric only narrows the interval. *Effective n* is "
-        "the number of judged items the plain mean would need for the same interval width.",
+        "alone (*mean*) and with the best control variate (*cv:<metric>*: Algorithm 1 with the "
+        "metric scored on all outputs; *cv:combined*: all metrics at once, cross-fitted). Both are "
+        "unbiased; the metric only narrows the interval. The best is the narrowest interval, and "
+        f"only when it is more than {BEST_WIDTH_TOLERANCE:.0%} narrower than the mean's (intervals "
+        f"within {BEST_WIDTH_TOLERANCE:.0%} of the narrowest count as equal, a single metric before "
+        f"*cv:combined*); otherwise *{NO_METRIC_HELPS}* (as when every output is judged: nothing is "
+        "left to estimate and every estimator is the mean). The system-scores figure draws the same "
+        "one. *Effective n* is the number of judged items the plain mean would need for the same "
+        "interval width.",
         "",
     ]
     header = ["Task", "Prompt", "System", "Judged", "Mean [interval]", "Best control variate", "Effective n"]

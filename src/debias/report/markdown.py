@@ -10,7 +10,7 @@ several sections (the comparison rows, the resolved Figure 6 panels) are compute
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -28,8 +28,10 @@ from debias.report.comparison import (
 from debias.report.context import ReportContext, Section, fmt, table_lines
 from debias.report.estimates import estimates_lines
 from debias.report.planning import planning_lines
+from debias.report.preferences import PreferenceTables, preference_lines
 from debias.report.prose import caption, known_differences
 from debias.report.summary import BEST, lookup, panel_summary
+from debias.report.user_tables import constant_metric_lines
 from debias.report.user_tasks import (
     paper_tasks,
     restricted,
@@ -152,7 +154,26 @@ def table2_section(ctx: ReportContext) -> list[str]:
 
 
 def estimates_section(ctx: ReportContext) -> list[str]:
-    return estimates_lines(ctx.system_estimates, ctx.coverage, ctx.config)
+    lines = estimates_lines(ctx.system_estimates, ctx.coverage, ctx.config)
+    return lines + constant_metric_lines(ctx.correlations, ctx.config) if lines else lines
+
+
+def leaderboards_section(ctx: ReportContext) -> list[str]:
+    """Each task's leaderboard figure: systems in order, intervals and simultaneous rank-sets."""
+    shown = [task for task in ctx.config["tasks"] if f"leaderboard_{task}" in ctx.figures]
+    if not shown:
+        return []
+    lines = [
+        "## Leaderboards",
+        "",
+        "Each system's estimate with its interval and its rank-set: the ranks it may take, all "
+        "systems' sets holding the true ranking together at the configured level "
+        f"([`{ctx.table_link('leaderboard')}`]({ctx.table_link('leaderboard')})).",
+    ]
+    for task in shown:
+        name = f"leaderboard_{task}"
+        lines += ["", f"**{task_label(ctx.config, task)}**", "", f"![{name}]({ctx.figures_dir}/{name}.png)"]
+    return lines
 
 
 def planning_section(ctx: ReportContext) -> list[str]:
@@ -193,6 +214,7 @@ SECTIONS: list[Section] = [
     figures_section,
     table2_section,
     estimates_section,
+    leaderboards_section,
     planning_section,
     tables_section,
 ]
@@ -218,6 +240,7 @@ def build_report(
     comparison_coverage: pd.DataFrame | None = None,
     plan: pd.DataFrame | None = None,
     plan_check: pd.DataFrame | None = None,
+    preferences: Sequence[PreferenceTables] = (),
 ) -> str:
     """The report as Markdown.
 
@@ -254,6 +277,9 @@ def build_report(
     comparisons, comparison_coverage, plan, plan_check : pandas.DataFrame, optional
         ``system_comparisons.csv``, ``comparison_coverage.csv``, ``plan.csv`` and
         ``plan_check.csv``; without them the section "Comparing systems and planning" is left out.
+    preferences : sequence of PreferenceTables
+        The tables of each preference task: one section each
+        (:func:`debias.report.preferences.preference_lines`), at the end of the page.
 
     Returns
     -------
@@ -290,6 +316,10 @@ def build_report(
         parts += [section(paper_ctx) for section in SECTIONS]
     else:
         parts += [user_figures_lines(ctx), tables_section(ctx)]
+    parts += [
+        preference_lines(t, config, figures=ctx.figures, figures_dir=figures_dir, tables_dir=tables_dir)
+        for t in preferences
+    ]
     lines: list[str] = []
     for body in parts:
         if body:

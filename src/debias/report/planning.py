@@ -12,8 +12,12 @@ import pandas as pd
 from debias.config.labels import prompt_label, system_label, task_label
 from debias.report.context import table_lines
 from debias.report.user_tables import no_scores_reason
+from debias.tables.selection import NO_METRIC_HELPS, best_paired_control_variate
 
-__all__ = ["planning_lines"]
+__all__ = ["WORLD_LABELS", "planning_lines"]
+
+#: How the report names the plan check's worlds (``plan_check.csv``'s ``world``).
+WORLD_LABELS = {"fresh": "fresh raters", "resampled": "resampled"}
 
 
 def _interval(row) -> str:
@@ -24,14 +28,17 @@ def _comparison_rows(comparisons: pd.DataFrame, config: Mapping) -> list[list[st
     rows = []
     for (task, prompt, a, b), pair in comparisons.groupby(["task", "prompt", "system_a", "system_b"], sort=False):
         mean = pair[pair["estimator"] == "mean"]
-        cvs = pair[pair["estimator"].str.startswith("cv:")].sort_values("de_vs_independent", ascending=False)
+        cvs = pair[pair["estimator"].str.startswith("cv:")]
         if mean.empty:
             continue
         m = next(mean.itertuples())
+        chosen = best_paired_control_variate(pair)
         if cvs.empty:  # only the paired mean: a system of the pair has no metric scores
             best_text = f"– ({no_scores_reason(config, task, a, b)})"
+        elif chosen is None:
+            best_text = NO_METRIC_HELPS
         else:
-            best = next(cvs.itertuples())
+            best = next(pair[pair["estimator"] == chosen].itertuples())
             best_text = f"{best.estimator}: {best.de_vs_independent:.2f}"
         rows.append(
             [
@@ -88,7 +95,8 @@ def planning_lines(
             "over two separate samples of the same size (*DE vs independent*: the variance of the "
             "independent difference over the paired one, at the configured n nearest "
             "`compare.de_n`), for the paired mean and for the control variate on the metric "
-            "difference that saves most.",
+            "difference that saves most (only when it saves more than 1% over the paired mean, "
+            f"else *{NO_METRIC_HELPS}*; the comparisons figure draws the same).",
             "",
         ]
         header = ["Task", "Prompt", "Difference", "Shared", "Mean [interval]", "DE vs independent", "Best cv"]
@@ -119,10 +127,13 @@ def planning_lines(
         lines += table_lines(header, _plan_rows(plan, config))
     if plan_check is not None and not plan_check.empty:
         rows = []
-        for estimator, group in plan_check.groupby("estimator", sort=False):
+        checked = plan_check.dropna(subset=["met"])
+        worlds = checked["world"] if "world" in checked else pd.Series("resampled", index=checked.index)
+        for (world, estimator), group in checked.groupby([worlds, checked["estimator"]], sort=False):
             low = group.loc[group["met"].idxmin()]
             rows.append(
                 [
+                    WORLD_LABELS.get(world, world),
                     estimator,
                     f"{group['met'].mean():.3f}",
                     f"{low['met']:.3f} ({low['system']}, {low['prompt']})",
@@ -133,10 +144,15 @@ def planning_lines(
         lines += [
             "",
             f"Check: {pilots} random {size}-item pilots per system and prompt, each planning alone; *met* is "
-            "the share of plans whose realised width met the target (compare with the assurance).",
+            "the share of plans whose realised width met the target (compare with the assurance). "
+            "*Fresh raters*: pilots and studies of new items judged by new raters, drawn from a model "
+            "fitted to the judged items (unbiased σ_f² and σ_a²), plans with k up to "
+            "`plan.max_judgments_per_item`; this is the world a plan is for. *Resampled*: the released "
+            "items and their own judgments drawn again, plans with one judgment per item.",
             "",
         ]
-        lines += table_lines(["Estimator", "Mean met", "Lowest cell", "Median realised/target"], rows)
+        header = ["World", "Estimator", "Mean met", "Lowest cell", "Median realised/target"]
+        lines += table_lines(header, rows)
     while len(lines) > 2 and lines[2] == "":
         del lines[2]
     return lines

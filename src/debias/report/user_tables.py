@@ -10,13 +10,20 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from debias.config.labels import metric_label, prompt_is_lower_better, prompt_label, system_label
+from debias.config.labels import COMBINED, metric_label, prompt_is_lower_better, prompt_label, system_label
 from debias.report.context import ReportContext, table_lines
+from debias.tables.selection import (
+    BEST_WIDTH_TOLERANCE,
+    NO_METRIC_HELPS,
+    best_control_variate,
+    best_paired_control_variate,
+)
 
 __all__ = [
     "NO_METRIC_SCORES",
     "ONE_JUDGMENT",
     "comparison_lines",
+    "constant_metric_lines",
     "efficiency_lines",
     "estimate_lines",
     "no_scores_reason",
@@ -77,6 +84,31 @@ def no_scores_reason(config: Mapping, task: str, *systems: str) -> str:
     return NO_METRIC_SCORES
 
 
+def constant_metric_lines(correlations: pd.DataFrame | None, config: Mapping, task: str | None = None) -> list[str]:
+    """A note naming each metric that is constant on a system's judged outputs (of ``task``, or
+    every task): read from ``correlations.csv``, where its ρ is blank while another metric's is
+    not. Empty when there is none."""
+    if correlations is None or correlations.empty or "rho" not in correlations:
+        return []
+    rows = correlations[correlations["system"] != COMBINED]
+    if task is not None:
+        rows = rows[rows["task"] == task]
+    found = []
+    for (task_, prompt, system), cell in rows.groupby(["task", "prompt", "system"], sort=False):
+        blank = cell["rho"].isna() & (cell["n_items"] > 1)
+        if blank.any() and cell["rho"].notna().any():
+            names = ", ".join(metric_label(config, m) for m in cell.loc[blank, "metric"])
+            found.append(f"{names} on {system_label(config, task_, system)} ({prompt_label(config, task_, prompt)})")
+    if not found:
+        return []
+    return [
+        "",
+        f"**Constant metrics.** One value on every judged output: {'; '.join(found)}. Their correlation "
+        "is undefined, their control variate is the mean, and the pooled correlations (all systems, and "
+        "Figure 3's ρ) leave those systems out; the job logs say the same.",
+    ]
+
+
 def estimate_lines(ctx: ReportContext, task: str) -> list[str]:
     config, rows = ctx.config, of_task(ctx.system_estimates, task)
     if rows.empty:
@@ -86,9 +118,11 @@ def estimate_lines(ctx: ReportContext, task: str) -> list[str]:
         "### Estimated mean human scores",
         "",
         f"Each system's mean human score with its {level:.0%} interval from the judged outputs alone "
-        "(*mean*), and with the control variate whose interval is narrowest (*cv:<metric>*). Systems "
-        "are ranked by the mean; *effective n* is the number of judged outputs the plain mean would "
-        "need for the same width.",
+        "(*mean*), and with the best control variate (*cv:<metric>*, *cv:combined*: the narrowest "
+        f"interval, only when more than {BEST_WIDTH_TOLERANCE:.0%} narrower than the mean's, else "
+        f"*{NO_METRIC_HELPS}*; the system-scores figure draws the same). Systems are ranked by the "
+        "mean; *effective n* is the number of judged outputs the plain mean would need for the same "
+        "width.",
     ]
     for prompt, cell in rows.groupby("prompt", sort=False):
         means = cell[cell["estimator"] == "mean"]
@@ -96,14 +130,16 @@ def estimate_lines(ctx: ReportContext, task: str) -> list[str]:
         means = means.sort_values("estimate", ascending=lower, kind="stable")
         table = []
         for rank, m in enumerate(means.itertuples(index=False), start=1):
-            cvs = cell[(cell["system"] == m.system) & cell["estimator"].str.startswith("cv:")]
+            system = cell[cell["system"] == m.system]
+            cvs = system[system["estimator"].str.startswith("cv:")]
             cvs = cvs[(cvs["ci_high"] - cvs["ci_low"]).notna()]
+            chosen = best_control_variate(system)
             if cvs.empty:
                 best, effective = f"– ({no_scores_reason(config, task, m.system)})", num(m.effective_n, 0)
+            elif chosen is None:
+                best, effective = NO_METRIC_HELPS, num(m.effective_n, 0)
             else:
-                b = next(
-                    cvs.assign(width=cvs["ci_high"] - cvs["ci_low"]).sort_values("width", kind="stable").itertuples()
-                )
+                b = next(system[system["estimator"] == chosen].itertuples())
                 best = f"{b.estimator}: {_interval(b.estimate, b.ci_low, b.ci_high)}"
                 effective = num(b.effective_n, 0)
             table.append(
@@ -119,7 +155,7 @@ def estimate_lines(ctx: ReportContext, task: str) -> list[str]:
         direction = " (lower is better)" if lower else ""
         header = ["Rank", "System", "Judged", "Mean [interval]", "Best control variate", "Effective n"]
         lines += ["", f"**{prompt_label(config, task, prompt)}**{direction}", "", *table_lines(header, table)]
-    return lines
+    return lines + constant_metric_lines(ctx.correlations, config, task)
 
 
 def _resolved(row) -> bool:
@@ -135,7 +171,8 @@ def comparison_lines(ctx: ReportContext, task: str) -> list[str]:
         "",
         "Every two systems judged on the same items: the difference B − A of mean human scores from the "
         "paired judgments (*mean*) and with the control variate on the metric difference that saves most "
-        "(*best cv*). A difference is *resolved* when its interval excludes 0.",
+        f"(*best cv*; only when it saves more than {BEST_WIDTH_TOLERANCE:.0%} over the paired mean, else "
+        f"*{NO_METRIC_HELPS}*). A difference is *resolved* when its interval excludes 0.",
     ]
     for prompt, cell in rows.groupby("prompt", sort=False):
         table, resolved, pairs = [], 0, 0
@@ -144,13 +181,14 @@ def comparison_lines(ctx: ReportContext, task: str) -> list[str]:
             if means.empty:
                 continue
             m = next(means.itertuples(index=False))
-            cvs = pair[pair["estimator"].str.startswith("cv:")].sort_values(
-                "de_vs_independent", ascending=False, kind="stable"
-            )
+            cvs = pair[pair["estimator"].str.startswith("cv:")]
+            chosen = best_paired_control_variate(pair)
             if cvs.empty:
                 best_text, best_resolved = f"– ({no_scores_reason(config, task, a, b)})", False
+            elif chosen is None:
+                best_text, best_resolved = NO_METRIC_HELPS, False
             else:
-                c = next(cvs.itertuples(index=False))
+                c = next(pair[pair["estimator"] == chosen].itertuples(index=False))
                 best_text = f"{c.estimator}: {_interval(c.difference, c.ci_low, c.ci_high, signed=True)}"
                 best_resolved = _resolved(c)
             either = _resolved(m) or best_resolved

@@ -8,7 +8,7 @@ import numpy as np
 from debias.data import as_judgments
 from debias.stats.variance import annotator_variance
 
-__all__ = ["attenuation_corrected_correlation", "best_metric", "correlation"]
+__all__ = ["attenuation_corrected_correlation", "best_metric", "best_metric_index", "correlation"]
 
 
 def correlation(f, g) -> float:
@@ -103,7 +103,14 @@ def best_metric(rhos) -> int | None:
     A tie goes to the metric listed first; NaN (a constant metric or item mean) never wins.
     ``None`` when no ρ is finite.
     """
+    index = int(best_metric_index(rhos))
+    return None if index < 0 else index
+
+
+def best_metric_index(rhos):
+    """:func:`best_metric` along the last axis of ``rhos`` (leading axes: separate choices), with
+    -1 where no ρ is finite."""
     rhos = np.abs(np.asarray(rhos, dtype=float))
-    if not np.any(np.isfinite(rhos)):
-        return None
-    return int(np.argmax(np.where(np.isfinite(rhos), rhos, -np.inf)))
+    finite = np.isfinite(rhos)
+    index = np.argmax(np.where(finite, rhos, -np.inf), axis=-1)
+    return np.where(np.any(finite, axis=-1), index, -1)

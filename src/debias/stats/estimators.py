@@ -183,7 +183,9 @@ class ControlVariate(Estimator):
 
     Its variance is Eq. (6); the terms are the residuals :math:`y_i - \hat\alpha(g_i - \mu_g)`
     (two parameters fitted) plus the O(1/n²) cost of the plug-in α
-    (:func:`debias.stats.control_variates.alpha_estimation_variance`).
+    (:func:`debias.stats.control_variates.alpha_estimation_variance`). A metric constant over
+    the N outputs carries no information: the estimator is then ``mean`` (terms :math:`y_i`,
+    one parameter), and the tables' log says why.
     """
 
     family = "cv"
@@ -191,12 +193,16 @@ class ControlVariate(Estimator):
     min_metrics = 1
 
     def terms(self, y, g, population, metric=None, **options):
+        if not population.var[metric] > 0:  # a constant metric: the mean (no coefficient fitted)
+            return Terms(np.asarray(y, dtype=float), 1)
         values, extra = cv_terms(
             y, np.asarray(g)[..., metric, :], population.mean[metric], population.var[metric], population.n_outputs
         )
         return Terms(values, 2, extra)
 
     def terms_at(self, y, rows, population, metric=None):
+        if not population.var[metric] > 0:
+            return Terms(np.asarray(y, dtype=float), 1)
         g = population.scores[:, metric][rows]
         values, extra = cv_terms(y, g, population.mean[metric], population.var[metric], population.n_outputs)
         return Terms(values, 2, extra)
@@ -208,7 +214,10 @@ class CombinedControlVariate(Estimator):
     The estimate is :math:`\frac1n\sum_i [y_i - \hat\alpha_{-i}^\top(g_i - \mu_g)]` with
     :math:`\hat\alpha_{-i}` fitted without item i (or its fold) and shrunk by an empirical-Bayes
     ridge (:func:`debias.stats.combined.combined_terms`); the interval uses the terms' sample
-    variance (one parameter fitted), which includes the coefficient's estimation noise.
+    variance (one parameter fitted), which includes the coefficient's estimation noise. With
+    every output judged (n = N) the terms are the item values: the cross-fitted coefficients
+    differ from item to item, so their correction would not vanish although the judged items'
+    metrics average to the population's; the estimate is then the mean, as for every estimator.
     """
 
     family = "cv:combined"
@@ -217,6 +226,8 @@ class CombinedControlVariate(Estimator):
     listed_from = 2  # with one metric it is cv:<metric> with a cross-fitted, shrunk coefficient
 
     def terms(self, y, g, population, metric=None, *, folds=None, rng=None, shrink=True):
+        if np.shape(y)[-1] == population.n_outputs:  # every output judged: nothing left to estimate
+            return Terms(np.array(y, dtype=float), 1)
         labels = fold_labels(np.shape(y)[-1], folds, rng)
         values = combined_terms(y, g, population.mean, population.cov, labels=labels, shrink=shrink)
         return Terms(values, 1)

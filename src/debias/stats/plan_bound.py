@@ -19,7 +19,7 @@ from scipy.stats import chi2
 
 from debias.stats.planning import PlanComponents, largest_variance
 
-__all__ = ["TAIL_WEIGHT", "upper_bound_components"]
+__all__ = ["TAIL_WEIGHT", "bound_factor", "upper_bound_components"]
 
 #: Weight c of a heavy-tailed pilot's excess in :func:`upper_bound_components`.
 TAIL_WEIGHT = 10.0
@@ -60,33 +60,63 @@ def upper_bound_components(
     (a pilot whose contributions are nearly all zero, as at a ceiling) the chi-square bound of
     a normal variance is used; with ``scale`` the bound never exceeds the largest variance on it
     (:func:`largest_variance`). ``note`` says when either happened.
+
+    ``q`` of shape (k_max, m) holds the contributions of designs with k = 1 ... k_max
+    judgments per item (:func:`debias.stats.planning.design_contributions`, what
+    :func:`debias.stats.planning.pilot_components` returns for ``k_max`` > 1): each k gets its
+    own bound, ``item`` and ``noise`` carry that of k = 1 and
+    :attr:`~debias.stats.planning.PlanComponents.k_factors` the others relative to it.
     """
     q = np.asarray(q, dtype=float)
-    m = q.size
     if not 0 < assurance < 1:
         raise ValueError(f"assurance must be in (0, 1), got {assurance}")
-    mean = q.mean() if m else 0.0
-    if m < 3 or not mean > 0 or not np.std(q) > 0:
+    factors, fallback = bound_factor(q, assurance, rng=rng, n_boot=n_boot)
+    factors = np.atleast_1d(factors).astype(float)
+    if np.all(factors == 1.0):
         return components
-    resampled = q[rng.integers(0, m, size=(n_boot, m))]
-    boot_mean = resampled.mean(axis=1)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        boot_se = resampled.std(axis=1, ddof=1) / (np.sqrt(m) * boot_mean)
-        statistic = (np.log(boot_mean) - np.log(mean)) / boot_se
-        statistic = statistic[np.isfinite(statistic)]
-        se = q.std(ddof=1) / (np.sqrt(m) * mean)
-        factor = float(np.exp(-np.quantile(statistic, 1.0 - assurance) * se)) if statistic.size else np.inf
     note = components.note
-    if not np.isfinite(factor):
-        factor = _chi2_factor(m, assurance)
+    if np.any(fallback):
         note = _join(note, "the pilot's bootstrap bound was not finite; used the chi-square bound")
-    factor *= 1.0 + TAIL_WEIGHT * max(0.0, q.max() / mean - 2.0 * np.log(m)) / m
     bound = largest_variance(scale)
-    total = (components.item + components.noise) * factor
-    if bound is not None and total > bound:
-        factor *= bound / total
+    total = components.item + components.noise
+    if bound is not None and np.any(total * factors > bound):
+        factors = np.minimum(factors, bound / total)
         note = _join(note, f"bound capped at the largest variance on the scale, {bound:.6g}")
-    return replace(components, item=components.item * factor, noise=components.noise * factor, note=note)
+    factor = float(factors[0])
+    k_factors = tuple(float(f) for f in factors / factor) if q.ndim == 2 else ()
+    return replace(
+        components, item=components.item * factor, noise=components.noise * factor, note=note, k_factors=k_factors
+    )
+
+
+def bound_factor(q, assurance: float, *, rng: np.random.Generator, n_boot: int = 1000):
+    """The factor :math:`\\bar q_{\\text{upper}} / \\bar q` of :func:`upper_bound_components` for
+    many pilots at once (last axis: a pilot's items), and where the chi-square bound replaced a
+    bootstrap bound that was not finite. The factor is 1 for a pilot of fewer than 3 items or
+    whose contributions do not vary."""
+    q = np.asarray(q, dtype=float)
+    m = q.shape[-1]
+    lead = q.shape[:-1]
+    if m < 3:
+        return np.ones(lead), np.zeros(lead, dtype=bool)
+    mean = q.mean(axis=-1)
+    resampled = np.take_along_axis(q[..., None, :], rng.integers(0, m, size=(*lead, n_boot, m)), axis=-1)
+    boot_mean = resampled.mean(axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        boot_se = resampled.std(axis=-1, ddof=1) / (np.sqrt(m) * boot_mean)
+        statistic = (np.log(boot_mean) - np.log(mean[..., None])) / boot_se
+        statistic = np.where(np.isfinite(statistic), statistic, np.nan)
+        se = q.std(axis=-1, ddof=1) / (np.sqrt(m) * mean)
+        usable = np.any(np.isfinite(statistic), axis=-1)
+        quantile = np.nanquantile(np.where(usable[..., None], statistic, 0.0), 1.0 - assurance, axis=-1)
+        factor = np.where(usable, np.exp(-quantile * se), np.inf)
+    fallback = ~np.isfinite(factor)
+    factor = np.where(fallback, _chi2_factor(m, assurance), factor)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        excess = np.maximum(0.0, q.max(axis=-1) / mean - 2.0 * np.log(m))
+    factor = factor * (1.0 + TAIL_WEIGHT * excess / m)
+    degenerate = ~(mean > 0) | ~(q.std(axis=-1) > 0)
+    return np.where(degenerate, 1.0, factor), fallback & ~degenerate
 
 
 def _chi2_factor(m: int, assurance: float) -> float:

@@ -43,14 +43,19 @@ import numpy as np
 from scipy.special import stdtrit
 
 from debias.data import as_judgments
+from debias.stats.variance import pooled_annotator_variance
 
 __all__ = [
     "DesignPlan",
     "PlanComponents",
+    "WORLDS",
     "check_plan_inputs",
+    "component_arrays",
+    "design_contributions",
     "largest_variance",
     "pilot_components",
     "plan_design",
+    "plan_sizes",
     "planned_width",
 ]
 
@@ -76,6 +81,10 @@ class PlanComponents:
         plan judges each item once.
     note : str
         What the pilot could not tell and what was assumed instead (empty when nothing was).
+    k_factors : tuple of float
+        Per k = 1, 2, ...: a factor on the variance of a design with k judgments per item (the
+        upper bound of :func:`debias.stats.plan_bound.upper_bound_components` for that k over
+        its bound for k = 1, which ``item`` and ``noise`` carry). Empty: 1 for every k.
     """
 
     item: float
@@ -85,6 +94,7 @@ class PlanComponents:
     rho: float = 0.0
     items_only: bool = False
     note: str = ""
+    k_factors: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -126,6 +136,9 @@ def planned_width(n, k, components: PlanComponents, level: float):
     k = np.asarray(k, dtype=float)
     c = components
     variance = ((1.0 - n / c.n_outputs) * c.item + c.noise / k) / n
+    if len(c.k_factors):
+        factors = np.asarray(c.k_factors, dtype=float)
+        variance = variance * factors[np.clip(k.astype(int), 1, factors.size) - 1]
     with np.errstate(invalid="ignore"):
         df = np.where(n > c.fitted, n - c.fitted, np.nan)
         return 2.0 * stdtrit(df, 0.5 + level / 2.0) * np.sqrt(variance)
@@ -142,25 +155,117 @@ def plan_design(
 ) -> DesignPlan:
     """The least-cost (n, k) whose :func:`planned_width` is at most ``target_width``.
 
-    Every n in [p + 1, N] and k in [1, ``k_max``] is evaluated (an N x k_max grid: exact, and
-    cheap for any real N); among the designs meeting the target the cheapest wins, ties going
-    to fewer judgments per item, then fewer items. Components with ``items_only`` plan k = 1.
+    ``target_width`` is the interval's FULL width (upper end minus lower end, twice the
+    half-width). Every n in [p + 1, N] and k in [1, ``k_max``] is evaluated (an N x k_max
+    grid: exact, and cheap for any real N); among the designs meeting the target the cheapest
+    wins, ties going to fewer judgments per item, then fewer items. Components with
+    ``items_only`` plan k = 1.
     """
     check_plan_inputs(components, target_width, level, cost_per_judgment, cost_per_item)
+    n, k, cost, width = plan_sizes(
+        components.item,
+        components.noise,
+        components,
+        target_width,
+        level=level,
+        cost_per_judgment=cost_per_judgment,
+        cost_per_item=cost_per_item,
+        k_max=k_max,
+        k_factors=_padded(components.k_factors, k_max) if len(components.k_factors) else None,
+    )
+    if n == 0:
+        return DesignPlan(0, 0, float("nan"), float("nan"), float(target_width), level)
+    return DesignPlan(int(n), int(k), float(cost), float(width), float(target_width), level)
+
+
+def plan_sizes(
+    item,
+    noise,
+    shape: PlanComponents,
+    target_width: float,
+    *,
+    level: float,
+    cost_per_judgment: float = 1.0,
+    cost_per_item: float = 0.0,
+    k_max: int = 10,
+    k_factors=None,
+):
+    """:func:`plan_design` for many pilots at once: ``item`` and ``noise`` are arrays (one entry
+    per pilot), ``k_factors`` (optional, shape (..., k_max)) each pilot's
+    :attr:`PlanComponents.k_factors`, and ``shape`` gives the rest (N, fitted parameters,
+    ``items_only``).
+
+    Returns
+    -------
+    n, k, cost, width : numpy.ndarray
+        The least-cost design of each pilot (n = k = 0, cost and width NaN where none up to N
+        items and ``k_max`` judgments meets the target).
+    """
     if not k_max >= 1:
         raise ValueError(f"the largest number of judgments per item must be >= 1, got {k_max}")
-    n = np.arange(components.fitted + 1, components.n_outputs + 1)
-    k = np.arange(1, 1 + (1 if components.items_only else int(k_max)))
-    width = planned_width(n[None, :], k[:, None], components, level)
-    cost = n[None, :] * (k[:, None] * cost_per_judgment + cost_per_item)
-    ok = width <= target_width
-    if not ok.any():
-        return DesignPlan(0, 0, float("nan"), float("nan"), float(target_width), level)
-    masked = np.where(ok, cost, np.inf)
-    best = min(zip(*np.nonzero(ok)), key=lambda ij: (masked[ij], ij[0], ij[1]))
-    return DesignPlan(
-        int(n[best[1]]), int(k[best[0]]), float(cost[best]), float(width[best]), float(target_width), level
-    )
+    item = np.asarray(item, dtype=float)
+    lead = item.shape
+    item = item.reshape(-1)
+    noise = np.broadcast_to(np.asarray(noise, dtype=float), lead).reshape(-1)
+    n = np.arange(shape.fitted + 1, shape.n_outputs + 1)
+    k = np.arange(1, 1 + (1 if shape.items_only else int(k_max)))
+    factors = None
+    if k_factors is not None:
+        factors = np.broadcast_to(np.asarray(k_factors, dtype=float)[..., : k.size], (*lead, k.size))
+        factors = factors.reshape(-1, k.size)
+    quantile = 2.0 * stdtrit(n - float(shape.fitted), 0.5 + level / 2.0)  # once per n, for every pilot
+    keep = 1.0 - n / shape.n_outputs
+    cost = n[None, :] * (k[:, None] * cost_per_judgment + cost_per_item)  # (k, n)
+    out_n, out_k = np.zeros(item.size, dtype=int), np.zeros(item.size, dtype=int)
+    out_cost, out_width = np.full(item.size, np.nan), np.full(item.size, np.nan)
+    block = max(1, PLAN_GRID_CELLS // cost.size)
+    for start in range(0, item.size, block):  # pilots in blocks: the grid is pilots x k x n
+        part = slice(start, start + block)
+        variance = (keep * item[part, None, None] + noise[part, None, None] / k[:, None]) / n
+        if factors is not None:
+            variance = variance * factors[part, :, None]
+        width = quantile * np.sqrt(variance)
+        masked = np.where(width <= target_width, cost, np.inf).reshape(width.shape[0], -1)
+        best = np.argmin(masked, axis=-1)  # the first minimum: fewer judgments, then fewer items
+        ok = np.isfinite(masked[np.arange(best.size), best])
+        ki, ni = np.divmod(best, n.size)
+        out_n[part] = np.where(ok, n[ni], 0)
+        out_k[part] = np.where(ok, k[ki], 0)
+        out_cost[part] = np.where(ok, cost[ki, ni], np.nan)
+        out_width[part] = np.where(ok, width.reshape(width.shape[0], -1)[np.arange(best.size), best], np.nan)
+    return out_n.reshape(lead), out_k.reshape(lead), out_cost.reshape(lead), out_width.reshape(lead)
+
+
+#: Entries of the pilots x k x n grid :func:`plan_sizes` holds at once (bounds its memory).
+PLAN_GRID_CELLS = 2_000_000
+
+
+def _padded(factors, k_max: int) -> np.ndarray:
+    """``factors`` for k = 1 ... ``k_max``, the last repeated beyond its length."""
+    factors = np.asarray(factors, dtype=float)
+    return factors[np.minimum(np.arange(int(k_max)), factors.size - 1)]
+
+
+def design_contributions(q, spread, counts, noise, k_max: int) -> np.ndarray:
+    r"""Per item and k = 1 ... ``k_max``, an unbiased estimate of the variance of an item's value
+    when it is judged k times: :math:`r_i(k) = \frac{m}{m-p} e_i^2 + \hat s_i^2 (1/k - 1/k_i)`.
+
+    ``q``, ``spread`` and ``counts`` are :func:`component_arrays`' contributions, the ddof-0
+    spreads :math:`w_i` and counts :math:`k_i` (last axis: items); :math:`\hat s_i^2 = w_i
+    k_i / (k_i - 1)` is an item's own rater variance (ddof 1), and ``noise`` (the pooled
+    :math:`\hat\sigma_a^2`, shape (...)) stands in for an item judged once. Returns shape
+    (..., k_max, m); row k = 1 is ``q`` itself. The bound of a design with k judgments bounds
+    the mean of row k: the items' part weighs more at larger k, and its uncertainty with it.
+    """
+    q = np.asarray(q, dtype=float)
+    spread = np.asarray(spread, dtype=float)
+    counts = np.broadcast_to(np.asarray(counts, dtype=float), q.shape)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        own = np.where(counts >= 2, spread * counts / (counts - 1.0), np.asarray(noise, dtype=float)[..., None])
+    inverse_k = 1.0 / np.arange(1, int(k_max) + 1)[:, None]
+    r = (q - spread)[..., None, :] + own[..., None, :] * (inverse_k - 1.0 / counts[..., None, :])
+    r[..., 0, :] = q  # the same number, without rounding
+    return r
 
 
 def largest_variance(scale) -> float | None:
@@ -177,25 +282,120 @@ def largest_variance(scale) -> float | None:
 #: Fewest pilot items beyond the fitted parameters from which a variance is bounded.
 MIN_PILOT_DF = 3
 
+#: The worlds a plan's components can describe (see :func:`pilot_components`).
+WORLDS = ("fresh", "resampled")
+
+
+def component_arrays(
+    item_means, spread, counts, scores=None, *, world: str = "fresh", annotator_variance: float | None = None
+):
+    r"""The components of :func:`pilot_components` for many pilots at once (last axis: items).
+
+    Parameters
+    ----------
+    item_means, spread : array_like, shape (..., m)
+        Each pilot item's mean judgment :math:`\bar y_i` and ddof-0 spread :math:`w_i` of its
+        judgments around it (:attr:`debias.data.Judgments.within_spread`).
+    counts : array_like of int, shape (..., m)
+        Judgments :math:`k_i` of each item.
+    scores : array_like, shape (..., m), optional
+        A metric on the items: the items' part is then the residual variance after the
+        least-squares line on it (two parameters fitted).
+    world : {"fresh", "resampled"}
+        Which world the components describe (:func:`pilot_components`).
+    annotator_variance : float, optional
+        The fresh world's :math:`\sigma_a^2` where no item has two judgments; without it such
+        a pilot's components are its items alone (``items_only``: noise 0, the items' part the
+        judgments' whole variance).
+
+    Returns
+    -------
+    item, noise, q, rho, floored : numpy.ndarray
+        The items' part and the annotator variance (shape (...)), each item's contribution
+        :math:`q_i = \frac{m}{m-p} e_i^2 + w_i` (shape (..., m)), the pilot's correlation of the
+        metric with the item means (0 without a metric or where either side is constant), and
+        where the fresh items' part was negative and floored at 0. ``noise`` is NaN where no
+        item has two judgments (fresh world).
+    """
+    if world not in WORLDS:
+        raise ValueError(f"world must be one of {WORLDS}, got {world!r}")
+    f = np.asarray(item_means, dtype=float)
+    w = np.asarray(spread, dtype=float)
+    k = np.broadcast_to(np.asarray(counts, dtype=float), f.shape)
+    m = f.shape[-1]
+    fc = f - f.mean(axis=-1, keepdims=True)
+    if scores is None:
+        fitted, residual, rho = 1, fc, np.zeros(f.shape[:-1])
+    else:
+        g = np.asarray(scores, dtype=float)
+        gc = g - g.mean(axis=-1, keepdims=True)
+        sgg, sff = np.sum(gc * gc, axis=-1), np.sum(fc * fc, axis=-1)
+        sfg = np.sum(gc * fc, axis=-1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            slope = np.where(sgg > 0, sfg / sgg, 0.0)
+            rho = np.where((sgg > 0) & (sff > 0), sfg / np.sqrt(sgg * sff), np.nan)
+        fitted, residual = 2, fc - slope[..., None] * gc
+    squares = residual * residual
+    q = m / (m - fitted) * squares + w
+    item = np.sum(squares, axis=-1) / (m - fitted)
+    if world == "resampled":
+        return item, w.mean(axis=-1), q, rho, item, np.zeros(item.shape, dtype=bool)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        noise = pooled_annotator_variance(w, k)
+    unknown = np.isnan(noise)
+    given = np.nan if annotator_variance is None else float(annotator_variance)
+    noise = np.where(unknown, given, noise)
+    items_only = unknown & np.isnan(noise)
+    noise = np.where(items_only, 0.0, noise)
+    unfloored = item - noise * np.mean(1.0 / k, axis=-1)
+    return np.where(unfloored < 0, 0.0, unfloored), noise, q, rho, unfloored, items_only
+
 
 def pilot_components(
-    judgments, n_outputs: int, scores=None, *, annotator_variance: float | None = None, scale=None
+    judgments,
+    n_outputs: int,
+    scores=None,
+    *,
+    annotator_variance: float | None = None,
+    scale=None,
+    world: str = "fresh",
+    k_max: int = 1,
 ) -> tuple[PlanComponents, np.ndarray]:
-    """Variance components estimated from judged pilot items, and each item's contribution.
+    r"""Variance components estimated from judged pilot items, and each item's contribution.
+
+    Two worlds. In the *fresh* world (the default, what a plan is for) the next study judges
+    new items with new raters: an item's true score :math:`f_i` has variance
+    :math:`\sigma_f^2` and a judgment adds rater noise of variance :math:`\sigma_a^2` around it.
+    Both are estimated without bias: :math:`\hat\sigma_a^2` pooled within items with ddof 1
+    (:func:`debias.stats.variance.annotator_variance`) and
+
+    .. math::
+
+        \hat S^2 = \frac{1}{m - p}\sum_i e_i^2 - \hat\sigma_a^2\,\frac1m\sum_i \frac1{k_i},
+
+    the items' spread (residual :math:`e_i` of item i's mean judgment, around their mean or
+    the line on a metric) less the rater noise its mean of :math:`k_i` judgments carries
+    (Table 2's unbiased :math:`\sigma_f^2`, :func:`debias.stats.variance.human_metric_variance_unbiased`).
+    :math:`\hat S^2` below 0 (the item means vary less than rater noise alone would make them,
+    which small pilots of nearly equal items show) is floored at 0 and ``note`` says so: the
+    plan then rests on the rater noise. In the *resampled* world (the released data's
+    resampling experiments, :func:`debias.stats.variance.resampling_components`) an item's true
+    score is its pilot mean and a new judgment one of its pilot judgments:
+    :math:`S^2 = \frac{1}{m-p}\sum_i e_i^2` and :math:`\sigma_a^2` the mean ddof-0 spread. With
+    k judgments per item both worlds give the same total variance of one judgment; they split
+    it differently, so they plan different k and take different finite-population corrections.
 
     Parameters
     ----------
     judgments : Judgments
-        The pilot items' judgments; an item's true score is the mean of its judgments and
-        :math:`\\sigma_a^2` the mean over items of their judgments' ddof-0 spread around it (the
-        world :func:`debias.stats.variance.resampling_components` describes).
+        The pilot items' judgments.
     n_outputs : int
         Outputs N the plan draws from.
     scores : array_like, shape (m,), optional
         A metric on the pilot items: the items' part is then the residual variance after the
         least-squares line on the metric (``cv``), and ``rho`` the pilot's correlation.
     annotator_variance : float, optional
-        :math:`\\sigma_a^2` known from elsewhere, used when every pilot item has one judgment (it
+        :math:`\sigma_a^2` known from elsewhere, used when every pilot item has one judgment (it
         is then not identifiable): the items' part is what remains of the judgments' variance.
         Without it such a pilot plans items only (``items_only``, k = 1).
     scale : (float, float), optional
@@ -203,42 +403,60 @@ def pilot_components(
         equal, or fewer than ``fitted`` + :data:`MIN_PILOT_DF` items) assumes the largest
         variance on this scale (:func:`largest_variance`); without a bounded scale the
         components are NaN and the plan says that there is none.
+    world : {"fresh", "resampled"}
+        The world the components describe (above).
+    k_max : int
+        The most judgments per item the plan may buy: above 1 (fresh world), the contributions
+        are those of every k up to it (:func:`design_contributions`).
 
     Returns
     -------
     (PlanComponents, numpy.ndarray)
-        The components, and per item :math:`q_i = \\frac{m}{m-p} e_i^2 + w_i` (residual
-        :math:`e_i`, spread :math:`w_i`), whose mean is the variance of one judgment's term:
-        what :func:`debias.stats.plan_bound.upper_bound_components` bounds. ``note`` says what was assumed.
+        The components, and per item :math:`q_i = \frac{m}{m-p} e_i^2 + w_i` (residual
+        :math:`e_i`, ddof-0 spread :math:`w_i`), whose mean is the variance of one judgment's
+        term in either world (with equal :math:`k_i`): what
+        :func:`debias.stats.plan_bound.upper_bound_components` bounds; shape (k_max, m) with
+        ``k_max`` > 1, row k the contributions of a design with k judgments per item. ``note``
+        says what was assumed.
+
+    References
+    ----------
+    W. G. Cochran. *Sampling Techniques*, 3rd edition, Wiley, 1977 (Section 10.4: two-stage
+    sampling, the unbiased estimate of the first-stage variance).
     """
     judgments = as_judgments(judgments)
-    f = judgments.item_means
-    w = judgments.within_spread
-    m = f.size
+    m = judgments.n_items
     fitted = 1 if scores is None else 2
     if m - fitted < MIN_PILOT_DF:
         return _assumed(f"{m} judged items", n_outputs, fitted, scale), np.zeros(0)
-    if scores is None:
-        residual, rho = f - f.mean(), 0.0
-    else:
-        g = np.asarray(scores, dtype=float)
-        gc = g - g.mean()
-        slope = float(gc @ (f - f.mean()) / (gc @ gc)) if gc @ gc > 0 else 0.0
-        residual = f - f.mean() - slope * gc
-        rho = float(np.corrcoef(f, g)[0, 1]) if gc @ gc > 0 and f.std() > 0 else 0.0
-    q = m / (m - fitted) * residual**2 + w
-    item = float(np.sum(residual**2) / (m - fitted))
+    item, noise, q, rho, unfloored, items_only = component_arrays(
+        judgments.item_means,
+        judgments.within_spread,
+        judgments.counts,
+        scores,
+        world=world,
+        annotator_variance=annotator_variance,
+    )
+    item, noise, items_only = float(item), float(noise), bool(items_only)
+    rho = float(rho) if np.isfinite(rho) else 0.0
     if not q.mean() > 0:
         return _assumed(f"all {m} judged items have the same {_score_word(scores)}", n_outputs, fitted, scale), q
-    note, items_only, noise = "", False, float(w.mean())
-    if np.all(judgments.counts == 1):
-        if annotator_variance is None:
-            items_only = True
-            note = "one judgment per item: the annotator variance is not identifiable; planned items only (k = 1)"
+    notes = []
+    if world == "fresh" and np.all(judgments.counts == 1):
+        if items_only:
+            notes.append(
+                "one judgment per item: the annotator variance is not identifiable; planned items only (k = 1)"
+            )
         else:
-            noise = float(annotator_variance)
-            item = max(item - noise, 0.0)
-            note = f"one judgment per item: annotator variance {noise:.6g} from the configuration"
+            notes.append(f"one judgment per item: annotator variance {noise:.6g} from the configuration")
+    if unfloored < 0:
+        notes.append(
+            "the pilot's item means vary less than its rater noise alone would make them (unbiased "
+            f"items' variance {float(unfloored):.6g} < 0): floored at 0"
+        )
+    note = "; ".join(notes)
+    if k_max > 1 and world == "fresh" and not items_only:
+        q = design_contributions(q, judgments.within_spread, judgments.counts, noise, k_max)
     return PlanComponents(item, noise, int(n_outputs), fitted, rho, items_only, note), q
 
 

@@ -74,19 +74,24 @@ class PopulationSums:
 
 def _moments(y, g, sums: PopulationSums):
     """Per sample: n, N_u, the centred judged scores, their unjudged complement's mean and
-    ddof-0 variance, and λ̂ clipped to [0, 1]."""
+    ddof-0 variance, and λ̂ clipped to [0, 1]. With every output judged (N_u = 0) λ̂ = 0, so the
+    estimate is the judged items' mean, and N_u is returned as 1 (it then multiplies zeros
+    only)."""
     y = np.asarray(y, dtype=float)
     g = np.asarray(g, dtype=float) - sums.mean
     n = y.shape[-1]
     n_unjudged = sums.n_outputs - n
-    if n_unjudged < 1:
-        raise ValueError("PPI++ needs at least one unjudged output")
+    if n_unjudged < 0:
+        raise ValueError(f"{n} judged items but only {sums.n_outputs} outputs")
     judged_sum = g.sum(axis=-1)
-    unjudged_mean = (sums.total - judged_sum) / n_unjudged
-    unjudged_var = np.maximum((sums.total_squares - np.sum(g * g, axis=-1)) / n_unjudged - unjudged_mean**2, 0.0)
     y_mean, g_mean = y.mean(axis=-1), judged_sum / n
     yc, gc = y - y_mean[..., None], g - g_mean[..., None]
     cov = np.mean(yc * gc, axis=-1)
+    if n_unjudged == 0:  # every output judged: nothing for the metric to add, lambda = 0 (the mean)
+        zero = np.zeros_like(cov)
+        return n, 1, y_mean, g_mean, yc, gc, zero, zero, zero
+    unjudged_mean = (sums.total - judged_sum) / n_unjudged
+    unjudged_var = np.maximum((sums.total_squares - np.sum(g * g, axis=-1)) / n_unjudged - unjudged_mean**2, 0.0)
     if sums.variance > 0:
         lam = np.clip(cov / ((1.0 + n / n_unjudged) * sums.variance), 0.0, 1.0)
     else:

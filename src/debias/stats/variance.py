@@ -18,6 +18,7 @@ __all__ = [
     "human_metric_variance",
     "human_metric_variance_unbiased",
     "item_noise",
+    "pooled_annotator_variance",
     "resampling_components",
     "variance_components",
     "variance_note",
@@ -53,7 +54,17 @@ def annotator_variance(judgments) -> float:
     multi = _multiply_judged(judgments)
     if multi.n_items == 0:
         return float("nan")
-    return float(np.sum(multi.within_spread * multi.counts) / np.sum(multi.counts - 1))
+    return float(pooled_annotator_variance(multi.within_spread, multi.counts))
+
+
+def pooled_annotator_variance(spread, counts):
+    r""":func:`annotator_variance` from each item's ddof-0 spread :math:`w_i` and count :math:`k_i`
+    (last axis: items; leading axes: separate samples),
+    :math:`\sum_i k_i w_i / \sum_i (k_i - 1)`; items judged once add nothing to either sum, and
+    a sample with no item judged twice gives NaN (with numpy's warning unless silenced)."""
+    spread = np.asarray(spread, dtype=float)
+    counts = np.asarray(counts)
+    return np.sum(spread * counts, axis=-1) / np.sum(counts - 1, axis=-1)
 
 
 def human_metric_variance(judgments) -> float:

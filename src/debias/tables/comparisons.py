@@ -17,14 +17,20 @@ false discovery rate).
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
 import logging
+import os
 from collections.abc import Iterator, Mapping, Sequence
 from itertools import combinations
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from debias.data import Judgments, PairedSample
+from debias.io.atomic import write_text
 from debias.stats.coverage import resolve_sample_sizes
 from debias.stats.multiplicity import benjamini_hochberg, holm
 from debias.stats.paired import paired_difference_estimates
@@ -137,6 +143,73 @@ def _experiment(task, prompt, a, b, pair, sizes, spec, seed):
     return pd.DataFrame(rows, columns=PAIRED_COVERAGE_COLUMNS)
 
 
+def _fingerprint(value, digest) -> None:
+    """Feed ``value`` (dataclasses, arrays, mappings, sequences, scalars) into ``digest``."""
+    if dataclasses.is_dataclass(value):
+        digest.update(type(value).__name__.encode())
+        for field in dataclasses.fields(value):
+            digest.update(field.name.encode())
+            _fingerprint(getattr(value, field.name), digest)
+    elif isinstance(value, np.ndarray):
+        array = np.ascontiguousarray(value)
+        digest.update(f"{array.dtype.str}{array.shape}".encode())
+        digest.update(array.tobytes() if array.dtype != object else repr(array.tolist()).encode())
+    elif isinstance(value, Mapping):
+        for key in sorted(value, key=str):
+            digest.update(repr(key).encode())
+            _fingerprint(value[key], digest)
+    elif isinstance(value, (list, tuple)):
+        digest.update(f"{type(value).__name__}{len(value)}".encode())
+        for item in value:
+            _fingerprint(item, digest)
+    else:
+        digest.update(repr(value).encode())
+
+
+def _code_digest() -> str:
+    """The source of the statistics and data modules and of this one, and the numeric libraries'
+    versions: what a cached pair's rows depend on besides its inputs."""
+    import scipy
+
+    digest = hashlib.sha256(f"numpy {np.__version__} scipy {scipy.__version__}".encode())
+    package = Path(__file__).resolve().parents[1]
+    for path in sorted([*package.glob("stats/*.py"), *package.glob("data/*.py"), Path(__file__).resolve()]):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _cached_experiment(cache_dir, task, prompt, a, b, pair, sizes, spec, seed):
+    if cache_dir is None:
+        return _experiment(task, prompt, a, b, pair, sizes, spec, seed)
+    digest = hashlib.sha256(_code_digest().encode())
+    settings = {key: spec.get(key) for key in ("repeats", "level", "memory_mb")}
+    _fingerprint((task, prompt, a, b, pair, list(sizes), settings, seed), digest)
+    path = Path(cache_dir) / f"{digest.hexdigest()}.json"
+    if path.is_file():
+        stored = json.loads(path.read_text(encoding="utf-8"))
+        return pd.DataFrame(
+            {column: pd.Series(values, dtype=stored["dtypes"][column]) for column, values in stored["data"].items()}
+        )
+    table = _experiment(task, prompt, a, b, pair, sizes, spec, seed)
+    stored = {
+        "pair": [task, prompt, a, b],
+        "dtypes": {column: str(dtype) for column, dtype in table.dtypes.items()},
+        "data": {column: [_plain(value) for value in table[column]] for column in table.columns},
+    }
+    write_text(path, json.dumps(stored, allow_nan=True) + "\n")
+    return table
+
+
+def _plain(value):
+    """A table cell as a JSON value that reads back as the same value (floats by repr)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not np.isfinite(value):
+        return None if np.isnan(value) else value
+    return value
+
+
 def system_comparisons_table(
     joined: Sequence[pd.DataFrame],
     prompts: Mapping[str, Sequence[str]],
@@ -214,9 +287,17 @@ def comparison_coverage_table(
     *,
     seed: int,
     min_items: int = 20,
+    cache_dir: str | os.PathLike | None = None,
 ) -> pd.DataFrame:
     """:func:`debias.stats.paired_coverage.paired_coverage_experiment` at every configured size
-    on the pairs :func:`checked_pairs` selects (``comparison_coverage.csv``)."""
+    on the pairs :func:`checked_pairs` selects (``comparison_coverage.csv``).
+
+    With ``cache_dir``, each pair's rows are kept there under a digest of everything they
+    depend on (the pair's data, the settings, the seed and the names it is derived from, the
+    source of the statistics code and the numpy and scipy versions): a pair whose rows are
+    there is not resampled again, so that adding a system to a task resamples its new pairs
+    only. The rows are the same either way.
+    """
     frames = []
     selected = checked_pairs(joined, prompts, spec.get("pairs", []))
     for task, prompt, a, b, pair in comparison_pairs(joined, prompts, metrics, min_items=min_items):
@@ -226,7 +307,7 @@ def comparison_coverage_table(
             log.warning("%s/%s: %s vs %s share %d items, fewer than every compare.sample_sizes: no coverage rows",
                         task, prompt, a, b, pair.n_shared)  # fmt: skip
             continue
-        table = _experiment(task, prompt, a, b, pair, spec["sample_sizes"], spec, seed)
+        table = _cached_experiment(cache_dir, task, prompt, a, b, pair, spec["sample_sizes"], spec, seed)
         for position, (key, value) in enumerate(zip(KEYS, (task, prompt, a, b))):
             table.insert(position, key, value)
         frames.append(table)

@@ -31,8 +31,9 @@ def correlation_table(
 
     ``joined`` holds one joined table per scored system; ``prompts`` maps task to its prompts.
     One row per task × prompt × system × metric, in the order of ``joined``, then every task's
-    systems pooled (``system == "combined"``). Columns ``task, prompt, system, metric, rho,
-    rho_corrected, n_items``.
+    systems pooled (``system == "combined"``; a system on which a metric is constant is left out
+    of that metric's pool, with a warning in the log). Columns ``task, prompt, system, metric,
+    rho, rho_corrected, n_items``.
     """
     rows, pools = [], {}
     for frame in joined:
@@ -42,11 +43,38 @@ def correlation_table(
             pools.setdefault((task, prompt), []).append(judged)
             rows += _correlations(task, prompt, system, judged, present_metrics(metrics, judged))
     for (task, prompt), tables in pools.items():
-        pooled = pd.concat(tables, ignore_index=True)
-        rows += _correlations(task, prompt, COMBINED, pooled, present_metrics(metrics, pooled))
+        rows += _pooled(task, prompt, tables, present_metrics(metrics, *tables))
     table = pd.DataFrame(rows, columns=CORRELATION_COLUMNS)
     _log_blanks(table)
     return table
+
+
+def _pooled(task: str, prompt: str, tables: Sequence[pd.DataFrame], metrics: Sequence[str]) -> list[dict]:
+    """The pooled rows: for each metric, every system's judged items except those of a system on
+    which the metric is constant (its ρ is undefined and its one value would only add the
+    systems' difference in level to the pool); the log names what was left out."""
+    constant = {
+        metric: [str(t["system"].iloc[0]) for t in tables if len(t) > 1 and t[metric].nunique(dropna=False) == 1]
+        for metric in metrics
+    }
+    if not any(constant.values()):
+        return _correlations(task, prompt, COMBINED, pd.concat(tables, ignore_index=True), metrics)
+    rows = []
+    for metric in metrics:
+        kept = [t for t in tables if not len(t) or str(t["system"].iloc[0]) not in constant[metric]]
+        if constant[metric]:
+            log.warning(
+                "%s/%s: %s is constant on the judged outputs of %s (rho undefined): left out of the pooled "
+                "(%s) correlation",
+                task,
+                prompt,
+                metric,
+                ", ".join(constant[metric]),
+                COMBINED,
+            )
+        pool = pd.concat(kept, ignore_index=True) if kept else tables[0].iloc[:0]
+        rows += _correlations(task, prompt, COMBINED, pool, [metric])
+    return rows
 
 
 def _log_blanks(table: pd.DataFrame) -> None:

@@ -20,6 +20,7 @@ from debias.stats.resampling import setting_seed
 from debias.tables.joined import iter_cells, present_metrics
 
 __all__ = [
+    "constant_metrics",
     "COVERAGE_TABLE_COLUMNS",
     "ESTIMATE_COLUMNS",
     "coverage_table",
@@ -59,6 +60,15 @@ def evaluation_sample(outputs: pd.DataFrame, judged: pd.DataFrame, metrics: Sequ
     )
 
 
+def constant_metrics(scores: np.ndarray, metrics: Sequence[str]) -> list[tuple[str, float]]:
+    """The metrics whose column of ``scores`` (outputs x metrics) takes one value, with it."""
+    scores = np.asarray(scores, dtype=float)
+    if scores.shape[0] == 0:
+        return []
+    same = np.all(scores == scores[:1], axis=0)
+    return [(str(metrics[j]), float(scores[0, j])) for j in np.flatnonzero(same)]
+
+
 def _effective_n(result, base: float) -> float:
     """n times the variance of ``mean`` over the estimator's; when every judgment is the same both
     are 0 and the estimator does as well as the mean: n."""
@@ -76,14 +86,30 @@ def system_estimates_table(
     pooled over the items judged more than once. ``effective_n`` is n times the variance of
     ``mean`` over the estimator's (both estimated on the same items): the number of judged
     items the plain mean would need for the same interval. ``ppi++`` rows need unjudged outputs
-    and are left out when every output is judged.
+    and are left out when every output is judged. A metric constant on the system's outputs
+    carries no information: its ``cv`` row is the mean, and the log says so
+    (:func:`constant_metrics`).
     """
     rows = []
     for task, system, prompt, outputs, judged in iter_cells(joined, prompts):
         if len(judged) < 3:
             log.warning("%s/%s/%s: %d judged items, no estimate", task, system, prompt, len(judged))
             continue
-        out = estimate_all(evaluation_sample(outputs, judged, metrics), level=level)
+        sample = evaluation_sample(outputs, judged, metrics)
+        for metric, value in constant_metrics(sample.population, sample.metrics):
+            log.warning(
+                "%s/%s/%s: %s is %g on all %d outputs (rho undefined): cv:%s and ppi++:%s fall back to "
+                "the mean, cv:combined leaves the metric out, and the pooled correlations leave this system out",
+                task,
+                system,
+                prompt,
+                metric,
+                value,
+                len(outputs),
+                metric,
+                metric,
+            )
+        out = estimate_all(sample, level=level)
         base = out["mean"].variance
         for name, result in out.items():
             rows.append(

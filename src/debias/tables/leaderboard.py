@@ -24,7 +24,7 @@ import pandas as pd
 from debias.stats.estimate import estimate_with_terms
 from debias.stats.estimators import estimator_names
 from debias.stats.joint import JointEstimate, shared_item_covariance
-from debias.stats.ranking import rank_sets, separation_factor
+from debias.stats.ranking import rank_sets, separation_factor, top_k_factor
 from debias.stats.resampling import setting_seed
 from debias.stats.variance import item_noise
 from debias.tables.estimates import evaluation_sample
@@ -53,6 +53,7 @@ LEADERBOARD_COLUMNS = [
     "level",
     "tied_with",
     "factor_to_separate_next",
+    "factor_for_top_k",
     "note",
 ]
 
@@ -76,6 +77,7 @@ def leaderboard_rows(
     higher_is_better: bool = True,
     seed: int = 0,
     names: Sequence[str] = (),
+    top_k: int | None = None,
 ) -> pd.DataFrame:
     """One row per system x estimator: estimate, interval, point rank and simultaneous rank-set.
 
@@ -97,9 +99,14 @@ def leaderboard_rows(
         tied_with`` (``;``-separated names of the systems with the same estimate),
         ``factor_to_separate_next`` (how many times its judgments would make the system surely
         better than the next one down the ranking with probability 0.8 if their difference is
-        the estimated one, :func:`debias.stats.ranking.separation_factor`; empty for the last)
-        and ``note``.
+        the estimated one, :func:`debias.stats.ranking.separation_factor`; empty for the last),
+        ``factor_for_top_k`` (with ``top_k``: how many times the estimator's judgments would make
+        its top ``top_k`` systems surely better than the rest, the same on each of its rows,
+        :func:`debias.stats.ranking.top_k_factor`; empty without ``top_k`` or when fewer than
+        ``top_k + 1`` systems are ranked) and ``note``.
     """
+    if top_k is not None and not (isinstance(top_k, int | np.integer) and top_k >= 1):
+        raise ValueError(f"top_k must be a whole number of systems, at least 1, got {top_k!r}")
     rows = []
     for estimator, result in results.items():
         theta = np.asarray(result.estimate, dtype=float)
@@ -132,6 +139,8 @@ def leaderboard_rows(
         factors = dict(
             zip(pairs[:, 0].tolist(), separation_factor(theta, covariance, pairs, critical_value=ranks.critical_value))
         )
+        ranked = len(ranks.systems)
+        top = top_k_factor(ranks, covariance, top_k) if top_k is not None and top_k < ranked else np.nan
         for i, system in enumerate(ranks.systems):
             tied = ranks.tied_with[i]
             note = biased + (f"tied with {', '.join(tied)}" if tied else "")
@@ -148,6 +157,7 @@ def leaderboard_rows(
                     "level": level,
                     "tied_with": ";".join(tied),
                     "factor_to_separate_next": float(factors.get(i, np.nan)),
+                    "factor_for_top_k": top,
                     "note": note.rstrip("; "),
                 }
             )
@@ -158,7 +168,9 @@ def leaderboard_rows(
     return table
 
 
-def preferences_leaderboard(results, *, level: float, seed: int = 0, names: Sequence[str] = ()) -> pd.DataFrame:
+def preferences_leaderboard(
+    results, *, level: float, seed: int = 0, names: Sequence[str] = (), top_k: int | None = None
+) -> pd.DataFrame:
     """The leaderboard of pairwise-preference estimates (win rates or strengths: higher is
     better), one row per system x estimand x estimator.
 
@@ -171,13 +183,13 @@ def preferences_leaderboard(results, *, level: float, seed: int = 0, names: Sequ
     those of :func:`leaderboard_rows`.
     """
     if isinstance(results, Mapping):
-        return leaderboard_rows(results, level=level, higher_is_better=True, seed=seed, names=names)
+        return leaderboard_rows(results, level=level, higher_is_better=True, seed=seed, names=names, top_k=top_k)
     by_estimand: dict[str, dict[str, JointResult]] = {}
     for result in results:
         by_estimand.setdefault(str(result.estimand), {})[str(result.estimator)] = result
     frames = []
     for estimand, of_estimand in by_estimand.items():
-        table = leaderboard_rows(of_estimand, level=level, seed=seed, names=(*names, estimand))
+        table = leaderboard_rows(of_estimand, level=level, seed=seed, names=(*names, estimand), top_k=top_k)
         table.insert(0, "estimand", estimand)
         frames.append(_best_first(table))
     if not frames:
@@ -264,12 +276,13 @@ def ratings_leaderboard_table(
     level: float,
     seed: int = 0,
     lower_is_better: Collection[tuple[str, str]] = (),
+    top_k: int | None = None,
 ) -> pd.DataFrame:
     """The ratings leaderboard (``leaderboard.csv``): per task x prompt x estimator, every system's
     estimate of its mean human score, its interval and its simultaneous rank-set at ``level``
     (rank 1 = highest mean score, or the lowest for the ``(task, prompt)`` pairs in
     ``lower_is_better``). A system with fewer than 3 judged items, or without the estimator, has
-    a row with an empty estimate and the reason in ``note``."""
+    a row with an empty estimate and the reason in ``note``; ``top_k`` as in :func:`leaderboard_rows`."""
     cells: dict[tuple[str, str], list] = {}
     for task, system, prompt, outputs, judged in iter_cells(joined, prompts):
         cells.setdefault((task, prompt), []).append((system, outputs, judged))
@@ -277,7 +290,9 @@ def ratings_leaderboard_table(
     for (task, prompt), entries in cells.items():
         joint, notes = ratings_joint_estimates(entries, metrics, level=level)
         higher = (task, prompt) not in set(lower_is_better)
-        table = leaderboard_rows(joint, level=level, higher_is_better=higher, seed=seed, names=(task, prompt))
+        table = leaderboard_rows(
+            joint, level=level, higher_is_better=higher, seed=seed, names=(task, prompt), top_k=top_k
+        )
         missing = []
         for name in joint:
             for system, _, _ in entries:

@@ -1,4 +1,5 @@
-"""Sample-size plans for every system x prompt, and their check by resampling, as tables.
+"""Sample-size plans for every system x prompt, and their checks (resampled and fresh-rater
+worlds), as tables.
 
 Both read the joined tables (:mod:`debias.tables.joined`). A system's judged items are the pilot of
 its plan: the design it returns is for judging N outputs of a system like it (N = the system's
@@ -21,7 +22,12 @@ import pandas as pd
 from debias.data import Judgments
 from debias.stats.correlation import best_metric
 from debias.stats.plan_bound import upper_bound_components
-from debias.stats.plan_check import PLAN_CHECK_COLUMNS, check_target_width, plan_check_experiment
+from debias.stats.plan_check import (
+    PLAN_CHECK_COLUMNS,
+    check_target_width,
+    fresh_check_experiment,
+    plan_check_experiment,
+)
 from debias.stats.planning import DesignPlan, pilot_components, plan_design, planned_width
 from debias.stats.resampling import setting_seed
 from debias.tables.joined import iter_cells, present_metrics
@@ -91,7 +97,14 @@ def plan_table(
         best = _best_metric(judgments, judged[present_metrics(metrics, judged)]) if len(judged) > 3 else None
         for estimator in ["mean"] + ([f"cv:{best}"] if best else []):
             scores = None if estimator == "mean" else judged[best].to_numpy(dtype=float)
-            components, q = pilot_components(judgments, n_outputs, scores, annotator_variance=sigma2_a, scale=scale)
+            components, q = pilot_components(
+                judgments,
+                n_outputs,
+                scores,
+                annotator_variance=sigma2_a,
+                scale=scale,
+                k_max=spec["max_judgments_per_item"],
+            )
             rng = np.random.default_rng(setting_seed(spec["seed"], task, system, prompt, estimator, "plan"))
             bound = upper_bound_components(components, q, spec["assurance"], rng=rng, scale=scale)
             for target in _targets(spec, world):
@@ -146,8 +159,10 @@ def _plan_note(bound, plan, n_outputs) -> str:
 def plan_check_table(
     joined: Sequence[pd.DataFrame], prompts: Mapping[str, Sequence[str]], metrics: Sequence[str], spec: Mapping
 ) -> pd.DataFrame:
-    """:func:`debias.stats.plan_check.plan_check_experiment` on every cell (``plan_check.csv``); the
-    target is the world's ``mean`` width at ``plan.check.n`` items, or at 0.8 N when the cell has
+    """:func:`debias.stats.plan_check.plan_check_experiment` (rows with ``world`` "resampled") and
+    :func:`debias.stats.plan_check.fresh_check_experiment` (``world`` "fresh", with the plan's
+    ``max_judgments_per_item`` and costs) on every cell (``plan_check.csv``); the target is each
+    world's ``mean`` width at ``plan.check.n`` items, or at 0.8 N when the cell has
     fewer judged items than that (as ``plan.auto_n`` is capped): a target that only all N items
     reach would leave the plans no room, and any estimator whose width at N is a hair wider than
     the mean's would never meet it."""
@@ -165,7 +180,8 @@ def plan_check_table(
             why = "the judged items' judgments do not vary: every plan meets any target, nothing to check"
         if why:
             log.warning("%s/%s/%s: %s", task, system, prompt, why)
-            row = {**labels, "estimator": "mean", "n_items": len(judged), "pilot_size": check["pilot_size"]}
+            row = {**labels, "estimator": "mean", "world": "resampled", "n_items": len(judged)}
+            row["pilot_size"] = check["pilot_size"]
             frames.append(pd.DataFrame([{**row, "pilots": 0, "assurance": spec["assurance"], "note": why}]))
             continue
         table = plan_check_experiment(
@@ -180,7 +196,22 @@ def plan_check_table(
             scale=_scale(spec, task, prompt),
             annotator_variance=spec.get("annotator_variance"),
         )
-        frames.append(pd.DataFrame(table, columns=PLAN_CHECK_COLUMNS).assign(**labels))
+        fresh = fresh_check_experiment(
+            judgments,
+            {m: judged[m].to_numpy(dtype=float) for m in metrics},
+            target_n=n_target,
+            n_pilots=check["pilots"],
+            pilot_size=check["pilot_size"],
+            level=spec["level"],
+            assurance=spec["assurance"],
+            rng=np.random.default_rng(setting_seed(spec["seed"], task, system, prompt, "plan_check", "fresh")),
+            scale=_scale(spec, task, prompt),
+            annotator_variance=spec.get("annotator_variance"),
+            k_max=spec["max_judgments_per_item"],
+            cost_per_judgment=spec["cost_per_judgment"],
+            cost_per_item=spec["cost_per_item"],
+        )
+        frames.append(pd.DataFrame(fresh + table, columns=PLAN_CHECK_COLUMNS).assign(**labels))
     if not frames:
         return pd.DataFrame(columns=PLAN_CHECK_TABLE_COLUMNS)
     return pd.concat(frames, ignore_index=True).reindex(columns=PLAN_CHECK_TABLE_COLUMNS)

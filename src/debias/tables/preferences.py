@@ -13,7 +13,7 @@ from debias.stats.preferences import (
     preference_estimates,
 )
 
-__all__ = ["AGREEMENT_COLUMNS", "PREFERENCE_COLUMNS", "agreement_table", "preference_table"]
+__all__ = ["AGREEMENT_COLUMNS", "PREFERENCE_COLUMNS", "agreement_table", "preference_summary", "preference_table"]
 
 PREFERENCE_COLUMNS = [
     "system",
@@ -133,3 +133,41 @@ def agreement_table(pairs: JudgedPairs, *, level: float) -> pd.DataFrame:
     table = pd.DataFrame(rows, columns=AGREEMENT_COLUMNS)
     table.attrs.update(rater_variance=pairs.rater_variance, n_multiply_rated=pairs.n_multiply_rated)
     return table
+
+
+def _number(value) -> float | None:
+    """A float for JSON, ``None`` for NaN."""
+    value = float(value)
+    return None if np.isnan(value) else value
+
+
+def preference_summary(pairs: JudgedPairs, table: pd.DataFrame) -> dict:
+    """What the preference tables do not hold row by row, as plain values (JSON-ready).
+
+    ``battles``, ``human_battles`` (with a human verdict), ``pool_battles``, ``human_verdicts``,
+    ``multiply_rated`` (battles with several raters) and ``rater_variance`` (the pooled variance
+    of one rater's verdict around its battle's mean, ``None`` without a battle rated twice);
+    ``systems`` and ``systems_without_human`` (no battle with a human verdict: no unbiased
+    estimate); ``judge_unknown`` (answers per judge that were not verdicts, counted as missing);
+    ``effective_sample_size`` (estimand -> estimator -> the mean over systems of the ratio of
+    squared widths against ``human``, from ``table.attrs``).
+    """
+    labelled = pairs.labelled
+    with_human = np.zeros(pairs.n_systems, bool)
+    with_human[pairs.system_a[labelled]] = True
+    with_human[pairs.system_b[labelled]] = True
+    ess: dict[str, dict[str, float | None]] = {}
+    for (estimand, estimator), value in table.attrs.get("effective_sample_size", {}).items():
+        ess.setdefault(estimand, {})[estimator] = _number(value)
+    return {
+        "battles": pairs.n_battles,
+        "human_battles": int(labelled.sum()),
+        "pool_battles": int((~labelled).sum()),
+        "human_verdicts": int(pairs.human.size),
+        "multiply_rated": pairs.n_multiply_rated,
+        "rater_variance": _number(pairs.rater_variance),
+        "systems": list(pairs.systems),
+        "systems_without_human": [s for s, seen in zip(pairs.systems, with_human) if not seen],
+        "judge_unknown": {j: int(n) for j, n in zip(pairs.judges, pairs.judge_unknown)},
+        "effective_sample_size": ess,
+    }

@@ -33,6 +33,8 @@ PROVIDES: dict[str, list[str]] = {
     # For make cluster-test only: a single-node SLURM and its authentication daemon.
     "slurm-wlm": ["slurmctld", "-V"],
     "munge": ["munged", "--version"],
+    # For `make test` only: the browser tests/test_html_report.py opens Snakemake's report in.
+    "chromium": ["chromium", "--version"],
 }
 
 

@@ -1,0 +1,265 @@
+"""The report's section about a preference task (config key ``preferences``): pairwise battles
+judged by people and LLM judges.
+
+In this order: what was judged (battles, systems, human verdicts, the judges' pool), the raters'
+disagreement, each system's win rate by the unbiased estimators with its interval, what each
+judge saves (effective sample size against ``human``), whether each judge agrees with people
+(accuracy, Cohen's kappa, tie rates, its largest bias), the figure, and links to the tables.
+Every number is read from the task's tables (``preferences.csv``, ``judge_agreement.csv``,
+``summary.json``), none computed here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import pandas as pd
+
+from debias.report.user_tables import finite, num
+
+__all__ = ["PreferenceTables", "preference_lines", "preferences_page"]
+
+#: The report says an estimator saves human battles when its effective sample size exceeds this
+#: (a saving under 5% is not worth stating).
+SAVES = 1.05
+
+
+@dataclass(frozen=True)
+class PreferenceTables:
+    """One preference task's tables as the workflow wrote them: ``preferences.csv``,
+    ``judge_agreement.csv`` and ``summary.json`` (parsed)."""
+
+    name: str
+    table: pd.DataFrame
+    agreement: pd.DataFrame
+    summary: Mapping
+
+
+def _label(config: Mapping, name: str) -> str:
+    return str(((config.get("preferences") or {}).get(name) or {}).get("label") or name)
+
+
+def _judge_label(config: Mapping, name: str, judge: str) -> str:
+    judges = (((config.get("preferences") or {}).get(name) or {}).get("judges")) or {}
+    return str((judges.get(judge) or {}).get("label") or judge)
+
+
+def _estimator_label(config: Mapping, name: str, estimator: str) -> str:
+    kind, _, judge = estimator.partition(":")
+    if not judge or judge == "combined":
+        return {"ppi++": "PPI++, all judges"}.get(kind, estimator) if judge else estimator
+    return f"{'PPI++' if kind == 'ppi++' else 'judge alone'}, {_judge_label(config, name, judge)}"
+
+
+def _cell(row) -> str:
+    if not finite(row.estimate):
+        return f"none ({row.reason})" if isinstance(row.reason, str) and row.reason else "none"
+    if not (finite(row.lower) and finite(row.upper)):
+        return f"{row.estimate:.3f} (no interval: {row.reason})"
+    return f"{row.estimate:.3f} [{row.lower:.3f}, {row.upper:.3f}]"
+
+
+def _what_lines(tables: PreferenceTables, config: Mapping) -> list[str]:
+    s, name = tables.summary, tables.name
+    spec = (config.get("preferences") or {}).get(name) or {}
+    judges = [_judge_label(config, name, j) for j in s.get("judge_unknown", {})]
+    level = tables.table["level"].iloc[0] if len(tables.table) else float("nan")
+    ties = "left out of the win rates" if spec.get("ties") == "drop" else "counted as half a win"
+    lines = [
+        f"{s['battles']:,} battles between {len(s['systems'])} systems: {s['human_battles']:,} with a human "
+        f"verdict ({s['human_verdicts']:,} verdicts), {s['pool_battles']:,} judged by the judges only. "
+        f"Judges: {', '.join(judges) if judges else 'none (human estimates only)'}. Intervals at level "
+        f"{num(level, 2)}; ties {ties}."
+    ]
+    if spec.get("human_battles"):
+        lines.append(
+            f"The human verdicts of {spec['human_battles']:,} battles drawn at random are kept and the "
+            "others moved to the pool (human_battles), to show what the judges save."
+        )
+    if s.get("multiply_rated"):
+        lines.append(
+            f"Raters disagree: on the {s['multiply_rated']:,} battles with several human verdicts, the "
+            f"variance of one rater's verdict around its battle's mean is {num(s['rater_variance'])} "
+            "(the preference analogue of the annotator variance σ_a²; a verdict is 1, ½ or 0). Each "
+            "battle's verdicts are averaged."
+        )
+    else:
+        lines.append(
+            "Each battle has one human verdict, so the raters' disagreement (σ_a²) cannot be told apart "
+            "from the battles' own spread and is not reported."
+        )
+    missing = s.get("systems_without_human") or []
+    if missing:
+        whose = "its" if len(missing) == 1 else "their"
+        lines.append(
+            f"No unbiased estimate for {', '.join(missing)}: none of {whose} battles has a human verdict "
+            "(the rows say so; only the biased judge-alone estimate exists)."
+        )
+    unknown = {j: n for j, n in (s.get("judge_unknown") or {}).items() if n}
+    if unknown:
+        told = ", ".join(f"{_judge_label(config, name, j)} {n:,}" for j, n in unknown.items())
+        lines.append(f"Answers of the judges that were not verdicts, counted as missing (never a tie): {told}.")
+    return [lines[0], "", *(f"- {line}" for line in lines[1:])] if len(lines) > 1 else lines
+
+
+def _estimate_lines(tables: PreferenceTables, config: Mapping) -> list[str]:
+    rows = tables.table[tables.table["estimand"] == "win_rate"]
+    estimators = [e for e in dict.fromkeys(rows["estimator"]) if not str(e).startswith("judge:")]
+    if rows.empty:
+        return []
+    human = rows[rows["estimator"] == "human"].set_index("system")["estimate"]
+    systems = sorted(dict.fromkeys(rows["system"]), key=lambda s: -(human.get(s) if finite(human.get(s)) else -1))
+    cells = {(r.system, r.estimator): _cell(r) for r in rows.itertuples(index=False)}
+    head = ["system", *(_estimator_label(config, tables.name, e) for e in estimators)]
+    judged = any(str(e).startswith("judge:") for e in rows["estimator"])
+    lines = [
+        "Each system's win rate (its share of its battles won) with its interval"
+        + (
+            ", by the unbiased estimators (the judges alone are biased: they are in the table and the figure):"
+            if judged
+            else ":"
+        ),
+        "",
+        "| " + " | ".join(head) + " |",
+        "|" + "---|" * len(head),
+    ]
+    for system in systems:
+        lines.append("| " + " | ".join([str(system), *(cells.get((system, e), "") for e in estimators)]) + " |")
+    shown = rows[rows["estimator"].isin(estimators)]
+    outside = shown[(shown["lower"] < 0) | (shown["upper"] > 1)]
+    if not outside.empty:
+        fewest = int(outside["n_human"].min())
+        lines += [
+            "",
+            f"Intervals reaching beyond [0, 1] ({', '.join(dict.fromkeys(outside['system'].astype(str)))}) are "
+            f"normal approximations on few battles (as few as {fewest} with a human verdict): their "
+            "coverage is not assured.",
+        ]
+    return lines
+
+
+def _times(value) -> str | None:
+    """An effective sample size as "1.16×", or ``None`` when there is none to state."""
+    return f"{value:.2f}×" if value is not None and finite(value) and value > 0 else None
+
+
+def _saving_lines(tables: PreferenceTables, config: Mapping) -> list[str]:
+    ess = tables.summary.get("effective_sample_size") or {}
+    shown = {e: v for e, v in (ess.get("win_rate") or {}).items() if e != "human"}
+    n = tables.summary["human_battles"]
+    if not shown:
+        return []
+    if n == 0:
+        return ["With no human verdict there is nothing to save: only the judges' (biased) estimates exist."]
+    parts = []
+    for estimator, value in shown.items():
+        label = _estimator_label(config, tables.name, estimator)
+        if _times(value) is None:
+            parts.append(
+                f"{label}: not computed (no system has an interval of positive width by both it and `human`: "
+                "with a single human battle, or every human verdict the same, there is no spread to narrow)"
+            )
+        elif value > SAVES:
+            parts.append(
+                f"{label}: {_times(value)} (worth {value * n:,.0f} human battles, "
+                f"{1 - 1 / value:.0%} fewer needed for the same width)"
+            )
+        else:
+            parts.append(f"{label}: {_times(value)} (no saving: the judge's verdicts do not narrow the intervals)")
+    strength = {e: _times(v) for e, v in (ess.get("strength") or {}).items() if e != "human"}
+    told = ", ".join(f"{_estimator_label(config, tables.name, e)} {v}" for e, v in strength.items() if v)
+    tail = f" For the Bradley-Terry strengths: {told}." if told else ""
+    battles = "single human battle counts" if n == 1 else f"{n:,} human battles count"
+    return [
+        "What the judges save, as the effective sample size of each estimator against `human` (the mean "
+        f"over systems of the ratio of squared interval widths; the {battles} 1×): " + "; ".join(parts) + "." + tail
+    ]
+
+
+def _agreement_lines(tables: PreferenceTables, config: Mapping) -> list[str]:
+    agreement = tables.agreement
+    if agreement is None or agreement.empty:
+        return []
+    lines = [
+        "Is a judge worth using? Its agreement with people on the battles both judged, and its bias "
+        "(judge win rate minus human win rate; a system whose interval excludes 0 is misjudged):",
+        "",
+        "| judge | verdicts compared | accuracy | Cohen's κ | ties (people / judge) | not verdicts "
+        "| systems misjudged | largest bias |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for judge, rows in agreement.groupby("judge", sort=False):
+        first = rows.iloc[0]
+        resolved = rows[(rows["bias_lower"] > 0) | (rows["bias_upper"] < 0)]
+        biased = rows.dropna(subset=["bias"])
+        if biased.empty:
+            largest = "not computed"
+        else:
+            worst = biased.loc[biased["bias"].abs().idxmax()]
+            largest = f"{worst['system']} {worst['bias']:+.3f} [{worst['bias_lower']:+.3f}, {worst['bias_upper']:+.3f}]"
+        lines.append(
+            f"| {_judge_label(config, tables.name, judge)} | {int(first['n_verdicts']):,} | {num(first['accuracy'])} "
+            f"| {num(first['kappa'])} | {num(first['human_tie_rate'], 2)} / {num(first['judge_tie_rate'], 2)} "
+            f"| {int(first['n_unknown']):,} | {len(resolved)} of {len(rows)} | {largest} |"
+        )
+    lines += [
+        "",
+        "A biased judge is still of use through PPI++, whose weight corrects its bias with the human "
+        "verdicts; what it saves is the effective sample size above.",
+    ]
+    return lines
+
+
+def preference_lines(
+    tables: PreferenceTables,
+    config: Mapping,
+    *,
+    figures: frozenset[str] | set[str],
+    figures_dir: str = "figures",
+    tables_dir: str = "tables",
+) -> list[str]:
+    """The section of one preference task (module notes); ``figures`` are the names of the
+    figures that exist, ``figures_dir`` and ``tables_dir`` are relative to the report."""
+    lines = [f"## {_label(config, tables.name)} (pairwise preferences)", "", *_what_lines(tables, config)]
+    for part in (_estimate_lines, _saving_lines, _agreement_lines):
+        body = part(tables, config)
+        if body:
+            lines += ["", *body]
+    for figure in (f"preferences_{tables.name}", f"preference_leaderboard_{tables.name}"):
+        if figure in figures:
+            lines += ["", f"![{figure}]({figures_dir}/{figure}.png)"]
+    folder = f"{tables_dir}/preferences/{tables.name}"
+    lines += [
+        "",
+        f"Tables: [`{folder}/preferences.csv`]({folder}/preferences.csv) (every system × estimand × "
+        f"estimator, strengths included), [`{folder}/judge_agreement.csv`]({folder}/judge_agreement.csv) "
+        f"(every judge × system), [`{folder}/leaderboard.csv`]({folder}/leaderboard.csv) (the rank-sets: "
+        "the ranks each system may take, all systems' sets holding at once at the task's level).",
+    ]
+    return lines
+
+
+def preferences_page(
+    sections: list[PreferenceTables],
+    config: Mapping,
+    *,
+    figures: frozenset[str] | set[str],
+    figures_dir: str = "figures",
+    tables_dir: str = "tables",
+) -> str:
+    """The report of a configuration of preference tasks alone, as Markdown."""
+    names = ", ".join(_label(config, t.name) for t in sections)
+    lines = [
+        "# Evaluation report",
+        "",
+        f"Preference tasks: {names}. Each section gives the systems' win rates with their intervals, "
+        "what the LLM judges save in human verdicts, and whether each judge agrees with people. Every "
+        "number comes from the workflow's tables.",
+    ]
+    for tables in sections:
+        lines += [
+            "",
+            *preference_lines(tables, config, figures=figures, figures_dir=figures_dir, tables_dir=tables_dir),
+        ]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,48 @@
+"""Rule `preferences`: one preference task's win rates and Bradley-Terry strengths by every
+estimator, how each judge agrees with people, a summary of the battles, the leaderboard (each
+system's simultaneous rank-set per estimand and estimator), the figure of the win rates with their
+intervals per estimator and the leaderboard figure."""
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from debias.config.tasks import load_preferences
+from debias.io.atomic import write_csv, write_text
+from debias.pipeline.logs import run_script
+from debias.plots import draw_preference_leaderboard, draw_preferences, save_figure
+from debias.tables.leaderboard import preferences_leaderboard
+from debias.tables.preferences import AGREEMENT_COLUMNS, agreement_table, preference_summary, preference_table
+
+
+def main(smk, log):
+    name, settings = smk.wildcards.preference, smk.params.settings
+    spec = settings["spec"]
+    pairs = load_preferences({"preferences": {name: spec}}, name)
+    log.info(
+        "%s: %d battles, %d with a human verdict, %d systems",
+        name,
+        pairs.n_battles,
+        pairs.labelled.sum(),
+        pairs.n_systems,
+    )
+    table = preference_table(pairs, level=settings["level"], ties=spec["ties"])
+    if pairs.judges:
+        agreement = agreement_table(pairs, level=settings["level"])
+    else:
+        agreement = pd.DataFrame(columns=AGREEMENT_COLUMNS)
+    board = preferences_leaderboard(table.attrs["results"], level=settings["level"], names=(name,))
+    write_csv(table, smk.output.table)
+    write_csv(board, smk.output.leaderboard)
+    write_csv(agreement, smk.output.agreement)
+    write_text(smk.output.summary, json.dumps(preference_summary(pairs, table), indent=1, ensure_ascii=False) + "\n")
+    figure = draw_preferences(table, title=spec["label"])
+    written = save_figure(figure, Path(smk.output.pdf).with_suffix(""))
+    figure = draw_preference_leaderboard(board, title=spec["label"])
+    written += save_figure(figure, Path(smk.output.leaderboard_pdf).with_suffix(""))
+    tables = [smk.output.table, smk.output.agreement, smk.output.leaderboard, smk.output.summary]
+    log.info("wrote %s", ", ".join(map(str, [*tables, *written])))
+
+
+run_script(main, snakemake)  # noqa: F821
