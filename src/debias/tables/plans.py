@@ -198,7 +198,7 @@ def plan_check_table(
         )
         fresh = fresh_check_experiment(
             judgments,
-            {m: judged[m].to_numpy(dtype=float) for m in metrics},
+            {m: judged[m].to_numpy(dtype=float) for m in present_metrics(metrics, judged)},
             target_n=n_target,
             n_pilots=check["pilots"],
             pilot_size=check["pilot_size"],
