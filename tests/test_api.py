@@ -94,12 +94,12 @@ def test_compare_and_plan_on_a_long_table():
 
 def test_long_table_errors_name_the_row_and_column():
     frame = pd.DataFrame({"seg": ["a", "b"], "score": [1, "x"]})
-    with pytest.raises(ValueError, match="row 2: judgment 'x' in column 'score'"):
+    with pytest.raises(ValueError, match="table: row 3: column 'score': expected a finite number, found 'x'"):
         debias.estimate(frame, item="seg", judgment="score")
     with pytest.raises(ValueError, match="no column 'sys'"):
         debias.estimate(frame, item="seg", judgment="score", system="sys")
     conflicting = pd.DataFrame({"seg": ["a", "a", "b", "c"], "score": [1, 2, 3, 4], "bleu": [0.1, 0.2, 0.3, 0.4]})
-    with pytest.raises(ValueError, match="different scores on different rows"):
+    with pytest.raises(ValueError, match="rows 2 and 3: column 'bleu' differs for system 'system', item 'a'"):
         debias.estimate(conflicting, item="seg", judgment="score", scores=["bleu"])
 
 

@@ -3,6 +3,7 @@ bad file stops it with the file and line."""
 
 from __future__ import annotations
 
+import copy
 import io
 from contextlib import redirect_stderr, redirect_stdout
 
@@ -36,7 +37,7 @@ def task(tmp_path):
             "toy": {
                 "label": "Toy",
                 "systems": {"alpha": {"label": "Alpha"}, "beta": {"label": "Beta"}},
-                "prompts": PROMPTS,
+                "prompts": copy.deepcopy(PROMPTS),  # tests change it
             }
         },
         "bootstrap": {"replicates": 10, "seed": 3},

@@ -38,7 +38,7 @@ def mqm_like(path, systems=14, items=40):
 
 
 def likert_like(path, systems=12, items=30):
-    """Three raters, four 1-5 prompts with a ceiling at 5."""
+    """Three raters, four 1-5 prompts with a ceiling at 5, a per-output score."""
     rng = np.random.default_rng(2)
     rows = []
     for s in range(systems):
@@ -46,7 +46,10 @@ def likert_like(path, systems=12, items=30):
             for prompt in ("coherence", "consistency", "fluency", "relevance"):
                 for rater in ("c", "a", "b"):
                     score = 5 if rng.random() < 0.85 else int(rng.integers(1, 5))
-                    rows.append({"item": i, "system": f"m{s}", "prompt": prompt, "rater": rater, "score": score})
+                    rows.append(
+                        {"item": i, "system": f"m{s}", "prompt": prompt, "rater": rater, "score": score,
+                         "bertscore": round(0.5 + 0.01 * s - 0.001 * i, 4)}
+                    )  # fmt: skip
     pd.DataFrame(rows).to_csv(path, index=False)
     return rows
 
@@ -89,13 +92,13 @@ def test_likert_table_keeps_rater_order(tmp_path, capsys):
     out = tmp_path / "likert"
     code, printed, _ = run(
         capsys, tmp_path / "likert.csv", "--task", "summeval", "--item", "item", "--system", "system",
-        "--judgment", "score", "--prompt", "prompt", "--rater", "rater", "--out", out,
+        "--judgment", "score", "--prompt", "prompt", "--rater", "rater", "--score", "bertscore", "--out", out,
     )  # fmt: skip
     assert code == 0
     task = yaml.safe_load(printed)["tasks"]["summeval"]
     assert list(task["prompts"]) == ["coherence", "consistency", "fluency", "relevance"]
     assert task["prompts"]["fluency"]["max"] == 5.0
-    items = read_system(out / "systems" / "m0.jsonl.gz", task["prompts"])
+    items = read_system(out / "systems" / "m0.jsonl.gz", task["prompts"], provided=["bertscore"])
     expected = [
         r["score"]
         for r in sorted(
@@ -111,17 +114,19 @@ def test_config_option_adds_the_task_once(tmp_path, capsys):
     config = tmp_path / "config.yaml"
     config.write_text("tasks:\n  other: {label: Other}\n")
     args = [tmp_path / "likert.csv", "--task", "s", "--item", "item", "--system", "system", "--judgment", "score",
-            "--prompt", "prompt", "--out", tmp_path / "s", "--config", config]  # fmt: skip
+            "--prompt", "prompt", "--score", "bertscore", "--out", tmp_path / "s", "--config", config]  # fmt: skip
     assert run(capsys, *args)[0] == 0
     assert set(yaml.safe_load(config.read_text())["tasks"]) == {"other", "s"}
     code, _, err = run(capsys, *args)
     assert code == 2 and "already has ['s']" in err
     fresh = tmp_path / "new.yaml"  # a config file that does not exist yet is created
-    assert run(capsys, *args[:-1], fresh)[0] == 0
+    code, _, err = run(capsys, *args[:-1], fresh)  # ... but the data files are there already
+    assert code == 2 and "exist" in err and "--force" in err and not fresh.exists()
+    assert run(capsys, *args[:-1], fresh, "--force")[0] == 0
     assert set(yaml.safe_load(fresh.read_text())["tasks"]) == {"s"}
     broken = tmp_path / "broken.yaml"
     broken.write_text("tasks: [")
-    code, _, err = run(capsys, *args[:-1], broken)
+    code, _, err = run(capsys, *args[:-1], broken, "--force")
     assert code == 2 and "cannot be read as YAML" in err
 
 
@@ -195,3 +200,31 @@ def test_unreadable_tables(tmp_path, capsys):
     code, _, err = run(capsys, tmp_path / "table.xlsx", "--task", "t", "--item", "i", "--system", "s",
                        "--judgment", "j")  # fmt: skip
     assert code == 2 and "no such file" in err
+
+
+def test_a_german_task_added_to_the_papers_config_gets_its_own_metrics(tmp_path, capsys):
+    """Added to a config with English metrics, a German task computes chrF and chrF++ (added to
+    the config) and the language-independent metrics, no METEOR; the config's other tasks keep
+    exactly the metrics they had."""
+    from conftest import REPO
+
+    from debias.config.labels import computed_metrics, provided_metrics, task_metrics
+    from debias.config.settings import load_config
+    from debias.pipeline.inputs import check_config
+
+    config = tmp_path / "config.yaml"
+    config.write_text((REPO / "config" / "config.yaml").read_text())
+    before = load_config(config)
+    mqm_like(tmp_path / "mqm.tsv", systems=3, items=5)
+    args = [tmp_path / "mqm.tsv", "--task", "de", "--item", "seg", "--system", "system", "--judgment", "mqm",
+            "--output", "target", "--reference-system", "Human ref", "--score", "comet", "--language", "de",
+            "--out", tmp_path / "de", "--config", config]  # fmt: skip
+    assert run(capsys, *args)[0] == 0
+    after = load_config(config)
+    check_config(after)
+    assert computed_metrics(after, "de") == ["bleu", "rouge1", "rouge2", "rougeL", "rouge1_155", "rougeL_155", "chrf",
+                                             "chrfpp"]  # fmt: skip
+    assert provided_metrics(after, "de") == ["comet"]
+    for task in before["tasks"]:
+        assert task_metrics(after, task) == task_metrics(before, task)
+        assert after["tasks"][task] | {"metrics": None} == before["tasks"][task] | {"metrics": None}

@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -84,9 +85,14 @@ def check_command_and_api(root: Path, ratings: pd.DataFrame, a: str, b: str, **c
     pd.testing.assert_frame_equal(
         command_rows(root, "estimate", files[a]), workflow_rows(root, "system_estimates.csv", system=a)
     )
+    # The adjusted p-values depend on the family: the pairs the command is given (here one, so
+    # they are the raw p-value), all pairs of the task in the workflow.
+    adjusted = ["p_holm", "p_bh"]
+    pair = command_rows(root, "compare", files[a], files[b])
+    assert (pair["p_holm"] == pair["p_value"]).all() and (pair["p_bh"] == pair["p_value"]).all()
     pd.testing.assert_frame_equal(
-        command_rows(root, "compare", files[a], files[b]),
-        workflow_rows(root, "system_comparisons.csv", system_a=a, system_b=b),
+        pair.drop(columns=adjusted),
+        workflow_rows(root, "system_comparisons.csv", system_a=a, system_b=b).drop(columns=adjusted),
     )
     pd.testing.assert_frame_equal(command_rows(root, "plan", files[a]), workflow_rows(root, "plan.csv", system=a))
     # the public API on the raw long table: the workflow's rows of its estimators, as written (%.6g)
@@ -140,6 +146,61 @@ def test_likert_evaluation_with_a_ceiling(tmp_path):
         tmp_path, ratings, "m0", "m4", item="item", system="system", judgment="score", prompt="prompt", rater="rater",
         scores=[],
     )  # fmt: skip
+
+
+def test_a_scores_only_table_runs_from_import_to_report(tmp_path):
+    """A public evaluation's wide table (one column per rater, LLM-judge and metric scores, no
+    texts), reshaped with one melt, imported into a new config: the task runs with its provided
+    scores only, without any references file, and without a hand-written file."""
+    rng = np.random.default_rng(23)
+    wide = pd.DataFrame(
+        [
+            {"story": f"p{i:02d}", "model": f"model {s}", "quality": q, "judge": q + rng.normal(0, 0.5),
+             **{f"rater{r}": float(np.clip(np.round(3 + q + rng.normal(0, 0.8)), 1, 5)) if (i + r) % 4 else np.nan
+                for r in range(3)}}
+            for s in range(3) for i, q in enumerate(rng.normal(0, 1, 30))
+        ]
+    ).drop(columns="quality")  # fmt: skip
+    long = wide.melt(id_vars=["story", "model", "judge"], var_name="rater", value_name="rating")
+    long.to_csv(tmp_path / "ratings.csv", index=False)
+    config = tmp_path / "config.yaml"
+    args = ["import", str(tmp_path / "ratings.csv"), "--task", "own", "--item", "story", "--system", "model",
+            "--judgment", "rating", "--rater", "rater", "--score", "judge", "--scale", "1", "5",
+            "--out", str(tmp_path / "data" / "own"), "--config", str(config)]  # fmt: skip
+    assert main(args) == 0
+    assert not list((tmp_path / "data" / "own").glob("references*"))
+    settings = yaml.safe_load(config.read_text())
+    settings["results_dir"] = "results"  # the test's folder, not the project's results/<task>
+    settings |= {key: BASE[key] for key in ("bootstrap", "estimates", "compare", "plan")}
+    config.write_text(yaml.safe_dump(settings))
+    snakemake(tmp_path, "--configfile", str(config))
+    report = (tmp_path / "results" / "report.md").read_text(encoding="utf-8")
+    check_report(tmp_path, report, ["model 0", "model 1", "model 2"])
+
+
+def test_two_tasks_with_their_own_metrics_run_together(tmp_path):
+    """A task with texts (computed metrics) and a task with provided scores only, in one config:
+    each gets its own metrics, the second needs no references, and every table and the report
+    are made for both."""
+    rows = likert_like(tmp_path / "likert.csv", systems=3, items=25)
+    frame = pd.DataFrame(rows).assign(summary=lambda f: "summary " + f["item"].astype(str), ref="reference text")
+    frame.to_csv(tmp_path / "likert.csv", index=False)
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(BASE))
+    common = ["--item", "item", "--system", "system", "--judgment", "score", "--prompt", "prompt", "--rater", "rater",
+              "--config", str(tmp_path / "config.yaml")]  # fmt: skip
+    assert main(["import", str(tmp_path / "likert.csv"), "--task", "own", "--output", "summary", "--reference", "ref",
+                 "--out", str(tmp_path / "data" / "own"), *common]) == 0  # fmt: skip
+    assert main(["import", str(tmp_path / "likert.csv"), "--task", "scored", "--score", "bertscore",
+                 "--out", str(tmp_path / "data" / "scored"), *common]) == 0  # fmt: skip
+    config = yaml.safe_load((tmp_path / "config.yaml").read_text())
+    assert config["tasks"]["own"]["metrics"] == ["bleu", "rouge1"]
+    assert config["tasks"]["scored"]["metrics"] == ["bertscore"]
+    snakemake(tmp_path, "--configfile", str(tmp_path / "config.yaml"))
+    estimates = pd.read_csv(tmp_path / "results" / "tables" / "system_estimates.csv")
+    used = estimates.groupby("task")["estimator"].agg(lambda e: sorted(set(e)))
+    assert "cv:bertscore" in used["scored"] and "cv:bleu" not in used["scored"]
+    assert "cv:bleu" in used["own"] and "cv:bertscore" not in used["own"]
+    assert (tmp_path / "results" / "report.md").stat().st_size > 0
 
 
 if __name__ == "__main__":

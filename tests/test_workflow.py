@@ -656,9 +656,16 @@ def test_preference_task_alone_end_to_end(tmp_path):
     assert (summary["battles"], summary["human_battles"], summary["pool_battles"]) == (60, 40, 20)
     assert summary["multiply_rated"] == 10 and summary["rater_variance"] > 0
     assert summary["judge_unknown"] == {"llm": 1, "coin": 0}
+    board = pd.read_csv(tables / "leaderboard.csv", keep_default_na=False, na_values=[""])
+    assert set(board["estimand"]) == {"win_rate", "strength"} and set(board["estimator"]) == set(estimates["estimator"])
+    ranked = board[board["rank"].notna()]
+    assert ((ranked["rank_low"] <= ranked["rank"]) & (ranked["rank"] <= ranked["rank_high"])).all()
+    assert board.loc[board["estimator"] == "judge:llm", "note"].str.contains("judge").all()
     for suffix in ("pdf", "png"):
         assert (run / f"results/figures/preferences_toy.{suffix}").stat().st_size > 0
+        assert (run / f"results/figures/preference_leaderboard_toy.{suffix}").stat().st_size > 0
     report = (run / "results/report.md").read_text()
+    assert "![preference_leaderboard_toy](figures/preference_leaderboard_toy.png)" in report
     assert "## Toy battles (pairwise preferences)" in report and "| An LLM |" in report and "| A coin |" in report
     assert "![preferences_toy](figures/preferences_toy.png)" in report
     assert "variance of one rater's verdict" in report

@@ -17,15 +17,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 
 from debias.config.settings import default, section_defaults
 from debias.data import EvalSample, as_judgments
+from debias.io.canonical import InputError
+from debias.io.reader import TableColumns, read_evaluation_table, with_population
 from debias.stats.estimate import estimate_mean as _estimate_sample
 from debias.stats.intervals import MeanEstimate
 from debias.stats.theory import theory_data_efficiency
 from debias.stats.variance import variance_components as _variance_components
-from debias.tables.long import TASK, joined_tables
+
+#: Task name the API's rows carry (the workflow's tables have one per configured task).
+TASK = "evaluation"
 
 __all__ = [
     "compare",
@@ -56,6 +61,7 @@ def estimate(
     rater: str | None = None,
     scores: Sequence[str] = (),
     population: pd.DataFrame | None = None,
+    scale: tuple[float, float] | None = None,
     level: float | None = None,
 ) -> pd.DataFrame:
     """Every estimator of every system's mean human score, with intervals, from a long table.
@@ -73,9 +79,18 @@ def estimate(
         variates.
     population : pandas.DataFrame, optional
         One row per output, judged or not, with ``item``, ``system`` and the ``scores`` columns:
-        the metrics on the outputs nobody judged. Default: the judged outputs only.
+        the metrics on the outputs nobody judged. Rows of ``frame`` whose judgment is empty
+        (NaN) are such outputs too. Default: the outputs of ``frame``.
+    scale : (float, float), optional
+        The rating scale: a judgment outside it is an error. Default: inferred from the
+        judgments, refused when one system's judgments look like another scale's.
     level : float, optional
         Nominal coverage of the intervals (default: the configuration's ``estimates.level``).
+
+    The table is read by the rules of ``debias import`` (:mod:`debias.io.reader`): names
+    trimmed, a rater who judged an output twice refused, errors
+    (:class:`debias.io.canonical.InputError`, a ``ValueError``) naming the row (the header being row 1)
+    and the column.
 
     Returns
     -------
@@ -95,17 +110,10 @@ def estimate(
     """
     from debias.tables.estimates import system_estimates_table
 
-    tables, prompts = joined_tables(
-        frame,
-        item=item,
-        judgment=judgment,
-        system=system,
-        prompt=prompt,
-        rater=rater,
-        scores=scores,
-        population=population,
-    )
-    return system_estimates_table(tables, {TASK: prompts}, list(dict.fromkeys(scores)), level=_level(level))
+    _check_settings(estimates={"level": level})
+
+    tables, prompts = _joined(frame, item, judgment, system, prompt, rater, scores, population, scale)
+    return system_estimates_table(tables, {TASK: prompts}, _score_columns(scores), level=_level(level))
 
 
 def compare(
@@ -118,6 +126,7 @@ def compare(
     rater: str | None = None,
     scores: Sequence[str] = (),
     population: pd.DataFrame | None = None,
+    scale: tuple[float, float] | None = None,
     level: float | None = None,
     min_items: int | None = None,
     de_n: int | None = None,
@@ -136,21 +145,14 @@ def compare(
     """
     from debias.tables.comparisons import system_comparisons_table
 
-    tables, prompts = joined_tables(
-        frame,
-        item=item,
-        judgment=judgment,
-        system=system,
-        prompt=prompt,
-        rater=rater,
-        scores=scores,
-        population=population,
-    )
+    _check_settings(estimates={"level": level}, min_judged_items=min_items, compare={"de_n": de_n})
+
+    tables, prompts = _joined(frame, item, judgment, system, prompt, rater, scores, population, scale)
     spec = {**section_defaults("compare"), "level": _level(level)}
     if de_n is not None:
         spec["de_n"] = de_n
     min_items = default("min_judged_items") if min_items is None else min_items
-    return system_comparisons_table(tables, {TASK: prompts}, list(dict.fromkeys(scores)), spec, min_items=min_items)
+    return system_comparisons_table(tables, {TASK: prompts}, _score_columns(scores), spec, min_items=min_items)
 
 
 def leaderboard(
@@ -232,10 +234,9 @@ def leaderboard(
         return preferences_leaderboard(estimates, level=level, seed=seed, top_k=top_k)
     if judgment is None or system is None:
         raise ValueError("ratings take judgment and system (pairwise verdicts: system_a, system_b and verdict)")
-    columns = {"item": item, "judgment": judgment, "system": system, "prompt": prompt, "rater": rater}
-    tables, prompts = joined_tables(frame, **columns, scores=scores, population=population)
+    tables, prompts = _joined(frame, item, judgment, system, prompt, rater, scores, population, None)
     lower = [] if higher_is_better else [(TASK, name) for name in prompts]
-    metrics = list(dict.fromkeys(scores))
+    metrics = _score_columns(scores)
     return ratings_leaderboard_table(
         tables, {TASK: prompts}, metrics, level=level, seed=seed, lower_is_better=lower, top_k=top_k
     )
@@ -251,6 +252,7 @@ def plan(
     rater: str | None = None,
     scores: Sequence[str] = (),
     population: pd.DataFrame | None = None,
+    scale: tuple[float, float] | None = None,
     level: float | None = None,
     settings: Mapping | None = None,
     seed: int = 0,
@@ -272,18 +274,57 @@ def plan(
     """
     from debias.tables.plans import plan_table
 
-    tables, prompts = joined_tables(
-        frame,
+    if settings is not None and not isinstance(settings, Mapping):
+        raise InputError("settings", f"expected a mapping of plan settings, found {type(settings).__name__}")
+    _check_settings(estimates={"level": level}, plan=dict(settings or {}))
+
+    tables, prompts = _joined(frame, item, judgment, system, prompt, rater, scores, population, scale)
+    spec = {**section_defaults("plan"), **dict(settings or {}), "level": _level(level), "seed": seed}
+    return plan_table(tables, {TASK: prompts}, _score_columns(scores), spec)
+
+
+def _score_columns(scores) -> list[str]:
+    """The score columns: one name, or a sequence of names (each once)."""
+    if isinstance(scores, str):
+        return [scores]
+    if not isinstance(scores, Sequence) or not all(isinstance(name, str) for name in scores):
+        raise InputError("scores", f"expected a column name or a list of column names, found {scores!r}")
+    return list(dict.fromkeys(scores))
+
+
+def _joined(frame, item, judgment, system, prompt, rater, scores, population, scale):
+    """The joined tables (one per system) of a long table, and its prompts."""
+    from debias.tables.joined import join_evaluation_table
+
+    columns = TableColumns(
         item=item,
         judgment=judgment,
         system=system,
         prompt=prompt,
         rater=rater,
-        scores=scores,
-        population=population,
+        scores=tuple(_score_columns(scores)),
     )
-    spec = {**section_defaults("plan"), **(settings or {}), "level": _level(level), "seed": seed}
-    return plan_table(tables, {TASK: prompts}, list(dict.fromkeys(scores)), spec)
+    table = read_evaluation_table(frame, columns, scale=scale)
+    if population is not None:
+        everyone = TableColumns(item=item, judgment=None, system=system, scores=columns.scores)
+        table = with_population(table, read_evaluation_table(population, everyone, source="population"))
+    return join_evaluation_table(table, TASK), list(table.prompts)
+
+
+def _check_settings(**sections) -> None:
+    """The settings given by keyword, checked by the configuration schema's rules (the keys of
+    the ``plan`` section, ``min_judged_items``, ``estimates.level``, ``compare.de_n``); ``None``
+    is a setting left to its default."""
+    from debias.config.settings import key_rules, schema_problem
+
+    given = {
+        key: {k: v for k, v in value.items() if v is not None} if isinstance(value, dict) else value
+        for key, value in sections.items()
+        if value is not None
+    }
+    problem = schema_problem(given, key_rules())
+    if problem:
+        raise InputError("settings", problem.replace("config key ", "", 1))
 
 
 def estimate_mean(
@@ -362,6 +403,9 @@ def data_efficiency(rho, gamma):
     >>> round(float(debias.data_efficiency(0.5, 0.25)), 3)
     1.25
     """
+    rho_, gamma_ = np.asarray(rho, dtype=float), np.asarray(gamma, dtype=float)
+    if not (np.all(np.abs(rho_) <= 1) and np.all(gamma_ >= 0)):
+        raise ValueError(f"expected a correlation rho in [-1, 1] and gamma >= 0, found rho={rho!r}, gamma={gamma!r}")
     return theory_data_efficiency(rho, gamma)
 
 

@@ -71,7 +71,8 @@ def _line_check_settings(config: Mapping) -> dict:
                 for prompt, bounds in spec["prompts"].items()
             },
         }
-    return {"tasks": tasks, "provided": provided_metrics(config), "min_judged_items": config.get("min_judged_items")}
+    provided = {task: provided_metrics(config, task) for task in config["tasks"]}
+    return {"tasks": tasks, "provided": provided, "min_judged_items": config.get("min_judged_items")}
 
 
 def _input_files(config: Mapping) -> dict[str, dict]:
@@ -79,7 +80,7 @@ def _input_files(config: Mapping) -> dict[str, dict]:
     system (``systems``); a file that is not there raises :class:`~debias.io.canonical.InputError`."""
     return {
         task: {
-            "references": str(references_path(config, task)),
+            "references": None if (path := references_path(config, task)) is None else str(path),
             "systems": {system: str(system_path(config, task, system)) for system in judged_systems(config, task)},
         }
         for task in config["tasks"]
@@ -94,7 +95,7 @@ def _cache_key(config: Mapping, files: Mapping[str, Mapping], base_dir: Path) ->
         "settings": _line_check_settings(config),
         "files": {
             task: {
-                "references": [paths["references"], sha256sum(paths["references"])],
+                "references": paths["references"] and [paths["references"], sha256sum(paths["references"])],
                 "systems": {name: [path, sha256sum(path)] for name, path in paths["systems"].items()},
             }
             for task, paths in files.items()

@@ -12,6 +12,7 @@ from debias.config.labels import (
     estimates_spec,
     plan_spec,
     provided_metrics,
+    task_metrics,
 )
 from debias.config.tasks import (
     judged_systems,
@@ -64,8 +65,6 @@ RESULTS = config["results_dir"]
 TASKS = list(config.get("tasks") or {})
 METRICS = list(config.get("metrics") or {})
 PREFERENCES = list(config.get("preferences") or {})
-COMPUTED_METRICS = computed_metrics(config)
-PROVIDED_METRICS = provided_metrics(config)
 # Metric name -> the implementation that computes it (a params value: changing it reruns).
 IMPLEMENTATIONS = resolve_implementations(config.get("metrics") or {})
 # The estimates, compare and plan sections with their defaults (debias.config.labels), with the
@@ -99,6 +98,11 @@ def outputs_of(task, system):
     return INPUTS.outputs[task][system]
 
 
+def computing_systems(task):
+    """Scored systems of a task that has metrics computed from texts."""
+    return scored_systems(task) if computed_metrics(config, task) else []
+
+
 def per_system(pattern, systems=scored_systems):
     """A results pattern with {task} and {system} expanded over every task's systems."""
     return [pattern.format(task=t, system=s) for t in TASKS for s in systems(t)]
@@ -109,13 +113,16 @@ def get_system_file(wildcards):
 
 
 def get_references_file(wildcards):
-    return references_path(config, wildcards.task)
+    """The task's references file; none for a task whose metrics are all provided."""
+    return references_path(config, wildcards.task) or []
 
 
 def get_metric_scores(wildcards):
     """The system's computed metric scores; a judged-reference system has none, and neither
-    does any system when every metric is provided with the system files."""
-    if wildcards.system not in scored_systems(wildcards.task) or not COMPUTED_METRICS:
+    does any system of a task whose metrics are all provided with the system files."""
+    if wildcards.system not in scored_systems(wildcards.task) or not computed_metrics(
+        config, wildcards.task
+    ):
         return []
     return f"{RESULTS}/metrics/{wildcards.task}/{wildcards.system}.csv"
 

@@ -20,8 +20,8 @@ rule join:
         runtime=1,
     params:
         prompts=get_prompt_bounds,
-        metrics=METRICS,
-        provided=PROVIDED_METRICS,
+        metrics=get_task_metrics,
+        provided=get_task_provided,
         scored=lambda wildcards: wildcards.system in scored_systems(wildcards.task),
     script:
         "../scripts/join.py"

@@ -22,8 +22,8 @@ rule metrics:
         mem_mb=get_metrics_mem_mb,
         runtime=get_metrics_runtime,
     params:
-        metrics=IMPLEMENTATIONS,
-        provided=PROVIDED_METRICS,
+        metrics=get_task_implementations,
+        provided=get_task_provided,
         prompts=get_prompt_bounds,
         nltk_data=config.get("nltk_data"),
         language=get_language,
@@ -50,8 +50,8 @@ rule metrics_part:
         mem_mb=get_metrics_mem_mb,
         runtime=get_metrics_runtime,
     params:
-        metrics=IMPLEMENTATIONS,
-        provided=PROVIDED_METRICS,
+        metrics=get_task_implementations,
+        provided=get_task_provided,
         prompts=get_prompt_bounds,
         nltk_data=config.get("nltk_data"),
         language=get_language,

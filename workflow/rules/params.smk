@@ -13,6 +13,23 @@ def get_language(wildcards):
     return config["tasks"][wildcards.task].get("language", "en")
 
 
+def get_task_metrics(wildcards):
+    """The metrics of a task (tasks.<task>.metrics, default all): its joined tables' columns."""
+    return task_metrics(config, wildcards.task)
+
+
+def get_task_provided(wildcards):
+    """The task's metrics whose scores come with its system files."""
+    return provided_metrics(config, wildcards.task)
+
+
+def get_task_implementations(wildcards):
+    """The task's computed metrics, each with the implementation that computes it."""
+    return {
+        name: IMPLEMENTATIONS[name] for name in computed_metrics(config, wildcards.task)
+    }
+
+
 def get_prompt_bounds(wildcards):
     """Prompts of a task with their ranges only: a label edit must not rerun per-system jobs."""
     prompts = config["tasks"][wildcards.task]["prompts"]

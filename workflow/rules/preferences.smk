@@ -1,6 +1,6 @@
 # Pairwise preferences (config key preferences): each task's win rates and Bradley-Terry
-# strengths by every estimator, how each judge agrees with people, and the figure of the win
-# rates, one job per task (the tables take about a second on Chatbot Arena's 26,919 battles).
+# strengths by every estimator, how each judge agrees with people, the leaderboard with its
+# rank-sets, and the figures of the win rates and of the leaderboard, one job per task (the tables take about a second on Chatbot Arena's 26,919 battles).
 
 
 rule preferences:
@@ -19,6 +19,12 @@ rule preferences:
             category="Preferences",
             subcategory="{preference}",
         ),
+        leaderboard=report(
+            f"{RESULTS}/tables/preferences/{{preference}}/leaderboard.csv",
+            caption="../report/preference_leaderboard.rst",
+            category="Preferences",
+            subcategory="{preference}",
+        ),
         summary=f"{RESULTS}/tables/preferences/{{preference}}/summary.json",
         pdf=report(
             f"{RESULTS}/figures/preferences_{{preference}}.pdf",
@@ -27,6 +33,13 @@ rule preferences:
             subcategory="{preference}",
         ),
         png=f"{RESULTS}/figures/preferences_{{preference}}.png",
+        leaderboard_pdf=f"{RESULTS}/figures/preference_leaderboard_{{preference}}.pdf",
+        leaderboard_png=report(
+            f"{RESULTS}/figures/preference_leaderboard_{{preference}}.png",
+            caption="../report/preference_leaderboard_figure.rst",
+            category="Preferences",
+            subcategory="{preference}",
+        ),
     log:
         f"{RESULTS}/logs/preferences/{{preference}}.log",
     conda:

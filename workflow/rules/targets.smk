@@ -2,7 +2,7 @@
 from debias.config.labels import figure_names
 
 #: The files of one preference task's folder under tables/preferences/.
-PREFERENCE_TABLES = ("preferences.csv", "judge_agreement.csv", "summary.json")
+PREFERENCE_TABLES = ("preferences.csv", "judge_agreement.csv", "leaderboard.csv", "summary.json")
 
 
 def get_figures(suffixes=("pdf", "png")):
@@ -42,12 +42,16 @@ def get_comparison_figures():
 
 
 def get_preference_outputs(suffixes=("pdf", "png")):
-    """Each preference task's tables and figure (the report reads the tables and the PNG)."""
+    """Each preference task's tables and figures (the report reads the tables and the PNGs)."""
     outputs = []
     for name in PREFERENCES:
         folder = f"{RESULTS}/tables/preferences/{name}"
         outputs += [f"{folder}/{table}" for table in PREFERENCE_TABLES]
-        outputs += [f"{RESULTS}/figures/preferences_{name}.{ext}" for ext in suffixes]
+        outputs += [
+            f"{RESULTS}/figures/{kind}_{name}.{ext}"
+            for kind in ("preferences", "preference_leaderboard")
+            for ext in suffixes
+        ]
     return outputs
 
 
@@ -89,11 +93,7 @@ def get_leaderboard_figures():
 
 
 def get_final_outputs():
-    scores = (
-        per_system(f"{RESULTS}/metrics/{{task}}/{{system}}.csv")
-        if COMPUTED_METRICS
-        else []
-    )
+    scores = per_system(f"{RESULTS}/metrics/{{task}}/{{system}}.csv", computing_systems)
     return (
         scores
         + get_final_tables()

@@ -8,7 +8,7 @@ from debias.tables.joined import join_system, write_joined
 
 
 def main(smk, log):
-    references = read_references(smk.input.references)
+    references = read_references(smk.input.references) if smk.input.references else None
     scored = smk.params.scored
     provided = list(smk.params.provided) if scored else []
     items = read_system(smk.input.system, smk.params.prompts, references, provided)

@@ -1,6 +1,7 @@
 """Rule `preferences`: one preference task's win rates and Bradley-Terry strengths by every
-estimator, how each judge agrees with people, a summary of the battles, and the figure of the
-win rates with their intervals per estimator."""
+estimator, how each judge agrees with people, a summary of the battles, the leaderboard (each
+system's simultaneous rank-set per estimand and estimator), the figure of the win rates with their
+intervals per estimator and the leaderboard figure."""
 
 import json
 from pathlib import Path
@@ -10,7 +11,8 @@ import pandas as pd
 from debias.config.tasks import load_preferences
 from debias.io.atomic import write_csv, write_text
 from debias.pipeline.logs import run_script
-from debias.plots import draw_preferences, save_figure
+from debias.plots import draw_preference_leaderboard, draw_preferences, save_figure
+from debias.tables.leaderboard import preferences_leaderboard
 from debias.tables.preferences import AGREEMENT_COLUMNS, agreement_table, preference_summary, preference_table
 
 
@@ -30,12 +32,17 @@ def main(smk, log):
         agreement = agreement_table(pairs, level=settings["level"])
     else:
         agreement = pd.DataFrame(columns=AGREEMENT_COLUMNS)
+    board = preferences_leaderboard(table.attrs["results"], level=settings["level"], names=(name,))
     write_csv(table, smk.output.table)
+    write_csv(board, smk.output.leaderboard)
     write_csv(agreement, smk.output.agreement)
     write_text(smk.output.summary, json.dumps(preference_summary(pairs, table), indent=1, ensure_ascii=False) + "\n")
     figure = draw_preferences(table, title=spec["label"])
     written = save_figure(figure, Path(smk.output.pdf).with_suffix(""))
-    log.info("wrote %s", ", ".join(map(str, [smk.output.table, smk.output.agreement, smk.output.summary, *written])))
+    figure = draw_preference_leaderboard(board, title=spec["label"])
+    written += save_figure(figure, Path(smk.output.leaderboard_pdf).with_suffix(""))
+    tables = [smk.output.table, smk.output.agreement, smk.output.leaderboard, smk.output.summary]
+    log.info("wrote %s", ", ".join(map(str, [*tables, *written])))
 
 
 run_script(main, snakemake)  # noqa: F821

@@ -58,19 +58,19 @@ def _system_name(path: Path) -> str:
 
 def _joined(args, config, path: Path, scores_path, task: str):
     """The joined table (:func:`debias.tables.joined.join_system`) of one system file."""
-    from debias.config.labels import provided_metrics
+    from debias.config.labels import computed_metrics, provided_metrics
     from debias.tables.joined import join_system
 
     if not path.is_file():
         raise InputError(str(path), "system file not found (a canonical .jsonl or .jsonl.gz file)")
     prompts = config["tasks"][task]["prompts"]
     references_file = Path(args.references) if args.references else resolve_jsonl(path.parent.parent / "references")
-    if references_file is None:
+    if references_file is None and (args.compute or computed_metrics(config, task)):
         raise InputError(
             f"{path.parent.parent / 'references'}.jsonl.gz", "references file not found (give --references)"
         )
-    references = read_references(references_file)
-    provided = [m for m in provided_metrics(config)]
+    references = read_references(references_file) if references_file is not None else None
+    provided = provided_metrics(config, task)
     items = read_system(path, prompts, references, provided)
     if not items:
         raise InputError(str(path), "no outputs: the file has no lines")
@@ -80,7 +80,7 @@ def _joined(args, config, path: Path, scores_path, task: str):
         raise InputError("--compute", "give either --scores files or --compute metrics, not both")
     if scores_path is None and not args.compute:
         scores_path, places = workflow_scores_file(config, args.config, task, system)
-        computed_in_config = [m for m, spec in config.get("metrics", {}).items() if not spec.get("provided")]
+        computed_in_config = computed_metrics(config, task)
         if scores_path is None and computed_in_config:
             print(
                 f"debias: no metric scores for {system} (looked for {places[0]}"

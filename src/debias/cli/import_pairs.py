@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from debias.io.canonical import InputError
-from debias.io.importer import FORMATS, read_long_table, safe_name
+from debias.io.reader import FORMATS, read_long_table, safe_name
 
 
 def add_command(commands) -> None:

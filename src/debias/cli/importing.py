@@ -8,15 +8,8 @@ import sys
 from pathlib import Path
 
 from debias.io.canonical import InputError
-from debias.io.importer import (
-    FORMATS,
-    ImportSpec,
-    add_to_config,
-    import_long_table,
-    read_config_for_adding,
-    read_long_table,
-    safe_name,
-)
+from debias.io.importer import ImportSpec, add_task, config_block, read_config_for_adding, task_name, write_import
+from debias.io.reader import FORMATS, TableColumns, read_evaluation_table
 
 __all__ = ["add_command", "run_command", "starter_config"]
 
@@ -30,20 +23,19 @@ def starter_config(out: Path, spec: ImportSpec, language: str = "en") -> dict:
     English only) when the table has outputs and references, the bootstrap's replicates and
     seed; every other setting takes its default from the schema."""
     import debias
-    from debias.metrics import COMPUTED_METRICS, DEFAULT_IMPLEMENTATIONS, IMPLEMENTATIONS
+    from debias.metrics import COMPUTED_METRICS, DEFAULT_IMPLEMENTATIONS, ENGLISH_ONLY, IMPLEMENTATIONS
 
     provisioned = Path(debias.__file__).resolve().parents[2] / "nltk_data"
-    has_text = spec.output is not None and (spec.reference is not None or spec.reference_system is not None)
     metrics = {
         name: {"label": IMPLEMENTATIONS[DEFAULT_IMPLEMENTATIONS[name]].label}
         for name in COMPUTED_METRICS
-        if language == "en" or name != "meteor"
+        if language == "en" or DEFAULT_IMPLEMENTATIONS[name] not in ENGLISH_ONLY
     }
     return {
         "data_dir": str(out.parent),
-        "results_dir": str(Path("results") / safe_name(spec.task)),
+        "results_dir": str(Path("results") / task_name(spec.task)),
         "nltk_data": str(provisioned) if (provisioned / "corpora/wordnet").is_dir() else "nltk_data",
-        "metrics": metrics if has_text else {},
+        "metrics": metrics if spec.has_text else {},
         "bootstrap": {"replicates": 1000, "seed": 20180715},
         "figures": {},
     }
@@ -76,7 +68,15 @@ def add_command(commands) -> None:
     sub.add_argument(
         "--language", default="en", metavar="CODE", help="the outputs' language, ISO 639-1 (default: %(default)s)"
     )
+    sub.add_argument(
+        "--scale",
+        nargs=2,
+        type=float,
+        metavar=("MIN", "MAX"),
+        help="the rating scale: a judgment outside it is an error (default: inferred from the judgments, printed)",
+    )
     sub.add_argument("--out", help="folder to write (default: data/<task>)")
+    sub.add_argument("--force", action="store_true", help="replace files the import would write that exist already")
     sub.add_argument("--config", help="add the task to this config file instead of printing the block")
     sub.add_argument("--format", choices=sorted(set(FORMATS.values())), help="table format (default: from the name)")
     sub.add_argument(
@@ -87,43 +87,108 @@ def add_command(commands) -> None:
     )
 
 
+def with_task_metrics(config: dict, block: dict, spec: ImportSpec) -> tuple[dict, dict]:
+    """The configuration and the task's block, with the task's own metrics: its provided scores,
+    and when it has texts the configuration's computed metrics that suit its language (no METEOR
+    but chrF and chrF++, added to the configuration when missing, for a language other than
+    English). When these are not every configured metric, the task lists them
+    (``tasks.<task>.metrics``), and so does every task that used every configured metric before,
+    so that the metrics added for this task change no other task."""
+    from debias.config.labels import computed_metrics
+    from debias.metrics import DEFAULT_IMPLEMENTATIONS, ENGLISH_ONLY, IMPLEMENTATIONS, resolve_implementations
+
+    config, block = dict(config), dict(block)
+    before = list(config.get("metrics") or {})
+    metrics = dict(config.get("metrics") or {})
+    computed = []
+    if spec.has_text:
+        implementations = resolve_implementations(metrics)
+        computed = [
+            name
+            for name in computed_metrics({"metrics": metrics})
+            if spec.language == "en" or implementations.get(name) not in ENGLISH_ONLY
+        ]
+        if spec.language != "en":
+            for name in ("chrf", "chrfpp"):
+                if any(implementations.get(m) == DEFAULT_IMPLEMENTATIONS[name] for m in computed):
+                    continue
+                if name in metrics:
+                    raise InputError("--config", f"metrics.{name} is not {DEFAULT_IMPLEMENTATIONS[name]}")
+                metrics[name] = {"label": IMPLEMENTATIONS[DEFAULT_IMPLEMENTATIONS[name]].label}
+                computed.append(name)
+    own = computed + list(block.get("metrics") or {})
+    after = list(metrics) + [m for m in block.get("metrics") or {} if m not in metrics]
+    if set(own) != set(after):
+        ((name, task),) = block["tasks"].items()
+        block["tasks"] = {name: {**task, "metrics": [m for m in after if m in own]}}
+        config["tasks"] = {
+            other: entry if "metrics" in (entry or {}) or not before else {**entry, "metrics": before}
+            for other, entry in (config.get("tasks") or {}).items()
+        }
+    if metrics:
+        config["metrics"] = metrics
+    return config, block
+
+
+def checked(config: dict, block: dict, where: str = "--config") -> dict:
+    """``config`` when the configuration schema accepts the imported task's block (and the
+    metrics beside it), else an error: a refused configuration leaves nothing written."""
+    from debias.config.settings import key_rules, schema_problem
+
+    added = {"tasks": block["tasks"]} | ({"metrics": config["metrics"]} if "metrics" in config else {})
+    problem = schema_problem(added, key_rules())
+    if problem:
+        raise InputError(where, f"the imported task cannot be added: {problem}")
+    return config
+
+
 def run_command(args) -> int:
-    """Run ``debias import``; exit status 2 with a one-line message on bad input."""
+    """Run ``debias import``; exit status 2 with a one-line message on bad input, nothing written."""
     import yaml
 
-    spec = ImportSpec(
-        task=args.task,
+    columns = TableColumns(
         item=args.item,
-        system=args.system,
         judgment=args.judgment,
+        system=args.system,
         prompt=args.prompt,
-        prompt_name=args.prompt_name,
         rater=args.rater,
         output=args.output,
         reference=args.reference,
-        reference_system=args.reference_system,
         scores=tuple(dict.fromkeys(args.score)),
+        prompt_name=args.prompt_name,
+    )
+    spec = ImportSpec(
+        task=args.task,
+        columns=columns,
+        reference_system=args.reference_system,
         lower_is_better=args.lower_is_better,
+        language=args.language,
     )
     try:
+        name = task_name(args.task)
         existing = read_config_for_adding(args.config) if args.config else None
-        if existing and safe_name(args.task) in (existing.get("tasks") or {}):
-            raise InputError(args.config, f"tasks already has ['{safe_name(args.task)}']")
-        frame = read_long_table(args.table, args.format, quoting=args.quoting)
-        out = Path(args.out or Path("data") / safe_name(args.task))
-        block = import_long_table(frame, spec, out, source=args.table)
-        if args.language != "en":
-            next(iter(block["tasks"].values()))["language"] = args.language
+        if existing and name in (existing.get("tasks") or {}):
+            raise InputError(args.config, f"tasks already has ['{name}']")
+        table = read_evaluation_table(args.table, columns, fmt=args.format, quoting=args.quoting, scale=args.scale)
+        out = Path(args.out or Path("data") / name)
+        block = config_block(table, spec)
+        config = None
         if args.config:
-            add_to_config(args.config, block, existing or starter_config(out, spec, args.language))
+            base, block = with_task_metrics(existing or starter_config(out, spec, args.language), block, spec)
+            config = (args.config, checked(add_task(base, block), block))
+        write_import(table, spec, out, config=config, force=args.force)
     except InputError as error:
         print(f"debias import: error: {error}", file=sys.stderr)
         return 2
+    if not table.scale_declared:
+        for prompt, (low, high) in table.scale.items():
+            print(
+                f"# prompt '{prompt}': scale inferred as [{low:g}, {high:g}] (declare it with --scale MIN MAX)",
+                file=sys.stderr,
+            )
     task = next(iter(block["tasks"].values()))
     if args.config:
-        print(
-            f"wrote {len(task['systems'])} systems to {out}; added task '{args.task}' to {args.config}", file=sys.stderr
-        )
+        print(f"wrote {len(task['systems'])} systems to {out}; added task '{name}' to {args.config}", file=sys.stderr)
     else:
         print(f"# wrote {len(task['systems'])} systems to {out}; add to config/config.yaml:", file=sys.stderr)
         print(yaml.safe_dump(block, sort_keys=False, allow_unicode=True), end="")

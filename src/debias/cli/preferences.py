@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from debias.io.canonical import InputError
-from debias.io.importer import FORMATS, read_long_table
+from debias.io.reader import FORMATS, read_long_table
 from debias.io.scores import number_in
 
 

@@ -25,6 +25,7 @@ __all__ = [
     "provided_metrics",
     "system_label",
     "task_label",
+    "task_metrics",
 ]
 
 #: Pseudo-system naming every system of a task pooled (correlations, best metrics).
@@ -101,14 +102,24 @@ def figure_kind(name: str) -> str:
     raise ValueError(f"not a figure of this pipeline: {name!r}")
 
 
-def provided_metrics(config: Mapping) -> list[str]:
-    """Configured metrics whose scores the system files carry (``provided: true``), in config order."""
-    return [name for name, spec in (config.get("metrics") or {}).items() if (spec or {}).get("provided", False)]
+def task_metrics(config: Mapping, task: str | None = None) -> list[str]:
+    """The configured metrics a task uses (``tasks.<task>.metrics``, default every configured
+    metric), in config order; without a task, every configured metric."""
+    chosen = ((config.get("tasks") or {}).get(task) or {}).get("metrics") if task is not None else None
+    return [name for name in config.get("metrics") or {} if chosen is None or name in chosen]
 
 
-def computed_metrics(config: Mapping) -> list[str]:
-    """Configured metrics the pipeline computes from outputs and references, in config order."""
-    return [name for name in config.get("metrics") or {} if name not in provided_metrics(config)]
+def provided_metrics(config: Mapping, task: str | None = None) -> list[str]:
+    """Configured metrics whose scores the system files carry (``provided: true``), in config
+    order; of one task's metrics when ``task`` is given."""
+    return [name for name in task_metrics(config, task) if (config["metrics"][name] or {}).get("provided", False)]
+
+
+def computed_metrics(config: Mapping, task: str | None = None) -> list[str]:
+    """Configured metrics the pipeline computes from outputs and references, in config order; of
+    one task's metrics when ``task`` is given."""
+    provided = provided_metrics(config)
+    return [name for name in task_metrics(config, task) if name not in provided]
 
 
 def estimates_spec(config: Mapping) -> dict:

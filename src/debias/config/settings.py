@@ -19,6 +19,7 @@ __all__ = [
     "SCHEMA_PATH",
     "ConfigError",
     "default",
+    "key_rules",
     "load_config",
     "schema",
     "schema_problem",
@@ -155,6 +156,12 @@ def schema_problem(config: Mapping, schema: Mapping | str | Path | None = None) 
     if description:
         text += f" (expected: {' '.join(str(description).split())})"
     return text
+
+
+def key_rules() -> dict:
+    """The schema's rules for the keys that are there, none required: what checks a part of a
+    configuration (an imported task's block, the settings given to the Python API)."""
+    return {**{k: v for k, v in schema().items() if k != "anyOf"}, "required": []}
 
 
 def with_defaults(config: Mapping, *, where: str = "config", required: tuple[str, ...] | None = None) -> dict:

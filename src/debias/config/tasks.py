@@ -2,9 +2,9 @@
 tables of a preference task (``preferences.<name>``), loaded as judged pairs.
 
 A task ``<task>`` of the configuration lives under ``<data_dir>/<task>/``: ``references.jsonl.gz``
-and ``systems/<system>.jsonl.gz`` (plain ``.jsonl`` is accepted too; the format is
-:mod:`debias.io.canonical`). A missing file is an :class:`~debias.io.canonical.InputError` naming
-the config key the name comes from.
+(needed only when metrics are computed from texts) and ``systems/<system>.jsonl.gz`` (plain
+``.jsonl`` is accepted too; the format is :mod:`debias.io.canonical`). A missing file is an
+:class:`~debias.io.canonical.InputError` naming the config key the name comes from.
 """
 
 from __future__ import annotations
@@ -12,18 +12,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from debias.config.labels import provided_metrics
+from debias.config.labels import computed_metrics, provided_metrics
 from debias.io.canonical import InputError, SystemItem, read_references, read_system, resolve_jsonl
 
 __all__ = ["judged_systems", "load_preferences", "load_task", "preference_files", "references_path", "system_path"]
 
 
-def references_path(config: Mapping, task: str) -> Path:
+def references_path(config: Mapping, task: str) -> Path | None:
+    """The task's references file; ``None`` when there is none and none is needed: no metric is
+    computed from texts (every metric of the task is provided with the system files)."""
     stem = Path(config["data_dir"]) / task / "references"
     found = resolve_jsonl(stem)
-    if found is None:
+    if found is None and computed_metrics(config, task):
         raise InputError(
-            f"{stem}.jsonl.gz", f"references file of task '{task}' not found (plain .jsonl is accepted too)"
+            f"{stem}.jsonl.gz",
+            f"references file of task '{task}' not found (plain .jsonl is accepted too); it is needed for "
+            f"the metrics computed from texts ({', '.join(computed_metrics(config, task))})",
         )
     return found
 
@@ -77,9 +81,10 @@ def load_task(
 ) -> tuple[dict[str, str], dict[str, list[SystemItem]]]:
     """References and validated items of the given systems (default: all judged systems)."""
     prompts = config["tasks"][task]["prompts"]
-    references = read_references(references_path(config, task))
+    path = references_path(config, task)
+    references = read_references(path) if path is not None else None
     scored = config["tasks"][task]["systems"]
-    provided = provided_metrics(config)
+    provided = provided_metrics(config, task)
     loaded = {}
     for system in systems if systems is not None else judged_systems(config, task):
         path = system_path(config, task, system)
@@ -113,8 +118,8 @@ def load_preferences(config: Mapping, name: str):
     """
     import numpy as np
 
-    from debias.io.importer import read_long_table
     from debias.io.pairs import join_judge_tables, read_pair_table
+    from debias.io.reader import read_long_table
     from debias.stats.resampling import setting_seed
 
     spec = config["preferences"][name]

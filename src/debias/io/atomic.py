@@ -22,6 +22,7 @@ __all__ = [
     "sha256sum",
     "temporary_name_prefix",
     "write_csv",
+    "write_gzip",
     "write_jsonl_gz",
     "write_text",
 ]
@@ -34,10 +35,16 @@ os.umask(_UMASK)
 
 def write_jsonl_gz(path: str | os.PathLike, records) -> None:
     """Write records as gzip'd JSON Lines, byte-reproducibly (no timestamp or name in the header)."""
+    write_gzip(path, (json.dumps(record, ensure_ascii=False, sort_keys=False) + "\n" for record in records))
+
+
+def write_gzip(path: str | os.PathLike, texts, compresslevel: int = 9) -> None:
+    """Write pieces of text as one gzip file, atomically and byte-reproducibly (no timestamp or
+    name in the header)."""
     buffer = io.BytesIO()
-    with gzip.GzipFile(filename="", mode="wb", fileobj=buffer, mtime=0, compresslevel=9) as gz:
-        for record in records:
-            gz.write((json.dumps(record, ensure_ascii=False, sort_keys=False) + "\n").encode("utf-8"))
+    with gzip.GzipFile(filename="", mode="wb", fileobj=buffer, mtime=0, compresslevel=compresslevel) as gz:
+        for text in texts:
+            gz.write(text.encode("utf-8"))
     with atomic_path(path) as tmp:
         Path(tmp).write_bytes(buffer.getvalue())
 

@@ -23,12 +23,20 @@ from pathlib import Path
 
 
 class InputError(ValueError):
-    """A problem with an input file or the config, located precisely enough to fix it."""
+    """A problem with an input file or the config, located precisely enough to fix it.
 
-    def __init__(self, where: str, message: str):
-        self.where = where
+    ``where`` names the file (or config key, or ``file:line``); ``row`` the table row (1-based,
+    the header being row 1, as a spreadsheet shows it) and ``column`` the table column, when the
+    problem has them. The message reads ``<where>: row <row>: <message>``.
+    """
+
+    def __init__(self, where: str, message: str, *, row: int | None = None, column: str | None = None):
+        self.file = where
+        self.row = row
+        self.column = column
+        self.where = where if row is None else f"{where}: row {row}"
         self.message = message
-        super().__init__(f"{where}: {message}")
+        super().__init__(f"{self.where}: {message}")
 
 
 @dataclass

@@ -1,250 +1,175 @@
 """Importing a long table of human judgments (one row per rating) as a task of the workflow.
 
-Human evaluations come as long tables: the item (input), the system, often the prompt (the
-question asked of the raters) and the rater, the score, the output text, per-output metric or
-LLM-judge scores. :func:`import_long_table` turns one into the canonical files the workflow
-reads (``<out>/systems/<system>.jsonl.gz`` and ``<out>/references.jsonl.gz``, see
-:mod:`debias.io.canonical`) and the block of ``config/config.yaml`` that declares the task. Several rows
-of the same item, system and prompt are that output's judgments, in rater order when a rater
-column is given. A wide table (one column per prompt or per rater) becomes long with one
-``pandas.melt``, e.g. ``frame.melt(id_vars=["item", "system"], var_name="prompt",
-value_name="score")``.
+The table is read by the one reader of evaluation tables (:mod:`debias.io.reader`, the rules
+the Python API follows too) and written as the canonical files the workflow reads
+(``<out>/systems/<system>.jsonl.gz``, and ``<out>/references.jsonl.gz`` when the table has
+reference texts; see :mod:`debias.io.canonical`), with the block of ``config/config.yaml`` that declares
+the task. A table without texts gives a task of provided scores only, which needs no
+references. Every write is all-or-nothing: the files are written to a temporary folder beside
+``out`` and moved into place together with the configuration file, after every check passed;
+files already there are replaced only when asked (``force``). A wide table (one column per
+prompt or per rater) becomes long with one ``pandas.melt``, e.g.
+``frame.melt(id_vars=["item", "system"], var_name="prompt", value_name="score")``.
 """
 
 from __future__ import annotations
 
-import csv
-import gzip
-import re
-from collections.abc import Mapping, Sequence
+import contextlib
+import os
+import shutil
+import stat
+import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
+from json.encoder import encode_basestring
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
-from debias.io.atomic import atomic_path, write_jsonl_gz
+from debias.io.atomic import write_gzip
 from debias.io.canonical import InputError
+from debias.io.reader import (
+    EvaluationTable,
+    TableColumns,
+    float_texts,
+    metric_name,
+    prompt_name,
+    safe_name,
+    unsafe_reason,
+)
 
-__all__ = [
-    "ImportSpec",
-    "add_to_config",
-    "config_block",
-    "import_long_table",
-    "read_long_table",
-    "safe_name",
-]
+__all__ = ["ImportSpec", "add_task", "config_block", "read_config_for_adding", "task_name", "write_import"]
 
-FORMATS = {".csv": "csv", ".tsv": "tsv", ".txt": "tsv", ".parquet": "parquet", ".jsonl": "jsonl", ".json": "jsonl"}
+#: gzip level of the imported files: quick to write, a few per cent larger than level 9.
+COMPRESSION = 6
 
 
 @dataclass(frozen=True)
 class ImportSpec:
-    """Which column is what (``None``: absent), and the names given on the command line."""
+    """What the command line says besides the columns: the task's name, the system whose
+    outputs are the references (judged, not scored), the prompts' direction, the outputs'
+    language."""
 
     task: str
-    item: str
-    system: str
-    judgment: str
-    prompt: str | None = None
-    prompt_name: str = "score"
-    rater: str | None = None
-    output: str | None = None
-    reference: str | None = None
+    columns: TableColumns
     reference_system: str | None = None
-    scores: tuple[str, ...] = ()
     lower_is_better: bool = False
+    language: str = "en"
 
-
-def table_format(path: Path, given: str | None = None) -> str:
-    """The table's format from ``given`` or its file name (``.gz`` allowed)."""
-    if given:
-        return given
-    suffixes = [s for s in path.suffixes if s != ".gz"]
-    if suffixes and suffixes[-1].lower() in FORMATS:
-        return FORMATS[suffixes[-1].lower()]
-    raise InputError(str(path), f"cannot tell the format from the name (use --format: {sorted(set(FORMATS.values()))})")
-
-
-def read_long_table(path: str | Path, fmt: str | None = None, *, quoting: bool | None = None) -> pd.DataFrame:
-    """Read a long table, every column as text (numbers are parsed where they are used).
-
-    TSV is read as the data's own format by default: tabs separate, quotes are ordinary
-    characters (``quoting=False``), so a text field holding a lone ``"`` is read as it is.
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(str(path), "no such file")
-    fmt = table_format(path, fmt)
-    try:
-        if fmt == "parquet":
-            try:
-                return pd.read_parquet(path).astype(str)
-            except ImportError:
-                raise InputError(str(path), "reading Parquet needs pyarrow: pip install pyarrow") from None
-        if fmt == "jsonl":
-            opener = gzip.open if path.suffix == ".gz" else open
-            with opener(path, "rt", encoding="utf-8") as handle:
-                return pd.read_json(handle, lines=True, dtype=False).astype(str)
-        sep = "\t" if fmt == "tsv" else ","
-        no_quotes = (fmt == "tsv") if quoting is None else not quoting
-        return pd.read_csv(
-            path,
-            sep=sep,
-            dtype=str,
-            keep_default_na=False,
-            quoting=csv.QUOTE_NONE if no_quotes else csv.QUOTE_MINIMAL,
-            encoding="utf-8-sig",
+    @property
+    def has_text(self) -> bool:
+        """Output texts and references, so that metrics can be computed."""
+        return self.columns.output is not None and (
+            self.columns.reference is not None or self.reference_system is not None
         )
-    except UnicodeDecodeError as error:
-        raise InputError(str(path), f"not UTF-8 text ({error.reason} at byte {error.start})") from None
-    except (pd.errors.ParserError, ValueError) as error:
-        raise InputError(str(path), f"not a {fmt} table: {str(error).splitlines()[0]}") from None
 
 
-def safe_name(name: str, pattern: str = r"[^A-Za-z0-9_.+-]") -> str:
-    """A name the configuration accepts, from any text (runs of other characters become ``_``)."""
-    safe = re.sub(f"{pattern}+", "_", str(name).strip()).strip("_")
-    return safe or "x"
+def task_name(task: str) -> str:
+    """The task's name in files and config, refused when it is not a safe path part."""
+    name = safe_name(task)
+    reason = unsafe_reason(name)
+    if reason:
+        shown = task if len(task) <= 40 else task[:37] + "..."
+        raise InputError("--task", f"task name {shown!r} {reason}")
+    return name
 
 
-def _numbers(frame: pd.DataFrame, column: str, path: str) -> np.ndarray:
-    text = frame[column].astype(str).str.strip()
-    values = pd.to_numeric(text.where(~text.str.contains("_")), errors="coerce").to_numpy(dtype=float)
-    bad = ~np.isfinite(values)
-    if bad.any():
-        row = int(np.flatnonzero(bad)[0])
-        raise InputError(
-            f"{path}: row {row + 2}", f"column '{column}': expected a finite number, found {text.iloc[row]!r}"
+def _json_pieces(strings) -> list[str]:
+    return [encode_basestring(s) for s in strings]
+
+
+def system_lines(table: EvaluationTable, system: int, prompts, metrics, *, scored: bool) -> str:
+    """The canonical lines (``{"id", "output", "judgments"[, "scores"]}``, each ending in a
+    newline) of one system's outputs, in table order: the text ``json.dumps`` writes, built from
+    columns (each distinct text and number formatted once)."""
+    outputs = table.outputs_of(system)
+    position, prompt, _, values, _ = table.judgment_cells(system)
+    judgments = np.full(len(outputs), "", dtype=object)
+    if len(position):
+        keys = np.array([encode_basestring(p) + ": [" for p in prompts], dtype=object)
+        cells = keys[prompt] + values + "]"
+        start = np.flatnonzero(np.r_[True, position[1:] != position[:-1]])
+        lead = np.ones(len(cells), dtype=bool)
+        lead[start] = False
+        cells = np.where(lead, ", ", "").astype(object) + cells
+        judgments[position[start]] = np.add.reduceat(cells, start)
+    ids = _json_pieces(table.output_item[outputs])
+    texts = _json_pieces(table.output_text[outputs]) if table.output_text is not None else ['""'] * len(outputs)
+    if scored and metrics:
+        scores = np.full(len(outputs), "", dtype=object)
+        for j, metric in enumerate(metrics):
+            name = (", " if j else "") + encode_basestring(metric) + ": "
+            scores = scores + name + float_texts(table.output_scores[outputs, j])
+        return "".join(
+            f'{{"id": {i}, "output": {o}, "judgments": {{{j}}}, "scores": {{{s}}}}}\n'
+            for i, o, j, s in zip(ids, texts, judgments, scores)
         )
-    return values
+    return "".join(f'{{"id": {i}, "output": {o}, "judgments": {{{j}}}}}\n' for i, o, j in zip(ids, texts, judgments))
 
 
-def _one_per(frame: pd.DataFrame, keys: list[str], column: str, path: str) -> pd.Series:
-    """The single value of ``column`` per group of ``keys``; a conflict names its rows."""
-    firsts = frame.groupby(keys, sort=False)[column].agg(["first", "nunique"])
-    if (firsts["nunique"] > 1).any():
-        key = firsts.index[int(np.flatnonzero(firsts["nunique"].to_numpy() > 1)[0])]
-        key = key if isinstance(key, tuple) else (key,)
-        rows = frame.index[np.all([frame[k] == v for k, v in zip(keys, key)], axis=0)] + 2
-        raise InputError(
-            f"{path}: rows {rows[0]} and {rows[1]}", f"column '{column}' differs for {dict(zip(keys, key))}"
-        )
-    return firsts["first"]
-
-
-def import_long_table(frame: pd.DataFrame, spec: ImportSpec, out: str | Path, *, source: str = "table") -> dict:
-    """Write the canonical files of ``frame`` under ``out``; return the task's config block.
-
-    Errors name the row (1-based with the header as row 1, as a spreadsheet shows it) and the
-    column. Nothing is written unless every check passes.
-    """
-    columns = [
-        spec.item,
-        spec.system,
-        spec.judgment,
-        spec.prompt,
-        spec.rater,
-        spec.output,
-        spec.reference,
-        *spec.scores,
-    ]
-    missing = [c for c in columns if c is not None and c not in frame.columns]
-    if missing:
-        raise InputError(source, f"no column {missing[0]!r} (columns: {list(frame.columns)})")
-    if frame.empty:
-        raise InputError(source, "the table has no rows")
-    data = pd.DataFrame(index=frame.index)
-    for key, column in (("item", spec.item), ("system", spec.system)):
-        data[key] = frame[column].astype(str).str.strip()
-        empty = data[key] == ""
-        if empty.any():
-            raise InputError(f"{source}: row {int(np.flatnonzero(empty)[0]) + 2}", f"column '{column}' is empty")
-    data["prompt"] = (
-        frame[spec.prompt].astype(str).map(lambda p: safe_name(p, r"[^A-Za-z0-9_]"))
-        if spec.prompt
-        else safe_name(spec.prompt_name, r"[^A-Za-z0-9_]")
+def _names(table: EvaluationTable):
+    """The file and config names of the table's systems, prompts and score columns."""
+    return (
+        [safe_name(s) for s in table.systems],
+        [prompt_name(p) for p in table.prompts],
+        [metric_name(m) for m in table.metrics],
     )
-    data["rater"] = frame[spec.rater].astype(str) if spec.rater else ""
-    data["value"] = _numbers(frame, spec.judgment, source)
-    data["row"] = np.arange(len(frame))
-    if spec.rater:
-        duplicated = data.duplicated(["item", "system", "prompt", "rater"])
-        if duplicated.any():
-            row = int(np.flatnonzero(duplicated)[0])
-            raise InputError(
-                f"{source}: row {row + 2}",
-                f"rater {data['rater'].iloc[row]!r} judged this item, system and prompt twice",
-            )
-    outputs = data.drop_duplicates(["system", "item"])[["system", "item"]].set_index(["system", "item"])
-    outputs["output"] = (
-        _one_per(frame.assign(**data[["system", "item"]]), ["system", "item"], spec.output, source)
-        if spec.output
-        else ""
-    )
-    for name in spec.scores:
-        outputs[name] = _one_per(data.assign(score=_numbers(frame, name, source)), ["system", "item"], "score", source)
-    references = None
-    if spec.reference:
-        references = _one_per(frame.assign(item=data["item"]), ["item"], spec.reference, source)
-    elif spec.reference_system:
-        own = (
-            outputs.xs(spec.reference_system, level="system", drop_level=True)
-            if spec.reference_system in set(data["system"])
-            else None
-        )
-        if own is None:
-            raise InputError(
-                source, f"--reference-system {spec.reference_system!r} is not a value of column '{spec.system}'"
-            )
-        references = own["output"]
-    data = data.sort_values(["system", "item", "prompt", "rater", "row"], kind="stable")
-    judgments = {key: part["value"].tolist() for key, part in data.groupby(["system", "item", "prompt"], sort=False)}
-    prompts = list(dict.fromkeys(data.sort_values("row")["prompt"]))
-    files = {}
-    for system, part in outputs.groupby(level="system", sort=False):
-        lines = []
-        for (_, item), row in part.iterrows():
-            line = {
-                "id": item,
-                "output": row["output"],
-                "judgments": {p: judgments[(system, item, p)] for p in prompts if (system, item, p) in judgments},
-            }
-            if spec.scores and system != spec.reference_system:  # references are never scored
-                line["scores"] = {safe_name(m, r"[^A-Za-z0-9_]"): float(row[m]) for m in spec.scores}
-            lines.append(line)
-        files[system] = lines
-    out = Path(out)
-    (out / "systems").mkdir(parents=True, exist_ok=True)
-    names = {system: safe_name(system) for system in files}
-    for system, lines in files.items():
-        write_jsonl_gz(out / "systems" / f"{names[system]}.jsonl.gz", lines)
+
+
+def write_canonical(table: EvaluationTable, spec: ImportSpec, folder: Path) -> None:
+    """Write the task's canonical files under ``folder`` (checked first by :func:`config_block`)."""
+    systems, _, metrics = _names(table)
+    references = table.references
+    if spec.reference_system is not None:
+        own = table.output_system == table.systems.index(spec.reference_system)
+        texts = table.output_text[own] if table.output_text is not None else np.full(own.sum(), "", dtype=object)
+        references = dict(zip(table.output_item[own].tolist(), texts.tolist()))
+    for index, name in enumerate(table.systems):
+        lines = system_lines(table, index, table.prompts, metrics, scored=name != spec.reference_system)
+        write_gzip(folder / "systems" / f"{systems[index]}.jsonl.gz", [lines], COMPRESSION)
     if references is not None:
-        items = list(dict.fromkeys(data.sort_values("row")["item"]))
-        write_jsonl_gz(out / "references.jsonl.gz", [{"id": i, "reference": str(references.get(i, ""))} for i in items])
-    bounds = data.groupby("prompt")["value"].agg(["min", "max"])
-    return config_block(spec, names, prompts, bounds, has_references=references is not None)
+        items = list(dict.fromkeys(table.output_item.tolist()))
+        texts = [references.get(i, "") for i in items]
+        lines = "".join(f'{{"id": {i}, "reference": {r}}}\n' for i, r in zip(_json_pieces(items), _json_pieces(texts)))
+        write_gzip(folder / "references.jsonl.gz", [lines], COMPRESSION)
 
 
-def config_block(
-    spec: ImportSpec, names: Mapping[str, str], prompts: Sequence[str], bounds, *, has_references: bool
-) -> dict:
-    """The ``tasks`` entry (and the ``metrics`` entries of provided scores) for the imported task."""
-    systems = {safe: {"label": str(original)} for original, safe in names.items() if original != spec.reference_system}
+def config_block(table: EvaluationTable, spec: ImportSpec) -> dict:
+    """The ``tasks`` entry (and the ``metrics`` entries of provided scores) for the imported task;
+    a reference system the table lacks, or a table with nothing to set beside the judgments
+    (neither scores nor texts with references), is an error."""
+    systems, prompts, metrics = _names(table)
+    if spec.reference_system is not None and spec.reference_system not in table.systems:
+        raise InputError(
+            table.source,
+            f"--reference-system {spec.reference_system!r} is not a value of column '{spec.columns.system}'",
+        )
+    if not spec.has_text and not metrics:
+        raise InputError(
+            table.source,
+            "nothing to set beside the judgments: give per-output scores (--score COLUMN) or output texts "
+            "with references (--output COLUMN and --reference COLUMN or --reference-system NAME)",
+        )
+    direction = {"higher_is_better": False} if spec.lower_is_better else {}
+    unjudged = (None, None)
     task = {
         "label": spec.task,
-        "systems": systems,
+        "systems": {
+            safe: {"label": name} for name, safe in zip(table.systems, systems) if name != spec.reference_system
+        },
         "prompts": {
-            p: {"label": p, "min": float(bounds.loc[p, "min"]), "max": float(bounds.loc[p, "max"])}
-            | ({"higher_is_better": False} if spec.lower_is_better else {})
-            for p in prompts
+            safe: {"label": name, "min": table.scale.get(name, unjudged)[0], "max": table.scale.get(name, unjudged)[1]}
+            | direction
+            for name, safe in zip(table.prompts, prompts)
         },
     }
     if spec.reference_system:
-        task["reference_system"] = names[spec.reference_system]
-    block = {"tasks": {safe_name(spec.task): task}}
-    if spec.scores:
-        block["metrics"] = {safe_name(m, r"[^A-Za-z0-9_]"): {"label": m, "provided": True} for m in spec.scores}
+        task["reference_system"] = systems[table.systems.index(spec.reference_system)]
+    if spec.language != "en":
+        task["language"] = spec.language
+    block = {"tasks": {task_name(spec.task): task}}
+    if metrics:
+        block["metrics"] = {safe: {"label": name, "provided": True} for name, safe in zip(table.metrics, metrics)}
     return block
 
 
@@ -255,6 +180,8 @@ def read_config_for_adding(path: str | Path) -> dict:
     path = Path(path)
     if not path.exists():
         return {}
+    if not path.is_file():
+        raise InputError(str(path), "is not a file")
     try:
         config = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
@@ -266,19 +193,124 @@ def read_config_for_adding(path: str | Path) -> dict:
     return config
 
 
-def add_to_config(path: str | Path, block: Mapping, config: Mapping | None = None) -> None:
-    """Add an imported task to a configuration file (created when missing), refusing a task or a
-    metric it already has; ``config`` is the file's content when already read."""
+def _read_only(path: Path) -> bool:
+    """The owner may not write ``path`` (its mode, which even the superuser's writes respect here)."""
+    return not (path.stat().st_mode & stat.S_IWUSR) or not os.access(path, os.W_OK)
+
+
+def _writable_folder(folder: Path) -> Path:
+    """The nearest existing folder at or above ``folder``, which the write will create under."""
+    existing = folder
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        raise InputError(str(existing), "is a file, not a folder")
+    if _read_only(existing):
+        raise InputError(str(existing), "is read-only: cannot write here")
+    return existing
+
+
+def _existing_files(out: Path, names) -> list[str]:
+    return [str(out / name) for name in names if (out / name).exists()]
+
+
+def write_import(table: EvaluationTable, spec: ImportSpec, out: str | Path, *, config=None, force=False) -> None:
+    """Write the canonical files of ``table`` to ``out`` and, given ``config`` (a path and the
+    configuration to write there, the task added by :func:`add_task`), the configuration: all or
+    nothing.
+
+    Files already at ``out`` are replaced only with ``force``; otherwise they are named in the
+    error.
+    """
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise InputError(str(out), "is a file, not a folder (--out names the task's folder)")
+    _writable_folder(out)
+    if out.exists() and _read_only(out):
+        raise InputError(str(out), "is read-only: cannot write here")
+    if config is not None:
+        path = Path(config[0])
+        _writable_folder(path.parent)
+        if path.exists() and _read_only(path):
+            raise InputError(str(path), "is read-only: cannot add the task to it")
+    missing = [folder for folder in [out.parent, *out.parent.parents] if not folder.exists()]
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    except OSError as error:
+        raise InputError(str(out), f"cannot write here ({error.strerror or error})") from None
+    config_tmp, undo, done = None, [], False
+    try:
+        write_canonical(table, spec, staging / "new")
+        written = sorted(str(p.relative_to(staging / "new")) for p in (staging / "new").rglob("*") if p.is_file())
+        clash = _existing_files(out, written)
+        if clash and not force:
+            raise InputError(
+                clash[0],
+                f"exists ({len(clash)} of the files to write exist); give --force to replace them"
+                if len(clash) > 1
+                else "exists; give --force to replace it",
+            )
+        if config is not None:
+            config_tmp = _stage_config(Path(config[0]), config[1])
+        _move_into_place(staging, out, written, undo)
+        if config_tmp is not None:
+            os.replace(config_tmp, config[0])
+            config_tmp = None
+        done = True
+    except OSError as error:
+        raise InputError(
+            str(getattr(error, "filename", None) or out), f"cannot write ({error.strerror or error})"
+        ) from None
+    finally:
+        if not done:  # put back what was moved, newest first
+            for step in reversed(undo):
+                with contextlib.suppress(OSError):
+                    step()
+        shutil.rmtree(staging, ignore_errors=True)
+        if config_tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(config_tmp)
+        for folder in missing if not done else ():  # folders made for a write that did not happen
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+
+
+def _move_into_place(staging: Path, out: Path, written: list[str], undo: list) -> None:
+    """Move the files written under ``staging/new`` to ``out``, the files they replace to
+    ``staging/old``; ``undo`` collects the steps that reverse each move."""
+    if not out.exists():
+        os.rename(staging / "new", out)
+        undo.append(lambda: shutil.rmtree(out))
+        return
+    for name in written:
+        target, old = out / name, staging / "old" / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.exists():
+            old.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(target, old)
+            undo.append(lambda target=target, old=old: os.replace(old, target))
+        os.replace(staging / "new" / name, target)
+        undo.append(lambda target=target: os.unlink(target))
+
+
+def _stage_config(path: Path, config: Mapping) -> str:
     import yaml
 
-    path = Path(path)
-    config = dict(read_config_for_adding(path) if config is None else config)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".yaml", dir=path.parent)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(yaml.safe_dump(dict(config), sort_keys=False, allow_unicode=True))
+    return tmp
+
+
+def add_task(config: Mapping, block: Mapping, where: str | Path = "config") -> dict:
+    """``config`` with the imported task's block added, refusing a task or a metric it already has."""
+    config = dict(config)
     for section in ("tasks", "metrics"):
         clash = set(block.get(section, {})) & set(config.get(section) or {})
         if clash:
-            raise InputError(str(path), f"{section} already has {sorted(clash)}")
+            raise InputError(str(where), f"{section} already has {sorted(clash)}")
     for section in ("tasks", "metrics"):
         if block.get(section):
             config[section] = {**(config.get(section) or {}), **block[section]}
-    with atomic_path(path) as tmp:
-        Path(tmp).write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    return config

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 __all__ = [
     "COMPUTED_METRICS",
     "DEFAULT_IMPLEMENTATIONS",
+    "ENGLISH_ONLY",
     "IMPLEMENTATIONS",
     "METEOR_PARAMS",
     "METRICS",
@@ -131,6 +132,9 @@ COMPUTED_METRICS: tuple[str, ...] = tuple(DEFAULT_IMPLEMENTATIONS)
 
 #: The metrics scored when none are named: the paper's modern set.
 METRICS: tuple[str, ...] = ("bleu", "rouge1", "rouge2", "rougeL", "meteor")
+
+#: Implementations for English texts only: METEOR matches English stems and WordNet synonyms.
+ENGLISH_ONLY = frozenset({"nltk-meteor", "meteor15"})
 
 
 def resolve_implementations(metrics: Sequence[str] | Mapping) -> dict[str, str]:

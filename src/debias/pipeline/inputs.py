@@ -40,6 +40,12 @@ def check_config(config: Mapping) -> None:
                 f"config: tasks.{task}.table2.require_judged_reference",
                 "needs tasks.{task}.reference_system (the judged references to require)".replace("{task}", task),
             )
+        unknown = [name for name in spec.get("metrics") or () if name not in config["metrics"]]
+        if unknown:
+            raise InputError(
+                f"config: tasks.{task}.metrics",
+                f"unknown metric '{unknown[0]}' (configured metrics: {', '.join(config['metrics'])})",
+            )
         ref = spec.get("reference_system")
         if ref and ref in spec["systems"]:
             raise InputError(

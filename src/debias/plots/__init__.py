@@ -18,7 +18,7 @@ from debias.plots.figure3 import draw_figure3
 from debias.plots.figure5 import draw_figure5
 from debias.plots.figure6 import draw_figure6
 from debias.plots.labels import place_labels
-from debias.plots.leaderboard import draw_leaderboard
+from debias.plots.leaderboard import draw_leaderboard, draw_preference_leaderboard
 from debias.plots.preferences import draw_preferences
 from debias.plots.style import DPI, FIGSIZE, PALETTE, STYLE, new_figure, save_figure
 from debias.plots.system_scores import draw_system_scores
@@ -35,6 +35,7 @@ __all__ = [
     "draw_figure5",
     "draw_figure6",
     "draw_leaderboard",
+    "draw_preference_leaderboard",
     "draw_preferences",
     "draw_system_scores",
     "new_figure",

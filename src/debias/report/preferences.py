@@ -226,15 +226,16 @@ def preference_lines(
         body = part(tables, config)
         if body:
             lines += ["", *body]
-    figure = f"preferences_{tables.name}"
-    if figure in figures:
-        lines += ["", f"![{figure}]({figures_dir}/{figure}.png)"]
+    for figure in (f"preferences_{tables.name}", f"preference_leaderboard_{tables.name}"):
+        if figure in figures:
+            lines += ["", f"![{figure}]({figures_dir}/{figure}.png)"]
     folder = f"{tables_dir}/preferences/{tables.name}"
     lines += [
         "",
         f"Tables: [`{folder}/preferences.csv`]({folder}/preferences.csv) (every system × estimand × "
         f"estimator, strengths included), [`{folder}/judge_agreement.csv`]({folder}/judge_agreement.csv) "
-        "(every judge × system).",
+        f"(every judge × system), [`{folder}/leaderboard.csv`]({folder}/leaderboard.csv) (the rank-sets: "
+        "the ranks each system may take, all systems' sets holding at once at the task's level).",
     ]
     return lines
 

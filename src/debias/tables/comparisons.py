@@ -36,6 +36,7 @@ from debias.stats.multiplicity import benjamini_hochberg, holm
 from debias.stats.paired import paired_difference_estimates
 from debias.stats.paired_coverage import PAIRED_COVERAGE_COLUMNS, expected_de_vs_independent, paired_coverage_experiment
 from debias.stats.resampling import setting_seed
+from debias.tables.joined import present_metrics
 
 __all__ = [
     "COMPARISON_COLUMNS",
@@ -75,7 +76,7 @@ def paired_sample(frame_a: pd.DataFrame, frame_b: pd.DataFrame, prompt: str, met
     Outputs only one system has are ignored; the judged items are those judged for both on
     ``prompt``, in the order of ``frame_a``.
     """
-    metrics = list(metrics)
+    metrics = present_metrics(metrics, frame_a, frame_b)
     a = frame_a[frame_a["prompt"] == prompt].set_index("id")
     b = frame_b[frame_b["prompt"] == prompt].set_index("id")
     ids = [i for i in a.index if i in b.index]

@@ -12,7 +12,7 @@ import pandas as pd
 from debias.config.labels import COMBINED
 from debias.data import Judgments
 from debias.stats.correlation import attenuation_corrected_correlation, correlation
-from debias.tables.joined import judged_rows
+from debias.tables.joined import judged_rows, present_metrics
 
 __all__ = ["CORRELATION_COLUMNS", "correlation_table"]
 
@@ -41,9 +41,9 @@ def correlation_table(
         for prompt in prompts[task]:
             judged = judged_rows(frame, prompt)
             pools.setdefault((task, prompt), []).append(judged)
-            rows += _correlations(task, prompt, system, judged, metrics)
+            rows += _correlations(task, prompt, system, judged, present_metrics(metrics, judged))
     for (task, prompt), tables in pools.items():
-        rows += _pooled(task, prompt, tables, metrics)
+        rows += _pooled(task, prompt, tables, present_metrics(metrics, *tables))
     table = pd.DataFrame(rows, columns=CORRELATION_COLUMNS)
     _log_blanks(table)
     return table

@@ -16,7 +16,7 @@ from debias.stats.correlation import correlation
 from debias.stats.resampling import setting_seed
 from debias.stats.theory import theory_by_condition
 from debias.stats.variance import resampling_components
-from debias.tables.joined import judged_rows
+from debias.tables.joined import judged_rows, present_metrics
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +65,8 @@ def system_experiment(
             log.warning("%s/%s/%s: fewer than 2 judged items, skipped", task, system, prompt)
             continue
         judgments = Judgments.from_joined(judged)
-        g = judged[list(metrics)].to_numpy(dtype=float).T
+        metrics = present_metrics(metrics, judged)
+        g = judged[metrics].to_numpy(dtype=float).T
         rng = np.random.default_rng(setting_seed(seed, task, system, prompt))
         grid = curve_grid(len(judged), dense=grid_dense, points=grid_points, de_range=de_range)
         widths = bootstrap_ci_widths(judgments, g, n_replicates=replicates, rng=rng, level=level, grid=grid)

@@ -17,7 +17,7 @@ from debias.data import EvalSample, Judgments
 from debias.stats.coverage import COVERAGE_COLUMNS, coverage_experiment, resolve_sample_sizes
 from debias.stats.estimate import estimate_all
 from debias.stats.resampling import setting_seed
-from debias.tables.joined import iter_cells
+from debias.tables.joined import iter_cells, present_metrics
 
 __all__ = [
     "constant_metrics",
@@ -49,7 +49,7 @@ log = logging.getLogger(__name__)
 def evaluation_sample(outputs: pd.DataFrame, judged: pd.DataFrame, metrics: Sequence[str]) -> EvalSample:
     """The :class:`~debias.data.EvalSample` of one cell: its judged rows, and every output's
     metric scores (the rows of ``outputs``, judged or not)."""
-    metrics = list(metrics)
+    metrics = present_metrics(metrics, outputs)
     unjudged = outputs.loc[outputs["n_judgments"] == 0, metrics]
     return EvalSample(
         Judgments.from_joined(judged),
@@ -165,7 +165,7 @@ def coverage_table(
             )
             continue
         rng = np.random.default_rng(setting_seed(seed, task, system, prompt, "coverage"))
-        scores = {metric: judged[metric].to_numpy(dtype=float) for metric in metrics}
+        scores = {metric: judged[metric].to_numpy(dtype=float) for metric in present_metrics(metrics, judged)}
         table = coverage_experiment(
             Judgments.from_joined(judged),
             scores,

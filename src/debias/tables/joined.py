@@ -33,10 +33,12 @@ from debias.io.canonical import InputError, SystemItem
 
 __all__ = [
     "JOINED_COLUMNS",
+    "join_evaluation_table",
     "join_system",
     "judged_rows",
     "iter_cells",
     "metric_columns",
+    "present_metrics",
     "read_joined",
     "write_joined",
 ]
@@ -143,6 +145,12 @@ def read_joined(path: str | os.PathLike) -> pd.DataFrame:
     )
 
 
+def present_metrics(metrics: Sequence[str], *frames: pd.DataFrame) -> list[str]:
+    """The ``metrics`` that are columns of every frame: a task uses its own metrics
+    (``tasks.<task>.metrics``), so the tables over every task pass each frame the metrics it has."""
+    return [m for m in metrics if all(m in frame.columns for frame in frames)]
+
+
 def metric_columns(frame: pd.DataFrame) -> list[str]:
     """The metric columns of a joined table, in file order."""
     return [column for column in frame.columns if column not in JOINED_COLUMNS]
@@ -160,3 +168,41 @@ def iter_cells(joined: Sequence[pd.DataFrame], prompts: Mapping[str, Sequence[st
         task, system = str(frame["task"].iloc[0]), str(frame["system"].iloc[0])
         for prompt in prompts[task]:
             yield task, system, prompt, frame[frame["prompt"] == prompt], judged_rows(frame, prompt)
+
+
+def join_evaluation_table(table, task: str) -> list[pd.DataFrame]:
+    """The joined tables (one per system, in order of appearance) of an evaluation table read by
+    :func:`debias.io.reader.read_evaluation_table`: the rows :func:`join_system` gives for the
+    same outputs and judgments, the score columns named as in the table."""
+    frames = []
+    prompts = list(table.prompts)
+    for index, system in enumerate(table.systems):
+        outputs = table.outputs_of(index)
+        position, prompt, count, text, values = table.judgment_cells(index)
+        cell = prompt * len(outputs) + position  # rows: prompt-major, then the outputs' order
+        n_rows = len(prompts) * len(outputs)
+        n = np.zeros(n_rows, dtype=np.int64)
+        n[cell] = count
+        sums = np.zeros(n_rows)
+        if len(count):
+            sums[cell] = np.add.reduceat(values, np.r_[0, np.cumsum(count)[:-1]])
+        judgments = np.full(n_rows, "[]", dtype=object)
+        judgments[cell] = "[" + text + "]"
+        frame = pd.DataFrame(
+            {
+                "task": task,
+                "system": system,
+                "id": np.tile(table.output_item[outputs], len(prompts)),
+                "prompt": np.repeat(np.asarray(prompts, dtype=object), len(outputs)),
+                "judged_output": "",
+                "n_judgments": n,
+                "mean_judgment": np.where(n > 0, sums / np.maximum(n, 1), np.nan),
+                "judgments": judgments,
+                "judgment_records": "",
+            },
+            columns=JOINED_COLUMNS,
+        )
+        for j, metric in enumerate(table.metrics):
+            frame[metric] = np.tile(table.output_scores[outputs, j], len(prompts))
+        frames.append(frame)
+    return frames

@@ -30,7 +30,7 @@ from debias.stats.plan_check import (
 )
 from debias.stats.planning import DesignPlan, pilot_components, plan_design, planned_width
 from debias.stats.resampling import setting_seed
-from debias.tables.joined import iter_cells
+from debias.tables.joined import iter_cells, present_metrics
 
 __all__ = ["PLAN_CHECK_TABLE_COLUMNS", "PLAN_COLUMNS", "plan_check_table", "plan_table"]
 
@@ -94,7 +94,7 @@ def plan_table(
         judgments, n_outputs = Judgments.from_joined(judged), len(outputs)
         scale, sigma2_a = _scale(spec, task, prompt), spec.get("annotator_variance")
         world, _ = pilot_components(judgments, n_outputs, annotator_variance=sigma2_a, scale=scale)
-        best = _best_metric(judgments, judged[list(metrics)]) if len(judged) > 3 else None
+        best = _best_metric(judgments, judged[present_metrics(metrics, judged)]) if len(judged) > 3 else None
         for estimator in ["mean"] + ([f"cv:{best}"] if best else []):
             scores = None if estimator == "mean" else judged[best].to_numpy(dtype=float)
             components, q = pilot_components(
@@ -186,7 +186,7 @@ def plan_check_table(
             continue
         table = plan_check_experiment(
             judgments,
-            {m: judged[m].to_numpy(dtype=float) for m in metrics},
+            {m: judged[m].to_numpy(dtype=float) for m in present_metrics(metrics, judged)},
             target_width=target,
             n_pilots=check["pilots"],
             pilot_size=check["pilot_size"],
@@ -198,7 +198,7 @@ def plan_check_table(
         )
         fresh = fresh_check_experiment(
             judgments,
-            {m: judged[m].to_numpy(dtype=float) for m in metrics},
+            {m: judged[m].to_numpy(dtype=float) for m in present_metrics(metrics, judged)},
             target_n=n_target,
             n_pilots=check["pilots"],
             pilot_size=check["pilot_size"],

@@ -1,0 +1,659 @@
+"""The one reader of evaluation tables: long tables of human judgments, one row per judgment.
+
+``debias import`` (:mod:`debias.io.importer`) and the Python API (:mod:`debias.api`) both read a
+table through :func:`read_evaluation_table`, so a table gives the same judgments, or the same
+error, through either. The rules:
+
+* the item, system, prompt and rater names are trimmed of surrounding spaces; an empty (or
+  null) item, system or prompt is an error;
+* several rows of the same output (system and item) and prompt are that output's judgments, in
+  rater order when a rater column is given (a rater who judged the same output on the same
+  prompt twice is an error), else in row order;
+* a row whose judgment is empty is an output with no judgment on that row: an output none of
+  whose rows has a judgment is unjudged, in the population with its scores;
+* an output's text and score are the same on every row that gives them;
+* names become file and config names by :func:`safe_name`; two names that become the same, a
+  name that is not a safe path part (``.``, ``..``) or longer than :data:`NAME_LIMIT` are errors;
+* the rating scale is declared (``scale``: a judgment outside it is an error) or inferred per
+  prompt from the judgments; an inferred scale is refused when one system's judgments span more
+  than twice, and reach more than twice as far as, the other systems' typical ones (one system
+  rated 0-100 among 1-5 systems);
+* errors are :class:`debias.io.canonical.InputError` carrying the file, the row (the header is
+  row 1) and the column.
+
+Every step is vectorised over rows (factorised names, one stable sort), so a table of millions
+of rows reads in seconds.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from debias.io.canonical import LARGEST_NUMBER, InputError
+
+__all__ = [
+    "FORMATS",
+    "NAME_LIMIT",
+    "EvaluationTable",
+    "TableColumns",
+    "float_texts",
+    "metric_name",
+    "prompt_name",
+    "read_evaluation_table",
+    "read_long_table",
+    "read_table_file",
+    "safe_name",
+    "table_format",
+    "unsafe_reason",
+    "with_population",
+]
+
+FORMATS = {".csv": "csv", ".tsv": "tsv", ".txt": "tsv", ".parquet": "parquet", ".jsonl": "jsonl", ".json": "jsonl"}
+#: The longest name (task, system, prompt, metric) the reader accepts, in characters.
+NAME_LIMIT = 100
+#: The characters kept in a file name (system, task) and in a config key (prompt, metric).
+FILE_CHARACTERS, KEY_CHARACTERS = r"[^A-Za-z0-9_.+-]", r"[^A-Za-z0-9_]"
+#: Names of the table's rows when it is given as a frame rather than a file.
+FRAME = "table"
+
+
+def safe_name(name: str, pattern: str = FILE_CHARACTERS) -> str:
+    """A name the configuration accepts, from any text (runs of other characters become ``_``)."""
+    safe = re.sub(f"{pattern}+", "_", str(name).strip()).strip("_")
+    return safe or "x"
+
+
+def prompt_name(name: str) -> str:
+    """A prompt's name in the configuration (letters, digits and ``_``)."""
+    return safe_name(name, KEY_CHARACTERS)
+
+
+def metric_name(name: str) -> str:
+    """A score column's metric name in the configuration: letters, digits and ``_``, starting
+    with a letter (``m_`` is put before a name that does not)."""
+    safe = safe_name(name, KEY_CHARACTERS)
+    return safe if re.match("[A-Za-z]", safe) else f"m_{safe}"
+
+
+def unsafe_reason(name: str) -> str | None:
+    """Why a (sanitised) name cannot name a file or a config key, or ``None``."""
+    if name in (".", ".."):
+        return "is not a usable file name"
+    if len(name) > NAME_LIMIT:
+        return f"is longer than {NAME_LIMIT} characters ({len(name)})"
+    return None
+
+
+@dataclass(frozen=True)
+class TableColumns:
+    """Which column is what (``None``: absent). Without a system or prompt column every row
+    belongs to ``system_name`` or ``prompt_name``; without a judgment column every output is
+    unjudged (a population)."""
+
+    item: str
+    judgment: str | None
+    system: str | None = None
+    prompt: str | None = None
+    rater: str | None = None
+    output: str | None = None
+    reference: str | None = None
+    scores: tuple[str, ...] = ()
+    system_name: str = "system"
+    prompt_name: str = "score"
+
+    def named(self) -> list[str]:
+        """The columns the table must have, in order, each once."""
+        given = [self.item, self.system, self.judgment, self.prompt, self.rater, self.output, self.reference]
+        return list(dict.fromkeys(c for c in [*given, *self.scores] if c is not None))
+
+
+@dataclass(frozen=True)
+class EvaluationTable:
+    """A long table, read and checked.
+
+    Outputs (one per system and item, in order of first appearance) are indexed ``0..n-1``;
+    judgments are sorted by output, prompt, then rater (or row).
+    """
+
+    source: str
+    systems: tuple[str, ...]
+    prompts: tuple[str, ...]
+    metrics: tuple[str, ...]
+    output_system: np.ndarray  # (n,) index into systems
+    output_item: np.ndarray  # (n,) item names (object)
+    output_text: np.ndarray | None  # (n,) output texts (object), None without an output column
+    output_scores: np.ndarray  # (n, len(metrics)) float
+    judgment_output: np.ndarray  # (J,) index into outputs
+    judgment_prompt: np.ndarray  # (J,) index into prompts
+    judgment_value: np.ndarray  # (J,) float
+    references: dict[str, str] | None
+    scale: dict[str, tuple[float, float]]
+    scale_declared: bool
+
+    def judgment_lists(self) -> dict[tuple[int, int], list[float]]:
+        """``{(output, prompt): [judgment, ...]}`` for every judged output and prompt."""
+        output, prompt, count, _, values = self.judgment_cells()
+        values = np.split(values, np.cumsum(count)[:-1]) if len(count) else []
+        return {(int(o), int(p)): v.tolist() for o, p, v in zip(output, prompt, values)}
+
+    def outputs_of(self, system: int) -> np.ndarray:
+        """The outputs (indices) of one system, in order of appearance."""
+        return np.flatnonzero(self.output_system == system)
+
+    @cached_property
+    def _judgments_by_system(self) -> tuple[np.ndarray, np.ndarray]:
+        """The judgments (indices) sorted by system, keeping their order within a system, and
+        where each system's run starts and ends."""
+        system = self.output_system[self.judgment_output]
+        order = np.argsort(system, kind="stable")
+        return order, np.searchsorted(system[order], np.arange(len(self.systems) + 1))
+
+    def judgment_cells(self, system: int | None = None):
+        """The judged (output, prompt) cells of one system (default: of every system), ordered
+        by output then prompt: each cell's output (its position among the system's outputs,
+        :meth:`outputs_of`, or its index), its prompt, its number of judgments, and the judgments
+        as JSON writes a list's items (``"3.0, 4.0"``). Last, the judgments themselves in the
+        cells' order."""
+        if system is None:
+            where, prompt, values = self.judgment_output, self.judgment_prompt, self.judgment_value
+        else:
+            order, bounds = self._judgments_by_system
+            mine = order[bounds[system] : bounds[system + 1]]
+            position = np.full(len(self.output_system), -1)
+            position[self.outputs_of(system)] = np.arange(np.count_nonzero(self.output_system == system))
+            where, prompt = position[self.judgment_output[mine]], self.judgment_prompt[mine]
+            values = self.judgment_value[mine]
+        if not len(where):
+            return where, prompt, np.zeros(0, dtype=int), np.zeros(0, dtype=object), values
+        cells = where.astype(np.int64) * len(self.prompts) + prompt
+        start = np.flatnonzero(np.r_[True, cells[1:] != cells[:-1]])
+        first = np.zeros(len(cells), dtype=bool)
+        first[start] = True
+        text = np.where(first, "", ", ").astype(object) + float_texts(values)
+        count = np.diff(np.r_[start, len(cells)])
+        return where[start], prompt[start], count, np.add.reduceat(text, start), values
+
+
+def float_texts(values: np.ndarray) -> np.ndarray:
+    """``repr`` of each float, as JSON writes it (computed once per distinct value)."""
+    uniques, codes = np.unique(values, return_inverse=True)
+    return np.array([repr(float(v)) for v in uniques], dtype=object)[codes.reshape(-1)]
+
+
+def table_format(path: Path, given: str | None = None) -> str:
+    """The table's format from ``given`` or its file name (``.gz`` allowed)."""
+    if given:
+        return given
+    suffixes = [s for s in path.suffixes if s != ".gz"]
+    if suffixes and suffixes[-1].lower() in FORMATS:
+        return FORMATS[suffixes[-1].lower()]
+    raise InputError(str(path), f"cannot tell the format from the name (use --format: {sorted(set(FORMATS.values()))})")
+
+
+def _header(path: Path, sep: str, quoting: bool) -> list[str]:
+    import gzip
+
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8-sig", newline="") as handle:
+        reader = csv.reader(handle, delimiter=sep, quoting=csv.QUOTE_MINIMAL if quoting else csv.QUOTE_NONE)
+        return next(reader, [])
+
+
+def read_table_file(
+    path: str | Path, columns: Sequence[str], fmt: str | None = None, *, quoting=None
+) -> dict[str, pd.Series]:
+    """The named columns of a table file (CSV, TSV, Parquet or JSONL, plain or gzipped).
+
+    CSV and TSV cells are read as text, each distinct text held once (a categorical column;
+    numbers are parsed where they are used). TSV is read as
+    the data's own format by default: tabs separate, quotes are ordinary characters
+    (``quoting=False``), so a text field holding a lone ``"`` is read as it is.
+    """
+    import pyarrow as pa
+
+    path = Path(path)
+    if path.is_dir() or not path.exists():
+        raise InputError(str(path), "no such file")
+    fmt = table_format(path, fmt)
+    try:
+        if fmt == "parquet":
+            import pyarrow.parquet as pq
+
+            names = pq.read_schema(path).names
+            _require(names, columns, str(path))
+            table = pq.read_table(path, columns=list(columns))
+        elif fmt == "jsonl":
+            frame = pd.read_json(path, lines=True, dtype=False, compression="infer")
+            _require(list(frame.columns), columns, str(path))
+            return {name: frame[name] for name in columns}
+        else:
+            import pyarrow.csv as pcsv
+
+            sep = "\t" if fmt == "tsv" else ","
+            quoted = (fmt != "tsv") if quoting is None else quoting
+            _require(_header(path, sep, quoted), columns, str(path))
+            batches = pcsv.open_csv(
+                path,
+                parse_options=pcsv.ParseOptions(
+                    delimiter=sep, quote_char='"' if quoted else False, newlines_in_values=quoted
+                ),
+                convert_options=pcsv.ConvertOptions(
+                    include_columns=list(columns),
+                    column_types={c: pa.dictionary(pa.int32(), pa.string()) for c in columns},
+                ),
+            )
+            # batch by batch: only the parsed block and the columns' codes are held at a time
+            table = pa.Table.from_batches(list(batches), schema=batches.schema)
+    except InputError:
+        raise
+    except UnicodeDecodeError as error:
+        raise InputError(str(path), f"not UTF-8 text ({error.reason} at byte {error.start})") from None
+    except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError, EOFError, OSError) as error:
+        message = str(error).splitlines()[0] if str(error) else type(error).__name__
+        if "UTF8" in message or "UTF-8" in message:
+            raise InputError(str(path), f"not UTF-8 text ({message})") from None
+        raise InputError(str(path), f"not a {fmt} table: {message}") from None
+    cells = {}
+    for name in columns:  # column by column, each freed from the Arrow table as it is converted
+        chunks = table.column(name)
+        table = table.drop_columns([name])
+        cells[name] = chunks.to_pandas(types_mapper=None if pa.types.is_dictionary(chunks.type) else pd.ArrowDtype)
+        del chunks
+    del table
+    pa.default_memory_pool().release_unused()
+    return cells
+
+
+def read_long_table(path: str | Path, fmt: str | None = None, *, quoting=None) -> pd.DataFrame:
+    """Every column of a table file, read by :func:`read_table_file` (CSV and TSV cells as plain
+    text columns)."""
+    import pyarrow.parquet as pq
+
+    path = Path(path)
+    if path.is_dir() or not path.exists():
+        raise InputError(str(path), "no such file")
+    kind = table_format(path, fmt)
+    if kind == "parquet":
+        names = pq.read_schema(path).names
+    elif kind == "jsonl":
+        names = list(pd.read_json(path, lines=True, dtype=False, compression="infer", nrows=1).columns)
+    else:
+        try:
+            names = _header(path, "\t" if kind == "tsv" else ",", (kind != "tsv") if quoting is None else quoting)
+        except (UnicodeDecodeError, OSError, EOFError) as error:
+            raise InputError(str(path), f"cannot be read as {kind} ({error})") from None
+    cells = read_table_file(path, list(dict.fromkeys(names)), kind, quoting=quoting)
+    return pd.DataFrame(
+        {
+            name: column.astype(str) if isinstance(column.dtype, pd.CategoricalDtype) else column
+            for name, column in cells.items()
+        }
+    )
+
+
+def _require(present: Sequence[str], columns: Sequence[str], source: str) -> None:
+    missing = [c for c in columns if c not in present]
+    if missing:
+        raise InputError(source, f"no column {missing[0]!r} (columns: {list(present)})", column=missing[0])
+
+
+def _as_columns(table, columns: TableColumns, source: str, fmt, quoting) -> tuple[dict[str, pd.Series], str]:
+    if isinstance(table, (str, Path)):
+        return read_table_file(table, columns.named(), fmt, quoting=quoting), str(table)
+    if not isinstance(table, pd.DataFrame):
+        raise InputError(source, f"expected a pandas DataFrame with one row per judgment, found {type(table).__name__}")
+    _require(list(table.columns), columns.named(), source)
+    return {name: table[name] for name in columns.named()}, source
+
+
+def _where(rows: np.ndarray) -> int:
+    return int(rows[0]) + 2
+
+
+def _names(values: pd.Series, column: str, source: str, *, empty_ok=None) -> tuple[np.ndarray, list[str]]:
+    """Codes (``-1``: empty) and the trimmed distinct names of a name column, in order of
+    appearance; an empty cell is an error except on the rows ``empty_ok`` marks."""
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    texts = pd.Series(pd.Index(uniques).astype(str), dtype=object).str.strip()
+    merged, names = pd.factorize(texts)
+    empty = np.append(np.asarray(texts == "", dtype=bool), True)  # the last slot: null cells
+    blank = empty[codes]
+    codes = np.where(blank, -1, np.append(merged, -1).astype(np.int32)[codes]).astype(np.int32)
+    bad = blank if empty_ok is None else blank & ~empty_ok
+    if bad.any():
+        raise InputError(source, f"column '{column}' is empty", row=_where(np.flatnonzero(bad)), column=column)
+    names = [str(n) for n in names]
+    if "" in names:  # every empty cell is coded -1
+        names.remove("")
+    return codes, names
+
+
+def _numbers(values: pd.Series, column: str, source: str) -> np.ndarray:
+    """The cells as floats, NaN where empty; a cell that is not a finite number is an error."""
+    if pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
+        numbers = values.to_numpy(dtype=float, na_value=np.nan)
+        bad = np.isinf(numbers) | (np.abs(np.nan_to_num(numbers)) >= LARGEST_NUMBER)
+    else:
+        codes, uniques = pd.factorize(values, use_na_sentinel=True)
+        texts = pd.Series(pd.Index(uniques).astype(str), dtype=object).str.strip()
+        parsed = pd.to_numeric(texts.where(~texts.str.contains("_", regex=False)), errors="coerce")
+        parsed = parsed.to_numpy(dtype=float, na_value=np.nan)
+        ok = (texts == "").to_numpy() | (np.isfinite(parsed) & (np.abs(np.nan_to_num(parsed)) < LARGEST_NUMBER))
+        parsed = np.where((texts == "").to_numpy(), np.nan, parsed)
+        numbers = np.append(parsed, np.nan)[codes]
+        bad = ~np.append(ok, True)[codes]
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        found = values.iloc[row]
+        found = found.item() if isinstance(found, np.generic) else found
+        number = pd.to_numeric(str(found).strip(), errors="coerce") if "_" not in str(found) else np.nan
+        big = " smaller than 1e154 in magnitude" if np.isfinite(number) else ""
+        raise InputError(
+            source, f"column '{column}': expected a finite number{big}, found {found!r}", row=row + 2, column=column
+        )
+    return numbers
+
+
+def _group_range(values: np.ndarray, groups: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per group ``0..n-1``: the smallest and largest value (NaN ignored; NaN for none)."""
+    grouped = pd.Series(values, dtype=float).groupby(groups, sort=True)
+    return grouped.min().reindex(range(n)).to_numpy(), grouped.max().reindex(range(n)).to_numpy()
+
+
+def _differs(values: np.ndarray, groups: np.ndarray, bad: int, column: str, source: str, what: str) -> InputError:
+    rows = np.flatnonzero((groups == bad) & ~np.isnan(values))
+    other = rows[values[rows] != values[rows[0]]][0]
+    return InputError(
+        f"{source}: rows {rows[0] + 2} and {other + 2}", f"column '{column}' differs for {what}", column=column
+    )
+
+
+def _one_text(values: pd.Series, groups: np.ndarray, n: int, column: str, source: str, what) -> np.ndarray:
+    """The one text of ``column`` per group (0..n-1); a group whose rows differ is an error."""
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    if (codes < 0).any():
+        row = _where(np.flatnonzero(codes < 0))
+        raise InputError(source, f"column '{column}' is empty (null)", row=row, column=column)
+    codes = codes.astype(float)
+    low, high = _group_range(codes, groups, n)
+    if (low != high).any():
+        bad = int(np.flatnonzero(low != high)[0])
+        raise _differs(codes, groups, bad, column, source, what(bad))
+    return np.asarray(pd.Index(uniques).astype(str), dtype=object)[low.astype(np.int64)]
+
+
+def _one_number(values: np.ndarray, groups: np.ndarray, n: int, column: str, source: str, what) -> np.ndarray:
+    """The one number of ``column`` per group, ignoring empty cells; none or two are errors."""
+    low, high = _group_range(values, groups, n)
+    if np.isnan(low).any():
+        bad = int(np.flatnonzero(np.isnan(low))[0])
+        row = _where(np.flatnonzero(groups == bad))
+        raise InputError(source, f"column '{column}' has no value for {what(bad)}", row=row, column=column)
+    if (low != high).any():
+        bad = int(np.flatnonzero(low != high)[0])
+        raise _differs(values, groups, bad, column, source, what(bad))
+    return low
+
+
+def _check_names(kind: str, names: Sequence[str], make, source: str, column: str | None) -> tuple[str, ...]:
+    """The safe names (``make(name)``) of ``names``; two that become one, or an unusable one,
+    are errors."""
+    safe = [make(name) for name in names]
+    seen: dict[str, str] = {}
+    for name, made in zip(names, safe):
+        reason = unsafe_reason(made)
+        if reason:
+            shown = name if len(name) <= 40 else name[:37] + "..."
+            raise InputError(source, f"{kind} name {shown!r} {reason}", column=column)
+        if made in seen:
+            raise InputError(
+                source,
+                f"{kind}s {seen[made]!r} and {name!r} would both be named {made!r}; rename one of them",
+                column=column,
+            )
+        seen[made] = name
+    return tuple(safe)
+
+
+def read_evaluation_table(
+    table,
+    columns: TableColumns,
+    *,
+    fmt: str | None = None,
+    quoting: bool | None = None,
+    scale: tuple[float, float] | None = None,
+    source: str = FRAME,
+) -> EvaluationTable:
+    """Read and check a long table (a file path or a pandas DataFrame) by the rules above.
+
+    Parameters
+    ----------
+    table : str, path or pandas.DataFrame
+        One row per judgment (or per unjudged output).
+    columns : TableColumns
+        Which column is what.
+    fmt, quoting : optional
+        The file's format (default: from its name) and whether CSV quotes are honoured
+        (default: yes for CSV, no for TSV); for files only.
+    scale : (float, float), optional
+        The declared rating scale: a judgment outside it is an error. Default: inferred per
+        prompt from the judgments, and refused when one system's judgments span and reach more
+        than twice the other systems' typical ones (one system on 0-100 among 1-5 systems).
+    source : str
+        What errors call a frame (a file is called by its path).
+
+    Returns
+    -------
+    EvaluationTable
+
+    Raises
+    ------
+    debias.io.InputError
+        Naming the file, the row (the header being row 1) and the column.
+    """
+    cells, source = _as_columns(table, columns, source, fmt, quoting)
+    uses = {}
+    for name in [columns.item, columns.system, columns.judgment, columns.prompt, columns.rater, *columns.scores]:
+        uses[name] = uses.get(name, 0) + 1
+    for name in (columns.output, columns.reference):
+        uses[name] = uses.get(name, 0) + 1
+
+    def take(name: str) -> pd.Series:
+        """A column, let go of at its last use (a file's columns are then freed one by one)."""
+        uses[name] -= 1
+        return cells.pop(name) if uses[name] == 0 else cells[name]
+
+    n_rows = len(next(iter(cells.values())))
+    if n_rows == 0:
+        raise InputError(source, "the table has no rows")
+    values = (
+        _numbers(take(columns.judgment), columns.judgment, source)
+        if columns.judgment is not None
+        else np.full(n_rows, np.nan)
+    )
+    item, items = _names(take(columns.item), columns.item, source)
+    if columns.system is not None:
+        system, systems = _names(take(columns.system), columns.system, source)
+    else:
+        system, systems = np.zeros(n_rows, dtype=np.int32), [columns.system_name]
+    if columns.prompt is not None:
+        prompt, prompts = _names(take(columns.prompt), columns.prompt, source, empty_ok=np.isnan(values))
+        prompt = np.where(prompt < 0, 0, prompt)
+    else:
+        prompt, prompts = np.zeros(n_rows, dtype=np.int32), [columns.prompt_name]
+    _check_names("system", systems, safe_name, source, columns.system)
+    _check_names("prompt", prompts, prompt_name, source, columns.prompt)
+    _check_names("score column", columns.scores, metric_name, source, None)
+
+    output, keys = pd.factorize(system.astype(np.int64) * len(items) + item)
+    output = output.astype(np.int32)
+    del system
+    output_system, output_item_code = keys // len(items), keys % len(items)
+    n_outputs = len(keys)
+
+    def what(o: int) -> str:
+        return f"system {systems[output_system[o]]!r}, item {items[output_item_code[o]]!r}"
+
+    # The judgments, sorted by output, prompt and rater (or row): one stable sort of one key.
+    rows = np.flatnonzero(~np.isnan(values))
+    key = output[rows].astype(np.int64) * len(prompts) + prompt[rows]
+    if columns.rater is not None:
+        rater, raters = _names(take(columns.rater), columns.rater, source, empty_ok=np.isnan(values))
+        rank = np.argsort(np.argsort(np.asarray(raters, dtype=object))).astype(np.int64)
+        key = key * max(len(raters), 1) + np.append(rank, 0)[rater[rows]]
+    order = np.argsort(key, kind="stable")
+    rows, key = rows[order], key[order]
+    del order
+    if columns.rater is not None and len(key) > 1:
+        twice = np.flatnonzero(key[1:] == key[:-1]) + 1
+        if len(twice):
+            second = twice[np.argmin(rows[twice])]
+            raise InputError(
+                source,
+                f"rater {raters[int(rater[rows[second]])]!r} judged this item, system and prompt twice "
+                f"(first on row {rows[second - 1] + 2})",
+                row=int(rows[second]) + 2,
+                column=columns.rater,
+            )
+        del rater
+    del key
+    judgment_output, judgment_prompt, judgment_value = output[rows], prompt[rows], values[rows]
+    del prompt, values
+    judged_scale = _scale(
+        judgment_value, judgment_prompt, output_system[judgment_output], prompts, systems, scale, rows, columns, source
+    )
+    del rows
+
+    scores = np.empty((n_outputs, len(columns.scores)))
+    for j, name in enumerate(columns.scores):
+        scores[:, j] = _one_number(_numbers(take(name), name, source), output, n_outputs, name, source, what)
+    texts = None
+    if columns.output is not None:
+        texts = _one_text(take(columns.output), output, n_outputs, columns.output, source, what)
+    references = None
+    if columns.reference is not None:
+        reference = _one_text(
+            take(columns.reference), item, len(items), columns.reference, source, lambda i: f"item {items[i]!r}"
+        )
+        references = dict(zip(items, reference.tolist()))
+    return EvaluationTable(
+        source=source,
+        systems=tuple(systems),
+        prompts=tuple(prompts),
+        metrics=tuple(columns.scores),
+        output_system=np.asarray(output_system, dtype=np.int64),
+        output_item=np.asarray(items, dtype=object)[output_item_code],
+        output_text=texts,
+        output_scores=scores,
+        judgment_output=judgment_output,
+        judgment_prompt=judgment_prompt,
+        judgment_value=judgment_value,
+        references=references,
+        scale=judged_scale,
+        scale_declared=scale is not None,
+    )
+
+
+def _scale(values, prompt, system, prompts, systems, declared, rows, columns, source) -> dict:
+    """The declared scale, every judgment checked against it; or the scale inferred per prompt."""
+    if declared is not None:
+        low, high = (float(v) for v in declared)
+        if not low < high:
+            raise InputError(source, f"the declared scale [{low:g}, {high:g}] is empty (MIN must be below MAX)")
+        outside = (values < low) | (values > high)
+        if outside.any():
+            first = np.argmin(np.where(outside, rows, np.iinfo(np.int64).max))
+            raise InputError(
+                source,
+                f"column '{columns.judgment}': judgment {values[first]:g} is outside the declared scale "
+                f"[{low:g}, {high:g}]",
+                row=int(rows[first]) + 2,
+                column=columns.judgment,
+            )
+        return {p: (low, high) for p in prompts}
+    cell = prompt.astype(np.int64) * len(systems) + system
+    low, high = np.full(len(prompts) * len(systems), np.inf), np.full(len(prompts) * len(systems), -np.inf)
+    np.minimum.at(low, cell, values)
+    np.maximum.at(high, cell, values)
+    cells = np.flatnonzero(np.isfinite(low))
+    spans = pd.DataFrame(
+        {"min": low[cells], "max": high[cells]},
+        index=pd.MultiIndex.from_arrays([cells // len(systems), cells % len(systems)], names=["p", "s"]),
+    )
+    scale = {}
+    for p, frame in spans.groupby(level="p"):
+        frame = frame.droplevel("p")
+        scale[prompts[p]] = (float(frame["min"].min()), float(frame["max"].max()))
+        odd = _odd_scale(frame)
+        if odd is not None:
+            s, others = odd
+            low, high = frame.loc[s]
+            raise InputError(
+                source,
+                f"column '{columns.judgment}': system {systems[s]!r} has judgments from {low:g} to {high:g} on "
+                f"prompt {prompts[p]!r}, unlike the other systems' (typically {others}): a different rating "
+                "scale? Declare the scale (--scale MIN MAX, or scale=(min, max)) to accept it",
+                column=columns.judgment,
+            )
+    return scale
+
+
+def _odd_scale(frame: pd.DataFrame):
+    """The system (and the other systems' typical span) whose judgments span more than twice the
+    median span of the other systems' and reach more than twice their median largest magnitude:
+    a system on a larger scale (0-100 among 1-5 systems), not a system that is merely better or
+    worse than the others (1-5 among 4-5). A system spanning less is never refused: a system
+    with two judged items spans little. Of several, the one furthest off; constant systems tell
+    nothing."""
+    span = (frame["max"] - frame["min"]).to_numpy()
+    size = np.maximum(frame["max"].abs(), frame["min"].abs()).to_numpy()
+    usable = np.flatnonzero((span > 0) & (size > 0))
+    worst, typical = 2.0, None
+    for index in usable:
+        others = usable[usable != index]
+        if not len(others):
+            return None
+        span_o, size_o = np.median(span[others]), np.median(size[others])
+        off = min(span[index] / span_o, size[index] / size_o)
+        if off > worst:
+            worst, typical = off, (frame.index[index], f"spanning {span_o:g}, largest magnitude {size_o:g}")
+    return typical
+
+
+def with_population(table: EvaluationTable, population: EvaluationTable) -> EvaluationTable:
+    """``table`` with the outputs of ``population`` (read with no judgment column) it lacks
+    appended, unjudged; an output in both keeps the table's scores, which must agree."""
+    if population.metrics != table.metrics:
+        raise InputError(population.source, f"expected the score columns {list(table.metrics)}")
+    systems = list(table.systems) + [s for s in population.systems if s not in table.systems]
+    index = {name: i for i, name in enumerate(systems)}
+    pop_system = np.array([index[s] for s in population.systems], dtype=np.int64)[population.output_system]
+    known = pd.MultiIndex.from_arrays([table.output_system, table.output_item])
+    given = pd.MultiIndex.from_arrays([pop_system, population.output_item])
+    both = given.isin(known)
+    mine = known.get_indexer(given[both])
+    differs = np.flatnonzero((table.output_scores[mine] != population.output_scores[both]).any(axis=1))
+    if len(differs):
+        output = mine[differs[0]]
+        raise InputError(
+            population.source,
+            f"the scores of system {systems[table.output_system[output]]!r}, item {table.output_item[output]!r} "
+            "differ from the table's",
+        )
+    new = ~both
+    return replace(
+        table,
+        systems=tuple(systems),
+        output_system=np.concatenate([table.output_system, pop_system[new]]),
+        output_item=np.concatenate([table.output_item, population.output_item[new]]),
+        output_text=None,
+        output_scores=np.concatenate([table.output_scores, population.output_scores[new]]),
+    )
