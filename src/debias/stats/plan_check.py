@@ -56,7 +56,7 @@ __all__ = [
 ]
 
 #: Pilots per block of the fresh-rater check's bootstrap: bounds its memory, and a block of a few
-#: pilots (a few MB) stays in cache (25 was a third slower). The draws do not depend on it.
+#: pilots (a few MB) stays in cache (blocks of 25 took a fifth longer). The draws do not depend on it.
 PILOT_BLOCK = 5
 
 PLAN_CHECK_COLUMNS = [
