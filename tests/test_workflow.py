@@ -266,7 +266,13 @@ def test_simulation_checks_can_be_switched_off(base_run, tmp_path):
     config["plan"] = {**config.get("plan", {}), "check": False}
     write_config(run, config)
     planned = snakemake(run, "--dry-run", "--forceall").stdout
-    for rule in ("coverage_system", "comparison_coverage_task", "comparison_coverage", "plan_check"):
+    for rule in (
+        "coverage_system",
+        "comparison_coverage_task",
+        "comparison_coverage",
+        "plan_check_system",
+        "plan_check",
+    ):
         assert not re.search(rf"^\s*{rule}\s+\d+\s*$", planned, re.M), rule
     assert re.search(r"^\s*plan\s+1\s*$", planned, re.M) and re.search(r"^\s*report\s+1\s*$", planned, re.M)
     snakemake(run, "--forcerun", "report")
@@ -507,7 +513,7 @@ def test_a_setting_reruns_only_the_rules_that_read_it(base_run, tmp_path):
     config = read_config(clone(base_run, tmp_path / "check"))
     config["plan"]["check"]["pilots"] = 30
     write_config(tmp_path / "check/run", config)
-    assert planned_rules(tmp_path / "check/run") == {"plan_check", "report"}
+    assert planned_rules(tmp_path / "check/run") == {"plan_check_system", "plan_check", "report"}
 
 
 def test_missing_wordnet_stops_before_any_job(tmp_path):
