@@ -409,11 +409,6 @@ def data_efficiency(rho, gamma):
     return theory_data_efficiency(rho, gamma)
 
 
-def _level(level: float | None) -> float:
-    """The configured default level (the schema's ``estimates.level``), read at call time."""
-    return section_defaults("estimates")["level"] if level is None else level
-
-
 def preferences(
     frame: pd.DataFrame,
     *,
@@ -475,17 +470,8 @@ def preferences(
     from debias.io.pairs import read_pair_table
     from debias.tables.preferences import preference_table
 
-    pairs = read_pair_table(
-        frame,
-        item=item,
-        system_a=system_a,
-        system_b=system_b,
-        verdict=verdict,
-        rater=rater,
-        judges=judges,
-        pool=pool,
-        mapping=mapping,
-    )
+    columns = {"item": item, "system_a": system_a, "system_b": system_b, "verdict": verdict, "rater": rater}
+    pairs = read_pair_table(frame, **columns, judges=judges, pool=pool, mapping=mapping)
     return preference_table(pairs, level=_level(level), ties=ties)
 
 
@@ -513,15 +499,6 @@ def judge_agreement(
     from debias.io.pairs import read_pair_table
     from debias.tables.preferences import agreement_table
 
-    pairs = read_pair_table(
-        frame,
-        item=item,
-        system_a=system_a,
-        system_b=system_b,
-        verdict=verdict,
-        rater=rater,
-        judges=judges,
-        pool=pool,
-        mapping=mapping,
-    )
+    columns = {"item": item, "system_a": system_a, "system_b": system_b, "verdict": verdict, "rater": rater}
+    pairs = read_pair_table(frame, **columns, judges=judges, pool=pool, mapping=mapping)
     return agreement_table(pairs, level=_level(level))
