@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from debias.cli.preferences import add_pair_columns
 from debias.io.canonical import InputError
 from debias.io.reader import FORMATS, read_long_table, safe_name
 
@@ -21,18 +22,9 @@ def add_command(commands) -> None:
         "verdicts spelled a/b/tie) and print the config block that declares the preference task (or add it "
         "to --config).",
     )
-    sub.add_argument("table", help="the table (CSV, TSV, Parquet or JSONL, plain or gzipped)")
+    add_pair_columns(sub)
     sub.add_argument("--task", required=True, help="name of the new preference task")
     sub.add_argument("--label", help="its display name (default: the name)")
-    sub.add_argument("--item", required=True, metavar="COL", help="column naming the item (tells battles apart)")
-    sub.add_argument("--system-a", required=True, metavar="COL", help="column naming system A")
-    sub.add_argument("--system-b", required=True, metavar="COL", help="column naming system B")
-    sub.add_argument("--verdict", required=True, metavar="COL", help="column with the human verdict")
-    sub.add_argument("--rater", metavar="COL", help="column naming the rater (several raters of a battle)")
-    sub.add_argument(
-        "--judge", action="append", default=[], metavar="COL", help="a judge's verdict column (repeatable)"
-    )
-    sub.add_argument("--pool", metavar="TABLE", help="a table of battles without human verdicts (judges only)")
     sub.add_argument("--out", help="folder to write (default: data/<task>)")
     sub.add_argument("--config", help="add the task to this config file instead of printing the block")
     sub.add_argument("--format", choices=sorted(set(FORMATS.values())), help="table format (default: from the name)")

@@ -10,6 +10,20 @@ from debias.io.reader import FORMATS, read_long_table
 from debias.io.scores import number_in
 
 
+def add_pair_columns(sub) -> None:
+    """The arguments naming a pair table and its columns (``debias preferences``, ``import-pairs``)."""
+    sub.add_argument("table", help="the table (CSV, TSV, Parquet or JSONL, plain or gzipped)")
+    sub.add_argument("--item", required=True, metavar="COL", help="column naming the item (the battle's input)")
+    sub.add_argument("--system-a", required=True, metavar="COL", help="column naming system A")
+    sub.add_argument("--system-b", required=True, metavar="COL", help="column naming system B")
+    sub.add_argument("--verdict", required=True, metavar="COL", help="column with the human verdict")
+    sub.add_argument("--rater", metavar="COL", help="column naming the rater (several raters of a battle)")
+    sub.add_argument(
+        "--judge", action="append", default=[], metavar="COL", help="a judge's verdict column (repeatable)"
+    )
+    sub.add_argument("--pool", metavar="TABLE", help="a table of battles without human verdicts (judges only)")
+
+
 def add_command(commands) -> None:
     """The ``debias preferences`` subcommand's arguments."""
     sub = commands.add_parser(
@@ -21,16 +35,7 @@ def add_command(commands) -> None:
         "Verdicts: a/b/tie or model_a/model_b/tie/tie (bothbad), any case. With --agreement, print how each "
         "judge agrees with people instead.",
     )
-    sub.add_argument("table", help="the table (CSV, TSV, Parquet or JSONL, plain or gzipped)")
-    sub.add_argument("--item", required=True, metavar="COL", help="column naming the item (the battle's input)")
-    sub.add_argument("--system-a", required=True, metavar="COL", help="column naming system A")
-    sub.add_argument("--system-b", required=True, metavar="COL", help="column naming system B")
-    sub.add_argument("--verdict", required=True, metavar="COL", help="column with the human verdict")
-    sub.add_argument("--rater", metavar="COL", help="column naming the rater (several raters of a battle)")
-    sub.add_argument(
-        "--judge", action="append", default=[], metavar="COL", help="a judge's verdict column (repeatable)"
-    )
-    sub.add_argument("--pool", metavar="TABLE", help="a table of battles without human verdicts (judges only)")
+    add_pair_columns(sub)
     sub.add_argument(
         "--level", type=number_in(0, 1), help="interval level in (0, 1) (default: the configuration's estimates.level)"
     )
