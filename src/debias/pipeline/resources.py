@@ -111,10 +111,11 @@ def coverage_mem_mb(n_items: int, n_metrics: int, repeats: int, memory_mb: float
 
 def paired_coverage_mem_mb(n_shared: int, n_metrics: int, repeats: int, memory_mb: float = 1000) -> int:
     """Memory of one ``comparison_coverage_task`` job: each pair's R x N draws of both systems
-    and of the independent samples, their values, and the metric differences and control-variate
-    terms at the largest size (438 bytes per repeat and shared item with five metrics), processed
-    in chunks of ``memory_mb``."""
-    floats = repeats * n_shared * (15 + 8 * n_metrics)
+    and of the independent samples, their values and the metric differences at the largest size
+    (160 bytes per repeat and shared item with five metrics; the combined control variate's
+    leave-one-out terms are computed in cache-sized blocks, :data:`debias.stats.combined.BLOCK_ELEMENTS`,
+    and add no term in R x N), processed in chunks of ``memory_mb``."""
+    floats = repeats * n_shared * (15 + n_metrics)
     return PYTHON_MB + math.ceil(min(floats * 8 / 2**20, 1.5 * memory_mb))
 
 
