@@ -2,7 +2,12 @@
 from debias.config.labels import figure_names
 
 #: The files of one preference task's folder under tables/preferences/.
-PREFERENCE_TABLES = ("preferences.csv", "judge_agreement.csv", "leaderboard.csv", "summary.json")
+PREFERENCE_TABLES = (
+    "preferences.csv",
+    "judge_agreement.csv",
+    "leaderboard.csv",
+    "summary.json",
+)
 
 
 def get_figures(suffixes=("pdf", "png")):
