@@ -8,11 +8,17 @@ Prints, with binomial Monte-Carlo standard errors:
 2. ``synthetic``: a one-rater and a three-rater task (Likert 1-5 judgments, low rater
    agreement; 96 and 500 items), the fresh-rater check with ``--pilots`` pilots at the default
    costs and with items costing ten judgments (plans with k > 1).
-3. ``example``: the issue's case, a 96-item three-rater pilot with low rater agreement planned
+3. ``gaussian``: a Gaussian task (2,000 items, 2 raters, item and rater variance 1) with five
+   metrics of correlation 0.41-0.67 with the items' true scores, where ``cv`` plans with the
+   pilot's best metric: the fresh-rater and the resampled check with ``--pilots`` pilots of 50
+   items, beside the same checks with the best metric alone; and the median planned n over the
+   n a planner knowing the world's variances plans (the oracle; for ``cv``, with the world's
+   best metric).
+4. ``example``: the issue's case, a 96-item three-rater pilot with low rater agreement planned
    for full widths 0.2-0.3 at the default costs, in the resampled world (the planner before) and
    in the fresh one (now), each plan's width with fresh raters in the world fitted to it.
 
-    python benchmarks/bench_plan_fresh.py [--results results] [--pilots 1000] [paper|synthetic|example ...]
+    python benchmarks/bench_plan_fresh.py [--results results] [--pilots 1000] [paper|synthetic|gaussian|example ...]
 """
 
 from __future__ import annotations
@@ -25,11 +31,19 @@ import numpy as np
 import pandas as pd
 
 from debias.data import Judgments
-from debias.stats.plan_check import fit_fresh_world, fresh_check_experiment
+from debias.stats.plan_check import (
+    check_target_width,
+    fit_fresh_world,
+    fresh_check_experiment,
+    plan_check_experiment,
+    world_components,
+)
 from debias.stats.planning import pilot_components, plan_design, planned_width
 
 ASSURANCE = 0.8
 N_ITEMS = (96, 500)
+#: The Gaussian task's metrics: correlations with the items' true scores.
+GAUSSIAN_RHO = (0.41, 0.475, 0.54, 0.605, 0.67)
 
 
 def paper(results: Path) -> None:
@@ -91,6 +105,70 @@ def synthetic(pilots: int) -> None:
                 print(f"    ({seconds:.1f} s CPU for both estimators)")
 
 
+def gaussian_task(rng: np.random.Generator, n_items: int = 2000, raters: int = 2):
+    """Judgments (true score N(0, 1) plus rater noise N(0, 1)) and metrics of correlation
+    :data:`GAUSSIAN_RHO` with the true score (independent errors)."""
+    truth = rng.normal(0.0, 1.0, n_items)
+    judgments = truth[:, None] + rng.normal(0.0, 1.0, (n_items, raters))
+    z = (truth - truth.mean()) / truth.std()
+    metrics = {
+        f"metric{j + 1}": rho * z + np.sqrt(1 - rho**2) * rng.normal(0.0, 1.0, n_items)
+        for j, rho in enumerate(GAUSSIAN_RHO)
+    }
+    return judgments, metrics
+
+
+def gaussian(pilots: int) -> None:
+    print(
+        f"== Gaussian task, 2000 items x 2 raters, metrics of correlation {GAUSSIAN_RHO[0]}-{GAUSSIAN_RHO[-1]}: "
+        f"{pilots} pilots of 50 items, assurance 0.8, target >= 0.75"
+    )
+    rng = np.random.default_rng(2000)
+    values, metrics = gaussian_task(rng)
+    judgments = Judgments.from_padded(values)
+    world = fit_fresh_world(judgments)
+    best = list(metrics)[-1]
+    for label, chosen in (("5 metrics", metrics), ("the best metric alone", {best: metrics[best]})):
+        seed = int(rng.integers(2**63))
+        start = time.process_time()
+        fresh = fresh_check_experiment(
+            judgments,
+            chosen,
+            target_n=150,
+            n_pilots=pilots,
+            pilot_size=50,
+            level=0.8,
+            assurance=ASSURANCE,
+            rng=np.random.default_rng(seed),
+        )
+        seconds = time.process_time() - start
+        target = fresh[0]["target_width"]
+        resampled = plan_check_experiment(
+            judgments,
+            chosen,
+            target_width=check_target_width(judgments, 150, 0.8),
+            n_pilots=pilots,
+            pilot_size=50,
+            level=0.8,
+            assurance=ASSURANCE,
+            rng=np.random.default_rng(seed + 1),
+        )
+        for r in fresh + resampled:
+            truth = world.components(None if r["estimator"] == "mean" else metrics[best])
+            if r["world"] == "fresh":
+                oracle = plan_design(truth, target, level=0.8, k_max=5)
+                oracle_n, oracle_k = oracle.n, oracle.k
+            else:
+                truth = world_components(judgments, None if r["estimator"] == "mean" else metrics[best])
+                oracle_n, oracle_k = plan_design(truth, r["target_width"], level=0.8, k_max=1).n, 1
+            print(
+                f"  {label}, {r['world']}, {r['estimator']}: met {r['met']:.3f} (s.e. {r['met_se']:.3f}), median plan "
+                f"{r['median_planned_n']:.0f} x {r['median_planned_k']:.0f}, oracle {oracle_n} x {oracle_k}, "
+                f"median n / oracle n {r['median_planned_n'] / oracle_n:.3f}"
+            )
+        print(f"    ({seconds:.1f} s CPU for the fresh-rater check, both estimators)")
+
+
 def example() -> None:
     print("== a 96-item, 3-rater pilot (low agreement), default costs, no bound: plan widths with fresh raters")
     rng = np.random.default_rng(26)
@@ -111,12 +189,18 @@ def example() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("parts", nargs="*", default=["paper", "synthetic", "example"])
+    parser.add_argument("parts", nargs="*", default=["paper", "synthetic", "gaussian", "example"])
     parser.add_argument("--results", type=Path, default=Path("results"))
     parser.add_argument("--pilots", type=int, default=1000)
     args = parser.parse_args()
     for part in args.parts:
-        {"paper": lambda: paper(args.results), "synthetic": lambda: synthetic(args.pilots), "example": example}[part]()
+        parts = {
+            "paper": lambda: paper(args.results),
+            "synthetic": lambda: synthetic(args.pilots),
+            "gaussian": lambda: gaussian(args.pilots),
+            "example": example,
+        }
+        parts[part]()
 
 
 if __name__ == "__main__":
