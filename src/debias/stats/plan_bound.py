@@ -6,6 +6,10 @@ References
 B. Efron and R. J. Tibshirani. *An Introduction to the Bootstrap*. Chapman & Hall, 1993
 (Section 12.5: bootstrap-t).
 
+B. Efron. Estimation and accuracy after model selection. *Journal of the American Statistical
+Association* 109(507):991-1007, 2014 (the bootstrap makes a data-driven choice again in every
+resample).
+
 D. G. Bonett. Approximate confidence interval for standard deviation of nonnormal
 distributions. *Computational Statistics & Data Analysis* 50(3):775-782, 2006.
 """
@@ -19,7 +23,7 @@ from scipy.special import gammaincinv
 
 from debias.stats.planning import PlanComponents, largest_variance
 
-__all__ = ["TAIL_WEIGHT", "bound_factor", "upper_bound_components"]
+__all__ = ["TAIL_WEIGHT", "bound_factor", "selection_bound_factor", "upper_bound_components"]
 
 #: Weight c of a heavy-tailed pilot's excess in :func:`upper_bound_components`.
 TAIL_WEIGHT = 10.0
@@ -33,6 +37,7 @@ def upper_bound_components(
     rng: np.random.Generator,
     n_boot: int = 1000,
     scale=None,
+    chosen: int | None = None,
 ) -> PlanComponents:
     r"""Scale the components up to a one-sided upper confidence bound at level ``assurance``.
 
@@ -66,11 +71,26 @@ def upper_bound_components(
     :func:`debias.stats.planning.pilot_components` returns for ``k_max`` > 1): each k gets its
     own bound, ``item`` and ``noise`` carry that of k = 1 and
     :attr:`~debias.stats.planning.PlanComponents.k_factors` the others relative to it.
+
+    When the components are those of the metric the pilot chose among several (``cv`` with the
+    pilot's best metric), ``q`` holds every candidate metric's contributions (shape (M, m) or
+    (M, k_max, m), :func:`debias.stats.planning.candidate_contributions`) and ``chosen`` the
+    row of the chosen one: the bound is then :func:`selection_bound_factor`'s, which repeats
+    the choice in every resample; with one candidate it is the bound above, the same numbers.
     """
     q = np.asarray(q, dtype=float)
     if not 0 < assurance < 1:
         raise ValueError(f"assurance must be in (0, 1), got {assurance}")
-    factors, fallback = bound_factor(q, assurance, rng=rng, n_boot=n_boot)
+    if chosen is None:
+        per_k = q.ndim == 2
+        factors, fallback = bound_factor(q, assurance, rng=rng, n_boot=n_boot)
+    else:
+        if q.ndim not in (2, 3):
+            raise ValueError(f"with a chosen metric, q must have shape (M, m) or (M, k_max, m), got {q.shape}")
+        per_k = q.ndim == 3
+        factors, fallback = selection_bound_factor(
+            q if per_k else q[:, None, :], chosen, assurance, rng=rng, n_boot=n_boot
+        )
     factors = np.atleast_1d(factors).astype(float)
     if np.all(factors == 1.0):
         return components
@@ -83,7 +103,7 @@ def upper_bound_components(
         factors = np.minimum(factors, bound / total)
         note = _join(note, f"bound capped at the largest variance on the scale, {bound:.6g}")
     factor = float(factors[0])
-    k_factors = tuple(float(f) for f in factors / factor) if q.ndim == 2 else ()
+    k_factors = tuple(float(f) for f in factors / factor) if per_k else ()
     return replace(
         components, item=components.item * factor, noise=components.noise * factor, note=note, k_factors=k_factors
     )
@@ -105,6 +125,152 @@ def bound_factor(q, assurance: float, *, rng: np.random.Generator, n_boot: int =
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         boot_se = boot_sd / (np.sqrt(m) * boot_mean)
         statistic = (np.log(boot_mean) - np.log(mean[..., None])) / boot_se
+    return _studentised_factor(statistic, q, assurance)
+
+
+def selection_bound_factor(
+    q, chosen, assurance: float, *, rng: np.random.Generator, n_boot: int = 1000, candidates=None
+):
+    r"""The factor of :func:`bound_factor` for the metric a pilot chose among several, with the
+    choice repeated in every resample.
+
+    A pilot's best metric (highest :math:`|\hat\rho|`, :func:`debias.stats.correlation.best_metric`)
+    is the one whose contributions :math:`q_{ji}` (residual variance after its line) have the
+    smallest mean :math:`\bar q_j` at k = 1, since :math:`\sum_i e_{ji}^2 = S_{ff}(1 -
+    \hat\rho_j^2)`. Picking the smallest of M noisy means favours a metric whose pilot happened
+    to underestimate it (the winner's curse), which a bound of the chosen mean alone does not
+    see. The bootstrap sees it when every resample makes the choice again (Efron 2014):
+    resample b of the pilot's items picks :math:`s_b = \arg\min_j \bar q^*_{jb}` (its k = 1
+    means, among ``candidates``), and the statistic compares that metric's resample mean with
+    the same metric's pilot mean,
+
+    .. math::
+
+        T^*_b = \frac{\log \bar q^*_{s_b b} - \log \bar q_{s_b}}{\widehat{se}^*_{s_b b}},
+        \qquad
+        \bar q_{\text{upper}} = \bar q_c\, \exp\!\left(-T^*_{(1 - a)}\, \widehat{se}_c\right),
+
+    with c the pilot's choice (``chosen``), :math:`\widehat{se} = s_q / (\sqrt m\, \bar q)`
+    and the rest as in :func:`upper_bound_components` (the tail excess and the chi-square
+    fallback of metric c). Each k's bound uses the metric chosen at k = 1 in the same resample.
+    Since :math:`\bar q^*_{s_b b} \le \bar q^*_{cb}` and :math:`\bar q_{s_b} \ge \bar q_c`, the
+    numerator of :math:`T^*_b` is never above that of the fixed metric c: when metrics compete
+    the statistic's lower quantile falls and the bound rises, while a metric far better than
+    the others is chosen in every resample and keeps the bound of a fixed metric.
+    The choice is made on the contributions' means, the statistic the bound studentises, rather
+    than by refitting each metric's line and correlation in every resample: on the pilot both
+    choose the same metric, and the means of every metric and k come from one product of the
+    resamples' item counts with the contributions.
+
+    Parameters
+    ----------
+    q : array_like, shape (..., M, K, m)
+        Per pilot (leading axes), candidate metric (M) and design (K: k = 1 ... K judgments per
+        item, :func:`debias.stats.planning.design_contributions`), the items' contributions.
+    chosen : array_like of int, shape (...)
+        The pilot's choice: the row of ``q`` whose bound is returned.
+    assurance : float
+        The bound's one-sided level a.
+    rng : numpy.random.Generator
+        Draws the resamples (one set per pilot, shared by its metrics and designs).
+    n_boot : int
+        Resamples per pilot.
+    candidates : array_like of bool, shape (..., M), optional
+        The metrics the choice is made among (default all; ``chosen`` must be one). A mask
+        holding the chosen metric alone gives the bound of a fixed metric on the same resamples.
+
+    Returns
+    -------
+    factor, fallback : numpy.ndarray, shape (..., K)
+        The factor :math:`\bar q_{\text{upper}} / \bar q_c` of each design, and where the
+        chi-square bound replaced a bootstrap bound that was not finite. With M = 1 these are
+        :func:`bound_factor`'s of ``q[..., 0, :, :]``, the same draws and numbers.
+
+    References
+    ----------
+    B. Efron and R. J. Tibshirani. *An Introduction to the Bootstrap*. Chapman & Hall, 1993
+    (Section 12.5: bootstrap-t).
+
+    B. Efron. Estimation and accuracy after model selection. *Journal of the American
+    Statistical Association* 109(507):991-1007, 2014.
+    """
+    q, chosen, candidates = _check_selection(q, chosen, candidates)
+    *lead, n_metrics, n_designs, m = q.shape
+    lead = tuple(lead)
+    q_chosen = np.take_along_axis(q, chosen[..., None, None, None], axis=-3)[..., 0, :, :]
+    if n_metrics == 1:
+        return bound_factor(q_chosen, assurance, rng=rng, n_boot=n_boot)
+    if m < 3:
+        return np.ones((*lead, n_designs)), np.zeros((*lead, n_designs), dtype=bool)
+    mean = q.mean(axis=-1)  # (..., M, K)
+    counts = _counts(rng.integers(0, m, size=(*lead, n_boot, m), dtype=np.int32), m)  # (..., B, m)
+    centred = (q - mean[..., None]).reshape(*lead, n_metrics * n_designs, m)
+    columns = np.ascontiguousarray(np.moveaxis(np.concatenate([centred, centred * centred], axis=-2), -1, -2))
+    sums = _small_products(counts, columns).reshape(*lead, n_boot, 2, n_metrics, n_designs)  # over each resample
+    at_one = np.where(candidates[..., None, :], mean[..., None, :, 0] + sums[..., 0, :, 0] / m, np.inf)
+    selected = np.argmin(at_one, axis=-1)[..., None, None, None]  # (..., B, 1, 1, 1): the resample's choice
+    first, second = np.moveaxis(np.take_along_axis(sums, selected, axis=-2)[..., 0, :], -2, 0)  # (..., B, K)
+    pilot_mean = np.take_along_axis(mean[..., None, :, :], selected[..., 0], axis=-2)[..., 0, :]
+    boot_mean = pilot_mean + first / m
+    boot_sd = np.sqrt(np.maximum(second - first * first / m, 0.0) / (m - 1))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        boot_se = boot_sd / (np.sqrt(m) * boot_mean)
+        statistic = (np.log(boot_mean) - np.log(pilot_mean)) / boot_se
+    return _studentised_factor(np.moveaxis(statistic, -2, -1), q_chosen, assurance)
+
+
+def _check_selection(q, chosen, candidates):
+    """The inputs of :func:`selection_bound_factor` as arrays, or ``ValueError`` naming the
+    first that is wrong."""
+    q = np.asarray(q, dtype=float)
+    if q.ndim < 3:
+        raise ValueError(f"q must have shape (..., metrics, designs, items), got {q.shape}")
+    lead, n_metrics = q.shape[:-3], q.shape[-3]
+    chosen = np.asarray(chosen)
+    if not np.issubdtype(chosen.dtype, np.integer):
+        raise ValueError(f"chosen must be integer indices of the metrics, got {chosen.dtype}")
+    chosen = np.broadcast_to(chosen, lead)
+    if np.any((chosen < 0) | (chosen >= n_metrics)):
+        raise ValueError(f"chosen must index the {n_metrics} metrics, got {np.unique(chosen).tolist()}")
+    if candidates is None:
+        candidates = np.ones((*lead, n_metrics), dtype=bool)
+    candidates = np.broadcast_to(np.asarray(candidates, dtype=bool), (*lead, n_metrics))
+    if not np.all(np.take_along_axis(candidates, chosen[..., None], axis=-1)):
+        raise ValueError("the chosen metric must be one of the candidates")
+    return q, chosen, candidates
+
+
+def _counts(index: np.ndarray, m: int) -> np.ndarray:
+    """How often each of the m items is drawn in each resample: ``index`` of shape (..., B, m)
+    gives counts of the same shape (float)."""
+    rows = index.reshape(-1, m).astype(np.int64) + (np.arange(index.size // m, dtype=np.int64) * m)[:, None]
+    return np.bincount(rows.ravel(), minlength=index.size).reshape(index.shape).astype(float)
+
+
+#: Largest product (rows x inner x columns) of one matrix multiplication in
+#: :func:`_small_products`: OpenBLAS runs products of this size on one thread, and its threads
+#: spinning between many small products cost more CPU than they save.
+SMALL_PRODUCT = 2**18
+
+
+def _small_products(counts: np.ndarray, columns: np.ndarray) -> np.ndarray:
+    """``counts @ columns`` (shapes (..., B, m) and (..., m, c)) as products of a few resamples'
+    rows each, small enough for one thread (:data:`SMALL_PRODUCT`)."""
+    *lead, n_boot, m = counts.shape
+    rows = int(max(1, min(n_boot, SMALL_PRODUCT // (m * columns.shape[-1]))))
+    blocks = -(-n_boot // rows)
+    padded = np.zeros((*lead, blocks * rows, m))
+    padded[..., :n_boot, :] = counts
+    product = np.matmul(padded.reshape(*lead, blocks, rows, m), columns[..., None, :, :])
+    return product.reshape(*lead, blocks * rows, columns.shape[-1])[..., :n_boot, :]
+
+
+def _studentised_factor(statistic: np.ndarray, q: np.ndarray, assurance: float):
+    """The factor and fallback of :func:`bound_factor` from the bootstrap-t statistics
+    (shape (..., B)) of the pilot contributions ``q`` (shape (..., m)) they studentise."""
+    m = q.shape[-1]
+    mean = q.mean(axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         statistic = np.where(np.isfinite(statistic), statistic, np.nan)
         se = q.std(axis=-1, ddof=1) / (np.sqrt(m) * mean)
         usable = np.any(np.isfinite(statistic), axis=-1)

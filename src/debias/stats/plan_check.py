@@ -32,9 +32,10 @@ import numpy as np
 
 from debias.data import as_judgments
 from debias.stats.correlation import best_metric, best_metric_index
-from debias.stats.plan_bound import bound_factor, upper_bound_components
+from debias.stats.plan_bound import bound_factor, selection_bound_factor, upper_bound_components
 from debias.stats.planning import (
     PlanComponents,
+    candidate_contributions,
     component_arrays,
     design_contributions,
     largest_variance,
@@ -143,7 +144,14 @@ def plan_check_experiment(
             )
             if components.note:
                 assumed[estimator].append(components.note)
-            bound = upper_bound_components(components, q, assurance, rng=rng, scale=scale)
+            chosen = None
+            if j is not None and q.size and q.mean() > 0 and np.sum(np.isfinite(rho)) > 1:
+                candidates = np.flatnonzero(np.isfinite(rho))  # the metrics the pilot chose among
+                q = candidate_contributions(
+                    pilot_judgments, scores[candidates][:, pilot], annotator_variance=annotator_variance
+                )
+                chosen = int(np.flatnonzero(candidates == j)[0])
+            bound = upper_bound_components(components, q, assurance, rng=rng, scale=scale, chosen=chosen)
             n = n_items
             if np.isfinite(bound.item):
                 n = plan_design(bound, target_width, level=level, k_max=1).n or n_items
@@ -171,6 +179,25 @@ def plan_check_experiment(
             }
         )
     return rows
+
+
+def _candidates(q, chosen, rho, f, w, k, g, given, designs):
+    """The fresh-rater check's input to :func:`debias.stats.plan_bound.selection_bound_factor`:
+    every metric's contributions per pilot (shape (pilots, M, designs, m)) with the chosen
+    metric's row the pilot's own ``q``, the chosen row, and the metrics each pilot chose among
+    (finite ``rho``). A pilot whose metrics all failed (``chosen`` -1, planned as ``mean``) has
+    its ``q`` as its one candidate."""
+    n_metrics = g.shape[0]
+    if n_metrics == 1:  # no choice: the bound of the one metric, the same draws and numbers
+        return q[:, None], np.zeros(q.shape[0], dtype=int), np.ones((q.shape[0], 1), dtype=bool)
+    parts = component_arrays(f, w, k, g, annotator_variance=given)  # every metric at once: (M, pilots, ...)
+    every = np.moveaxis(design_contributions(parts[2], w, k, parts[1], designs), 0, 1)
+    none = chosen < 0
+    index = np.where(none, 0, chosen)
+    candidates = np.moveaxis(np.isfinite(rho), 0, -1) & ~none[:, None]
+    candidates[none, 0] = True
+    every[np.arange(q.shape[0]), index] = q
+    return every, index, candidates
 
 
 def _note(notes: list[str], n_pilots: int) -> str:
@@ -357,12 +384,23 @@ def fresh_check_experiment(
             item[at], noise_part[at] = parts[0], parts[1]
             q[at] = design_contributions(parts[2], w[at], k, parts[1], designs)
             floored += int(np.sum(parts[4] < 0))
-        factors = np.concatenate(
-            [
-                bound_factor(q[start : start + PILOT_BLOCK], assurance, rng=rng)[0]
-                for start in range(0, n_pilots, PILOT_BLOCK)
-            ]
-        )  # (pilots, designs): the bound of each k
+        if estimator == "mean":
+            factors = np.concatenate(
+                [
+                    bound_factor(q[start : start + PILOT_BLOCK], assurance, rng=rng)[0]
+                    for start in range(0, n_pilots, PILOT_BLOCK)
+                ]
+            )  # (pilots, designs): the bound of each k
+        else:
+            every, index, candidates = _candidates(q, chosen, rho, f, w, k, g, given, designs)
+            factors = np.concatenate(
+                [
+                    selection_bound_factor(
+                        every[block], index[block], assurance, rng=rng, candidates=candidates[block]
+                    )[0]
+                    for block in (slice(start, start + PILOT_BLOCK) for start in range(0, n_pilots, PILOT_BLOCK))
+                ]
+            )  # (pilots, designs): the bound of each k, the metric chosen again in every resample
         largest = largest_variance(scale)
         if largest is not None:
             total = (item + noise_part)[:, None]

@@ -49,6 +49,7 @@ __all__ = [
     "DesignPlan",
     "PlanComponents",
     "WORLDS",
+    "candidate_contributions",
     "check_plan_inputs",
     "component_arrays",
     "design_contributions",
@@ -458,6 +459,37 @@ def pilot_components(
     if k_max > 1 and world == "fresh" and not items_only:
         q = design_contributions(q, judgments.within_spread, judgments.counts, noise, k_max)
     return PlanComponents(item, noise, int(n_outputs), fitted, rho, items_only, note), q
+
+
+def candidate_contributions(
+    judgments, scores, *, annotator_variance: float | None = None, world: str = "fresh", k_max: int = 1
+) -> np.ndarray:
+    """Every candidate metric's contributions, as :func:`pilot_components` gives them for one.
+
+    ``scores`` of shape (M, m) holds M metrics on the pilot's m items; the result, shape (M, m)
+    or (M, k_max, m) (with ``k_max`` > 1 in the fresh world when the pilot's rater noise is
+    known), is the second value :func:`pilot_components` returns for each row, computed for
+    all at once: what :func:`debias.stats.plan_bound.selection_bound_factor` resamples when
+    ``cv`` plans with the pilot's best metric. The pilot must have at least
+    :data:`MIN_PILOT_DF` items beyond the two fitted parameters.
+    """
+    judgments = as_judgments(judgments)
+    scores = np.asarray(scores, dtype=float)
+    if scores.ndim != 2 or scores.shape[1] != judgments.n_items:
+        raise ValueError(f"scores must have shape (metrics, {judgments.n_items}), got {scores.shape}")
+    if judgments.n_items - 2 < MIN_PILOT_DF:
+        raise ValueError(f"need at least {MIN_PILOT_DF + 2} pilot items, got {judgments.n_items}")
+    _, noise, q, _, _, items_only = component_arrays(
+        judgments.item_means,
+        judgments.within_spread,
+        judgments.counts,
+        scores,
+        world=world,
+        annotator_variance=annotator_variance,
+    )
+    if k_max > 1 and world == "fresh" and not bool(items_only):
+        q = design_contributions(q, judgments.within_spread, judgments.counts, noise, k_max)
+    return q
 
 
 def _score_word(scores) -> str:

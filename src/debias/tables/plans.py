@@ -28,7 +28,13 @@ from debias.stats.plan_check import (
     fresh_check_experiment,
     plan_check_experiment,
 )
-from debias.stats.planning import DesignPlan, pilot_components, plan_design, planned_width
+from debias.stats.planning import (
+    DesignPlan,
+    candidate_contributions,
+    pilot_components,
+    plan_design,
+    planned_width,
+)
 from debias.stats.resampling import setting_seed
 from debias.tables.joined import iter_cells, present_metrics
 
@@ -73,11 +79,27 @@ def _scale(spec, task, prompt):
     return (spec.get("scales") or {}).get(task, {}).get(prompt)
 
 
-def _best_metric(judgments: Judgments, scores: pd.DataFrame) -> str | None:
+def _metric_choice(judgments: Judgments, scores: pd.DataFrame) -> tuple[str | None, list[str]]:
+    """The metric most correlated with the judged items' mean judgments, and the metrics it was
+    chosen among (those whose correlation is a number)."""
     f = judgments.item_means
     rho = [np.corrcoef(f, scores[m])[0, 1] if np.std(scores[m]) > 0 and np.std(f) > 0 else np.nan for m in scores]
     best = best_metric(rho)
-    return None if best is None else list(scores)[best]
+    candidates = [m for m, r in zip(scores, rho, strict=True) if np.isfinite(r)]
+    return (None if best is None else list(scores)[best]), candidates
+
+
+def _cv_contributions(judgments, judged, best, candidates, q, spec, sigma2_a):
+    """Every candidate metric's contributions and the chosen one's row, for the bound that
+    repeats the choice (:func:`debias.stats.plan_bound.selection_bound_factor`); (``q``, None)
+    when there was no choice (one candidate) or the chosen metric's pilot bounds nothing."""
+    if len(candidates) < 2 or q.size == 0 or not q.mean() > 0:
+        return q, None
+    scores = judged[candidates].to_numpy(dtype=float).T
+    every = candidate_contributions(
+        judgments, scores, annotator_variance=sigma2_a, k_max=spec["max_judgments_per_item"]
+    )
+    return (every, candidates.index(best)) if every.shape[1:] == q.shape else (q, None)
 
 
 def plan_table(
@@ -87,14 +109,19 @@ def plan_table(
 
     Estimators: ``mean`` and ``cv:<metric>`` with the metric most correlated with the judged
     items' mean judgments. Components come from all judged items, bounded above at
-    ``spec["assurance"]`` (:func:`debias.stats.planning.upper_bound_components`, seeded per cell).
+    ``spec["assurance"]`` (:func:`debias.stats.plan_bound.upper_bound_components`, seeded per
+    cell); ``cv``'s bound repeats the choice of its metric in every bootstrap resample
+    (:func:`debias.stats.plan_bound.selection_bound_factor`), so that the best of several
+    metrics is not planned as if it had been fixed in advance.
     """
     rows = []
     for task, system, prompt, outputs, judged in iter_cells(joined, prompts):
         judgments, n_outputs = Judgments.from_joined(judged), len(outputs)
         scale, sigma2_a = _scale(spec, task, prompt), spec.get("annotator_variance")
         world, _ = pilot_components(judgments, n_outputs, annotator_variance=sigma2_a, scale=scale)
-        best = _best_metric(judgments, judged[present_metrics(metrics, judged)]) if len(judged) > 3 else None
+        best, candidates = None, []
+        if len(judged) > 3:
+            best, candidates = _metric_choice(judgments, judged[present_metrics(metrics, judged)])
         for estimator in ["mean"] + ([f"cv:{best}"] if best else []):
             scores = None if estimator == "mean" else judged[best].to_numpy(dtype=float)
             components, q = pilot_components(
@@ -105,8 +132,11 @@ def plan_table(
                 scale=scale,
                 k_max=spec["max_judgments_per_item"],
             )
+            chosen = None
+            if estimator != "mean":
+                q, chosen = _cv_contributions(judgments, judged, best, candidates, q, spec, sigma2_a)
             rng = np.random.default_rng(setting_seed(spec["seed"], task, system, prompt, estimator, "plan"))
-            bound = upper_bound_components(components, q, spec["assurance"], rng=rng, scale=scale)
+            bound = upper_bound_components(components, q, spec["assurance"], rng=rng, scale=scale, chosen=chosen)
             for target in _targets(spec, world):
                 plan = _plan(bound, target, spec)
                 rows.append(
