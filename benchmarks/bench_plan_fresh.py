@@ -39,6 +39,7 @@ from debias.stats.plan_check import (
     world_components,
 )
 from debias.stats.planning import pilot_components, plan_design, planned_width
+from debias.tables.joined import judged_rows, metric_columns, read_joined
 
 ASSURANCE = 0.8
 N_ITEMS = (96, 500)
@@ -62,6 +63,32 @@ def paper(results: Path) -> None:
         f"  fresh: lowest task x prompt {fresh['met'].min():.3f}; all >= 0.75: {bool((fresh['met'] >= 0.75).all())}; "
         f"mean over cells {check[check['world'] == 'fresh']['met'].mean():.3f}"
     )
+    if (results / "joined").is_dir():
+        oracle_ratios(results, check[check["world"] == "fresh"])
+
+
+def oracle_ratios(results: Path, fresh: pd.DataFrame) -> None:
+    """Per fresh-rater row, the median planned n over the n planned from the fitted world's own
+    components (for ``cv``, with the world's best metric; default costs, k <= 5)."""
+    ratios = {"mean": [], "cv": []}
+    for (task, system), rows in fresh.groupby(["task", "system"], sort=False):
+        joined = read_joined(results / "joined" / task / f"{system}.csv")
+        for _, row in rows.iterrows():
+            judged = judged_rows(joined, row["prompt"])
+            world = fit_fresh_world(Judgments.from_joined(judged))
+            truths = [world.components()]
+            if row["estimator"] == "cv":
+                names = [m for m in metric_columns(judged) if judged[m].std() > 0]
+                truths = [world.components(judged[m].to_numpy(dtype=float)) for m in names]
+            oracle = min(
+                plan_design(truth, row["target_width"], level=0.8, k_max=5).n or row["n_items"] for truth in truths
+            )
+            ratios[row["estimator"]].append(row["median_planned_n"] / oracle)
+    for estimator, values in ratios.items():
+        print(
+            f"  fresh, {estimator}: median planned n / oracle n, median over {len(values)} cells "
+            f"{np.median(values):.3f} (range {np.min(values):.3f}-{np.max(values):.3f})"
+        )
 
 
 def likert_task(rng: np.random.Generator, n_items: int, raters: int, item_sd: float, rater_sd: float):
