@@ -10,7 +10,9 @@ width at that n is the world's own expected width there (:func:`debias.stats.pla
 with the world's components, which is what an interval from n resampled items estimates). A
 plan meets the target when the realised width is at most the target; the share of pilots that
 meet it should match the planner's assurance. The cv plan uses the metric most correlated with
-the pilot's item scores, and the world's correlation of that metric. Its raters are the
+the pilot's item scores, bounded with that choice repeated in every bootstrap resample
+(:func:`debias.stats.plan_bound.selection_bound_factor`), and the world's correlation of that
+metric. Its raters are the
 released data's raters over again: it checks plans at k = 1 only, and does not see the rater
 noise a new study brings.
 
@@ -18,9 +20,10 @@ Fresh-rater world (:func:`fresh_check_experiment`), what a plan is for. A model 
 cell's judged items (:func:`fit_fresh_world`): item true scores with the unbiased
 :math:`\sigma_f^2`, and rater noise of the unbiased :math:`\sigma_a^2`. Each pilot is m of its
 items judged afresh by as many new raters as the cell's items mostly have; the planner plans
-(n, k) with k up to its ``k_max`` from that pilot alone, and the realised width is the fitted
-world's expected width at (n, k) (:func:`debias.stats.planning.planned_width` with the world's
-true components).
+(n, k) with k up to its ``k_max`` from that pilot alone (``cv`` with the pilot's best metric and
+the bound that repeats the choice, as in the resampled world), and the realised width is the
+fitted world's expected width at (n, k) (:func:`debias.stats.planning.planned_width` with the
+world's true components of the estimator and, for ``cv``, of the metric the pilot chose).
 """
 
 from __future__ import annotations
@@ -342,7 +345,9 @@ def fresh_check_experiment(
     -----
     Every pilot is an entry of a leading array axis: the pilots' items, their judgments, the
     components (:func:`debias.stats.planning.component_arrays`), the bootstrap bound
-    (:func:`debias.stats.plan_bound.bound_factor`) and the least-cost design
+    (:func:`debias.stats.plan_bound.bound_factor`; for ``cv`` with several metrics,
+    :func:`debias.stats.plan_bound.selection_bound_factor` on every metric's contributions) and
+    the least-cost design
     (:func:`debias.stats.planning.plan_sizes`) are computed for all pilots at once.
     """
     judgments = as_judgments(judgments)

@@ -20,7 +20,10 @@ a target: more judgments per item shrink only the annotator part, more items bot
 Variance components come from a pilot (:func:`pilot_components`); planning on them as they are
 meets the target about half the time. :func:`debias.stats.plan_bound.upper_bound_components` replaces them by an upper
 confidence bound so that the plan meets the target with a stated probability (the assurance);
-see :mod:`debias.stats.plan_check` for how well it holds on the released data.
+when the control variate's metric is the pilot's best of several, the bound repeats that choice
+in every resample (:func:`debias.stats.plan_bound.selection_bound_factor`, on every candidate's
+contributions from :func:`candidate_contributions`). See :mod:`debias.stats.plan_check` for how
+well it holds on the released data.
 
 References
 ----------
