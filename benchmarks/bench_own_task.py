@@ -7,8 +7,12 @@ Two shapes, unlike the paper's data:
   text, MQM-like error scores 0-25 (lower is better; most segments have none). Target: <= 4 min.
 - ``likert``: 12 systems x 100 summaries, three raters on four 1-5 prompts, about 85% of the
   ratings at the ceiling (SummEval-like). Target: finishes.
+- ``realistic``: 20 systems x 20,000 items, the same 4,000 items judged by two raters (1-5) in
+  every system and the other 16,000 unjudged, a judge's score (1-10) on every output; no texts.
+  Target: <= 15 min. With ``--texts`` every output and reference has a text (20-60 English
+  words) and the computed metrics are scored too. Target: <= 30 min.
 
-    python benchmarks/bench_own_task.py mqm|likert [--cores 2] [--keep DIR]
+    python benchmarks/bench_own_task.py mqm|likert|realistic [--texts] [--size 20 20000 4000] [--cores 2] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -83,17 +87,54 @@ def likert_table(path: Path, systems: int = 12, items: int = 100) -> list[str]:
     ]  # fmt: skip
 
 
+def realistic_table(
+    path: Path, systems: int = 20, items: int = 20_000, judged: int = 4_000, texts: bool = False
+) -> list[str]:
+    """Rows of the judged items (two raters each), then one row per unjudged output (no rating)."""
+    rng = np.random.default_rng(2)
+    difficulty = rng.normal(0, 0.8, items)
+    references = [words(rng, ENGLISH, int(n)) for n in rng.integers(20, 61, items)] if texts else None
+    frames = []
+    for s in range(systems):
+        quality = 3 + 0.05 * (s - systems / 2) + difficulty + rng.normal(0, 0.7, items)
+        outputs = pd.DataFrame({"item": np.arange(items), "system": f"model-{s:02d}"})
+        outputs["judge"] = np.clip(np.round(2 * quality - 0.5 + rng.normal(0, 1.2, items)), 1, 10)
+        if texts:
+            keep = np.clip(0.35 + 0.1 * (quality - 3), 0.05, 0.95)
+            outputs["output"] = [
+                " ".join(w if rng.random() < k else str(rng.choice(ENGLISH)) for w in reference.split())
+                for reference, k in zip(references, keep)
+            ]
+            outputs["reference"] = references
+        for rater in ("r1", "r2"):
+            rating = np.clip(np.round(quality[:judged] + rng.normal(0, 0.8, judged)), 1, 5)
+            frames.append(outputs.iloc[:judged].assign(rater=rater, rating=rating))
+        frames.append(outputs.iloc[judged:].assign(rater="", rating=np.nan))
+    pd.concat(frames, ignore_index=True).to_csv(path, sep="\t", index=False, quoting=csv.QUOTE_NONE)
+    options = ["--task", "realistic", "--item", "item", "--system", "system", "--judgment", "rating"]
+    options += ["--rater", "rater", "--score", "judge", "--scale", "1", "5"]
+    return options + (["--output", "output", "--reference", "reference"] if texts else [])
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("shape", choices=["mqm", "likert"])
+    parser.add_argument("shape", choices=["mqm", "likert", "realistic"])
+    parser.add_argument("--texts", action="store_true", help="realistic: with output and reference texts")
+    parser.add_argument(
+        "--size", type=int, nargs=3, default=[20, 20_000, 4_000], metavar=("SYSTEMS", "ITEMS", "JUDGED")
+    )
     parser.add_argument("--cores", type=int, default=2)
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it")
     args = parser.parse_args()
     root = args.keep or Path(tempfile.mkdtemp(prefix="bench_own_"))
     root.mkdir(parents=True, exist_ok=True)
     (root / "nltk_data").exists() or (root / "nltk_data").symlink_to(REPO / "nltk_data")
-    table = root / ("ratings.tsv" if args.shape == "mqm" else "ratings.csv")
-    options = (mqm_table if args.shape == "mqm" else likert_table)(table)
+    table = root / ("ratings.csv" if args.shape == "likert" else "ratings.tsv")
+    if args.shape == "realistic":
+        options = realistic_table(table, *args.size, texts=args.texts)
+    else:
+        options = (mqm_table if args.shape == "mqm" else likert_table)(table)
+    print(f"{args.shape}: table written", flush=True)
     bin_dir = Path(sys.executable).parent
     started = time.perf_counter()
     subprocess.run([bin_dir / "debias", "import", table, *options, "--config", "config.yaml"], cwd=root, check=True)

@@ -75,7 +75,6 @@ rule coverage:
 rule system_scores_figure:
     input:
         estimates=f"{RESULTS}/tables/system_estimates.csv",
-        best_metrics=f"{RESULTS}/tables/best_metrics.csv",
     output:
         pdf=f"{RESULTS}/figures/system_scores_{{task}}.pdf",
         png=report(
