@@ -22,6 +22,7 @@ from debias.plots.style import (
     grow_to_fit,
     label_interval,
 )
+from debias.stats.vocabulary import is_people_only
 from debias.tables.selection import best_paired_control_variate
 
 __all__ = ["best_cv_rows", "draw_comparisons"]
@@ -83,7 +84,7 @@ def draw_comparisons(comparisons: pd.DataFrame, config: Mapping, task: str, leve
             best_of_prompt = best[best["prompt"] == prompt]
             for y, (a, b) in zip(positions, pairs):
                 of_pair = of_prompt[(of_prompt["system_a"] == a) & (of_prompt["system_b"] == b)]
-                mean = of_pair[of_pair["estimator"] == "mean"]
+                mean = of_pair[of_pair["estimator"].map(is_people_only)]
                 cv = best_of_prompt[(best_of_prompt["system_a"] == a) & (best_of_prompt["system_b"] == b)]
                 for kind, found in (("mean", mean), ("cv", cv)):
                     if found.empty:

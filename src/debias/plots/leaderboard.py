@@ -22,6 +22,7 @@ from debias.plots.style import (
     estimate_legend_handles,
     grow_to_fit,
 )
+from debias.stats.vocabulary import is_biased, is_people_only
 
 __all__ = ["draw_leaderboard", "draw_preference_leaderboard", "narrowest_estimator"]
 
@@ -29,11 +30,12 @@ __all__ = ["draw_leaderboard", "draw_preference_leaderboard", "narrowest_estimat
 PREFERENCE_PANELS = {"win_rate": "win rate (a tie is half a win)", "strength": "Bradley-Terry strength (log-odds)"}
 
 
-def narrowest_estimator(rows: pd.DataFrame, baseline: str = "mean") -> str | None:
-    """The estimator other than ``baseline`` (and other than the biased ``judge:*``) whose ranked
-    rows have the smallest mean rank-set size (then the smallest mean interval width; the first
-    in table order on a tie), or ``None``."""
-    candidates = (rows["estimator"] != baseline) & ~rows["estimator"].astype(str).str.startswith("judge:")
+def narrowest_estimator(rows: pd.DataFrame) -> str | None:
+    """The estimator that uses proxies without bias (neither the people-only baseline nor a
+    biased ``judge:*``) whose ranked rows have the smallest mean rank-set size (then the smallest
+    mean interval width; the first in table order on a tie), or ``None``."""
+    names = rows["estimator"].astype(str)
+    candidates = ~names.map(is_people_only) & ~names.map(is_biased)
     ranked = rows[candidates & rows["rank_low"].notna()]
     if ranked.empty:
         return None
@@ -43,9 +45,9 @@ def narrowest_estimator(rows: pd.DataFrame, baseline: str = "mean") -> str | Non
     return min(order, key=lambda name: (size[name], width[name], order.index(name)))
 
 
-def _draw_ranked_panels(panels, *, baseline: str, baseline_label: str, label_of, level: float, title: str) -> Figure:
+def _draw_ranked_panels(panels, *, baseline_label: str, label_of, level: float, title: str) -> Figure:
     """The shared drawing: one row of two panels per ``(rows, panel title, axis label)`` in
-    ``panels``: the systems in the order of the ``baseline`` estimator's point rank, top first,
+    ``panels``: the systems in the order of the people-only estimator's point rank, top first,
     its intervals and those of the estimator with the narrowest rank-sets (left), their rank-sets
     as bars with the point rank marked (right). ``label_of`` maps a system to its label."""
     n_systems = max((rows["system"].nunique() for rows, _, _ in panels), default=1)
@@ -56,11 +58,12 @@ def _draw_ranked_panels(panels, *, baseline: str, baseline_label: str, label_of,
         FigureCanvasAgg(fig)
         axes = fig.subplots(max(len(panels), 1), 2, squeeze=False, width_ratios=[3, 2])
         for (left, right), (rows, panel_title, xlabel) in zip(axes, panels):
-            first = rows[rows["estimator"] == baseline]
+            first = rows[rows["estimator"].astype(str).map(is_people_only)]
+            baseline = first["estimator"].iloc[0] if len(first) else None
             order = list(first.sort_values(["rank", "system"], na_position="last")["system"])
             order += [s for s in dict.fromkeys(rows["system"]) if s not in order]
             positions = dict(zip(order, np.arange(len(order))[::-1]))
-            best = narrowest_estimator(rows, baseline)
+            best = narrowest_estimator(rows)
             for kind, name in (("mean", baseline), ("cv", best)):
                 shown = rows[(rows["estimator"] == name) & rows["rank_low"].notna()]
                 style = ESTIMATE_STYLES[kind]
@@ -123,7 +126,6 @@ def draw_leaderboard(leaderboard: pd.DataFrame, config: Mapping, task: str) -> F
     level = float(rows["level"].iloc[0]) if len(rows) else float("nan")
     return _draw_ranked_panels(
         panels,
-        baseline="mean",
         baseline_label="mean of the judgments",
         label_of=lambda system: system_label(config, task, system),
         level=level,
@@ -142,6 +144,4 @@ def draw_preference_leaderboard(leaderboard: pd.DataFrame, *, title: str) -> Fig
         if (leaderboard["estimand"] == estimand).any()
     ]
     level = float(leaderboard["level"].dropna().iloc[0]) if leaderboard["level"].notna().any() else float("nan")
-    return _draw_ranked_panels(
-        panels, baseline="human", baseline_label="human verdicts", label_of=str, level=level, title=title
-    )
+    return _draw_ranked_panels(panels, baseline_label="human verdicts", label_of=str, level=level, title=title)

@@ -13,6 +13,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from debias.plots.style import DPI, PALETTE, STYLE, grow_to_fit
+from debias.stats.vocabulary import is_biased, is_people_only
 
 __all__ = ["draw_preferences"]
 
@@ -26,7 +27,7 @@ _JUDGE_MARKERS = ["x", "+", "v", "^", "d"]
 
 
 def _style(estimator: str, unbiased: list[str], judges: list[str]) -> dict:
-    if estimator.startswith("judge:"):
+    if is_biased(estimator):
         return {"color": PALETTE["grey"], "marker": _JUDGE_MARKERS[judges.index(estimator) % len(_JUDGE_MARKERS)]}
     colour = _COLOURS[unbiased.index(estimator) % len(_COLOURS)]
     return {"color": colour, "marker": "o"}
@@ -62,11 +63,11 @@ def draw_preferences(
     unknown = [name for name in names if name not in set(rows["estimator"])]
     if unknown:
         raise ValueError(f"no rows of estimator {unknown[0]!r} (the table has {sorted(set(rows['estimator']))})")
-    human = rows[rows["estimator"] == "human"].set_index("system")["estimate"]
+    human = rows[rows["estimator"].map(is_people_only)].set_index("system")["estimate"]
     systems = list(dict.fromkeys(rows["system"]))
     order = sorted(systems, key=lambda s: -np.nan_to_num(human.get(s, np.nan), nan=-np.inf))
-    unbiased = [name for name in names if not name.startswith("judge:")]
-    judges = [name for name in names if name.startswith("judge:")]
+    unbiased = [name for name in names if not is_biased(name)]
+    judges = [name for name in names if is_biased(name)]
     spacing = 0.7 / max(len(names), 1)
     with mpl.rc_context(STYLE):
         fig = Figure(figsize=(6.4, 0.3 * len(systems) * max(1.0, len(names) / 3) + 1.4), dpi=DPI, layout="constrained")
@@ -93,7 +94,7 @@ def draw_preferences(
                 linewidth=1.0,
                 linestyle="none",
             )
-            label = f"{name} (biased)" if name.startswith("judge:") else name
+            label = f"{name} (biased)" if is_biased(name) else name
             handles.append(Line2D([], [], color=style["color"], marker=style["marker"], label=label))
         ax.set_yticks(positions, order)
         ax.set_xlabel(_AXIS_LABELS.get(estimand, estimand))

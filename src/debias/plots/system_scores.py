@@ -22,6 +22,7 @@ from debias.plots.style import (
     grow_to_fit,
     label_interval,
 )
+from debias.stats.vocabulary import describe, is_control_variate, is_people_only
 from debias.tables.selection import NO_METRIC_HELPS, best_control_variate
 
 __all__ = ["draw_system_scores"]
@@ -35,8 +36,8 @@ def _best_cv(cell: pd.DataFrame) -> pd.Series | None:
 
 
 def _cv_label(config: Mapping, estimator: str) -> str:
-    metric = estimator.split(":", 1)[1]
-    return "all metrics (combined)" if estimator == "cv:combined" else metric_label(config, metric)
+    info = describe(estimator)
+    return "all metrics (combined)" if info.combined else metric_label(config, info.proxy)
 
 
 def draw_system_scores(estimates: pd.DataFrame, config: Mapping, task: str) -> Figure:
@@ -75,14 +76,14 @@ def draw_system_scores(estimates: pd.DataFrame, config: Mapping, task: str) -> F
         positions = np.arange(len(systems))[::-1]
         for ax, prompt in zip(axes, prompts):
             for y, system in zip(positions, systems):
-                mean = rows[(rows["system"] == system) & (rows["prompt"] == prompt) & (rows["estimator"] == "mean")]
+                cell = rows[(rows["system"] == system) & (rows["prompt"] == prompt)]
+                mean = cell[cell["estimator"].map(is_people_only)]
                 if mean.empty:
                     continue
-                cell = rows[(rows["system"] == system) & (rows["prompt"] == prompt)]
                 best = _best_cv(cell)
                 position = draw_interval(ax, *mean.iloc[0][["estimate", "ci_low", "ci_high"]], y, "mean")
                 if best is None:
-                    if cell["estimator"].str.startswith("cv:").any():
+                    if cell["estimator"].map(is_control_variate).any():
                         label_interval(ax, NO_METRIC_HELPS, mean.iloc[0]["ci_high"], position, "mean")
                     continue
                 position = draw_interval(ax, best["estimate"], best["ci_low"], best["ci_high"], y, "cv")

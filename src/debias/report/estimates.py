@@ -11,6 +11,7 @@ import pandas as pd
 from debias.config.labels import prompt_label, system_label, task_label
 from debias.report.context import table_lines
 from debias.report.user_tables import no_scores_reason
+from debias.stats.vocabulary import is_control_variate, is_people_only
 from debias.tables.selection import BEST_WIDTH_TOLERANCE, NO_METRIC_HELPS, best_control_variate
 
 __all__ = ["estimates_lines"]
@@ -23,8 +24,8 @@ def _interval(row) -> str:
 def _estimate_rows(estimates: pd.DataFrame, config: Mapping) -> list[list[str]]:
     rows = []
     for (task, prompt, system), cell in estimates.groupby(["task", "prompt", "system"], sort=False):
-        mean = cell[cell["estimator"] == "mean"]
-        cvs = cell[cell["estimator"].str.startswith("cv:")]
+        mean = cell[cell["estimator"].map(is_people_only)]
+        cvs = cell[cell["estimator"].map(is_control_variate)]
         if mean.empty:
             continue
         m = next(mean.itertuples())

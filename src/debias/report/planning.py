@@ -12,6 +12,7 @@ import pandas as pd
 from debias.config.labels import prompt_label, system_label, task_label
 from debias.report.context import table_lines
 from debias.report.user_tables import no_scores_reason
+from debias.stats.vocabulary import describe, is_control_variate, is_people_only
 from debias.tables.selection import NO_METRIC_HELPS, best_paired_control_variate
 
 __all__ = ["WORLD_LABELS", "planning_lines"]
@@ -27,8 +28,8 @@ def _interval(row) -> str:
 def _comparison_rows(comparisons: pd.DataFrame, config: Mapping) -> list[list[str]]:
     rows = []
     for (task, prompt, a, b), pair in comparisons.groupby(["task", "prompt", "system_a", "system_b"], sort=False):
-        mean = pair[pair["estimator"] == "mean"]
-        cvs = pair[pair["estimator"].str.startswith("cv:")]
+        mean = pair[pair["estimator"].map(is_people_only)]
+        cvs = pair[pair["estimator"].map(is_control_variate)]
         if mean.empty:
             continue
         m = next(mean.itertuples())
@@ -62,8 +63,8 @@ def _plan_rows(plan: pd.DataFrame, config: Mapping) -> list[list[str]]:
     """One row per cell and target: the plan of ``mean`` beside that of the best ``cv``."""
     rows = []
     for (task, prompt, system, target), cell in plan.groupby(["task", "prompt", "system", "target_width"], sort=False):
-        mean = cell[cell["estimator"] == "mean"]
-        cv = cell[cell["estimator"] != "mean"]
+        people = cell["estimator"].map(is_people_only)
+        mean, cv = cell[people], cell[~people]
         rows.append(
             [
                 task_label(config, task),
@@ -104,7 +105,8 @@ def planning_lines(
     if comparison_coverage is not None and not comparison_coverage.empty:
         rows = []
         for (estimator, n), group in comparison_coverage.groupby(["estimator", "n"], sort=False):
-            if estimator not in ("mean", "cv:combined"):
+            info = describe(estimator)
+            if not (info.people_only or (info.control_variate and info.combined)):
                 continue
             rows.append([estimator, str(n), f"{group['coverage'].mean():.3f}", f"{group['coverage'].min():.3f}"])
         repeats = int(comparison_coverage["repeats"].iloc[0])

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from debias.report.user_tables import finite, num
+from debias.stats.vocabulary import describe, is_biased, is_people_only
 
 __all__ = ["PreferenceTables", "preference_lines", "preferences_page"]
 
@@ -46,10 +47,10 @@ def _judge_label(config: Mapping, name: str, judge: str) -> str:
 
 
 def _estimator_label(config: Mapping, name: str, estimator: str) -> str:
-    kind, _, judge = estimator.partition(":")
-    if not judge or judge == "combined":
-        return {"ppi++": "PPI++, all judges"}.get(kind, estimator) if judge else estimator
-    return f"{'PPI++' if kind == 'ppi++' else 'judge alone'}, {_judge_label(config, name, judge)}"
+    info = describe(estimator)
+    if info.people_only:
+        return estimator
+    return info.label(_judge_label(config, name, info.proxy) if info.proxy else None, all_proxies="all judges")
 
 
 def _cell(row) -> str:
@@ -105,14 +106,14 @@ def _what_lines(tables: PreferenceTables, config: Mapping) -> list[str]:
 
 def _estimate_lines(tables: PreferenceTables, config: Mapping) -> list[str]:
     rows = tables.table[tables.table["estimand"] == "win_rate"]
-    estimators = [e for e in dict.fromkeys(rows["estimator"]) if not str(e).startswith("judge:")]
+    estimators = [e for e in dict.fromkeys(rows["estimator"]) if not is_biased(str(e))]
     if rows.empty:
         return []
-    human = rows[rows["estimator"] == "human"].set_index("system")["estimate"]
+    human = rows[rows["estimator"].map(is_people_only)].set_index("system")["estimate"]
     systems = sorted(dict.fromkeys(rows["system"]), key=lambda s: -(human.get(s) if finite(human.get(s)) else -1))
     cells = {(r.system, r.estimator): _cell(r) for r in rows.itertuples(index=False)}
     head = ["system", *(_estimator_label(config, tables.name, e) for e in estimators)]
-    judged = any(str(e).startswith("judge:") for e in rows["estimator"])
+    judged = any(is_biased(str(e)) for e in rows["estimator"])
     lines = [
         "Each system's win rate (its share of its battles won) with its interval"
         + (
@@ -146,7 +147,7 @@ def _times(value) -> str | None:
 
 def _saving_lines(tables: PreferenceTables, config: Mapping) -> list[str]:
     ess = tables.summary.get("effective_sample_size") or {}
-    shown = {e: v for e, v in (ess.get("win_rate") or {}).items() if e != "human"}
+    shown = {e: v for e, v in (ess.get("win_rate") or {}).items() if not is_people_only(e)}
     n = tables.summary["human_battles"]
     if not shown:
         return []
@@ -167,7 +168,7 @@ def _saving_lines(tables: PreferenceTables, config: Mapping) -> list[str]:
             )
         else:
             parts.append(f"{label}: {_times(value)} (no saving: the judge's verdicts do not narrow the intervals)")
-    strength = {e: _times(v) for e, v in (ess.get("strength") or {}).items() if e != "human"}
+    strength = {e: _times(v) for e, v in (ess.get("strength") or {}).items() if not is_people_only(e)}
     told = ", ".join(f"{_estimator_label(config, tables.name, e)} {v}" for e, v in strength.items() if v)
     tail = f" For the Bradley-Terry strengths: {told}." if told else ""
     battles = "single human battle counts" if n == 1 else f"{n:,} human battles count"

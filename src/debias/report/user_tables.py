@@ -12,6 +12,7 @@ import pandas as pd
 
 from debias.config.labels import COMBINED, metric_label, prompt_is_lower_better, prompt_label, system_label
 from debias.report.context import ReportContext, table_lines
+from debias.stats.vocabulary import is_control_variate, is_people_only
 from debias.tables.selection import (
     BEST_WIDTH_TOLERANCE,
     NO_METRIC_HELPS,
@@ -125,13 +126,13 @@ def estimate_lines(ctx: ReportContext, task: str) -> list[str]:
         "width.",
     ]
     for prompt, cell in rows.groupby("prompt", sort=False):
-        means = cell[cell["estimator"] == "mean"]
+        means = cell[cell["estimator"].map(is_people_only)]
         lower = prompt_is_lower_better(config, task, prompt)
         means = means.sort_values("estimate", ascending=lower, kind="stable")
         table = []
         for rank, m in enumerate(means.itertuples(index=False), start=1):
             system = cell[cell["system"] == m.system]
-            cvs = system[system["estimator"].str.startswith("cv:")]
+            cvs = system[system["estimator"].map(is_control_variate)]
             cvs = cvs[(cvs["ci_high"] - cvs["ci_low"]).notna()]
             chosen = best_control_variate(system)
             if cvs.empty:
@@ -177,11 +178,11 @@ def comparison_lines(ctx: ReportContext, task: str) -> list[str]:
     for prompt, cell in rows.groupby("prompt", sort=False):
         table, resolved, pairs = [], 0, 0
         for (a, b), pair in cell.groupby(["system_a", "system_b"], sort=False):
-            means = pair[pair["estimator"] == "mean"]
+            means = pair[pair["estimator"].map(is_people_only)]
             if means.empty:
                 continue
             m = next(means.itertuples(index=False))
-            cvs = pair[pair["estimator"].str.startswith("cv:")]
+            cvs = pair[pair["estimator"].map(is_control_variate)]
             chosen = best_paired_control_variate(pair)
             if cvs.empty:
                 best_text, best_resolved = f"– ({no_scores_reason(config, task, a, b)})", False
@@ -263,8 +264,9 @@ def plan_lines(ctx: ReportContext, task: str) -> list[str]:
     table = []
     for (prompt, system, target), cell in plan.groupby(["prompt", "system", "target_width"], sort=False):
         designs = []
+        people = cell["estimator"].map(is_people_only)
         for kind in ("mean", "cv"):
-            rows = cell[(cell["estimator"] == "mean") == (kind == "mean")]
+            rows = cell[people == (kind == "mean")]
             if rows.empty:
                 designs.append("not planned")
                 continue

@@ -51,6 +51,9 @@ __all__ = [
     "baseline",
     "describe",
     "estimator_name",
+    "is_biased",
+    "is_control_variate",
+    "is_people_only",
 ]
 
 #: The two shapes of data: ratings of outputs, and pairwise verdicts on battles.
@@ -104,7 +107,9 @@ FAMILIES: dict[str, EstimatorFamily] = {
     for f in (
         EstimatorFamily("mean", ("ratings",), "people", True, False, label="mean of the judgments"),
         EstimatorFamily("human", ("preferences",), "people", True, False, label="people alone"),
-        EstimatorFamily("cv", ("ratings",), "people+proxy", True, True, combined=True, label="control variate, {proxy}"),
+        EstimatorFamily(
+            "cv", ("ratings",), "people+proxy", True, True, combined=True, label="control variate, {proxy}"
+        ),
         EstimatorFamily("judge", ("preferences",), "proxy", False, True, label="judge alone, {proxy}"),
         EstimatorFamily("ppi++", SHAPES, "people+proxy", True, True, combined=True, label="PPI++, {proxy}"),
         EstimatorFamily(
@@ -151,6 +156,11 @@ class EstimatorInfo:
     def combined(self) -> bool:
         """Uses every proxy at once (``cv:combined``, ``ppi++:combined``)."""
         return self.family.per_proxy and self.proxy is None
+
+    @property
+    def control_variate(self) -> bool:
+        """Algorithm 1 with one metric or with every metric (``cv:<metric>``, ``cv:combined``)."""
+        return self.family.family == "cv"
 
     @property
     def check_only(self) -> bool:
@@ -218,3 +228,17 @@ def baseline(shape: str) -> str:
             return family.family
     raise ValueError(f"unknown shape {shape!r} (shapes: {list(SHAPES)})")
 
+
+def is_people_only(name: str) -> bool:
+    """Whether ``name`` rests on human judgments alone (for ``Series.map`` and filters)."""
+    return describe(name).people_only
+
+
+def is_biased(name: str) -> bool:
+    """Whether ``name`` is a proxy's estimate taken as if it were people's (``judge:<j>``)."""
+    return describe(name).biased
+
+
+def is_control_variate(name: str) -> bool:
+    """Whether ``name`` is Algorithm 1 (``cv:<metric>`` or ``cv:combined``)."""
+    return describe(name).control_variate

@@ -27,6 +27,7 @@ from debias.stats.joint import JointEstimate, shared_item_covariance
 from debias.stats.ranking import rank_sets, separation_factor, top_k_factor
 from debias.stats.resampling import setting_seed
 from debias.stats.variance import item_noise
+from debias.stats.vocabulary import baseline, describe, estimator_name
 from debias.tables.estimates import evaluation_sample
 from debias.tables.joined import iter_cells
 
@@ -231,9 +232,11 @@ def ratings_joint_estimates(
         for name in estimator_names(sample.metrics, unjudged=unjudged):
             result, terms = estimate_with_terms(sample, name, level=level)
             variance = float(result.variance)
-            if name.startswith("ppi++:"):  # ranked with its terms' finite-population variance (ppi++fpc),
-                # as its covariances are: PPI++'s own interval, for infinitely many outputs, is wider
-                variance = float(estimate_with_terms(sample, "ppi++fpc" + name[5:], level=level)[0].variance)
+            info = describe(name)
+            if info.family.family == "ppi++":  # ranked with its terms' finite-population variance
+                # (ppi++fpc), as its covariances are: PPI++'s own interval, for infinitely many outputs, is wider
+                fpc = estimator_name("ppi++fpc", info.proxy)
+                variance = float(estimate_with_terms(sample, fpc, level=level)[0].variance)
             # the finite-population factor off the diagonal where the variance has it (noise known)
             per_estimator.setdefault(name, []).append((system, result, terms, ids, noise_known, variance))
     order = {system: k for k, system in enumerate(outputs_ids)}
@@ -300,7 +303,9 @@ def ratings_leaderboard_table(
                 if note:
                     missing.append({"system": system, "estimator": name, "level": level, "note": note})
         if not joint:
-            missing += [{"system": s, "estimator": "mean", "level": level, "note": notes[s]} for s, _, _ in entries]
+            missing += [
+                {"system": s, "estimator": baseline("ratings"), "level": level, "note": notes[s]} for s, _, _ in entries
+            ]
         if missing:
             table = pd.concat([table, pd.DataFrame(missing)], ignore_index=True)
         table = _best_first(table)

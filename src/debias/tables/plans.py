@@ -36,6 +36,7 @@ from debias.stats.planning import (
     planned_width,
 )
 from debias.stats.resampling import setting_seed
+from debias.stats.vocabulary import baseline, estimator_name, is_people_only
 from debias.tables.joined import iter_cells, present_metrics
 
 __all__ = ["PLAN_CHECK_TABLE_COLUMNS", "PLAN_COLUMNS", "plan_check_table", "plan_table"]
@@ -122,8 +123,8 @@ def plan_table(
         best, candidates = None, []
         if len(judged) > 3:
             best, candidates = _metric_choice(judgments, judged[present_metrics(metrics, judged)])
-        for estimator in ["mean"] + ([f"cv:{best}"] if best else []):
-            scores = None if estimator == "mean" else judged[best].to_numpy(dtype=float)
+        for estimator in [baseline("ratings")] + ([estimator_name("cv", best)] if best else []):
+            scores = None if is_people_only(estimator) else judged[best].to_numpy(dtype=float)
             components, q = pilot_components(
                 judgments,
                 n_outputs,
@@ -133,7 +134,7 @@ def plan_table(
                 k_max=spec["max_judgments_per_item"],
             )
             chosen = None
-            if estimator != "mean":
+            if not is_people_only(estimator):
                 q, chosen = _cv_contributions(judgments, judged, best, candidates, q, spec, sigma2_a)
             rng = np.random.default_rng(setting_seed(spec["seed"], task, system, prompt, estimator, "plan"))
             bound = upper_bound_components(components, q, spec["assurance"], rng=rng, scale=scale, chosen=chosen)
@@ -210,7 +211,7 @@ def plan_check_table(
             why = "the judged items' judgments do not vary: every plan meets any target, nothing to check"
         if why:
             log.warning("%s/%s/%s: %s", task, system, prompt, why)
-            row = {**labels, "estimator": "mean", "world": "resampled", "n_items": len(judged)}
+            row = {**labels, "estimator": baseline("ratings"), "world": "resampled", "n_items": len(judged)}
             row["pilot_size"] = check["pilot_size"]
             frames.append(pd.DataFrame([{**row, "pilots": 0, "assurance": spec["assurance"], "note": why}]))
             continue

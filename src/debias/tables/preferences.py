@@ -12,6 +12,7 @@ from debias.stats.preferences import (
     judge_agreement,
     preference_estimates,
 )
+from debias.stats.vocabulary import is_people_only
 
 __all__ = ["AGREEMENT_COLUMNS", "PREFERENCE_COLUMNS", "agreement_table", "preference_summary", "preference_table"]
 
@@ -63,7 +64,7 @@ def preference_table(pairs: JudgedPairs, *, level: float, ties: str = "half", es
     joint covariance of the systems' estimates).
     """
     results = preference_estimates(pairs, level=level, ties=ties, estimands=estimands)
-    human = {r.estimand: r for r in results if r.estimator == "human"}
+    human = {r.estimand: r for r in results if is_people_only(r.estimator)}
     frames, ess = [], {}
     for result in results:
         base = human[result.estimand]

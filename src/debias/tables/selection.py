@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from debias.stats.correlation import best_metric
+from debias.stats.vocabulary import is_control_variate, is_people_only
 
 __all__ = [
     "BEST_METRIC_COLUMNS",
@@ -99,8 +100,8 @@ def best_control_variate(cell: pd.DataFrame, tolerance: float = BEST_WIDTH_TOLER
         the tolerance never decides, and a single metric goes before ``cv:combined``.
     """
     width = cell["ci_high"] - cell["ci_low"]
-    mean = width[cell["estimator"] == "mean"]
-    candidates = width[cell["estimator"].str.startswith("cv:") & width.notna()]
+    mean = width[cell["estimator"].map(is_people_only)]
+    candidates = width[cell["estimator"].map(is_control_variate) & width.notna()]
     if mean.empty or candidates.empty or not np.isfinite(mean.iloc[0]):
         return None
     narrowest = float(candidates.min())
@@ -119,8 +120,8 @@ def best_paired_control_variate(pair: pd.DataFrame, tolerance: float = BEST_WIDT
     equal and the first in table order wins.
     """
     saving = pair["de_vs_independent"]
-    mean = saving[pair["estimator"] == "mean"]
-    candidates = saving[pair["estimator"].str.startswith("cv:") & saving.notna()]
+    mean = saving[pair["estimator"].map(is_people_only)]
+    candidates = saving[pair["estimator"].map(is_control_variate) & saving.notna()]
     if candidates.empty:
         return None
     largest = float(candidates.max())

@@ -1,0 +1,189 @@
+"""The one vocabulary of estimator names: what each name means, and that only the statistics
+core reads a name (everything else asks :func:`debias.stats.vocabulary.describe`)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from debias.stats.vocabulary import (
+    FAMILIES,
+    UnknownEstimator,
+    baseline,
+    describe,
+    estimator_name,
+    is_biased,
+    is_control_variate,
+    is_people_only,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize(
+    ("name", "people_only", "biased", "proxy", "combined", "control_variate"),
+    [
+        ("mean", True, False, None, False, False),
+        ("human", True, False, None, False, False),
+        ("cv:bleu", False, False, "bleu", False, True),
+        ("cv:combined", False, False, None, True, True),
+        ("ppi++:rouge_l", False, False, "rouge_l", False, False),
+        ("ppi++fpc:rouge_l", False, False, "rouge_l", False, False),
+        ("judge:gpt-4", False, True, "gpt-4", False, False),
+        ("ppi++:combined", False, False, None, True, False),
+        ("judge:a:b", False, True, "a:b", False, False),  # a proxy name may hold a colon
+    ],
+)
+def test_every_name_is_described(name, people_only, biased, proxy, combined, control_variate):
+    info = describe(name)
+    assert (info.people_only, info.biased, info.proxy, info.combined) == (people_only, biased, proxy, combined)
+    assert info.control_variate is control_variate
+    assert (is_people_only(name), is_biased(name), is_control_variate(name)) == (people_only, biased, control_variate)
+    assert info.name == name
+
+
+@pytest.mark.parametrize("name", ["", "cv", "cv:", "judge", "bogus", "mean:bleu", "human:x", ":bleu"])
+def test_names_no_family_writes_are_refused(name):
+    with pytest.raises(UnknownEstimator, match="estimator"):
+        describe(name)
+    assert issubclass(UnknownEstimator, ValueError)
+
+
+def test_names_are_written_and_read_back():
+    for family in FAMILIES.values():
+        name = estimator_name(family.family, "m1" if family.per_proxy else None)
+        assert describe(name).family is family
+        if family.combined:
+            assert describe(estimator_name(family.family)).combined
+    assert estimator_name("cv", "bleu") == "cv:bleu" and estimator_name("ppi++") == "ppi++:combined"
+    with pytest.raises(UnknownEstimator):
+        estimator_name("mean", "bleu")
+    with pytest.raises(UnknownEstimator):
+        estimator_name("judge")
+
+
+def test_each_shape_has_one_people_only_baseline():
+    assert baseline("ratings") == "mean" and baseline("preferences") == "human"
+    with pytest.raises(ValueError):
+        baseline("rankings")
+
+
+def test_labels_name_the_proxy_and_say_when_every_proxy_is_used():
+    assert describe("judge:gpt4").label("GPT-4") == "judge alone, GPT-4"
+    assert describe("ppi++:combined").label(all_proxies="all judges") == "PPI++, all judges"
+    assert describe("cv:bleu").label() == "control variate, bleu"
+    assert describe("human").label("ignored") == "people alone"
+
+
+# Nothing outside the statistics core parses an estimator name -------------------------------------
+
+#: Family prefixes of per-proxy names ("cv:", "judge:", ...).
+PREFIXES = tuple(f"{f.family}:" for f in FAMILIES.values() if f.per_proxy)
+#: Names that are a whole estimator without a proxy.
+WHOLE = {f.family for f in FAMILIES.values() if not f.per_proxy}
+
+
+def _estimator_literal(value) -> bool:
+    if not isinstance(value, str):
+        return False
+    return value.startswith(PREFIXES)
+
+
+def name_parsing(source: str) -> list[str]:
+    """Places in ``source`` that read an estimator name by its spelling: a comparison with a
+    per-proxy name (``== "cv:combined"``), a comparison of an ``estimator`` with a whole name
+    (``estimator == "mean"``), ``startswith`` of a family prefix, splitting at ``":"``, and
+    names put together by hand (``f"cv:{metric}"``, ``"ppi++fpc" + ...``)."""
+    found = []
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        where = f"line {getattr(node, 'lineno', '?')}"
+        if isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            constants = []
+            for side in sides:
+                if isinstance(side, ast.Constant):
+                    constants.append(side.value)
+                elif isinstance(side, ast.Tuple | ast.List | ast.Set):
+                    constants += [e.value for e in side.elts if isinstance(e, ast.Constant)]
+            if any(_estimator_literal(c) for c in constants):
+                found.append(f"{where}: comparison with a per-proxy estimator name")
+            whole = any(isinstance(c, str) and c in WHOLE for c in constants)
+            if whole and "estimator" in (ast.get_source_segment(source, node) or ""):
+                found.append(f"{where}: an estimator compared with a whole name")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            args = [a.value for a in node.args if isinstance(a, ast.Constant)]
+            if node.func.attr in ("startswith", "endswith") and any(
+                isinstance(a, str) and (a.startswith(PREFIXES) or a.rstrip(":") in FAMILIES) for a in args
+            ):
+                found.append(f"{where}: {node.func.attr} of an estimator family")
+            if node.func.attr in ("partition", "split", "rpartition", "rsplit") and ":" in args:
+                found.append(f"{where}: {node.func.attr} at ':'")
+        elif isinstance(node, ast.JoinedStr) and node.values:
+            head = node.values[0]
+            if isinstance(head, ast.Constant) and isinstance(head.value, str) and head.value.startswith(PREFIXES):
+                found.append(f"{where}: an estimator name put together by hand")
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            for side in (node.left, node.right):
+                if (
+                    isinstance(side, ast.Constant)
+                    and isinstance(side.value, str)
+                    and side.value.rstrip(":") in FAMILIES
+                ):
+                    found.append(f"{where}: an estimator name put together by hand")
+    return found
+
+
+def test_nothing_outside_the_statistics_core_parses_an_estimator_name():
+    files = [p for p in (ROOT / "src" / "debias").rglob("*.py") if "stats" not in p.relative_to(ROOT / "src").parts]
+    files += list((ROOT / "workflow").rglob("*.py")) + list((ROOT / "workflow").rglob("*.smk"))
+    assert len(files) > 50
+    problems = []
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        try:
+            ast.parse(text)
+        except SyntaxError:  # Snakemake's own syntax: its Python parts are checked line by line
+            lines = [line.strip() for line in text.splitlines()]
+            text = "\n".join(line for line in lines if line and not line.endswith(":") and "(" in line)
+            try:
+                ast.parse(text)
+            except SyntaxError:
+                continue
+        problems += [f"{path.relative_to(ROOT)} {p}" for p in name_parsing(text)]
+    assert not problems, "estimator names read outside debias.stats:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        'rows[rows["estimator"] == "mean"]',
+        'estimator != "human"',
+        'x = name == "cv:combined"',
+        'if estimator in ("mean", "ppi++:combined"): pass',
+        'rows["estimator"].str.startswith("cv:")',
+        'name.startswith("judge:")',
+        'kind, _, proxy = estimator.partition(":")',
+        'metric = estimator.split(":", 1)[1]',
+        'name = f"cv:{best}"',
+        'other = "ppi++fpc" + name[5:]',
+    ],
+)
+def test_the_name_parsing_check_sees_each_kind(code):
+    assert name_parsing(code), code
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "describe(name).people_only",
+        'rows[rows["estimator"].map(is_people_only)]',
+        'condition != "mean"',  # a curve's condition, not an estimator
+        'frame.agg("mean")',
+        'estimator_name("cv", best)',
+    ],
+)
+def test_the_name_parsing_check_lets_the_vocabulary_through(code):
+    assert not name_parsing(code), code
