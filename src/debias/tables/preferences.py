@@ -55,12 +55,14 @@ def preference_table(pairs: JudgedPairs, *, level: float, ties: str = "half", es
 
     ``n_human``, ``n_judge`` and ``n_missing`` count the system's battles with a human verdict,
     with a verdict of the estimator's judge(s), and where one of them gave none. ``effective_n``
-    is ``n_human`` times the variance of ``human`` over the estimator's: the human battles the
-    classical estimate would need for the same interval (empty for ``judge:*``, which is biased).
+    is ``n_human`` times the variance of ``human`` over the estimator's
+    (:func:`debias.stats.intervals.effective_n`): the human battles the classical estimate would
+    need for the same interval (empty for ``judge:*``, which is biased).
     ``reason`` says why a row has no estimate or no interval. The table's ``attrs`` hold
     ``data_efficiency`` (per estimand and estimator, the mean over systems of the ratio of
-    squared widths against ``human``: :func:`debias.stats.preferences.data_efficiency`), ``rater_variance`` (the pooled variance of one rater's
-    verdict around its battle's mean, NaN without a battle rated twice), ``n_multiply_rated`` and
+    squared widths against ``human``: :func:`debias.stats.preferences.data_efficiency`),
+    ``rater_variance`` (the pooled variance of one rater's verdict around its battle's mean, NaN
+    without a battle rated twice), ``n_multiply_rated`` and
     ``results`` (the :class:`~debias.stats.joint.JointEstimate` objects, with the joint
     covariance of the systems' estimates).
     """
