@@ -131,7 +131,7 @@ def strengths(pairs, masks, level: float) -> None:
         draw = pairs.without_human(~mask)
         for name in names:
             result = bradley_terry(draw, name, level=level)
-            inside = ((result.lower <= truth) & (truth <= result.upper)).astype(float)
+            inside = ((result.ci_low <= truth) & (truth <= result.ci_high)).astype(float)
             covered[name].append(np.where(np.isfinite(result.se), inside, np.nan))  # a reason: no interval
             squared[name].append(result.se**2)
     draws = len(masks)

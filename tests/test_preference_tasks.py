@@ -168,7 +168,7 @@ def test_report_section_states_estimates_saving_agreement_and_what_is_missing(tm
     summary, text = section(frame, tmp_path)
     assert summary["systems_without_human"] == ["w"] and summary["battles"] == 2000
     assert "No unbiased estimate for w: none of its battles has a human verdict" in text
-    ess = summary["effective_sample_size"]["win_rate"]["ppi++:judge"]
+    ess = summary["data_efficiency"]["win_rate"]["ppi++:judge"]
     assert ess > 1.2, "a judge agreeing 80% of the time saves human battles"
     assert f"PPI++, Judge J: {ess:.2f}×" in text and "fewer needed for the same width" in text
     assert "| Judge J | " in text and "Cohen's κ" in text

@@ -20,7 +20,7 @@ from debias.stats.preferences import (
     NO_HUMAN,
     NO_JUDGE,
     bradley_terry,
-    effective_sample_size,
+    data_efficiency,
     estimator_names,
     judge_agreement,
     preference_estimates,
@@ -196,7 +196,7 @@ def test_human_strengths_are_the_logistic_maximum_likelihood_fit_with_ties_as_ha
 
     direct = minimize(loss, np.zeros(x.shape[1]), jac=gradient, method="BFGS", options={"gtol": 1e-11}).x
     direct = np.concatenate([[0.0], direct])
-    ours = bradley_terry(pairs, "human").estimate
+    ours = bradley_terry(pairs, "human", level=0.9).estimate
     assert np.max(np.abs(_differences(ours) - _differences(direct))) < 1e-6
     assert abs(ours.mean()) < 1e-12  # centred
     assert np.any(y == 0.5)
@@ -213,7 +213,7 @@ def test_human_strengths_equal_ppi_python_without_ties():
         pairs.judge_verdicts[~labelled, 0],
         lam=0,
     )
-    ours = bradley_terry(pairs, "human").estimate
+    ours = bradley_terry(pairs, "human", level=0.9).estimate
     assert np.max(np.abs(_differences(ours) - _differences(np.concatenate([[0.0], theirs])))) < 1e-6
 
 
@@ -242,7 +242,10 @@ def test_ppi_strengths_equal_ppi_pythons_logistic_ppi(n_systems):
 
 def test_combined_weights_beat_each_judge_on_the_trace_they_minimise():
     pairs, _ = _world(11, n_judges=3)
-    total = {name: np.nansum(bradley_terry(pairs, name).se ** 2) for name in ["ppi++:j0", "ppi++:j1", "ppi++:combined"]}
+    total = {
+        name: np.nansum(bradley_terry(pairs, name, level=0.9).se ** 2)
+        for name in ["ppi++:j0", "ppi++:j1", "ppi++:combined"]
+    }
     assert total["ppi++:combined"] <= min(total["ppi++:j0"], total["ppi++:j1"]) * 1.01
 
 
@@ -256,8 +259,8 @@ def test_win_rate_ppi_equals_ppi_mean_ci_on_two_systems():
         score = np.where(pairs.system_a == s, pairs.human_mean, 1 - pairs.human_mean)
         judge = np.where(pairs.system_a == s, pairs.judge_verdicts[:, 0], 1 - pairs.judge_verdicts[:, 0])
         low, high = ppi_mean_ci(score[labelled], judge[labelled], judge[~labelled], alpha=0.1)
-        assert ours.lower[s] == pytest.approx(float(low[0]), abs=1e-12)
-        assert ours.upper[s] == pytest.approx(float(high[0]), abs=1e-12)
+        assert ours.ci_low[s] == pytest.approx(float(low[0]), abs=1e-12)
+        assert ours.ci_high[s] == pytest.approx(float(high[0]), abs=1e-12)
         mine = ppi_tuned_mean_ci(score[labelled], judge[labelled], PopulationSums.of(judge), level=0.9)
         assert ours.estimate[s] == pytest.approx(float(mine[0]), abs=1e-12)
     # the two win rates add up to 1: their covariance is singular, with correlation -1
@@ -267,8 +270,8 @@ def test_win_rate_ppi_equals_ppi_mean_ci_on_two_systems():
 
 def test_win_rates_of_many_systems_are_per_system_means_with_joint_covariance():
     pairs, labelled = _world(6)
-    human = win_rates(pairs, "human")
-    judge = win_rates(pairs, "judge:j0")
+    human = win_rates(pairs, "human", level=0.9)
+    judge = win_rates(pairs, "judge:j0", level=0.9)
     for s in range(pairs.n_systems):
         mine = np.r_[
             pairs.human_mean[labelled & (pairs.system_a == s)], 1 - pairs.human_mean[labelled & (pairs.system_b == s)]
@@ -291,19 +294,19 @@ def test_win_rate_draws_agree_with_one_call_per_draw():
     masks = np.zeros((3, pairs.n_battles), bool)
     for r in range(3):
         masks[r, rng.choice(pairs.n_battles, 300, replace=False)] = True
-    draws = win_rate_draws(pairs, masks, ["human", "ppi++:j0", "ppi++:combined"])
+    draws = win_rate_draws(pairs, masks, ["human", "ppi++:j0", "ppi++:combined"], level=0.9)
     for r in range(3):
         one = pairs.without_human(~masks[r])
         for name, (estimate, covariance, n_human) in draws.items():
-            single = win_rates(one, name)
+            single = win_rates(one, name, level=0.9)
             np.testing.assert_allclose(estimate[r], single.estimate, atol=1e-12)
             np.testing.assert_allclose(covariance[r], single.covariance, atol=1e-12)
-            np.testing.assert_array_equal(n_human[r], single.n_human)
+            np.testing.assert_array_equal(n_human[r], single.n_judged)
 
 
 def test_ties_dropped_is_the_share_of_decisive_battles_won():
     pairs, labelled = _world(8)
-    result = win_rates(pairs, "human", ties="drop")
+    result = win_rates(pairs, "human", ties="drop", level=0.9)
     s = 2
     score = np.r_[
         pairs.human_mean[labelled & (pairs.system_a == s)], 1 - pairs.human_mean[labelled & (pairs.system_b == s)]
@@ -319,48 +322,48 @@ def test_ties_dropped_is_the_share_of_decisive_battles_won():
 def test_a_system_without_human_battles_gets_a_reason_not_a_crash():
     pairs, labelled = _world(9)
     silent = pairs.without_human((pairs.system_a == 4) | (pairs.system_b == 4))
-    for result in preference_estimates(silent):
+    for result in preference_estimates(silent, level=0.9):
         if result.biased:
             assert np.isfinite(result.estimate).all()
         else:
-            assert result.reasons[4] == NO_HUMAN and np.isnan(result.estimate[4])
+            assert result.notes[4] == NO_HUMAN and np.isnan(result.estimate[4])
             assert np.isfinite(result.estimate[:4]).all() and np.isfinite(result.covariance[:4, :4]).all()
 
 
 def test_all_ties_one_battle_and_a_judge_answering_garbage():
     ties = JudgedPairs.from_arrays(["x", "y", "x"], ["y", "z", "z"], [0.5, 0.5, 0.5], {"j": [1, np.nan, 0]})
-    assert win_rates(ties).estimate.tolist() == [0.5, 0.5, 0.5]
-    assert np.allclose(bradley_terry(ties).estimate, 0.0)
-    assert win_rates(ties, ties="drop").reasons == (ALL_TIES,) * 3
+    assert win_rates(ties, level=0.9).estimate.tolist() == [0.5, 0.5, 0.5]
+    assert np.allclose(bradley_terry(ties, level=0.9).estimate, 0.0)
+    assert win_rates(ties, ties="drop", level=0.9).notes == (ALL_TIES,) * 3
     one = JudgedPairs.from_arrays(["x"], ["y"], [1.0])
-    for result in preference_estimates(one):
-        assert all(result.reasons) and not np.isfinite(result.upper).any()
+    for result in preference_estimates(one, level=0.9):
+        assert all(result.notes) and not np.isfinite(result.ci_high).any()
     garbage = JudgedPairs(
         ("x", "y"), [0, 1, 0, 1], [1, 0, 1, 0], [1, 0, 0.5], [1, 1, 1, 0], ("j",), np.full((4, 1), np.nan), None, [4]
     )
-    judge = win_rates(garbage, "judge:j")
-    assert judge.reasons == (NO_JUDGE, NO_JUDGE) and judge.n_missing.tolist() == [4, 4]
-    ppi = win_rates(garbage, "ppi++:j")
-    np.testing.assert_allclose(ppi.estimate, win_rates(garbage, "human").estimate)
-    assert judge_agreement(garbage)[0].n_unknown == 4
+    judge = win_rates(garbage, "judge:j", level=0.9)
+    assert judge.notes == (NO_JUDGE, NO_JUDGE) and judge.n_missing.tolist() == [4, 4]
+    ppi = win_rates(garbage, "ppi++:j", level=0.9)
+    np.testing.assert_allclose(ppi.estimate, win_rates(garbage, "human", level=0.9).estimate)
+    assert judge_agreement(garbage, level=0.9)[0].n_unknown == 4
 
 
 def test_a_pool_of_one_battle_gives_estimates_not_a_crash():
     pairs, labelled = _world(13, n_battles=300, n_labelled=299, n_systems=4)
     for estimator in ["ppi++:j0", "ppi++:combined"]:
-        strength, human = bradley_terry(pairs, estimator), bradley_terry(pairs, "human")
+        strength, human = bradley_terry(pairs, estimator, level=0.9), bradley_terry(pairs, "human", level=0.9)
         assert np.isfinite(strength.estimate).all() and np.isfinite(strength.se).all()
         assert np.all(strength.se < 2 * human.se)
-        assert np.isfinite(win_rates(pairs, estimator).se).all()
+        assert np.isfinite(win_rates(pairs, estimator, level=0.9).se).all()
 
 
-def test_effective_sample_size_and_agreement_on_a_good_judge():
+def test_data_efficiency_and_agreement_on_a_good_judge():
     pairs, _ = _world(10, n_battles=6000, n_labelled=600)
-    human = win_rates(pairs, "human")
-    good = win_rates(pairs, "ppi++:j0")
-    assert effective_sample_size(human, human) == 1.0
-    assert effective_sample_size(good, human) > 1.2
-    agreement = {a.judge: a for a in judge_agreement(pairs)}
+    human = win_rates(pairs, "human", level=0.9)
+    good = win_rates(pairs, "ppi++:j0", level=0.9)
+    assert data_efficiency(human, human) == 1.0
+    assert data_efficiency(good, human) > 1.2
+    agreement = {a.judge: a for a in judge_agreement(pairs, level=0.9)}
     assert agreement["j0"].accuracy > agreement["j1"].accuracy
     assert 0 < agreement["j1"].kappa < agreement["j0"].kappa < 1
     assert np.all(agreement["j0"].bias_lower <= agreement["j0"].bias_upper)
@@ -371,9 +374,9 @@ def test_estimator_names_and_unknown_ones():
     assert estimator_names(["g", "c"])[-1] == "ppi++:combined"
     pairs, _ = _world(12, n_judges=1)
     with pytest.raises(ValueError, match="ppi\\+\\+:combined needs at least two judges"):
-        win_rates(pairs, "ppi++:combined")
+        win_rates(pairs, "ppi++:combined", level=0.9)
     with pytest.raises(ValueError, match="unknown estimator"):
-        bradley_terry(pairs, "cv:j0")
+        bradley_terry(pairs, "cv:j0", level=0.9)
     with pytest.raises(ValueError, match="level"):
         win_rates(pairs, level=1.5)
 
@@ -419,3 +422,44 @@ def test_figure_draws_one_bar_per_estimator_and_system():
     assert "80% intervals" in fig._suptitle.get_text()
     with pytest.raises(ValueError, match="no rows of estimator"):
         draw_preferences(table, estimators=["cv:bleu"])
+
+
+# The statistics core's shared pieces ---------------------------------------------------------------
+
+
+def test_power_tuned_weights_one_rule_for_one_and_several_proxies():
+    from debias.stats.ppi import power_tuned_weights
+
+    cross = np.array([[0.3], [2.0], [-1.0], [0.5]])
+    variance = np.array([[[0.6]], [[1.0]], [[1.0]], [[0.0]]])
+    assert power_tuned_weights(cross, variance)[:, 0].tolist() == [0.5, 1.0, 0.0, 0.0]
+    a = np.array([[2.0, 0.5], [0.5, 1.0]])
+    c = np.array([1.0, -3.0])
+    np.testing.assert_allclose(power_tuned_weights(c, a), np.linalg.solve(a, c))  # not clipped
+    stacked = power_tuned_weights(np.stack([c, 2 * c]), np.stack([a, a]))
+    np.testing.assert_allclose(stacked[1], 2 * np.linalg.solve(a, c))
+
+
+def test_effective_n_and_the_unknown_estimator_message():
+    from debias.stats.intervals import effective_n
+
+    assert effective_n(100, 0.2, 0.1) == 400.0
+    assert np.isnan(effective_n(np.array([5]), np.array([0.0]), np.array([0.0]))).all()
+    pairs, _ = _world(12, n_judges=2)
+    with pytest.raises(ValueError, match=r"available: \['human', 'judge:j0', 'ppi\+\+:j0'"):
+        win_rates(pairs, "mean", level=0.9)
+    with pytest.raises(ValueError, match="unknown estimator 'judge:j9'"):
+        win_rates(pairs, "judge:j9", level=0.9)
+
+
+def test_one_analysis_groups_its_battles_once(monkeypatch):
+    import debias.stats.battles as battles
+
+    calls = []
+    original = battles.group_battles
+    monkeypatch.setattr(battles, "group_battles", lambda *args: calls.append(1) or original(*args))
+    pairs, _ = _world(14, n_battles=400, n_labelled=100)
+    results = preference_estimates(pairs, level=0.9)
+    assert len(results) == 2 * len(estimator_names(pairs.judges))
+    assert len(calls) == 1 + len(pairs.judges)  # the human labelling, and each judge's answers once
+    assert results[1].biased and results[1].info.proxy == "j0" and not results[0].biased

@@ -229,8 +229,8 @@ class StandIn:
     systems: tuple[str, ...]
     estimate: np.ndarray
     covariance: np.ndarray
-    lower: np.ndarray
-    upper: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
 
 
 def test_preferences_leaderboard_adapter():

@@ -3,7 +3,7 @@ judged by people and LLM judges.
 
 In this order: what was judged (battles, systems, human verdicts, the judges' pool), the raters'
 disagreement, each system's win rate by the unbiased estimators with its interval, what each
-judge saves (effective sample size against ``human``), whether each judge agrees with people
+judge saves (data efficiency against ``human``), whether each judge agrees with people
 (accuracy, Cohen's kappa, tie rates, its largest bias), the figure, and links to the tables.
 Every number is read from the task's tables (``preferences.csv``, ``judge_agreement.csv``,
 ``summary.json``), none computed here.
@@ -21,7 +21,7 @@ from debias.stats.vocabulary import describe, is_biased, is_people_only
 
 __all__ = ["PreferenceTables", "preference_lines", "preferences_page"]
 
-#: The report says an estimator saves human battles when its effective sample size exceeds this
+#: The report says an estimator saves human battles when its data efficiency exceeds this
 #: (a saving under 5% is not worth stating).
 SAVES = 1.05
 
@@ -141,12 +141,12 @@ def _estimate_lines(tables: PreferenceTables, config: Mapping) -> list[str]:
 
 
 def _times(value) -> str | None:
-    """An effective sample size as "1.16×", or ``None`` when there is none to state."""
+    """A data efficiency as "1.16×", or ``None`` when there is none to state."""
     return f"{value:.2f}×" if value is not None and finite(value) and value > 0 else None
 
 
 def _saving_lines(tables: PreferenceTables, config: Mapping) -> list[str]:
-    ess = tables.summary.get("effective_sample_size") or {}
+    ess = tables.summary.get("data_efficiency") or {}
     shown = {e: v for e, v in (ess.get("win_rate") or {}).items() if not is_people_only(e)}
     n = tables.summary["human_battles"]
     if not shown:

@@ -9,7 +9,7 @@ import numpy as np
 
 from debias.data import EvalSample
 from debias.stats.estimators import Population, estimator_names, resolve_estimator
-from debias.stats.intervals import MeanEstimate
+from debias.stats.intervals import MeanEstimate, check_level
 from debias.stats.ppi import ppi_fpc_terms
 from debias.stats.variance import item_noise
 
@@ -100,9 +100,3 @@ def estimate_all(sample: EvalSample, *, level: float, estimators: Sequence[str] 
     unjudged = sample.unjudged is not None and sample.unjudged.shape[0] > 0
     names = estimator_names(sample.metrics, unjudged=unjudged) if estimators is None else list(estimators)
     return {name: estimate_mean(sample, name, level=level, **options) for name in names}
-
-
-def check_level(level: float) -> None:
-    """Refuse a nominal coverage outside (0, 1) (NaN and infinity included)."""
-    if not (isinstance(level, int | float | np.floating) and 0.0 < float(level) < 1.0):
-        raise ValueError(f"level must be a number in (0, 1), got {level!r}")

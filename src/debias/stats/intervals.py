@@ -30,14 +30,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import stdtrit
+from scipy.special import ndtri, stdtrit
 
 __all__ = [
     "MeanEstimate",
+    "check_level",
+    "effective_n",
     "fold_labels",
+    "normal_interval",
     "skewness_shift",
     "t_interval",
 ]
+
+
+def check_level(level: float) -> None:
+    """Refuse a nominal coverage outside (0, 1) (NaN and infinity included)."""
+    if not (isinstance(level, int | float | np.floating) and 0.0 < float(level) < 1.0):
+        raise ValueError(f"level must be a number in (0, 1), got {level!r}")
 
 
 @dataclass(frozen=True)
@@ -181,3 +190,27 @@ def fold_labels(n: int, folds: int | None, rng: np.random.Generator | None) -> n
     if rng is None:
         raise ValueError("k-fold cross-fitting draws its folds at random: pass rng (a numpy Generator)")
     return rng.permutation(n) % folds
+
+
+def normal_interval(estimate, covariance, level: float):
+    r"""Standard errors and normal intervals of estimates with a joint covariance.
+
+    ``estimate`` is (..., S) and ``covariance`` (..., S, S); returns ``(se, ci_low, ci_high)``,
+    each (..., S): :math:`\hat\theta_s \pm z_{(1 + \text{level})/2}\,\hat\Sigma_{ss}^{1/2}`, a
+    negative variance (rounding) read as 0, NaN where the estimate or its variance is NaN.
+    """
+    se = np.sqrt(np.maximum(np.einsum("...ss->...s", covariance), 0.0))
+    half = ndtri(0.5 + level / 2.0) * se
+    return se, estimate - half, estimate + half
+
+
+def effective_n(n_baseline, se_baseline, se):
+    r"""The effective number of human judgments of an estimate: how many the people-only
+    baseline would need for the same standard error, :math:`n_0\,(\mathrm{se}_0/\mathrm{se})^2`
+    with :math:`n_0` and :math:`\mathrm{se}_0` the baseline's judgments and standard error.
+
+    Element-wise over arrays; NaN where either standard error is NaN or both are 0, infinite
+    where only ``se`` is 0 (callers with another convention for a zero spread apply it first).
+    """
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return n_baseline * (se_baseline / se) ** 2

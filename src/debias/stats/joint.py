@@ -42,40 +42,79 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from debias.stats.vocabulary import EstimatorInfo, describe
+
 __all__ = ["JointEstimate", "check_joint", "nearest_covariance", "shared_item_covariance"]
 
 #: Relative tolerance of a covariance's symmetry and of its negative eigenvalues.
 TOLERANCE = 1e-8
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class JointEstimate:
-    """One estimator's estimates of S systems with their joint covariance.
+    """One estimator's estimates of one estimand for S systems, with their joint covariance.
+
+    The result of the ratings (a system's mean human score: :func:`shared_item_covariance`) and
+    of pairwise preferences (win rates and Bradley-Terry strengths:
+    :func:`debias.stats.preferences.preference_estimates`) alike.
 
     Attributes
     ----------
-    systems : tuple of str
-        The systems, in order.
+    estimand : str
+        ``"mean"`` (ratings), ``"win_rate"`` or ``"strength"`` (preferences).
     estimator : str
-        The estimator's name (``mean``, ``cv:<metric>``, ...).
-    estimate, lower, upper : numpy.ndarray, shape (S,)
-        The estimates and each one's own (marginal) interval at ``level``.
+        The estimator's name (:mod:`debias.stats.vocabulary`: ``mean``, ``cv:<metric>``,
+        ``human``, ``ppi++:<judge>``, ...).
+    systems : tuple of str
+        The systems, in the order of every array.
+    estimate : numpy.ndarray, shape (S,)
+        The estimates (NaN where ``notes`` says why there is none).
     covariance : numpy.ndarray, shape (S, S)
-        Their estimated joint covariance (:func:`shared_item_covariance`).
+        Their estimated joint covariance (NaN rows and columns for systems without an interval).
+    se, ci_low, ci_high : numpy.ndarray, shape (S,)
+        Each estimate's standard error and its own (marginal) interval at ``level``.
     level : float
-        Level of the marginal intervals.
+        Nominal coverage of the marginal intervals.
     n_judged : numpy.ndarray of int, shape (S,)
-        Judged items behind each estimate.
+        Judged items (ratings) or battles with a human verdict (preferences) behind each estimate.
+    n_judge, n_missing : numpy.ndarray of int, shape (S,)
+        Preferences: each system's battles with a verdict of the estimator's judge(s), and
+        battles where one of them gave none (summed over judges); zeros for ratings.
+    notes : tuple of str
+        Per system, why there is no estimate or no interval (``""`` when there is).
+    weights : numpy.ndarray, shape (J,)
+        The PPI++ weight of each of the estimator's judges (empty otherwise).
     """
 
-    systems: tuple[str, ...]
+    estimand: str
     estimator: str
+    systems: tuple[str, ...]
     estimate: np.ndarray
-    lower: np.ndarray
-    upper: np.ndarray
     covariance: np.ndarray
+    se: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
     level: float
     n_judged: np.ndarray
+    n_judge: np.ndarray
+    n_missing: np.ndarray
+    notes: tuple[str, ...]
+    weights: np.ndarray
+
+    @property
+    def width(self) -> np.ndarray:
+        return self.ci_high - self.ci_low
+
+    @property
+    def info(self) -> EstimatorInfo:
+        """What the estimator is (:func:`debias.stats.vocabulary.describe`)."""
+        return describe(self.estimator)
+
+    @property
+    def biased(self) -> bool:
+        """True for an estimator resting on a proxy alone (``judge:<j>``): its interval is about
+        the proxy, not about people."""
+        return self.info.biased
 
 
 def shared_item_covariance(

@@ -33,9 +33,8 @@ import numpy as np
 from scipy.special import stdtr
 
 from debias.data import PairedSample
-from debias.stats.estimate import check_level
 from debias.stats.estimators import Population, estimator_names, resolve_estimator
-from debias.stats.intervals import MeanEstimate
+from debias.stats.intervals import MeanEstimate, check_level
 from debias.stats.variance import annotator_variance
 
 __all__ = ["PairedSample", "difference_noise", "paired_difference_ci", "paired_difference_estimates", "p_value"]

@@ -44,7 +44,49 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import ndtri
 
-__all__ = ["PopulationSums", "ppi_fpc_terms", "ppi_tuned_mean_ci"]
+__all__ = ["PopulationSums", "power_tuned_weights", "ppi_fpc_terms", "ppi_tuned_mean_ci"]
+
+
+def power_tuned_weights(cross, variance) -> np.ndarray:
+    r"""PPI++'s power-tuned weights of J proxies, from the two terms of the variance they minimise.
+
+    Every PPI++ estimator here (a mean, win rates, Bradley-Terry strengths) has the variance
+    :math:`V(\lambda) = V_0 - 2\lambda^\top c + \lambda^\top A\lambda` in the proxies'
+    weights :math:`\lambda`, with ``cross`` :math:`c` the people's covariance with the proxies'
+    predictions and ``variance`` :math:`A` the predictions' own (scaled by
+    :math:`1/n + 1/N_u`, the labelled set's and the pool's). Its minimiser is
+
+    .. math::
+
+        \hat\lambda = \operatorname{clip}_{[0, 1]}(c / A) \quad (J = 1;\ 0 \text{ where } A \le 0),
+        \qquad \hat\lambda = A^{+} c \quad (J \ge 2,\ \text{not clipped}),
+
+    the one-proxy rule of ``ppi_py`` (Angelopoulos, Duchi and Zrnic 2023, section 4) and, with
+    several proxies, the vector minimiser with the Moore-Penrose inverse :math:`A^+`.
+
+    Parameters
+    ----------
+    cross : array_like, shape (..., J)
+    variance : array_like, shape (..., J, J)
+        Leading axes are separate problems (samples, draws).
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., J)
+
+    References
+    ----------
+    A. N. Angelopoulos, J. C. Duchi and T. Zrnic. PPI++: Efficient prediction-powered inference.
+    arXiv:2311.01453, 2023.
+    """
+    cross = np.asarray(cross, dtype=float)
+    variance = np.asarray(variance, dtype=float)
+    if cross.shape[-1] == 1:
+        a = variance[..., 0]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            weight = np.where(a > 0, cross / a, 0.0)
+        return np.clip(weight, 0.0, 1.0)
+    return np.einsum("...jk,...k->...j", np.linalg.pinv(variance), cross)
 
 
 @dataclass(frozen=True)
@@ -74,9 +116,9 @@ class PopulationSums:
 
 def _moments(y, g, sums: PopulationSums):
     """Per sample: n, N_u, the centred judged scores, their unjudged complement's mean and
-    ddof-0 variance, and λ̂ clipped to [0, 1]. With every output judged (N_u = 0) λ̂ = 0, so the
-    estimate is the judged items' mean, and N_u is returned as 1 (it then multiplies zeros
-    only)."""
+    ddof-0 variance, and λ̂ (:func:`power_tuned_weights` of one proxy: clipped to [0, 1]). With
+    every output judged (N_u = 0) λ̂ = 0, so the estimate is the judged items' mean, and N_u is
+    returned as 1 (it then multiplies zeros only)."""
     y = np.asarray(y, dtype=float)
     g = np.asarray(g, dtype=float) - sums.mean
     n = y.shape[-1]
@@ -92,10 +134,8 @@ def _moments(y, g, sums: PopulationSums):
         return n, 1, y_mean, g_mean, yc, gc, zero, zero, zero
     unjudged_mean = (sums.total - judged_sum) / n_unjudged
     unjudged_var = np.maximum((sums.total_squares - np.sum(g * g, axis=-1)) / n_unjudged - unjudged_mean**2, 0.0)
-    if sums.variance > 0:
-        lam = np.clip(cov / ((1.0 + n / n_unjudged) * sums.variance), 0.0, 1.0)
-    else:
-        lam = np.zeros_like(cov)
+    variance = np.full((1, 1), (1.0 + n / n_unjudged) * sums.variance)  # Var(g) over all outputs, scaled
+    lam = power_tuned_weights(cov[..., None], variance)[..., 0][()]  # cross term: Cov(y, g) on the judged
     return n, n_unjudged, y_mean, g_mean, yc, gc, unjudged_mean, unjudged_var, lam
 
 

@@ -62,7 +62,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from debias.stats.estimate import check_level
+from debias.stats.intervals import check_level
 from debias.stats.joint import TOLERANCE, check_joint
 
 __all__ = [

@@ -1,9 +1,9 @@
 """Leaderboards: every system's estimate, interval and simultaneous rank-set, per estimator.
 
 :func:`leaderboard_rows` is the one adapter from joint estimates to rows: it takes, per
-estimator, any result with ``systems``, ``estimate`` (S,), ``covariance`` (S, S), ``lower`` and
-``upper`` (S,) — the ratings' :class:`debias.stats.joint.JointEstimate`, or a pairwise
-preferences estimator's result — and ranks the systems with
+estimator, any result with ``systems``, ``estimate`` (S,), ``covariance`` (S, S), ``ci_low`` and
+``ci_high`` (S,) — a :class:`debias.stats.joint.JointEstimate` of the ratings or of pairwise
+preferences — and ranks the systems with
 :func:`debias.stats.ranking.rank_sets`. :func:`ratings_leaderboard_table` builds the ratings'
 joint estimates from the joined tables (:mod:`debias.tables.joined`): every estimator of
 :mod:`debias.stats.estimators` on every system, the covariance from the items the systems share
@@ -67,8 +67,8 @@ class JointResult(Protocol):
     systems: tuple[str, ...]
     estimate: np.ndarray
     covariance: np.ndarray
-    lower: np.ndarray
-    upper: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
 
 
 def leaderboard_rows(
@@ -113,9 +113,9 @@ def leaderboard_rows(
         theta = np.asarray(result.estimate, dtype=float)
         covariance = np.asarray(result.covariance, dtype=float)
         systems = tuple(str(x) for x in result.systems)
-        lower, upper = np.asarray(result.lower, dtype=float), np.asarray(result.upper, dtype=float)
+        lower, upper = np.asarray(result.ci_low, dtype=float), np.asarray(result.ci_high, dtype=float)
         valid = np.isfinite(theta) & np.isfinite(np.diag(covariance))
-        reasons = tuple(getattr(result, "reasons", ()) or ("",) * len(systems))
+        reasons = tuple(getattr(result, "notes", ()) or ("",) * len(systems))
         biased = "the judge's verdicts, not people's (biased); " if getattr(result, "biased", False) else ""
         for i in np.flatnonzero(~valid):  # a system without an estimate: its reason, not ranked
             why = reasons[i] or "no estimate"
@@ -175,11 +175,11 @@ def preferences_leaderboard(
     """The leaderboard of pairwise-preference estimates (win rates or strengths: higher is
     better), one row per system x estimand x estimator.
 
-    ``results`` is a sequence of :class:`debias.stats.preferences.PreferenceEstimate` (each with
-    its ``estimand`` and ``estimator``: :func:`debias.stats.preferences.preference_estimates`), or
-    a mapping estimator name -> result with ``systems``, ``estimate``, ``covariance``, ``lower``
-    and ``upper``. Each estimand and estimator is ranked on its own (:func:`leaderboard_rows`);
-    systems without an estimate get their ``reasons`` in ``note``, and ``judge:*`` rows say
+    ``results`` is a sequence of :class:`debias.stats.joint.JointEstimate` (each with its
+    ``estimand`` and ``estimator``: :func:`debias.stats.preferences.preference_estimates`), or a
+    mapping estimator name -> result with ``systems``, ``estimate``, ``covariance``, ``ci_low``
+    and ``ci_high``. Each estimand and estimator is ranked on its own (:func:`leaderboard_rows`);
+    systems without an estimate get their ``notes`` in ``note``, and ``judge:*`` rows say
     they rank the judge, not people. Columns: ``estimand`` (when the results carry one), then
     those of :func:`leaderboard_rows`.
     """
@@ -255,15 +255,22 @@ def ratings_joint_estimates(
         covariance = shared_item_covariance(
             [e[2] for e in entries], [e[3] for e in entries], [e[5] for e in entries], shared
         )
+        zeros = np.zeros(len(systems), dtype=np.int64)
         joint[name] = JointEstimate(
-            systems=systems,
+            estimand="mean",
             estimator=name,
+            systems=systems,
             estimate=np.array([float(e[1].estimate) for e in entries]),
-            lower=np.array([float(e[1].ci_low) for e in entries]),
-            upper=np.array([float(e[1].ci_high) for e in entries]),
             covariance=covariance,
+            se=np.array([float(e[1].se) for e in entries]),
+            ci_low=np.array([float(e[1].ci_low) for e in entries]),
+            ci_high=np.array([float(e[1].ci_high) for e in entries]),
             level=level,
             n_judged=np.array([e[1].n_judged for e in entries]),
+            n_judge=zeros,
+            n_missing=zeros,
+            notes=("",) * len(systems),
+            weights=np.zeros(0),
         )
         for system, _, _ in cells:
             if system not in notes and system not in systems:

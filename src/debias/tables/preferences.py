@@ -6,9 +6,10 @@ import numpy as np
 import pandas as pd
 
 from debias.data.pairs import JudgedPairs
+from debias.stats.intervals import effective_n
 from debias.stats.preferences import (
     ESTIMANDS,
-    effective_sample_size,
+    data_efficiency,
     judge_agreement,
     preference_estimates,
 )
@@ -54,26 +55,27 @@ def preference_table(pairs: JudgedPairs, *, level: float, ties: str = "half", es
 
     ``n_human``, ``n_judge`` and ``n_missing`` count the system's battles with a human verdict,
     with a verdict of the estimator's judge(s), and where one of them gave none. ``effective_n``
-    is ``n_human`` times the variance of ``human`` over the estimator's: the human battles the
-    classical estimate would need for the same interval (empty for ``judge:*``, which is biased).
+    is ``n_human`` times the variance of ``human`` over the estimator's
+    (:func:`debias.stats.intervals.effective_n`): the human battles the classical estimate would
+    need for the same interval (empty for ``judge:*``, which is biased).
     ``reason`` says why a row has no estimate or no interval. The table's ``attrs`` hold
-    ``effective_sample_size`` (per estimand and estimator, the mean over systems of the ratio of
-    squared widths against ``human``), ``rater_variance`` (the pooled variance of one rater's
-    verdict around its battle's mean, NaN without a battle rated twice), ``n_multiply_rated`` and
-    ``results`` (the :class:`~debias.stats.preferences.PreferenceEstimate` objects, with the
-    joint covariance of the systems' estimates).
+    ``data_efficiency`` (per estimand and estimator, the mean over systems of the ratio of
+    squared widths against ``human``: :func:`debias.stats.preferences.data_efficiency`),
+    ``rater_variance`` (the pooled variance of one rater's verdict around its battle's mean, NaN
+    without a battle rated twice), ``n_multiply_rated`` and
+    ``results`` (the :class:`~debias.stats.joint.JointEstimate` objects, with the joint
+    covariance of the systems' estimates).
     """
     results = preference_estimates(pairs, level=level, ties=ties, estimands=estimands)
     human = {r.estimand: r for r in results if is_people_only(r.estimator)}
-    frames, ess = [], {}
+    frames, efficiency = [], {}
     for result in results:
         base = human[result.estimand]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            effective = base.n_human * (base.se / result.se) ** 2
+        effective = effective_n(base.n_judged, base.se, result.se)
         if result.biased:
             effective = np.full(len(result.systems), np.nan)
         else:
-            ess[(result.estimand, result.estimator)] = effective_sample_size(result, base)
+            efficiency[(result.estimand, result.estimator)] = data_efficiency(result, base)
         frames.append(
             pd.DataFrame(
                 {
@@ -81,15 +83,15 @@ def preference_table(pairs: JudgedPairs, *, level: float, ties: str = "half", es
                     "estimand": result.estimand,
                     "estimator": result.estimator,
                     "estimate": result.estimate,
-                    "lower": result.lower,
-                    "upper": result.upper,
+                    "lower": result.ci_low,
+                    "upper": result.ci_high,
                     "se": result.se,
                     "level": result.level,
-                    "n_human": result.n_human,
+                    "n_human": result.n_judged,
                     "n_judge": result.n_judge,
                     "n_missing": result.n_missing,
                     "effective_n": effective,
-                    "reason": list(result.reasons),
+                    "reason": list(result.notes),
                 }
             )
         )
@@ -98,7 +100,7 @@ def preference_table(pairs: JudgedPairs, *, level: float, ties: str = "half", es
     table = table.sort_values(["system", "estimand"], key=lambda column: column.map(rank), kind="stable")
     table = table.reset_index(drop=True)
     table.attrs.update(
-        effective_sample_size=ess,
+        data_efficiency=efficiency,
         rater_variance=pairs.rater_variance,
         n_multiply_rated=pairs.n_multiply_rated,
         results=results,
@@ -150,16 +152,16 @@ def preference_summary(pairs: JudgedPairs, table: pd.DataFrame) -> dict:
     of one rater's verdict around its battle's mean, ``None`` without a battle rated twice);
     ``systems`` and ``systems_without_human`` (no battle with a human verdict: no unbiased
     estimate); ``judge_unknown`` (answers per judge that were not verdicts, counted as missing);
-    ``effective_sample_size`` (estimand -> estimator -> the mean over systems of the ratio of
-    squared widths against ``human``, from ``table.attrs``).
+    ``data_efficiency`` (estimand -> estimator -> the mean over systems of the ratio of squared
+    widths against ``human``, from ``table.attrs``).
     """
     labelled = pairs.labelled
     with_human = np.zeros(pairs.n_systems, bool)
     with_human[pairs.system_a[labelled]] = True
     with_human[pairs.system_b[labelled]] = True
-    ess: dict[str, dict[str, float | None]] = {}
-    for (estimand, estimator), value in table.attrs.get("effective_sample_size", {}).items():
-        ess.setdefault(estimand, {})[estimator] = _number(value)
+    efficiency: dict[str, dict[str, float | None]] = {}
+    for (estimand, estimator), value in table.attrs.get("data_efficiency", {}).items():
+        efficiency.setdefault(estimand, {})[estimator] = _number(value)
     return {
         "battles": pairs.n_battles,
         "human_battles": int(labelled.sum()),
@@ -170,5 +172,5 @@ def preference_summary(pairs: JudgedPairs, table: pd.DataFrame) -> dict:
         "systems": list(pairs.systems),
         "systems_without_human": [s for s, seen in zip(pairs.systems, with_human) if not seen],
         "judge_unknown": {j: int(n) for j, n in zip(pairs.judges, pairs.judge_unknown)},
-        "effective_sample_size": ess,
+        "data_efficiency": efficiency,
     }

@@ -1,0 +1,129 @@
+r"""How each LLM judge agrees with people, on the battles both judged.
+
+Accuracy and Cohen's kappa compare the judge's verdict with every human verdict of a battle
+(several raters: each counts once), over the three outcomes A, tie and B; each system's judge
+bias is its judge win rate minus its human win rate on the battles with both verdicts (ties
+half a win), with a normal interval (:func:`debias.stats.intervals.normal_interval`). A judge's
+missing verdict is never counted as a tie.
+
+Reference: J. Cohen. A coefficient of agreement for nominal scales. *Educational and
+Psychological Measurement* 20(1):37-46, 1960.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from debias.data import JudgedPairs
+from debias.stats.battles import check_pairs, per_system
+from debias.stats.intervals import check_level, normal_interval
+
+__all__ = ["JudgeAgreement", "judge_agreement"]
+
+
+@dataclass(frozen=True, eq=False)
+class JudgeAgreement:
+    """How one judge agrees with people, on the battles both judged.
+
+    Attributes
+    ----------
+    judge : str
+    n_verdicts : int
+        (battle, rater) pairs compared: human verdicts on battles the judge answered.
+    n_missing, n_unknown : int
+        Battles the judge did not answer, and answers that were not verdicts (among them).
+    accuracy : float
+        Share of compared pairs where judge and rater agree (A, tie or B).
+    kappa : float
+        Cohen's kappa over the three verdicts.
+    human_tie_rate, judge_tie_rate : float
+        Shares of ties among the compared human verdicts and among all the judge's verdicts.
+    systems : tuple of str
+    bias, bias_lower, bias_upper : numpy.ndarray, shape (S,)
+        Each system's judge win rate minus human win rate on the same battles (ties half a
+        win), with its normal interval at ``level``; NaN without such battles.
+    n_battles : numpy.ndarray of int, shape (S,)
+        Each system's battles with both a human and a judge verdict.
+    level : float
+    """
+
+    judge: str
+    n_verdicts: int
+    n_missing: int
+    n_unknown: int
+    accuracy: float
+    kappa: float
+    human_tie_rate: float
+    judge_tie_rate: float
+    systems: tuple[str, ...]
+    bias: np.ndarray
+    bias_lower: np.ndarray
+    bias_upper: np.ndarray
+    n_battles: np.ndarray
+    level: float
+
+
+def judge_agreement(pairs: JudgedPairs, *, level: float) -> list[JudgeAgreement]:
+    r"""How each judge agrees with people on the battles both judged.
+
+    Accuracy and Cohen's kappa compare the judge's verdict with every human verdict of the
+    battle (several raters: each counts once), over the three outcomes A, tie, B:
+    :math:`\kappa = (p_o - p_e)/(1 - p_e)` with :math:`p_e = \sum_c p_{\text{judge},c}\,p_{\text{human},c}`
+    (J. Cohen, A coefficient of agreement for nominal scales, *Educational and Psychological
+    Measurement* 20(1):37-46, 1960). A system's bias is the mean over its battles with both
+    verdicts of (judge score - human score), ties half a win, with a normal interval.
+    """
+    check_pairs(pairs)
+    check_level(level)
+    a, b, n_systems = pairs.system_a, pairs.system_b, pairs.n_systems
+    battle = np.repeat(np.arange(pairs.n_battles), pairs.human_counts)
+    outcomes = np.array([0.0, 0.5, 1.0])
+    rows = []
+    for j, judge in enumerate(pairs.judges):
+        verdicts = pairs.judge_verdicts[:, j]
+        answered = ~np.isnan(verdicts)
+        per_verdict = verdicts[battle]
+        both = ~np.isnan(per_verdict)
+        human, machine = pairs.human[both], per_verdict[both]
+        count = int(both.sum())
+        if count:
+            observed = float(np.mean(human == machine))
+            p_h = np.array([np.mean(human == c) for c in outcomes])
+            p_j = np.array([np.mean(machine == c) for c in outcomes])
+            expected = float(p_h @ p_j)
+            kappa = (observed - expected) / (1.0 - expected) if expected < 1 else float("nan")
+            human_ties = float(np.mean(human == 0.5))
+        else:
+            observed = kappa = human_ties = float("nan")
+        judge_ties = float(np.mean(verdicts[answered] == 0.5)) if answered.any() else float("nan")
+        paired = pairs.labelled & answered
+        diff = np.where(paired, verdicts - pairs.human_mean, 0.0)
+        mask = paired.astype(float)
+        n_s = per_system(mask, mask, a, b, n_systems)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            bias = per_system(diff, -diff, a, b, n_systems) / n_s
+            centred_a, centred_b = mask * (diff - bias[a]), mask * (-diff - bias[b])
+            variance = per_system(centred_a**2, centred_b**2, a, b, n_systems) / n_s**2
+            bias = np.where(n_s > 0, bias, np.nan)
+        _, bias_low, bias_high = normal_interval(bias, np.diag(np.where(n_s > 1, variance, np.nan)), level)
+        rows.append(
+            JudgeAgreement(
+                judge,
+                count,
+                int((~answered).sum()),
+                int(pairs.judge_unknown[j]),
+                observed,
+                kappa,
+                human_ties,
+                judge_ties,
+                pairs.systems,
+                bias,
+                bias_low,
+                bias_high,
+                n_s.astype(np.int64),
+                float(level),
+            )
+        )
+    return rows

@@ -1,0 +1,392 @@
+r"""Battles, coded for the estimators: verdicts as per-battle sources, battles grouped, per-system sums.
+
+A :class:`~debias.data.JudgedPairs` holds battles (system A against system B on one item) with
+human verdicts on some and the verdicts of LLM judges. Every per-battle quantity the estimators
+of :mod:`debias.stats.win_rate` and :mod:`debias.stats.bradley_terry` need is an *affine form*
+``(alpha, beta)`` in a few per-battle *sources* (a verdict, or the shares of A's and B's wins)
+whose coefficients are the same for every battle of a group: battles with the same (A, B) and
+the same labelled flag. So the battles are summed once per group (counts, sums of the sources
+and of their products, :class:`Groups`) and every estimator works on the groups, whose number
+is at most twice the number of ordered pairs of systems, however many battles there are.
+
+:class:`Battles` is a JudgedPairs checked once (:func:`check_pairs`) with its groupings built
+on first use and kept on the object, so that every estimator of one analysis groups the
+battles once. This module also holds the scatter sums per system (:func:`per_system`,
+:func:`pair_matrix`), the human and judge counts, the resolution of a preference estimator's
+name into the judges it uses (:func:`resolve`, through :mod:`debias.stats.vocabulary`), and the
+assembly of a result (:func:`joint_estimate`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import NamedTuple
+
+import numpy as np
+
+from debias.data import JudgedPairs
+from debias.stats.intervals import normal_interval
+from debias.stats.joint import JointEstimate
+from debias.stats.vocabulary import UnknownEstimator, describe, estimator_name
+
+__all__ = [
+    "ALL_TIES",
+    "FEW_HUMAN",
+    "NO_HUMAN",
+    "NO_JUDGE",
+    "TIES",
+    "Battles",
+    "Groups",
+    "check_pairs",
+    "credit_forms",
+    "filled",
+    "group_battles",
+    "group_cross",
+    "group_total",
+    "human_counts",
+    "joint_estimate",
+    "judge_counts",
+    "labelled_groups",
+    "pair_matrix",
+    "per_system",
+    "plus",
+    "preference_estimator_names",
+    "resolve",
+    "scaled",
+    "source_columns",
+]
+
+#: How ties count: half a win, or left out (the share of decisive battles won).
+TIES = ("half", "drop")
+
+NO_HUMAN = "no human verdict in its battles: no unbiased estimate"
+FEW_HUMAN = "one human battle: no interval"
+NO_JUDGE = "the judge answered none of its battles"
+ALL_TIES = "every human verdict in its battles is a tie: no win rate without ties"
+
+
+def check_pairs(pairs: JudgedPairs, ties: str = "half") -> None:
+    """Refuse anything but a :class:`~debias.data.JudgedPairs` with battles, and ``ties`` other
+    than ``"half"`` or ``"drop"``."""
+    if not isinstance(pairs, JudgedPairs):
+        raise TypeError(f"pairs must be a JudgedPairs, got {type(pairs).__name__}")
+    if ties not in TIES:
+        raise ValueError(f"ties must be 'half' (a tie is half a win) or 'drop' (ties left out), got {ties!r}")
+    if pairs.n_battles == 0:
+        raise ValueError("no battles")
+
+
+# Estimator names ----------------------------------------------------------------------------------
+
+
+def preference_estimator_names(judges: Sequence[str]) -> list[str]:
+    """``human``, then ``judge:<j>`` and ``ppi++:<j>`` per judge, then ``ppi++:combined`` (two or
+    more judges)."""
+    names = [estimator_name("human")]
+    for judge in judges:
+        names += [estimator_name("judge", judge), estimator_name("ppi++", judge)]
+    if len(judges) >= 2:
+        names.append(estimator_name("ppi++"))
+    return names
+
+
+def resolve(estimator: str, judges: Sequence[str]) -> tuple[str, list[int]]:
+    """``(kind, judge columns)`` of a preference estimator's name
+    (:func:`debias.stats.vocabulary.describe`): kind ``human`` (people only, no judge),
+    ``judge`` (one judge alone) or ``ppi`` (people with one judge, or with every judge)."""
+    judges = list(judges)
+    try:
+        info = describe(estimator)
+    except UnknownEstimator:
+        info = None
+    if info is not None and "preferences" in info.family.shapes:
+        if info.people_only:
+            return "human", []
+        if info.combined:
+            if len(judges) < 2:
+                raise ValueError(f"{estimator} needs at least two judges, got {len(judges)}")
+            return "ppi", list(range(len(judges)))
+        if info.proxy in judges:
+            return ("judge" if info.proxy_only else "ppi"), [judges.index(info.proxy)]
+    raise ValueError(f"unknown estimator {estimator!r}; available: {preference_estimator_names(judges)}")
+
+
+# Verdict coding -----------------------------------------------------------------------------------
+
+
+def source_columns(verdicts, ties: str) -> np.ndarray:
+    """A provider's source columns from its per-battle verdicts (NaN kept): the score of A with
+    ties as half a win, else the shares of verdicts for A and for B."""
+    if ties == "half":
+        return verdicts[:, None]
+    return np.column_stack([(verdicts == 1.0).astype(float), (verdicts == 0.0).astype(float)])
+
+
+def credit_forms(offset: int, n_sources: int, ties: str):
+    """``(w_A, w_B, d)``, A's and B's win credit and the battle's weight, as affine forms
+    ``(alpha, beta)`` in the sources, for the provider whose columns start at ``offset``."""
+    unit = np.eye(n_sources)
+    if ties == "half":
+        score = unit[offset]
+        return (0.0, score), (1.0, -score), (1.0, np.zeros(n_sources))
+    share_a, share_b = unit[offset], unit[offset + 1]
+    return (0.0, share_a), (0.0, share_b), (0.0, share_a + share_b)
+
+
+def filled(columns, answered, ties: str):
+    """Source columns with each column's mean over the answered battles where the judge gave no
+    verdict (its prediction when it abstains); a judge that never answered predicts a tie (ties
+    half a win) or nothing (ties left out), the same for every battle."""
+    columns = np.array(columns, dtype=float)
+    for k in range(columns.shape[1]):
+        fill = float(columns[answered, k].mean()) if answered.any() else (0.5 if ties == "half" else 0.0)
+        columns[~answered, k] = fill
+    return columns
+
+
+class Groups(NamedTuple):
+    """Battles summed per group (A, B, labelled flag): groups run along the axis G, every
+    leading axis of ``count``, ``sums`` and ``products`` is a separate labelling."""
+
+    a: np.ndarray  # (G,)
+    b: np.ndarray  # (G,)
+    labelled: np.ndarray  # (G,) 0 or 1
+    count: np.ndarray  # (..., G)
+    sums: np.ndarray  # (..., G, K)
+    products: np.ndarray  # (..., G, K, K)
+    n_systems: int
+
+    def select(self, keep, renumber, n_systems):
+        """The groups in ``keep`` with their systems renumbered."""
+        return Groups(
+            renumber[self.a[keep]],
+            renumber[self.b[keep]],
+            self.labelled[keep],
+            self.count[..., keep],
+            self.sums[..., keep, :],
+            self.products[..., keep, :, :],
+            n_systems,
+        )
+
+
+def group_battles(a, b, n_systems: int, labelled, sources) -> Groups:
+    """Sum the battles' sources (B, K) and their products per group; ``labelled`` is (..., B)."""
+    labelled = np.asarray(labelled, dtype=bool)
+    sources = np.nan_to_num(np.asarray(sources, dtype=float))
+    cell_of = a * n_systems + b
+    present = np.bincount(cell_of, minlength=n_systems * n_systems) > 0
+    cells = np.flatnonzero(present)
+    cell = (np.cumsum(present) - 1)[cell_of]
+    n_groups = 2 * cells.size
+    lead = labelled.shape[:-1]
+    rows = int(np.prod(lead)) if lead else 1
+    group = (cell * 2 + labelled.reshape(rows, -1)).astype(np.int64)
+    if rows > 1:
+        group += (np.arange(rows) * n_groups)[:, None]
+    group = group.ravel()
+    size = rows * n_groups
+    n_sources = sources.shape[1]
+
+    def summed(values):
+        if rows > 1:
+            values = np.broadcast_to(values, (rows, values.size)).ravel()
+        return np.bincount(group, values, size)
+
+    count = np.bincount(group, minlength=size).astype(float)
+    sums = np.stack([summed(sources[:, k]) for k in range(n_sources)], axis=-1) if n_sources else np.zeros((size, 0))
+    products = np.zeros((size, n_sources, n_sources))
+    for k in range(n_sources):
+        for m in range(k, n_sources):
+            products[:, k, m] = products[:, m, k] = summed(sources[:, k] * sources[:, m])
+    shape = (*lead, n_groups)
+    return Groups(
+        np.repeat(cells // n_systems, 2),
+        np.repeat(cells % n_systems, 2),
+        np.tile([0.0, 1.0], cells.size),
+        count.reshape(shape),
+        sums.reshape(*shape, n_sources),
+        products.reshape(*shape, n_sources, n_sources),
+        n_systems,
+    )
+
+
+def group_total(groups: Groups, form):
+    """Per group, the sum over its battles of an affine form ``(alpha, beta)``."""
+    alpha, beta = form
+    return groups.count * alpha + np.sum(groups.sums * beta, axis=-1)
+
+
+def group_cross(groups: Groups, f, h):
+    """Per group, the sum over its battles of the product of two affine forms."""
+    (af, bf), (ah, bh) = f, h
+    bf = np.broadcast_to(bf, groups.sums.shape)
+    bh = np.broadcast_to(bh, groups.sums.shape)
+    quadratic = np.einsum("...k,...kl,...l->...", bf, groups.products, bh)
+    return groups.count * af * ah + af * np.sum(groups.sums * bh, -1) + ah * np.sum(groups.sums * bf, -1) + quadratic
+
+
+def scaled(form, scale):
+    alpha, beta = form
+    return alpha * scale, np.asarray(beta) * np.asarray(scale)[..., None]
+
+
+def plus(f, h):
+    return f[0] + h[0], f[1] + h[1]
+
+
+def labelled_groups(pairs: JudgedPairs, ties: str, labelled):
+    """The battles grouped by the labelling ``labelled`` ((..., B): every leading axis a separate
+    labelling), with the human sources first and every judge's (filled) sources after; the
+    provider forms ``(human, [judge, ...])``."""
+    human = pairs.human_mean if ties == "half" else None
+    if ties == "half":
+        columns = [human[:, None]]
+    else:
+        columns = [np.column_stack([pairs.human_share(1.0), pairs.human_share(0.0)])]
+    for j in range(len(pairs.judges)):
+        verdicts = pairs.judge_verdicts[:, j]
+        columns.append(filled(source_columns(verdicts, ties), ~np.isnan(verdicts), ties))
+    sources = np.concatenate(columns, axis=1)
+    width = columns[0].shape[1]
+    forms = [credit_forms(k * width, sources.shape[1], ties) for k in range(len(columns))]
+    return group_battles(pairs.system_a, pairs.system_b, pairs.n_systems, labelled, sources), forms
+
+
+def judge_groups(pairs: JudgedPairs, j: int, ties: str):
+    """The battles grouped by whether judge j answered them, with its sources and forms."""
+    verdicts = pairs.judge_verdicts[:, j]
+    sources = source_columns(verdicts, ties)
+    groups = group_battles(pairs.system_a, pairs.system_b, pairs.n_systems, ~np.isnan(verdicts), sources)
+    return groups, [credit_forms(0, sources.shape[1], ties)]
+
+
+@dataclass(frozen=True, eq=False)
+class Battles:
+    """A :class:`~debias.data.JudgedPairs` checked, with its groupings built once.
+
+    Build it with :meth:`of`; the estimand functions take it and ask it for the groups they
+    need, which it builds on first use and keeps per ``ties`` (and judge): one analysis groups
+    its battles once, whatever the number of estimators.
+    """
+
+    pairs: JudgedPairs
+    _groupings: dict = field(default_factory=dict, init=False, repr=False)
+
+    @classmethod
+    def of(cls, pairs: JudgedPairs | Battles, ties: str = "half") -> Battles:
+        """``pairs`` checked (:func:`check_pairs`); a :class:`Battles` is returned as it is."""
+        if isinstance(pairs, Battles):
+            check_pairs(pairs.pairs, ties)
+            return pairs
+        check_pairs(pairs, ties)
+        return cls(pairs)
+
+    def _memo(self, key, build):
+        if key not in self._groupings:
+            self._groupings[key] = build()
+        return self._groupings[key]
+
+    def labelled(self, ties: str):
+        """:func:`labelled_groups` of the battles' own labelling (battles with a human verdict)."""
+        return self._memo(("labelled", ties), lambda: labelled_groups(self.pairs, ties, self.pairs.labelled))
+
+    def judged_by(self, j: int, ties: str):
+        """:func:`judge_groups` of judge j."""
+        return self._memo(("judge", j, ties), lambda: judge_groups(self.pairs, j, ties))
+
+    @cached_property
+    def human_counts(self) -> np.ndarray:
+        """Per system, its battles with a human verdict."""
+        return human_counts(self.pairs)
+
+    def judge_counts(self, columns) -> tuple[np.ndarray, np.ndarray]:
+        """:func:`judge_counts` of the judges ``columns``."""
+        return judge_counts(self.pairs, columns)
+
+
+# Scatter sums -------------------------------------------------------------------------------------
+
+
+def per_system(qa, qb, a, b, n_systems: int) -> np.ndarray:
+    """Per system, the sum of ``qa`` over the battles (or groups) where it is A plus ``qb`` where
+    it is B; the last axis is the battles, every leading axis a separate set of sums."""
+    qa, qb = np.broadcast_arrays(np.asarray(qa, float), np.asarray(qb, float))
+    lead = qa.shape[:-1]
+    rows = int(np.prod(lead)) if lead else 1
+    offset = (np.arange(rows) * n_systems)[:, None]
+    index = np.concatenate([(offset + a).ravel(), (offset + b).ravel()])
+    values = np.concatenate([qa.reshape(rows, -1).ravel(), qb.reshape(rows, -1).ravel()])
+    return np.bincount(index, values, rows * n_systems).reshape(*lead, n_systems)
+
+
+def pair_matrix(diag_a, diag_b, cross, a, b, n_systems: int) -> np.ndarray:
+    """The (S, S) matrix :math:`\\sum_i` of a battle's contributions: ``diag_a`` at (A, A),
+    ``diag_b`` at (B, B) and ``cross`` at (A, B) and (B, A); leading axes as in :func:`per_system`."""
+    diag_a, diag_b, cross = np.broadcast_arrays(*(np.asarray(q, float) for q in (diag_a, diag_b, cross)))
+    lead = diag_a.shape[:-1]
+    rows = int(np.prod(lead)) if lead else 1
+    size = n_systems * n_systems
+    offset = (np.arange(rows) * size)[:, None]
+    off = np.bincount((offset + a * n_systems + b).ravel(), cross.reshape(rows, -1).ravel(), rows * size).reshape(
+        rows, n_systems, n_systems
+    )
+    diagonal = per_system(diag_a.reshape(rows, -1), diag_b.reshape(rows, -1), a, b, n_systems)
+    matrix = off + np.swapaxes(off, 1, 2) + diagonal[:, :, None] * np.eye(n_systems)
+    return matrix.reshape(*lead, n_systems, n_systems)
+
+
+# Counts ------------------------------------------------------------------------------------------
+
+
+def judge_counts(pairs: JudgedPairs, columns):
+    """Per system: battles with a verdict of any of the judges, and verdicts missing (summed)."""
+    a, b, n_systems = pairs.system_a, pairs.system_b, pairs.n_systems
+    answered = ~np.isnan(pairs.judge_verdicts[:, columns])
+    any_answer = answered.any(axis=1).astype(float)
+    unanswered = (~answered).sum(axis=1).astype(float)
+    return (
+        per_system(any_answer, any_answer, a, b, n_systems).astype(np.int64),
+        per_system(unanswered, unanswered, a, b, n_systems).astype(np.int64),
+    )
+
+
+def human_counts(pairs: JudgedPairs):
+    """Per system, its battles with a human verdict."""
+    labelled = pairs.labelled.astype(float)
+    return per_system(labelled, labelled, pairs.system_a, pairs.system_b, pairs.n_systems).astype(np.int64)
+
+
+# Results -----------------------------------------------------------------------------------------
+
+
+def joint_estimate(estimand, estimator, pairs, theta, covariance, level, notes, weights, counts) -> JointEstimate:
+    """The result of an estimand: the systems with a note blanked (only the interval for one
+    human battle) and their normal intervals (:func:`debias.stats.intervals.normal_interval`);
+    ``counts`` is ``(n_judged, n_judge, n_missing)``."""
+    theta = np.array(theta, dtype=float)
+    covariance = np.array(covariance, dtype=float)
+    none = np.array([bool(r) and r != FEW_HUMAN for r in notes])
+    no_interval = np.array([bool(r) for r in notes])
+    theta[none] = np.nan
+    covariance[no_interval, :] = np.nan
+    covariance[:, no_interval] = np.nan
+    se, ci_low, ci_high = normal_interval(theta, covariance, level)
+    n_judged, n_judge, n_missing = counts
+    return JointEstimate(
+        estimand=estimand,
+        estimator=estimator,
+        systems=pairs.systems,
+        estimate=theta,
+        covariance=covariance,
+        se=se,
+        ci_low=ci_low,
+        ci_high=ci_high,
+        level=float(level),
+        n_judged=n_judged,
+        n_judge=n_judge,
+        n_missing=n_missing,
+        notes=tuple(notes),
+        weights=np.asarray(weights, dtype=float).ravel(),
+    )

@@ -1,0 +1,287 @@
+r"""Bradley-Terry strengths of the systems, by people, a judge, or PPI++.
+
+:math:`P(A \succ B) = \sigma(\theta_A - \theta_B)` with the logistic :math:`\sigma`, fitted by
+maximum likelihood with ties as half wins (the fractional logistic likelihood
+:math:`v\log\sigma + (1 - v)\log(1 - \sigma)`), by Newton's method on the battles grouped per
+(A, B) pair (:mod:`debias.stats.battles`). **Scale**: natural-log odds (a difference of 1 is odds
+of e to 1; multiply by :math:`400/\ln 10 \approx 173.7` for Elo points). **Reference**: the
+strengths of the systems that have one are centred to mean 0, and the covariance is the
+sandwich :math:`H^+ V H^+` with the Moore-Penrose inverse of the Hessian (a weighted graph
+Laplacian, singular along the common shift of all strengths). PPI++ solves the rectified
+estimating equation of :mod:`debias.stats.preferences` with the pooled Hessian, as
+``ppi_py.ppi_logistic_ci``; its weights minimise the trace of the covariance
+(:func:`debias.stats.ppi.power_tuned_weights`). The estimate exists only on the systems
+connected both ways by the battles fitted (the MLE is infinite for a system that won, or lost,
+all of them); the others get a note.
+
+Reference: R. A. Bradley and M. E. Terry. Rank analysis of incomplete block designs: I. The
+method of paired comparisons. *Biometrika* 39(3/4):324-345, 1952.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+from scipy.special import expit
+
+from debias.data import JudgedPairs
+from debias.stats.battles import (
+    NO_HUMAN,
+    NO_JUDGE,
+    Battles,
+    Groups,
+    group_cross,
+    group_total,
+    joint_estimate,
+    pair_matrix,
+    per_system,
+    plus,
+    resolve,
+    scaled,
+)
+from debias.stats.intervals import check_level
+from debias.stats.joint import JointEstimate
+from debias.stats.ppi import power_tuned_weights
+
+__all__ = ["DIVERGED", "NEWTON_STEPS", "NEWTON_TOLERANCE", "bradley_terry", "strength_estimate"]
+
+#: Newton steps at most for a Bradley-Terry fit, and the step size at which it stops.
+NEWTON_STEPS, NEWTON_TOLERANCE = 100, 1e-12
+#: A strength this far from the mean (odds of e^50 to 1) means the fit is running away.
+DIVERGED = 50.0
+
+
+def _laplacian_pinv(laplacian):
+    r"""Moore-Penrose inverse of a connected graph's Laplacian:
+    :math:`(L + \alpha\mathbf 1\mathbf 1^\top/S)^{-1} - \mathbf 1\mathbf 1^\top/(\alpha S)`, exact
+    along the null direction :math:`\mathbf 1` where a thresholded inverse is not."""
+    size = laplacian.shape[0]
+    alpha = max(np.trace(laplacian) / size, np.finfo(float).tiny)
+    ones = np.full((size, size), 1.0 / size)
+    return np.linalg.inv(laplacian + alpha * ones) - ones / alpha
+
+
+def _laplacian(weights, a, b, n_systems):
+    r""":math:`\sum_i w_i x_i x_i^\top` with :math:`x_i = e_A - e_B`."""
+    return pair_matrix(weights, weights, -weights, a, b, n_systems)
+
+
+def _bt_gradient_sums(residual, a, b, n_systems):
+    r""":math:`\sum_i r_i x_i` with :math:`x_i = e_A - e_B`."""
+    return per_system(residual, -residual, a, b, n_systems)
+
+
+def _identifiable(groups: Groups, score_form, mask):
+    """Systems in the largest strongly connected part of the win graph of the masked groups (an
+    edge from the winner, both ways for a tie or split verdicts): where the Bradley-Terry MLE is
+    finite."""
+    n_systems = groups.n_systems
+    credit = mask * group_total(groups, score_form)
+    number = mask * groups.count
+    wins_a, wins_b = credit > 0, (number - credit) > 1e-9 * np.maximum(number, 1)
+    rows = np.concatenate([groups.a[wins_a], groups.b[wins_b]])
+    cols = np.concatenate([groups.b[wins_a], groups.a[wins_b]])
+    graph = coo_matrix((np.ones(rows.size), (rows, cols)), shape=(n_systems, n_systems)).tocsr()
+    present = np.zeros(n_systems, bool)
+    present[groups.a[number > 0]] = present[groups.b[number > 0]] = True
+    if not present.any():
+        return present
+    _, labels = connected_components(graph, directed=True, connection="strong")
+    sizes = np.bincount(labels[present], minlength=labels.max() + 1)
+    keep = labels == int(np.argmax(sizes))
+    return keep & present if sizes.max() >= 2 else np.zeros(n_systems, bool)
+
+
+def _connected(a, b, mask, n_systems) -> bool:
+    """Whether the masked (A, B) edges link every system."""
+    graph = coo_matrix((np.ones(int(mask.sum())), (a[mask], b[mask])), shape=(n_systems, n_systems))
+    return connected_components(graph, directed=False)[0] == 1
+
+
+def _bt_core(groups: Groups, human, predictions, *, weights=None):
+    """Strengths (centred), their covariance and the judge weights: ``human`` and
+    ``predictions`` are the verdicts' score forms ``(alpha, beta)``."""
+    a, b, n_systems = groups.a, groups.b, groups.n_systems
+    lab = groups.labelled
+    unl = 1.0 - lab
+    count = groups.count
+    n, n_pool = float(np.sum(count * lab)), float(np.sum(count * unl))
+    n_judges = len(predictions)
+
+    def residual_form(p, target, alpha=1.0):
+        """The form alpha p - target of every battle of a group (p is the group's)."""
+        return alpha * p - target[0], -np.asarray(target[1])
+
+    def fit(lam):
+        """Newton's method for the root of the rectified estimating equation, centred; returns
+        ``(theta, converged)``. Where the equation's Jacobian is not a connected graph's
+        Laplacian with positive weights (the pool alone carries it), the steps use the Hessian
+        pooled over all battles, which is."""
+        terms = [(lab / n, human)]
+        weight = lab / n
+        if n_pool > 0:
+            for j in range(n_judges):
+                terms += [(lam[j] * unl / n_pool, predictions[j]), (-lam[j] * lab / n, predictions[j])]
+                weight = weight + lam[j] * (unl / n_pool - lab / n)
+        weight = np.where(np.abs(weight) < 1e-12 * np.max(np.abs(weight)), 0.0, weight)  # rounding
+        if np.any(weight < 0) or not _connected(a, b, (weight > 0) & (count > 0), n_systems):
+            weight = np.full_like(weight, 1.0 / (n + n_pool))
+        theta = np.zeros(n_systems)
+        for _ in range(NEWTON_STEPS):
+            p = expit(theta[a] - theta[b])
+            residual = sum(c * group_total(groups, residual_form(p, target)) for c, target in terms)
+            gradient = _bt_gradient_sums(residual, a, b, n_systems)
+            hessian = _laplacian(weight * count * p * (1 - p), a, b, n_systems)
+            try:
+                step = _laplacian_pinv(hessian) @ gradient
+            except np.linalg.LinAlgError:
+                return theta, False
+            theta -= step
+            theta -= theta.mean()
+            if not np.all(np.abs(theta) < DIVERGED):
+                return theta, False
+            if np.max(np.abs(step)) < NEWTON_TOLERANCE:
+                return theta, True
+        return theta, False
+
+    def covariance_of(r1, r2, mask, number):
+        """Covariance (ddof 1) of the battles' gradients r1 x and r2 x over the masked groups."""
+        m1 = _bt_gradient_sums(mask * group_total(groups, r1), a, b, n_systems) / number
+        m2 = _bt_gradient_sums(mask * group_total(groups, r2), a, b, n_systems) / number
+        second = _laplacian(mask * group_cross(groups, r1, r2), a, b, n_systems) / number
+        return (second - np.outer(m1, m2)) * number / max(number - 1.0, 1.0)
+
+    def pooled_hessian(theta, mask):
+        p = expit(theta[a] - theta[b])
+        return _laplacian(mask * count * p * (1 - p), a, b, n_systems) / np.sum(mask * count)
+
+    use_pool = n_judges > 0 and n_pool > 0
+    if use_pool:
+        if weights is None:
+            start, converged = fit(np.full(n_judges, 1.0 / n_judges))
+            if not converged:  # no root with the judges' full weight: tune at the human estimate
+                start, _ = fit(np.zeros(n_judges))
+            p = expit(start[a] - start[b])
+            inverse = _laplacian_pinv(pooled_hessian(start, np.ones_like(lab)))
+            r_h = residual_form(p, human)
+            r_p = [residual_form(p, f) for f in predictions]
+            lhs = np.zeros((n_judges, n_judges))
+            rhs = np.zeros(n_judges)
+            for j in range(n_judges):
+                cross = covariance_of(r_h, r_p[j], lab, n) * (n - 1.0) / n
+                rhs[j] = np.trace(inverse @ (cross + cross.T) @ inverse) / (2.0 * n)
+                for k in range(j, n_judges):
+                    var = covariance_of(r_p[j], r_p[k], np.ones_like(lab), n + n_pool)
+                    lhs[j, k] = lhs[k, j] = np.trace(inverse @ var @ inverse) * (1.0 / n + 1.0 / n_pool)
+            weights = power_tuned_weights(rhs, lhs)
+        weights = np.asarray(weights, dtype=float)
+    else:
+        weights = np.zeros(n_judges)
+    theta, converged = fit(weights)
+    if not converged:  # the pool cannot carry these weights (too few battles to link the systems)
+        weights = np.zeros(n_judges)
+        theta, _ = fit(weights)
+    use_pool = use_pool and bool(np.any(weights != 0))
+    p = expit(theta[a] - theta[b])
+    inverse = _laplacian_pinv(pooled_hessian(theta, np.ones_like(lab) if use_pool else lab))
+    residual = residual_form(p, human)
+    pool = None
+    for j in range(n_judges if use_pool else 0):
+        rj = residual_form(p, predictions[j])
+        residual = plus(residual, scaled(rj, -weights[j]))
+        pool = scaled(rj, weights[j]) if pool is None else plus(pool, scaled(rj, weights[j]))
+    middle = covariance_of(residual, residual, lab, n) / n
+    if pool is not None:
+        middle = middle + covariance_of(pool, pool, unl, n_pool) / n_pool
+    return theta, inverse @ middle @ inverse, weights
+
+
+def bradley_terry(pairs: JudgedPairs, estimator: str = "human", *, level: float) -> JointEstimate:
+    r"""Bradley-Terry strengths of the systems with intervals and joint covariance, by one estimator.
+
+    Parameters
+    ----------
+    pairs : JudgedPairs
+        The battles; those with a human verdict must be a random sample of all.
+    estimator : str
+        ``human``, ``judge:<j>``, ``ppi++:<j>`` or ``ppi++:combined`` (module notes).
+    level : float
+        Nominal coverage of the intervals, in (0, 1).
+
+    Returns
+    -------
+    JointEstimate
+        Estimand ``strength``: strengths on the natural-log-odds scale, centred to mean 0 over the
+        systems that have one.
+
+    Notes
+    -----
+    ``human`` maximises :math:`\sum_{i \in L} v_i\log\sigma(\theta_{A_i} - \theta_{B_i}) +
+    (1 - v_i)\log\sigma(\theta_{B_i} - \theta_{A_i})` (ties :math:`v_i = 1/2`), by Newton's
+    method; PPI++ solves the rectified estimating equation of the module notes. The covariance
+    is the sandwich :math:`H^+ V H^+` with the Moore-Penrose inverse of the Hessian (a weighted
+    graph Laplacian, singular along the common shift of all strengths), which is the covariance
+    of the centred strengths.
+
+    Examples
+    --------
+    >>> from debias.data import JudgedPairs
+    >>> pairs = JudgedPairs.from_arrays(["x", "y", "x", "y"], ["y", "x", "y", "x"], [1, 1, 0.5, 0])
+    >>> bradley_terry(pairs, level=0.9).estimate.round(3).tolist()
+    [0.255, -0.255]
+    """
+    check_level(level)
+    return strength_estimate(Battles.of(pairs), estimator, level=level)
+
+
+def strength_estimate(battles: Battles, estimator: str, *, level: float, ties: str = "half") -> JointEstimate:
+    """:func:`bradley_terry` on battles already checked and grouped (:class:`~debias.stats.battles.Battles`);
+    ``ties`` is accepted for a common signature with the other estimands: strengths always count
+    a tie as half a win."""
+    pairs = battles.pairs
+    kind, columns = resolve(estimator, pairs.judges)
+    n_systems = pairs.n_systems
+    n_human = battles.human_counts
+    n_judge, n_missing = battles.judge_counts(columns)
+    theta = np.full(n_systems, np.nan)
+    covariance = np.full((n_systems, n_systems), np.nan)
+    weights = np.zeros(len(columns) if kind == "ppi" else 0)
+    if kind == "judge":
+        groups, forms = battles.judged_by(columns[0], "half")
+        keep = _identifiable(groups, forms[0][0], groups.labelled)
+        notes = [
+            "" if keep[s] else (NO_JUDGE if n_judge[s] == 0 else "strength not finite from the judge's verdicts")
+            for s in range(n_systems)
+        ]
+        fitted = groups.labelled > 0  # the battles the judge answered are its "labelled" ones
+        predictions = []
+    else:
+        groups, forms = battles.labelled("half")
+        keep = _identifiable(groups, forms[0][0], groups.labelled)
+        notes = [
+            ""
+            if keep[s]
+            else (
+                NO_HUMAN
+                if n_human[s] == 0
+                else "strength not identifiable: its human battles do not link it both ways to the other systems"
+            )
+            for s in range(n_systems)
+        ]
+        fitted = np.ones(groups.a.size, bool)
+        predictions = [forms[1 + j][0] for j in columns] if kind == "ppi" else []
+    kept = np.flatnonzero(keep)
+    chosen = keep[groups.a] & keep[groups.b] & fitted & (groups.count > 0)
+    if kept.size >= 2 and np.any(chosen & (groups.labelled > 0)):
+        renumber = np.full(n_systems, -1)
+        renumber[kept] = np.arange(kept.size)
+        sub = groups.select(chosen, renumber, kept.size)
+        sub_theta, sub_cov, weights = _bt_core(sub, forms[0][0], predictions)
+        theta[kept] = sub_theta
+        covariance[np.ix_(kept, kept)] = sub_cov
+    elif kept.size < 2:
+        notes = [r or "fewer than two systems with a finite strength" for r in notes]
+    return joint_estimate(
+        "strength", estimator, pairs, theta, covariance, level, notes, weights, (n_human, n_judge, n_missing)
+    )

@@ -1,0 +1,264 @@
+r"""Win rates: each system's expected score in its battles, by people, a judge, or PPI++.
+
+System s's win rate is :math:`\theta_s = E[w_s]/E[d]`: with ties as half a win (default)
+:math:`w_s` is s's score and :math:`d = 1`; with ``ties="drop"`` :math:`w_s` is 1 for a win and
+:math:`d` is 1 for a decisive verdict (the share of its decisive battles that s wins). Each
+estimator's estimate is the root of the estimating equation :math:`\bar w - \theta\bar d = 0`
+over s's battles; PPI++ (:mod:`debias.stats.preferences` for the equation) rectifies it with
+the judges' predictions, and the systems share one tuned weight per judge
+(:func:`debias.stats.ppi.power_tuned_weights`). With ties as half a win this is
+``ppi_py.ppi_mean_ci`` on each system's battles. The joint covariance of the systems' estimates
+(battles shared by two systems make them covary) is returned whole. :func:`win_rate_draws`
+evaluates many random labelled sets at once (a simulation's draws).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from debias.data import JudgedPairs
+from debias.stats.battles import (
+    ALL_TIES,
+    FEW_HUMAN,
+    NO_HUMAN,
+    NO_JUDGE,
+    Battles,
+    Groups,
+    check_pairs,
+    group_cross,
+    group_total,
+    joint_estimate,
+    judge_groups,
+    labelled_groups,
+    pair_matrix,
+    per_system,
+    plus,
+    resolve,
+    scaled,
+)
+from debias.stats.intervals import check_level
+from debias.stats.joint import JointEstimate
+from debias.stats.ppi import power_tuned_weights
+
+__all__ = ["win_rate_core", "win_rate_draws", "win_rate_estimate", "win_rates"]
+
+
+def win_rate_core(groups: Groups, human, predictions, *, weights=None):
+    """The PPI++ win rates of every system for each labelling (leading axes of ``groups``).
+
+    ``human`` and every entry of ``predictions`` are the forms ``(w_A, w_B, d)``. Returns
+    ``(estimate, covariance, n_labelled, weights)``.
+    """
+    a, b, n_systems = groups.a, groups.b, groups.n_systems
+    lab = groups.labelled
+    unl = 1.0 - lab
+    count = groups.count
+
+    def per(qa, qb):
+        return per_system(qa, qb, a, b, n_systems)
+
+    n_s = per(count * lab, count * lab)
+    u_s = per(count * unl, count * unl)
+    n_judges = len(predictions)
+    lead = count.shape[:-1]
+    pool = u_s > 0
+
+    def means(provider, mask, number):
+        wa, wb, d = provider
+        with np.errstate(invalid="ignore", divide="ignore"):
+            credit = per(mask * group_total(groups, wa), mask * group_total(groups, wb)) / number
+            weight = per(mask * group_total(groups, d), mask * group_total(groups, d)) / number
+        return credit, weight
+
+    human_w, human_d = means(human, lab, n_s)
+    judge_l = [means(p, lab, n_s) for p in predictions]
+    judge_u = [means(p, unl, u_s) for p in predictions]
+
+    def solve(lam):
+        lam = np.broadcast_to(lam, (*lead, n_judges)) if n_judges else np.zeros((*lead, 0))
+        numerator, denominator = human_w.copy(), human_d.copy()
+        for j in range(n_judges):
+            lj = np.where(pool, lam[..., j, None], 0.0)
+            numerator += lj * (np.nan_to_num(judge_u[j][0]) - judge_l[j][0])
+            denominator += lj * (np.nan_to_num(judge_u[j][1]) - judge_l[j][1])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return numerator / denominator, denominator
+
+    def gradients(theta, provider):
+        """Each side's gradient w - theta d, as forms."""
+        wa, wb, d = provider
+        ta, tb = np.nan_to_num(theta[..., a]), np.nan_to_num(theta[..., b])
+        return plus(wa, scaled(d, -ta)), plus(wb, scaled(d, -tb))
+
+    def centred(pair, mask, number):
+        """Gradients minus their per-system mean over the masked groups."""
+        side_a, side_b = pair
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.nan_to_num(per(mask * group_total(groups, side_a), mask * group_total(groups, side_b)) / number)
+        return (side_a[0] - mean[..., a], side_a[1]), (side_b[0] - mean[..., b], side_b[1])
+
+    if weights is None and n_judges:
+        start, hessian = solve(np.full(n_judges, 1.0 / n_judges))
+        g_l = centred(gradients(start, human), lab, n_s)
+        hat_l = [centred(gradients(start, p), lab, n_s) for p in predictions]
+        hat_all = [centred(gradients(start, p), 1.0, n_s + u_s) for p in predictions]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            scale = np.nan_to_num(np.where((n_s > 0) & pool, 1.0 / (n_s * hessian**2), 0.0))
+            pooled_scale = np.where((n_s > 0) & pool, (1.0 / n_s + 1.0 / np.maximum(u_s, 1)) / hessian**2, 0.0)
+            pooled_scale = np.nan_to_num(pooled_scale)
+        lhs = np.zeros((*lead, n_judges, n_judges))
+        rhs = np.zeros((*lead, n_judges))
+        for j in range(n_judges):
+            cov = per(lab * group_cross(groups, g_l[0], hat_l[j][0]), lab * group_cross(groups, g_l[1], hat_l[j][1]))
+            with np.errstate(invalid="ignore", divide="ignore"):
+                rhs[..., j] = np.sum(scale * np.nan_to_num(cov / n_s), axis=-1)
+            for k in range(j, n_judges):
+                var = per(
+                    group_cross(groups, hat_all[j][0], hat_all[k][0]), group_cross(groups, hat_all[j][1], hat_all[k][1])
+                )
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    var = np.nan_to_num(var / (n_s + u_s - 1))
+                lhs[..., j, k] = lhs[..., k, j] = np.sum(pooled_scale * var, axis=-1)
+        weights = power_tuned_weights(rhs, lhs)
+    elif n_judges:
+        weights = np.broadcast_to(np.asarray(weights, dtype=float), (*lead, n_judges))
+    else:
+        weights = np.zeros((*lead, 0))
+    theta, hessian = solve(weights)
+    # Influence of each labelled battle and each pool battle on every system's estimate; a
+    # system without a pool battle has weight 0 (its estimate is the human one).
+    residual = gradients(theta, human)
+    pooled = None
+    for j in range(n_judges):
+        hat = gradients(theta, predictions[j])
+        lj = np.where(pool, weights[..., j, None], 0.0)
+        la, lb = lj[..., a], lj[..., b]
+        residual = (plus(residual[0], scaled(hat[0], -la)), plus(residual[1], scaled(hat[1], -lb)))
+        term = (scaled(hat[0], la), scaled(hat[1], lb))
+        pooled = term if pooled is None else (plus(pooled[0], term[0]), plus(pooled[1], term[1]))
+    covariance = np.zeros((*lead, n_systems, n_systems))
+    for pair, mask, number in ((residual, lab, n_s), (pooled, unl, u_s)):
+        if pair is None:
+            continue
+        side_a, side_b = centred(pair, mask, number)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            factor = np.nan_to_num(1.0 / (number * hessian))
+        ia, ib = scaled(side_a, factor[..., a]), scaled(side_b, factor[..., b])
+        covariance += pair_matrix(
+            mask * group_cross(groups, ia, ia),
+            mask * group_cross(groups, ib, ib),
+            mask * group_cross(groups, ia, ib),
+            a,
+            b,
+            n_systems,
+        )
+    return theta, covariance, n_s, weights
+
+
+def _notes(n_human, human_d, kind, n_judge, ties):
+    """Per system, why its win rate has no estimate or no interval (\"\" when it has both)."""
+    reasons = []
+    for s in range(n_human.size):
+        if kind == "judge":
+            reasons.append(NO_JUDGE if n_judge[s] == 0 else "")
+        elif n_human[s] == 0:
+            reasons.append(NO_HUMAN)
+        elif ties == "drop" and human_d[s] == 0:
+            reasons.append(ALL_TIES)
+        elif n_human[s] == 1:
+            reasons.append(FEW_HUMAN)
+        else:
+            reasons.append("")
+    return tuple(reasons)
+
+
+def win_rate_estimate(battles: Battles, estimator: str, *, level: float, ties: str = "half") -> JointEstimate:
+    """:func:`win_rates` on battles already checked and grouped (:class:`~debias.stats.battles.Battles`)."""
+    pairs = battles.pairs
+    kind, columns = resolve(estimator, pairs.judges)
+    n_judge, n_missing = battles.judge_counts(columns)
+    n_human = battles.human_counts
+    if kind == "judge":
+        groups, (forms,) = battles.judged_by(columns[0], ties)
+        theta, covariance, _, weights = win_rate_core(groups, forms, [])
+        human_d = np.ones(pairs.n_systems)
+    else:
+        groups, forms = battles.labelled(ties)
+        predictions = [forms[1 + j] for j in columns] if kind == "ppi" else []
+        theta, covariance, _, weights = win_rate_core(groups, forms[0], predictions)
+        lab = groups.labelled
+        human_d = per_system(*(lab * group_total(groups, forms[0][2]),) * 2, groups.a, groups.b, pairs.n_systems)
+    notes = _notes(n_human, human_d, kind, n_judge, ties)
+    return joint_estimate(
+        "win_rate", estimator, pairs, theta, covariance, level, notes, weights, (n_human, n_judge, n_missing)
+    )
+
+
+def win_rates(pairs: JudgedPairs, estimator: str = "human", *, level: float, ties: str = "half") -> JointEstimate:
+    r"""Each system's win rate with its interval and the joint covariance, by one estimator.
+
+    Parameters
+    ----------
+    pairs : JudgedPairs
+        The battles; those with a human verdict must be a random sample of all.
+    estimator : str
+        ``human``, ``judge:<j>``, ``ppi++:<j>`` or ``ppi++:combined`` (module notes).
+    level : float
+        Nominal coverage of the intervals, in (0, 1).
+    ties : {"half", "drop"}
+        A tie is half a win (default), or ties are left out (the share of decisive battles won).
+
+    Returns
+    -------
+    JointEstimate
+        Estimand ``win_rate``.
+
+    Notes
+    -----
+    System s's estimate is the root of its estimating equation (module notes),
+
+    .. math::
+
+        \hat\theta_s = \frac{\bar w_{L,s} + \sum_j\lambda_j(\bar{\hat w}_{j,U,s} - \bar{\hat w}_{j,L,s})}
+            {\bar d_{L,s} + \sum_j\lambda_j(\bar{\hat d}_{j,U,s} - \bar{\hat d}_{j,L,s})},
+
+    means over s's labelled and pool battles; with ties as half a win the denominator is 1 and
+    this is ``ppi_py.ppi_mean_ci``'s estimate on s's battles.
+
+    Examples
+    --------
+    >>> from debias.data import JudgedPairs
+    >>> pairs = JudgedPairs.from_arrays(["x", "x", "y", "x"], ["y", "z", "z", "y"], [1, 0.5, 0, 1])
+    >>> result = win_rates(pairs, level=0.9)
+    >>> result.systems, result.estimate.round(3).tolist()
+    (('x', 'y', 'z'), [0.833, 0.0, 0.75])
+    """
+    check_level(level)
+    return win_rate_estimate(Battles.of(pairs, ties), estimator, level=level, ties=ties)
+
+
+def win_rate_draws(pairs: JudgedPairs, labelled, estimators: Sequence[str], *, level: float, ties: str = "half"):
+    """Win rates of every system for many random labelled sets at once (a simulation's draws).
+
+    ``pairs`` must carry a human verdict on every battle; ``labelled`` (R, B) says which battles
+    each draw keeps as labelled (the others are its pool). Returns ``{estimator: (estimate,
+    covariance, n_human)}`` with shapes (R, S), (R, S, S) and (R, S); ``judge:*`` uses every
+    battle and is the same in every draw (shapes (S,), (S, S) and (S,)).
+    """
+    check_pairs(pairs, ties)
+    check_level(level)
+    if not pairs.labelled.all():
+        raise ValueError("win_rate_draws needs a human verdict on every battle")
+    groups, forms = labelled_groups(pairs, ties, np.asarray(labelled, dtype=bool))
+    out = {}
+    for name in estimators:
+        kind, columns = resolve(name, pairs.judges)
+        if kind == "judge":
+            judged, (judge_forms,) = judge_groups(pairs, columns[0], ties)
+            out[name] = win_rate_core(judged, judge_forms, [])[:3]
+        else:
+            predictions = [forms[1 + j] for j in columns] if kind == "ppi" else []
+            out[name] = win_rate_core(groups, forms[0], predictions)[:3]
+    return out
