@@ -443,8 +443,13 @@ def test_power_tuned_weights_one_rule_for_one_and_several_proxies():
 def test_effective_n_and_the_unknown_estimator_message():
     from debias.stats.intervals import effective_n
 
-    assert effective_n(100, 0.2, 0.1) == 400.0
-    assert np.isnan(effective_n(np.array([5]), np.array([0.0]), np.array([0.0]))).all()
+    assert effective_n(100, 0.04, 0.02) == 200.0
+    # every judgment the same: both variances 0, the estimate does as well as the baseline
+    assert effective_n(np.array([5, 5, 5]), np.array([0.0, 0.1, np.nan]), np.array([0.0, 0.0, 0.1])).tolist()[:2] == [
+        5.0,
+        np.inf,
+    ]
+    assert np.isnan(effective_n(5, np.nan, 0.1))
     pairs, _ = _world(12, n_judges=2)
     with pytest.raises(ValueError, match=r"available: \['human', 'judge:j0', 'ppi\+\+:j0'"):
         win_rates(pairs, "mean", level=0.9)

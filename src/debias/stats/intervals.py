@@ -204,13 +204,20 @@ def normal_interval(estimate, covariance, level: float):
     return se, estimate - half, estimate + half
 
 
-def effective_n(n_baseline, se_baseline, se):
+def effective_n(n_baseline, baseline_variance, variance):
     r"""The effective number of human judgments of an estimate: how many the people-only
-    baseline would need for the same standard error, :math:`n_0\,(\mathrm{se}_0/\mathrm{se})^2`
-    with :math:`n_0` and :math:`\mathrm{se}_0` the baseline's judgments and standard error.
+    baseline would need for the same variance, :math:`n_0\,V_0/V` with :math:`n_0` and
+    :math:`V_0` the baseline's judgments (items or battles) and variance.
 
-    Element-wise over arrays; NaN where either standard error is NaN or both are 0, infinite
-    where only ``se`` is 0 (callers with another convention for a zero spread apply it first).
+    Element-wise over arrays. When both variances are 0 (every judgment the same) the estimate
+    does as well as the baseline: :math:`n_0`; when only :math:`V` is 0 it is infinite; NaN where
+    either variance is NaN.
     """
+    n_baseline = np.asarray(n_baseline, dtype=float)
+    baseline_variance = np.asarray(baseline_variance, dtype=float)
+    variance = np.asarray(variance, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return n_baseline * (se_baseline / se) ** 2
+        ratio = n_baseline * baseline_variance / variance
+    out = np.where(variance > 0, ratio, np.where(baseline_variance == 0, n_baseline, np.inf))
+    out = np.where(np.isnan(variance) | np.isnan(baseline_variance), np.nan, out)
+    return out if out.ndim else float(out)

@@ -16,7 +16,9 @@ import pandas as pd
 from debias.data import EvalSample, Judgments
 from debias.stats.coverage import COVERAGE_COLUMNS, coverage_experiment, resolve_sample_sizes
 from debias.stats.estimate import estimate_all
+from debias.stats.intervals import effective_n
 from debias.stats.resampling import setting_seed
+from debias.stats.vocabulary import baseline
 from debias.tables.joined import iter_cells, present_metrics
 
 __all__ = [
@@ -69,14 +71,6 @@ def constant_metrics(scores: np.ndarray, metrics: Sequence[str]) -> list[tuple[s
     return [(str(metrics[j]), float(scores[0, j])) for j in np.flatnonzero(same)]
 
 
-def _effective_n(result, base: float) -> float:
-    """n times the variance of ``mean`` over the estimator's; when every judgment is the same both
-    are 0 and the estimator does as well as the mean: n."""
-    if result.variance > 0:
-        return result.n_judged * base / result.variance
-    return float(result.n_judged) if base == 0 else np.inf
-
-
 def system_estimates_table(
     joined: Sequence[pd.DataFrame], prompts: Mapping[str, Sequence[str]], metrics: Sequence[str], *, level: float
 ) -> pd.DataFrame:
@@ -110,7 +104,7 @@ def system_estimates_table(
                 metric,
             )
         out = estimate_all(sample, level=level)
-        base = out["mean"].variance
+        base = out[baseline("ratings")].variance
         for name, result in out.items():
             rows.append(
                 {
@@ -124,7 +118,7 @@ def system_estimates_table(
                     "ci_low": result.ci_low,
                     "ci_high": result.ci_high,
                     "level": level,
-                    "effective_n": _effective_n(result, base),
+                    "effective_n": effective_n(result.n_judged, base, result.variance),
                 }
             )
     return pd.DataFrame(rows, columns=ESTIMATE_COLUMNS)

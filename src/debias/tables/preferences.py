@@ -71,7 +71,7 @@ def preference_table(pairs: JudgedPairs, *, level: float, ties: str = "half", es
     frames, efficiency = [], {}
     for result in results:
         base = human[result.estimand]
-        effective = effective_n(base.n_judged, base.se, result.se)
+        effective = effective_n(base.n_judged, base.se**2, result.se**2)
         if result.biased:
             effective = np.full(len(result.systems), np.nan)
         else:
