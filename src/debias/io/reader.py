@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from debias.io.canonical import LARGEST_NUMBER, InputError
+from debias.io.rules import Rows, cell_codes, code_names, refuse_repeated_raters
 
 __all__ = [
     "FORMATS",
@@ -318,31 +319,13 @@ def _where(rows: np.ndarray) -> int:
     return int(rows[0]) + 2
 
 
-def _names(values: pd.Series, column: str, source: str, *, empty_ok=None) -> tuple[np.ndarray, list[str]]:
-    """Codes (``-1``: empty) and the trimmed distinct names of a name column, in order of
-    appearance; an empty cell is an error except on the rows ``empty_ok`` marks."""
-    codes, uniques = pd.factorize(values, use_na_sentinel=True)
-    texts = pd.Series(pd.Index(uniques).astype(str), dtype=object).str.strip()
-    merged, names = pd.factorize(texts)
-    empty = np.append(np.asarray(texts == "", dtype=bool), True)  # the last slot: null cells
-    blank = empty[codes]
-    codes = np.where(blank, -1, np.append(merged, -1).astype(np.int32)[codes]).astype(np.int32)
-    bad = blank if empty_ok is None else blank & ~empty_ok
-    if bad.any():
-        raise InputError(source, f"column '{column}' is empty", row=_where(np.flatnonzero(bad)), column=column)
-    names = [str(n) for n in names]
-    if "" in names:  # every empty cell is coded -1
-        names.remove("")
-    return codes, names
-
-
 def _numbers(values: pd.Series, column: str, source: str) -> np.ndarray:
     """The cells as floats, NaN where empty; a cell that is not a finite number is an error."""
     if pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
         numbers = values.to_numpy(dtype=float, na_value=np.nan)
         bad = np.isinf(numbers) | (np.abs(np.nan_to_num(numbers)) >= LARGEST_NUMBER)
     else:
-        codes, uniques = pd.factorize(values, use_na_sentinel=True)
+        codes, uniques = cell_codes(values, column, Rows.of((source, len(values))))
         texts = pd.Series(pd.Index(uniques).astype(str), dtype=object).str.strip()
         parsed = pd.to_numeric(texts.where(~texts.str.contains("_", regex=False)), errors="coerce")
         parsed = parsed.to_numpy(dtype=float, na_value=np.nan)
@@ -378,7 +361,7 @@ def _differs(values: np.ndarray, groups: np.ndarray, bad: int, column: str, sour
 
 def _one_text(values: pd.Series, groups: np.ndarray, n: int, column: str, source: str, what) -> np.ndarray:
     """The one text of ``column`` per group (0..n-1); a group whose rows differ is an error."""
-    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    codes, uniques = cell_codes(values, column, Rows.of((source, len(values))))
     if (codes < 0).any():
         row = _where(np.flatnonzero(codes < 0))
         raise InputError(source, f"column '{column}' is empty (null)", row=row, column=column)
@@ -479,13 +462,14 @@ def read_evaluation_table(
         if columns.judgment is not None
         else np.full(n_rows, np.nan)
     )
-    item, items = _names(take(columns.item), columns.item, source)
+    rows_of = Rows.of((source, n_rows))
+    item, items = code_names(take(columns.item), columns.item, rows_of)
     if columns.system is not None:
-        system, systems = _names(take(columns.system), columns.system, source)
+        system, systems = code_names(take(columns.system), columns.system, rows_of)
     else:
         system, systems = np.zeros(n_rows, dtype=np.int32), [columns.system_name]
     if columns.prompt is not None:
-        prompt, prompts = _names(take(columns.prompt), columns.prompt, source, empty_ok=np.isnan(values))
+        prompt, prompts = code_names(take(columns.prompt), columns.prompt, rows_of, empty_ok=np.isnan(values))
         prompt = np.where(prompt < 0, 0, prompt)
     else:
         prompt, prompts = np.zeros(n_rows, dtype=np.int32), [columns.prompt_name]
@@ -506,23 +490,15 @@ def read_evaluation_table(
     rows = np.flatnonzero(~np.isnan(values))
     key = output[rows].astype(np.int64) * len(prompts) + prompt[rows]
     if columns.rater is not None:
-        rater, raters = _names(take(columns.rater), columns.rater, source, empty_ok=np.isnan(values))
+        rater, raters = code_names(take(columns.rater), columns.rater, rows_of, empty_ok=np.isnan(values))
         rank = np.argsort(np.argsort(np.asarray(raters, dtype=object))).astype(np.int64)
         key = key * max(len(raters), 1) + np.append(rank, 0)[rater[rows]]
     order = np.argsort(key, kind="stable")
     rows, key = rows[order], key[order]
     del order
-    if columns.rater is not None and len(key) > 1:
-        twice = np.flatnonzero(key[1:] == key[:-1]) + 1
-        if len(twice):
-            second = twice[np.argmin(rows[twice])]
-            raise InputError(
-                source,
-                f"rater {raters[int(rater[rows[second]])]!r} judged this item, system and prompt twice "
-                f"(first on row {rows[second - 1] + 2})",
-                row=int(rows[second]) + 2,
-                column=columns.rater,
-            )
+    if columns.rater is not None:
+        unit = "this item, system and prompt"
+        refuse_repeated_raters(key, rows, rater[rows], raters, unit, columns.rater, rows_of, ordered=True)
         del rater
     del key
     judgment_output, judgment_prompt, judgment_value = output[rows], prompt[rows], values[rows]
