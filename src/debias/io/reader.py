@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from debias.data.judgments import Judgments
 from debias.io.canonical import LARGEST_NUMBER, InputError
 from debias.io.rules import Rows, cell_codes, code_names, refuse_repeated_raters
 
@@ -49,6 +50,7 @@ __all__ = [
     "metric_name",
     "prompt_name",
     "read_evaluation_table",
+    "read_judgments",
     "read_long_table",
     "read_table_file",
     "safe_name",
@@ -536,6 +538,55 @@ def read_evaluation_table(
         scale=judged_scale,
         scale_declared=scale is not None,
     )
+
+
+def read_judgments(
+    table,
+    *,
+    item: str,
+    judgment: str,
+    rater: str | None = None,
+    fmt: str | None = None,
+    quoting: bool | None = None,
+    source: str = FRAME,
+) -> Judgments:
+    """The judgments of a long table of one system and prompt (a file path or a pandas
+    DataFrame), read by :func:`read_evaluation_table`'s rules: item and rater names trimmed, an
+    empty item refused, a rater who judged an item twice refused, errors naming the row and the
+    column.
+
+    Parameters
+    ----------
+    table : str, path or pandas.DataFrame
+        One row per judgment.
+    item : str
+        Column naming the item a judgment belongs to; items keep the order of their first row.
+    judgment : str
+        Column with the judgment (a number); an item none of whose rows has one is left out
+        (it is unjudged).
+    rater : str, optional
+        Column naming the rater; an item's judgments are then ordered by rater.
+    fmt, quoting, source
+        As for :func:`read_evaluation_table`.
+
+    Returns
+    -------
+    Judgments
+        The judged items, named by their (trimmed) item names.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"seg": ["a", " a", "b"], "score": [4, 5, 3]})
+    >>> j = read_judgments(frame, item="seg", judgment="score")
+    >>> j.ids, j.counts.tolist(), j.item_means.tolist()
+    (('a', 'b'), [2, 1], [4.5, 3.0])
+    """
+    columns = TableColumns(item=item, judgment=judgment, rater=rater)
+    read = read_evaluation_table(table, columns, fmt=fmt, quoting=quoting, source=source)
+    counts = np.bincount(read.judgment_output, minlength=len(read.output_item))
+    judged = counts > 0
+    return Judgments(read.judgment_value, counts[judged], tuple(read.output_item[judged]))
 
 
 def _scale(values, prompt, system, prompts, systems, declared, rows, columns, source) -> dict:
