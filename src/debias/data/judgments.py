@@ -72,7 +72,14 @@ class Judgments:
 
     @classmethod
     def from_lists(cls, lists: Sequence[Sequence[float]], ids: Sequence[str] | None = None) -> Judgments:
-        """From one list of judgments per item, e.g. ``[[4, 5], [3], [5, 5, 4]]``."""
+        """From one list of judgments per item, e.g. ``[[4, 5], [3], [5, 5, 4]]``.
+
+        Examples
+        --------
+        >>> j = Judgments.from_lists([[4, 5], [3]], ids=["a", "b"])
+        >>> j.ids, j.counts.tolist(), j.item_means.tolist()
+        (('a', 'b'), [2, 1], [4.5, 3.0])
+        """
         lists = [np.asarray(v, dtype=float).ravel() for v in lists]
         counts = np.array([v.size for v in lists], dtype=np.int64)
         values = np.concatenate(lists) if lists else np.zeros(0)
@@ -97,8 +104,9 @@ class Judgments:
     @classmethod
     def from_joined(cls, rows) -> Judgments:
         """From rows of a joined table (:mod:`debias.tables.joined`): its ``judgments`` column holds
-        each output's judgments as a JSON list; this is the one reader of that column."""
-        lists = [json.loads(text) if text else [] for text in rows["judgments"]]
+        each output's judgments, as numbers (a list or an array: a table built in memory) or as a
+        JSON list (text: a table read from its file); this is the one reader of that column."""
+        lists = [(json.loads(cell) if cell else []) if isinstance(cell, str) else cell for cell in rows["judgments"]]
         return cls.from_lists(lists, ids=[str(i) for i in rows["id"]])
 
     # Derived quantities ---------------------------------------------------------------------

@@ -143,7 +143,7 @@ class EvaluationTable:
 
     def judgment_lists(self) -> dict[tuple[int, int], list[float]]:
         """``{(output, prompt): [judgment, ...]}`` for every judged output and prompt."""
-        output, prompt, count, _, values = self.judgment_cells()
+        output, prompt, count, _, values = self.judgment_cells(texts=False)
         values = np.split(values, np.cumsum(count)[:-1]) if len(count) else []
         return {(int(o), int(p)): v.tolist() for o, p, v in zip(output, prompt, values)}
 
@@ -159,12 +159,12 @@ class EvaluationTable:
         order = np.argsort(system, kind="stable")
         return order, np.searchsorted(system[order], np.arange(len(self.systems) + 1))
 
-    def judgment_cells(self, system: int | None = None):
+    def judgment_cells(self, system: int | None = None, *, texts: bool = True):
         """The judged (output, prompt) cells of one system (default: of every system), ordered
         by output then prompt: each cell's output (its position among the system's outputs,
         :meth:`outputs_of`, or its index), its prompt, its number of judgments, and the judgments
-        as JSON writes a list's items (``"3.0, 4.0"``). Last, the judgments themselves in the
-        cells' order."""
+        as JSON writes a list's items (``"3.0, 4.0"``; ``None`` with ``texts=False``). Last, the
+        judgments themselves in the cells' order."""
         if system is None:
             where, prompt, values = self.judgment_output, self.judgment_prompt, self.judgment_value
         else:
@@ -178,10 +178,12 @@ class EvaluationTable:
             return where, prompt, np.zeros(0, dtype=int), np.zeros(0, dtype=object), values
         cells = where.astype(np.int64) * len(self.prompts) + prompt
         start = np.flatnonzero(np.r_[True, cells[1:] != cells[:-1]])
+        count = np.diff(np.r_[start, len(cells)])
+        if not texts:
+            return where[start], prompt[start], count, None, values
         first = np.zeros(len(cells), dtype=bool)
         first[start] = True
         text = np.where(first, "", ", ").astype(object) + float_texts(values)
-        count = np.diff(np.r_[start, len(cells)])
         return where[start], prompt[start], count, np.add.reduceat(text, start), values
 
 
