@@ -239,9 +239,8 @@ def join_judge_tables(
             row = int(np.flatnonzero(twice)[0])
             battle = ", ".join(f"{k}={verdicts[k].iloc[row]!r}" for k in keys)
             first = int(np.flatnonzero(verdicts[keys].eq(verdicts[keys].iloc[row]).all(axis=1).to_numpy())[0])
-            raise InputError(
-                f"{source}: row {row + 2}",
-                f"the battle ({battle}) is also on row {first + 2}: a judge table has one row per battle",
+            raise Rows.of((source, len(verdicts))).error(
+                row, f"the battle ({battle}) is also on row {first + 2}: a judge table has one row per battle"
             )
         # the rows of the table in their order, then the battles only the judge table holds
         joined = joined.merge(verdicts, on=keys, how="left", sort=False)
