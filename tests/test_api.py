@@ -24,7 +24,9 @@ def test_the_package_exposes_the_api():
     assert dir(debias) == sorted(debias.__all__)  # no helper imports offered to tab completion
 
 
-@pytest.mark.parametrize("module", ["debias.api", "debias.data.judgments", "debias.stats.estimate"])
+@pytest.mark.parametrize(
+    "module", ["debias.api", "debias.data.judgments", "debias.io.reader", "debias.io.pairs", "debias.stats.estimate"]
+)
 def test_examples_in_docstrings_run(module):
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0

@@ -9,6 +9,8 @@ import pandas as pd
 import pytest
 
 from debias.data import EvalSample, Judgments, PairedSample, as_judgments
+from debias.io.canonical import InputError
+from debias.io.reader import read_judgments
 
 
 def test_judgments_from_lists_padded_and_long_agree():
@@ -17,7 +19,7 @@ def test_judgments_from_lists_padded_and_long_agree():
     padded = np.array([[4, 5, np.nan], [3, np.nan, np.nan], [5, 4, 2]], dtype=float)
     b = Judgments.from_padded(padded, ids=["x", "y", "z"])
     frame = pd.DataFrame({"item": ["z", "x", "y", "z", "x", "z"], "score": [5, 4, 3, 4, 5, 2]})
-    c = Judgments.from_long(frame, item="item", judgment="score")
+    c = read_judgments(frame, item="item", judgment="score")
     for j in (a, b):
         assert j.counts.tolist() == [2, 1, 3]
         assert j.values.tolist() == [4, 5, 3, 5, 4, 2]
@@ -28,11 +30,34 @@ def test_judgments_from_lists_padded_and_long_agree():
     np.testing.assert_array_equal(a.padded(), padded)
 
 
-def test_from_long_orders_an_items_judgments_by_rater():
+def test_read_judgments_orders_an_items_judgments_by_rater():
     frame = pd.DataFrame({"item": ["a", "a", "a"], "rater": ["r3", "r1", "r2"], "score": [3, 1, 2]})
-    assert Judgments.from_long(frame, item="item", judgment="score", rater="rater").lists() == [[1, 2, 3]]
+    assert read_judgments(frame, item="item", judgment="score", rater="rater").lists() == [[1, 2, 3]]
     with pytest.raises(ValueError, match="no column 'grade'"):
-        Judgments.from_long(frame, item="item", judgment="grade")
+        read_judgments(frame, item="item", judgment="grade")
+
+
+def test_read_judgments_follows_the_readers_rules():
+    """Names trimmed, an item none of whose rows has a judgment left out, a rater judging an item
+    twice and an empty item refused with row and column: as the ratings reader does."""
+    frame = pd.DataFrame(
+        {
+            "item": ["a", " a ", "b", "c", "b"],
+            "rater": ["r2", " r1", "r1", "r1", "r2 "],
+            "score": [4.0, 5.0, 3.0, np.nan, 2.0],
+        }
+    )
+    j = read_judgments(frame, item="item", judgment="score", rater="rater")
+    assert j.ids == ("a", "b") and j.lists() == [[5.0, 4.0], [3.0, 2.0]]
+    twice = frame.assign(rater=["r1", " r1 ", "r1", "r1", "r2"])
+    with pytest.raises(InputError) as error:
+        read_judgments(twice, item="item", judgment="score", rater="rater", source="t.csv")
+    assert (error.value.file, error.value.row, error.value.column) == ("t.csv", 3, "rater")
+    assert "rater 'r1' judged" in error.value.message and "(first on row 2)" in error.value.message
+    with pytest.raises(InputError) as error:
+        read_judgments(frame.assign(item=["a", "a", None, "c", "b"]), item="item", judgment="score")
+    assert (error.value.row, error.value.column, error.value.message) == (4, "item", "column 'item' is empty")
+    assert not hasattr(Judgments, "from_long")  # one way from a table to judgments: the reader
 
 
 def test_from_joined_reads_the_typed_column():

@@ -3,6 +3,8 @@ and a direct maximum-likelihood fit; degenerate data give rows with reasons, nev
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -106,6 +108,103 @@ def test_pair_table_errors_name_row_and_column(change, where, what):
         debias.preferences(frame, item="q", system_a="A", system_b="B", verdict="winner", rater="who", judges=["j"])
     assert error.value.where == where
     assert what in error.value.message
+
+
+def _read(frame, **options):
+    from debias.io.pairs import read_pair_table
+
+    columns = dict(item="q", system_a="A", system_b="B", verdict="winner", rater="who", judges=["j"])
+    return read_pair_table(frame, **{**columns, **options})
+
+
+@pytest.mark.parametrize("empty", ["", "  ", None, np.nan])
+def test_a_verdict_without_a_rater_is_refused_naming_its_row_and_column(empty):
+    """An empty or null rater is not one more rater (nor the rater 'None'): on a row with a
+    verdict it is refused, as the ratings reader refuses a judgment without its rater."""
+    frame = _frame().astype(object)
+    frame.loc[2, "who"] = empty
+    with pytest.raises(InputError) as error:
+        _read(frame, source="t.csv")
+    assert (error.value.file, error.value.row, error.value.column) == ("t.csv", 4, "who")
+    assert error.value.message == "column 'who' is empty"
+    # the only row without a verdict (q3) may leave its rater empty or null: a battle of the pool
+    for missing in ("", None, np.nan):
+        pairs = _read(_frame().astype(object).assign(who=["r1", "r2", "r1", missing, "r1"]))
+        assert pairs.human_counts.tolist() == [2, 1, 0, 1]
+
+
+def test_pair_names_and_raters_are_trimmed_by_the_readers_rules():
+    """'  r1 ' is the rater 'r1': padded raters are one rater (judging q1 twice here), and a table
+    whose every name is padded reads as the trimmed one."""
+    padded = _frame().assign(who=["  r1 ", "r1", "r1", "", "r1"])
+    with pytest.raises(InputError) as error:
+        _read(padded, source="t.csv")
+    assert (error.value.file, error.value.row, error.value.column) == ("t.csv", 3, "who")
+    assert error.value.message == "rater 'r1' judged this battle twice (first on row 2)"
+    frame = _frame().assign(who=["r1", "r2", "r1", "", "r1"])
+    spaced = frame.assign(**{c: " " + frame[c] + "\t" for c in ("q", "A", "B", "who")})
+    a, b = _read(frame), _read(spaced)
+    assert a.systems == b.systems and a.items.tolist() == b.items.tolist() == ["q1", "q2", "q3", "q4"]
+    np.testing.assert_array_equal(a.human_mean, b.human_mean)
+    assert a.rater_variance == b.rater_variance
+
+
+def test_a_rater_judging_a_battle_twice_is_named_with_both_rows():
+    frame = pd.DataFrame(
+        {
+            "q": ["q1", "q2", "q1", "q2", "q1"],
+            "A": ["x", "y", "x", "y", "x"],
+            "B": ["y", "x", "y", "x", "y"],
+            "winner": ["a", "b", "tie", "a", "b"],
+            "who": ["r1", "r2", "r2", "r3", " r2"],
+            "j": ["a", "b", "a", "b", "a"],
+        }
+    )
+    with pytest.raises(InputError) as error:
+        _read(frame, source="t.csv")
+    assert (error.value.row, error.value.column) == (6, "who")
+    assert error.value.message == "rater 'r2' judged this battle twice (first on row 4)"
+    assert str(error.value) == "t.csv: row 6: rater 'r2' judged this battle twice (first on row 4)"
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "found"),
+    [
+        ("who", ["r1"], 'a list ["r1"]'),
+        ("q", {"id": 1}, 'an object {"id": 1}'),
+        ("B", ["y", "z"], "a list"),
+        ("winner", {"verdict": "a"}, "an object"),
+        ("j", ["a"], "a list"),
+    ],
+)
+def test_a_nested_value_in_a_pair_column_is_an_error_naming_row_and_column(column, value, found):
+    frame = _frame().astype(object)
+    frame.at[2, column] = value
+    with pytest.raises(InputError) as error:
+        _read(frame, source="t.jsonl")
+    assert (error.value.file, error.value.row, error.value.column) == ("t.jsonl", 4, column)
+    assert error.value.message.startswith(f"column {column!r}: expected a single value, found {found}")
+
+
+def test_a_pool_row_is_named_in_the_pool_and_json_nulls_read_from_a_file(tmp_path):
+    from debias.io.reader import read_long_table
+
+    pool = pd.DataFrame({"q": ["q8", "q9"], "A": ["y", " "], "B": ["x", "z"], "j": ["a", "b"]})
+    with pytest.raises(InputError) as error:
+        _read(_frame(), pool=pool)
+    assert (error.value.file, error.value.row, error.value.column) == ("pool", 3, "A")
+    lines = [
+        {"q": "q1", "A": "x", "B": "y", "winner": "a", "who": "r1", "j": "a"},
+        {"q": "q1", "A": "x", "B": "y", "winner": "b", "who": None, "j": "a"},
+    ]
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    with pytest.raises(InputError) as error:
+        _read(read_long_table(path), source=str(path))
+    assert (error.value.row, error.value.column, error.value.message) == (3, "who", "column 'who' is empty")
+    path.write_text(path.read_text().replace('"who": null', '"who": ["r2"]'))
+    with pytest.raises(InputError, match=r"row 3: column 'who': expected a single value, found a list"):
+        _read(read_long_table(path), source=str(path))
 
 
 def test_missing_column_and_pool_table():

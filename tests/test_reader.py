@@ -77,7 +77,7 @@ def through_api(frame):
         return str(error).removeprefix("table")
     joined = pd.concat(tables, ignore_index=True)
     judged = joined[joined["n_judgments"] > 0]
-    judgments = {(r.system, r.id, r.prompt): json.loads(r.judgments) for r in judged.itertuples()}
+    judgments = {(r.system, r.id, r.prompt): r.judgments.tolist() for r in judged.itertuples()}
     return judgments, dict(zip(zip(joined["system"], joined["id"]), joined["bleu"]))
 
 
@@ -317,3 +317,65 @@ def test_a_config_that_cannot_be_written_takes_the_data_files_back(tmp_path, cap
     code, _, err = run(capsys, again, *BASIC, "--score", "m", "--out", out, "--config", config, "--force")
     assert code == 2 and {p: p.read_bytes() for p in out.rglob("*.gz")} == before
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no staging folder left
+
+
+def test_an_empty_prompt_or_rater_on_an_unjudged_first_row_codes_the_other_names_right():
+    """An unjudged row may leave its prompt and rater empty; the names after it keep their own
+    codes (the empty name is no name), so every judgment stays with its prompt and rater."""
+    frame = pd.DataFrame(
+        {
+            "seg": ["a", "a", "b", "b", "c", "c"],
+            "p": ["", "p1", "p2", "p1", "p2", "p1"],
+            "who": ["", "r2", "r2", "r1", "r1", "r1"],
+            "score": [np.nan, 3.0, 4.0, 5.0, 2.0, 1.0],
+        }
+    )
+    table = read_evaluation_table(frame, TableColumns(item="seg", judgment="score", prompt="p", rater="who"))
+    assert table.prompts == ("p1", "p2")
+    by_cell = {(table.output_item[o], table.prompts[p]): v for (o, p), v in table.judgment_lists().items()}
+    assert by_cell == {
+        ("a", "p1"): [3.0],
+        ("b", "p2"): [4.0],
+        ("b", "p1"): [5.0],
+        ("c", "p2"): [2.0],
+        ("c", "p1"): [1.0],
+    }
+    with pytest.raises(InputError) as error:
+        read_evaluation_table(
+            frame.assign(p=["", "p1", "p2", "p1", "p2", "p2"], who=["", "r2", "r2", "r1", " r1", "r1 "]),
+            TableColumns("seg", "score", prompt="p", rater="who"),
+        )
+    assert (error.value.row, error.value.message) == (
+        7,
+        "rater 'r1' judged this item, system and prompt twice (first on row 6)",
+    )
+
+
+def test_the_api_hands_the_judgments_on_as_numbers_not_text(tmp_path):
+    """The joined tables the API builds hold each output's judgments as a float array (no JSON
+    text in memory); written to a file they are the JSON lists the workflow reads, and the
+    estimates from the frames and from the files are the same to the last bit, for judgments
+    such as 0.1 + 0.2 that are not short decimals."""
+    from debias.tables.estimates import system_estimates_table
+    from debias.tables.joined import read_joined, write_joined
+
+    frame = ratings()
+    frame["rating"] = frame["rating"] + 0.1 + 0.2 / 3
+    tables, prompts = _joined(frame, **{**COLUMNS, "prompt": None, "population": None, "scale": None})
+    for table in tables:
+        cells = table["judgments"].to_list()
+        assert all(isinstance(cell, np.ndarray) and cell.dtype == float for cell in cells)
+        assert [len(cell) for cell in cells] == table["n_judgments"].tolist()
+    judged = pd.concat(tables).query("n_judgments > 0")
+    assert judged["judgments"].map(len).sum() == frame["rating"].notna().sum()
+    read_back = []
+    for k, table in enumerate(tables):
+        write_joined(table, tmp_path / f"{k}.csv")
+        read_back.append(read_joined(tmp_path / f"{k}.csv"))
+        texts = read_back[-1]["judgments"]
+        assert texts.tolist() == [json.dumps(cell.tolist()) for cell in table["judgments"]]
+    in_memory = system_estimates_table(tables, {"evaluation": prompts}, ["bleu"], level=0.9)
+    from_files = system_estimates_table(read_back, {"evaluation": prompts}, ["bleu"], level=0.9)
+    pd.testing.assert_frame_equal(in_memory, from_files, check_exact=True)
+    api = debias.estimate(frame, item="seg", system="sys", judgment="rating", rater="who", scores=["bleu"], level=0.9)
+    pd.testing.assert_frame_equal(api, in_memory, check_exact=True)

@@ -6,9 +6,10 @@ Items come first on every axis. Judgments are ragged (item i has :math:`k_i \ge 
 they are stored flat, item after item, with their counts: memory grows with the number of
 judgments, never with items times the longest list.
 
-Only numpy is imported here; the constructors from tables (:meth:`Judgments.from_long`,
-:meth:`EvalSample.from_long`) take any frame with ``groupby`` and column access, such as a
-pandas DataFrame, without importing pandas themselves.
+Only numpy is imported here: the types are built from arrays. A table becomes judgments through
+the one reader of tables, :mod:`debias.io.reader` (:func:`~debias.io.reader.read_judgments` for
+one system's, :func:`~debias.io.reader.read_evaluation_table` for a whole evaluation), which
+trims names and refuses a rater who judged an item twice.
 """
 
 from __future__ import annotations

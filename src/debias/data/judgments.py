@@ -72,7 +72,14 @@ class Judgments:
 
     @classmethod
     def from_lists(cls, lists: Sequence[Sequence[float]], ids: Sequence[str] | None = None) -> Judgments:
-        """From one list of judgments per item, e.g. ``[[4, 5], [3], [5, 5, 4]]``."""
+        """From one list of judgments per item, e.g. ``[[4, 5], [3], [5, 5, 4]]``.
+
+        Examples
+        --------
+        >>> j = Judgments.from_lists([[4, 5], [3]], ids=["a", "b"])
+        >>> j.ids, j.counts.tolist(), j.item_means.tolist()
+        (('a', 'b'), [2, 1], [4.5, 3.0])
+        """
         lists = [np.asarray(v, dtype=float).ravel() for v in lists]
         counts = np.array([v.size for v in lists], dtype=np.int64)
         values = np.concatenate(lists) if lists else np.zeros(0)
@@ -95,50 +102,11 @@ class Judgments:
         return cls(matrix[present], counts, None if ids is None else tuple(ids))
 
     @classmethod
-    def from_long(cls, frame, *, item: str, judgment: str, rater: str | None = None) -> Judgments:
-        """From a long table, one row per judgment.
-
-        Parameters
-        ----------
-        frame : pandas.DataFrame
-            One row per judgment.
-        item : str
-            Column naming the item a judgment belongs to; items keep the order of their first row.
-        judgment : str
-            Column with the judgment (a number).
-        rater : str, optional
-            Column naming the rater; an item's judgments are then ordered by rater.
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> frame = pd.DataFrame({"seg": ["a", "a", "b"], "score": [4, 5, 3]})
-        >>> j = Judgments.from_long(frame, item="seg", judgment="score")
-        >>> j.ids, j.counts.tolist(), j.item_means.tolist()
-        (('a', 'b'), [2, 1], [4.5, 3.0])
-        """
-        for column in (item, judgment, *([rater] if rater else [])):
-            if column not in frame.columns:
-                raise ValueError(f"no column '{column}' (columns: {list(frame.columns)})")
-        keys = np.asarray(frame[item].astype(str))
-        values = np.asarray(frame[judgment], dtype=float)
-        ids, first, codes = np.unique(keys, return_index=True, return_inverse=True)
-        rank = np.empty(ids.size, dtype=np.int64)
-        rank[np.argsort(first, kind="stable")] = np.arange(ids.size)  # items in order of appearance
-        position = rank[codes]
-        if rater:
-            secondary = np.unique(np.asarray(frame[rater].astype(str)), return_inverse=True)[1]
-            order = np.lexsort((np.arange(keys.size), secondary, position))
-        else:
-            order = np.argsort(position, kind="stable")
-        counts = np.bincount(position, minlength=ids.size)
-        return cls(values[order], counts, tuple(ids[np.argsort(first, kind="stable")]))
-
-    @classmethod
     def from_joined(cls, rows) -> Judgments:
         """From rows of a joined table (:mod:`debias.tables.joined`): its ``judgments`` column holds
-        each output's judgments as a JSON list; this is the one reader of that column."""
-        lists = [json.loads(text) if text else [] for text in rows["judgments"]]
+        each output's judgments, as numbers (a list or an array: a table built in memory) or as a
+        JSON list (text: a table read from its file); this is the one reader of that column."""
+        lists = [(json.loads(cell) if cell else []) if isinstance(cell, str) else cell for cell in rows["judgments"]]
         return cls.from_lists(lists, ids=[str(i) for i in rows["id"]])
 
     # Derived quantities ---------------------------------------------------------------------

@@ -1,7 +1,9 @@
 """Judged pairs from a long table: one row per human verdict, judges' verdicts as columns.
 
-A battle is a row's (item, system A, system B), names trimmed of surrounding whitespace. Rows of
-the same battle are its raters' verdicts (``rater`` names them; a rater judging a battle twice is
+A battle is a row's (item, system A, system B), names trimmed of surrounding whitespace by the
+ratings reader's rules (:mod:`debias.io.rules`): an empty or null name is refused, and so is a cell
+holding a list or an object. Rows of the same battle are its raters' verdicts (``rater`` names
+them, trimmed alike: a row with a verdict needs a rater, a rater judging a battle twice is
 refused); a row with an empty verdict is a battle of the unlabelled pool, and so is every row of
 the optional ``pool`` table (same columns, its verdict column, if any, ignored). A judge's verdict
 must be the same on every row of a battle (a pool row with the key of a battle of the table is a row
@@ -21,22 +23,9 @@ import pandas as pd
 
 from debias.data.pairs import JudgedPairs, UnknownVerdicts, verdict_codes
 from debias.io.canonical import InputError
+from debias.io.rules import Rows, cell_codes, code_names, refuse_repeated_raters, trimmed_names
 
 __all__ = ["CANONICAL_PAIR_COLUMNS", "canonical_pair_table", "join_judge_tables", "read_pair_table"]
-
-
-def _names(values: pd.Series, column: str, row_name) -> tuple[np.ndarray, np.ndarray]:
-    """``(codes, names)`` of a column of names trimmed of surrounding whitespace; an empty or
-    missing name is an error naming its row."""
-    codes, uniques = pd.factorize(values, use_na_sentinel=True)
-    trimmed = np.array([str(u).strip() for u in uniques], dtype=object)
-    merged, names = pd.factorize(trimmed) if trimmed.size else (np.zeros(0, np.int64), np.zeros(0, object))
-    empty = codes < 0
-    if trimmed.size:
-        empty |= (trimmed == "")[np.maximum(codes, 0)] & (codes >= 0)
-    if empty.any():
-        raise InputError(row_name(int(np.flatnonzero(empty)[0])), f"column {column!r} is empty")
-    return np.asarray(merged, dtype=np.int64)[codes], np.asarray(names, dtype=object)
 
 
 def _columns(frame: pd.DataFrame, columns: Sequence[str], source: str) -> None:
@@ -45,10 +34,10 @@ def _columns(frame: pd.DataFrame, columns: Sequence[str], source: str) -> None:
         raise InputError(source, f"no column {missing[0]!r} (columns: {list(frame.columns)})")
 
 
-def _verdicts(values: pd.Series, column: str, row_name, mapping, judge=None):
+def _verdicts(values: pd.Series, column: str, rows: Rows, mapping, judge=None):
     """``(codes, unknown)`` of a column of verdicts, read once per distinct value; ``unknown`` (a
     judge's column only) marks the rows whose answer is not a verdict."""
-    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    codes, uniques = cell_codes(values, column, rows)
     uniques = np.asarray(uniques, dtype=object)
     if judge is None:
         try:
@@ -57,7 +46,7 @@ def _verdicts(values: pd.Series, column: str, row_name, mapping, judge=None):
             try:
                 verdict_codes(values.to_numpy(dtype=object), mapping=mapping)
             except UnknownVerdicts as error:
-                raise InputError(row_name(error.first), f"column {column!r}: {error}") from None
+                raise rows.error(error.first, f"column {column!r}: {error}", column) from None
             raise
         unknown = {}
     else:
@@ -128,52 +117,50 @@ def read_pair_table(
     else:
         table = frame[keep].reset_index(drop=True)
 
-    def row_name(position: int) -> str:
-        if position < n_rows:
-            return f"{source}: row {position + 2}"
-        return f"pool: row {position - n_rows + 2}"
-
-    item_codes, item_names = _names(table[item], item, row_name)
-    both, systems = _names(pd.concat([table[system_a], table[system_b]], ignore_index=True), system_a, row_name)
-    code_a, code_b = both[: len(table)], both[len(table) :]
+    rows = Rows.of((source, n_rows), *([("pool", len(pool))] if pool is not None else []))
+    item_codes, item_names = code_names(table[item], item, rows)
+    item_names = np.asarray(item_names, dtype=object)
+    both, systems = code_names([table[system_a], table[system_b]], [system_a, system_b], rows)
+    systems = np.asarray(systems, dtype=object)
+    code_a, code_b = both[: len(table)].astype(np.int64), both[len(table) :].astype(np.int64)
     same = code_a == code_b
     if same.any():
         row = int(np.flatnonzero(same)[0])
-        raise InputError(
-            row_name(row), f"columns {system_a!r} and {system_b!r} name the same system {systems[code_a[row]]!r}"
-        )
+        message = f"columns {system_a!r} and {system_b!r} name the same system {systems[code_a[row]]!r}"
+        raise rows.error(row, message, system_b)
     human = np.full(len(table), np.nan)
-    human[:n_rows] = _verdicts(frame[verdict].reset_index(drop=True), verdict, row_name, mapping)[0]
+    human[:n_rows] = _verdicts(frame[verdict].reset_index(drop=True), verdict, rows, mapping)[0]
     n_systems = len(systems)
-    battle, _ = pd.factorize((item_codes * n_systems + code_a) * n_systems + code_b)
+    battle, _ = pd.factorize((item_codes.astype(np.int64) * n_systems + code_a) * n_systems + code_b)
     n_battles = int(battle.max()) + 1
     first_row = np.full(n_battles, -1, dtype=np.int64)
     first_row[battle[::-1]] = np.arange(battle.size)[::-1]
     judge_matrix = np.full((n_battles, len(judges)), np.nan)
     unknown = np.zeros(len(judges), dtype=np.int64)
     for j, judge in enumerate(judges):
-        codes, not_verdict = _verdicts(table[judge], judge, row_name, mapping, judge=judge)
+        codes, not_verdict = _verdicts(table[judge], judge, rows, mapping, judge=judge)
         unknown[j] = int(not_verdict[first_row].sum())  # once per battle, however many raters it has
         first = codes[first_row[battle]]
         conflict = ~((codes == first) | (np.isnan(codes) & np.isnan(first)))
         if conflict.any():
             row = int(np.flatnonzero(conflict)[0])
-            raise InputError(
-                row_name(row),
+            raise rows.error(
+                row,
                 f"column {judge!r}: the judge's verdict differs from the one on the battle's first row"
-                f" ({row_name(int(first_row[battle[row]]))})",
+                f" ({rows.name(int(first_row[battle[row]]))})",
+                judge,
             )
         judge_matrix[:, j] = codes[first_row]
     has_verdict = ~np.isnan(human)
     if rater:
-        rater_codes, rater_names = pd.factorize(frame[rater].astype(str).str.strip().to_numpy(dtype=object))
-        rater_codes = np.concatenate([rater_codes, np.full(len(table) - n_rows, -1)])
-        key = pd.Series(battle.astype(np.int64) * (len(rater_names) + 1) + rater_codes + 1)
-        duplicated = (key.duplicated() & has_verdict).to_numpy()
-        if duplicated.any():
-            row = int(np.flatnonzero(duplicated)[0])
-            name = rater_names[rater_codes[row]]
-            raise InputError(row_name(row), f"rater {name!r} judged this battle twice (column {rater!r})")
+        # a rater names a verdict; a row without one (a battle only the judges saw) may leave it empty
+        rater_codes, rater_names = code_names(
+            frame[rater].reset_index(drop=True), rater, rows, empty_ok=~has_verdict[:n_rows]
+        )
+        rater_codes = np.concatenate([rater_codes, np.full(len(table) - n_rows, -1, dtype=np.int32)])
+        judged = np.flatnonzero(has_verdict)
+        key = battle[judged].astype(np.int64) * len(rater_names) + rater_codes[judged]
+        refuse_repeated_raters(key, judged, rater_codes[judged], rater_names, "this battle", rater, rows)
         order = np.lexsort((np.arange(battle.size), rater_codes, battle))
     else:
         order = np.argsort(battle, kind="stable")
@@ -234,27 +221,26 @@ def join_judge_tables(
     """
     keys = [item, system_a, system_b]
 
-    def trimmed(table: pd.DataFrame) -> pd.DataFrame:
+    def trimmed(table: pd.DataFrame, source: str) -> pd.DataFrame:
         table = table.copy()
         for key in keys:
-            table[key] = table[key].where(table[key].isna(), table[key].astype(str).str.strip())
+            table[key] = trimmed_names(table[key], key, Rows.of((source, len(table))))
         return table
 
-    joined = trimmed(frame).reset_index(drop=True)
+    joined = trimmed(frame, "table").reset_index(drop=True)
     taken = set(joined.columns)
     for judge, (table, column, source) in judge_tables.items():
         _columns(table, [*keys, column], source)
         if judge in taken:
             raise InputError(source, f"judge {judge!r} has the name of a column of the table of human verdicts")
-        verdicts = trimmed(table)[[*keys, column]].rename(columns={column: judge})
+        verdicts = trimmed(table, source)[[*keys, column]].rename(columns={column: judge})
         twice = verdicts.duplicated(keys, keep="first").to_numpy()
         if twice.any():
             row = int(np.flatnonzero(twice)[0])
             battle = ", ".join(f"{k}={verdicts[k].iloc[row]!r}" for k in keys)
             first = int(np.flatnonzero(verdicts[keys].eq(verdicts[keys].iloc[row]).all(axis=1).to_numpy())[0])
-            raise InputError(
-                f"{source}: row {row + 2}",
-                f"the battle ({battle}) is also on row {first + 2}: a judge table has one row per battle",
+            raise Rows.of((source, len(verdicts))).error(
+                row, f"the battle ({battle}) is also on row {first + 2}: a judge table has one row per battle"
             )
         # the rows of the table in their order, then the battles only the judge table holds
         joined = joined.merge(verdicts, on=keys, how="left", sort=False)
@@ -322,16 +308,17 @@ def canonical_pair_table(
     )
     parts = [frame] + ([pool.assign(**{verdict: ""})] if pool is not None else [])
     table = pd.concat([p.reset_index(drop=True) for p in parts], ignore_index=True)
+    rows = Rows.of((source, len(frame)), *([("pool", len(pool))] if pool is not None else []))
     out = pd.DataFrame(
         {
-            "item": table[item].astype(str).str.strip(),
-            "system_a": table[system_a].astype(str).str.strip(),
-            "system_b": table[system_b].astype(str).str.strip(),
+            "item": trimmed_names(table[item], item, rows),
+            "system_a": trimmed_names(table[system_a], system_a, rows),
+            "system_b": trimmed_names(table[system_b], system_b, rows),
             "verdict": _spelled(table[verdict], mapping),
         }
     )
     if rater:
-        out["rater"] = table[rater].fillna("").astype(str).str.strip()
+        out["rater"] = trimmed_names(table[rater], rater, rows).fillna("")
     for judge, column in judges.items():
         out[judge] = _spelled(table[column], mapping)
     return out

@@ -37,7 +37,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from debias.data.judgments import Judgments
 from debias.io.canonical import LARGEST_NUMBER, InputError
+from debias.io.rules import Rows, cell_codes, code_names, refuse_repeated_raters
 
 __all__ = [
     "FORMATS",
@@ -48,6 +50,7 @@ __all__ = [
     "metric_name",
     "prompt_name",
     "read_evaluation_table",
+    "read_judgments",
     "read_long_table",
     "read_table_file",
     "safe_name",
@@ -140,7 +143,7 @@ class EvaluationTable:
 
     def judgment_lists(self) -> dict[tuple[int, int], list[float]]:
         """``{(output, prompt): [judgment, ...]}`` for every judged output and prompt."""
-        output, prompt, count, _, values = self.judgment_cells()
+        output, prompt, count, _, values = self.judgment_cells(texts=False)
         values = np.split(values, np.cumsum(count)[:-1]) if len(count) else []
         return {(int(o), int(p)): v.tolist() for o, p, v in zip(output, prompt, values)}
 
@@ -156,12 +159,12 @@ class EvaluationTable:
         order = np.argsort(system, kind="stable")
         return order, np.searchsorted(system[order], np.arange(len(self.systems) + 1))
 
-    def judgment_cells(self, system: int | None = None):
+    def judgment_cells(self, system: int | None = None, *, texts: bool = True):
         """The judged (output, prompt) cells of one system (default: of every system), ordered
         by output then prompt: each cell's output (its position among the system's outputs,
         :meth:`outputs_of`, or its index), its prompt, its number of judgments, and the judgments
-        as JSON writes a list's items (``"3.0, 4.0"``). Last, the judgments themselves in the
-        cells' order."""
+        as JSON writes a list's items (``"3.0, 4.0"``; ``None`` with ``texts=False``). Last, the
+        judgments themselves in the cells' order."""
         if system is None:
             where, prompt, values = self.judgment_output, self.judgment_prompt, self.judgment_value
         else:
@@ -175,10 +178,12 @@ class EvaluationTable:
             return where, prompt, np.zeros(0, dtype=int), np.zeros(0, dtype=object), values
         cells = where.astype(np.int64) * len(self.prompts) + prompt
         start = np.flatnonzero(np.r_[True, cells[1:] != cells[:-1]])
+        count = np.diff(np.r_[start, len(cells)])
+        if not texts:
+            return where[start], prompt[start], count, None, values
         first = np.zeros(len(cells), dtype=bool)
         first[start] = True
         text = np.where(first, "", ", ").astype(object) + float_texts(values)
-        count = np.diff(np.r_[start, len(cells)])
         return where[start], prompt[start], count, np.add.reduceat(text, start), values
 
 
@@ -318,31 +323,13 @@ def _where(rows: np.ndarray) -> int:
     return int(rows[0]) + 2
 
 
-def _names(values: pd.Series, column: str, source: str, *, empty_ok=None) -> tuple[np.ndarray, list[str]]:
-    """Codes (``-1``: empty) and the trimmed distinct names of a name column, in order of
-    appearance; an empty cell is an error except on the rows ``empty_ok`` marks."""
-    codes, uniques = pd.factorize(values, use_na_sentinel=True)
-    texts = pd.Series(pd.Index(uniques).astype(str), dtype=object).str.strip()
-    merged, names = pd.factorize(texts)
-    empty = np.append(np.asarray(texts == "", dtype=bool), True)  # the last slot: null cells
-    blank = empty[codes]
-    codes = np.where(blank, -1, np.append(merged, -1).astype(np.int32)[codes]).astype(np.int32)
-    bad = blank if empty_ok is None else blank & ~empty_ok
-    if bad.any():
-        raise InputError(source, f"column '{column}' is empty", row=_where(np.flatnonzero(bad)), column=column)
-    names = [str(n) for n in names]
-    if "" in names:  # every empty cell is coded -1
-        names.remove("")
-    return codes, names
-
-
 def _numbers(values: pd.Series, column: str, source: str) -> np.ndarray:
     """The cells as floats, NaN where empty; a cell that is not a finite number is an error."""
     if pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
         numbers = values.to_numpy(dtype=float, na_value=np.nan)
         bad = np.isinf(numbers) | (np.abs(np.nan_to_num(numbers)) >= LARGEST_NUMBER)
     else:
-        codes, uniques = pd.factorize(values, use_na_sentinel=True)
+        codes, uniques = cell_codes(values, column, Rows.of((source, len(values))))
         texts = pd.Series(pd.Index(uniques).astype(str), dtype=object).str.strip()
         parsed = pd.to_numeric(texts.where(~texts.str.contains("_", regex=False)), errors="coerce")
         parsed = parsed.to_numpy(dtype=float, na_value=np.nan)
@@ -378,7 +365,7 @@ def _differs(values: np.ndarray, groups: np.ndarray, bad: int, column: str, sour
 
 def _one_text(values: pd.Series, groups: np.ndarray, n: int, column: str, source: str, what) -> np.ndarray:
     """The one text of ``column`` per group (0..n-1); a group whose rows differ is an error."""
-    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    codes, uniques = cell_codes(values, column, Rows.of((source, len(values))))
     if (codes < 0).any():
         row = _where(np.flatnonzero(codes < 0))
         raise InputError(source, f"column '{column}' is empty (null)", row=row, column=column)
@@ -479,13 +466,14 @@ def read_evaluation_table(
         if columns.judgment is not None
         else np.full(n_rows, np.nan)
     )
-    item, items = _names(take(columns.item), columns.item, source)
+    rows_of = Rows.of((source, n_rows))
+    item, items = code_names(take(columns.item), columns.item, rows_of)
     if columns.system is not None:
-        system, systems = _names(take(columns.system), columns.system, source)
+        system, systems = code_names(take(columns.system), columns.system, rows_of)
     else:
         system, systems = np.zeros(n_rows, dtype=np.int32), [columns.system_name]
     if columns.prompt is not None:
-        prompt, prompts = _names(take(columns.prompt), columns.prompt, source, empty_ok=np.isnan(values))
+        prompt, prompts = code_names(take(columns.prompt), columns.prompt, rows_of, empty_ok=np.isnan(values))
         prompt = np.where(prompt < 0, 0, prompt)
     else:
         prompt, prompts = np.zeros(n_rows, dtype=np.int32), [columns.prompt_name]
@@ -506,23 +494,15 @@ def read_evaluation_table(
     rows = np.flatnonzero(~np.isnan(values))
     key = output[rows].astype(np.int64) * len(prompts) + prompt[rows]
     if columns.rater is not None:
-        rater, raters = _names(take(columns.rater), columns.rater, source, empty_ok=np.isnan(values))
+        rater, raters = code_names(take(columns.rater), columns.rater, rows_of, empty_ok=np.isnan(values))
         rank = np.argsort(np.argsort(np.asarray(raters, dtype=object))).astype(np.int64)
         key = key * max(len(raters), 1) + np.append(rank, 0)[rater[rows]]
     order = np.argsort(key, kind="stable")
     rows, key = rows[order], key[order]
     del order
-    if columns.rater is not None and len(key) > 1:
-        twice = np.flatnonzero(key[1:] == key[:-1]) + 1
-        if len(twice):
-            second = twice[np.argmin(rows[twice])]
-            raise InputError(
-                source,
-                f"rater {raters[int(rater[rows[second]])]!r} judged this item, system and prompt twice "
-                f"(first on row {rows[second - 1] + 2})",
-                row=int(rows[second]) + 2,
-                column=columns.rater,
-            )
+    if columns.rater is not None:
+        unit = "this item, system and prompt"
+        refuse_repeated_raters(key, rows, rater[rows], raters, unit, columns.rater, rows_of, ordered=True)
         del rater
     del key
     judgment_output, judgment_prompt, judgment_value = output[rows], prompt[rows], values[rows]
@@ -560,6 +540,55 @@ def read_evaluation_table(
         scale=judged_scale,
         scale_declared=scale is not None,
     )
+
+
+def read_judgments(
+    table,
+    *,
+    item: str,
+    judgment: str,
+    rater: str | None = None,
+    fmt: str | None = None,
+    quoting: bool | None = None,
+    source: str = FRAME,
+) -> Judgments:
+    """The judgments of a long table of one system and prompt (a file path or a pandas
+    DataFrame), read by :func:`read_evaluation_table`'s rules: item and rater names trimmed, an
+    empty item refused, a rater who judged an item twice refused, errors naming the row and the
+    column.
+
+    Parameters
+    ----------
+    table : str, path or pandas.DataFrame
+        One row per judgment.
+    item : str
+        Column naming the item a judgment belongs to; items keep the order of their first row.
+    judgment : str
+        Column with the judgment (a number); an item none of whose rows has one is left out
+        (it is unjudged).
+    rater : str, optional
+        Column naming the rater; an item's judgments are then ordered by rater.
+    fmt, quoting, source
+        As for :func:`read_evaluation_table`.
+
+    Returns
+    -------
+    Judgments
+        The judged items, named by their (trimmed) item names.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"seg": ["a", " a", "b"], "score": [4, 5, 3]})
+    >>> j = read_judgments(frame, item="seg", judgment="score")
+    >>> j.ids, j.counts.tolist(), j.item_means.tolist()
+    (('a', 'b'), [2, 1], [4.5, 3.0])
+    """
+    columns = TableColumns(item=item, judgment=judgment, rater=rater)
+    read = read_evaluation_table(table, columns, fmt=fmt, quoting=quoting, source=source)
+    counts = np.bincount(read.judgment_output, minlength=len(read.output_item))
+    judged = counts > 0
+    return Judgments(read.judgment_value, counts[judged], tuple(read.output_item[judged]))
 
 
 def _scale(values, prompt, system, prompts, systems, declared, rows, columns, source) -> dict:

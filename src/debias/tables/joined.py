@@ -10,13 +10,17 @@ and every later step reads it instead of the raw system file. One row per output
 ``judged_output``         the shared judgment this line names (see :class:`debias.io.canonical.SystemItem`), or empty
 ``n_judgments``           number of judgments of this output on this prompt (0: not judged)
 ``mean_judgment``         their mean (empty when not judged)
-``judgments``             the judgments themselves, space-separated, full precision
+``judgments``             the judgments themselves, full precision: a JSON list in the file, the
+                          judgments (a float array) in memory
 ``judgment_records``      when they came from several crowd records, how many from each, space-separated
                           (see :class:`debias.io.canonical.SystemItem`); empty for one record
 one column per metric     the metric's score of the output (absent for unscored systems: references)
 ========================  ==========================================================================
 
-Numbers are written at full precision, so every step sees exactly the values the join saw.
+Numbers are written at full precision, so every step sees exactly the values the join saw. In
+memory (:func:`join_system`, :func:`join_evaluation_table`) the judgments are numbers, never
+text: JSON is written only by :func:`write_joined`, and :meth:`debias.data.Judgments.from_joined`
+reads both.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ __all__ = [
     "join_evaluation_table",
     "join_system",
     "judged_rows",
+    "judgment_texts",
     "iter_cells",
     "metric_columns",
     "present_metrics",
@@ -104,7 +109,7 @@ def join_system(
                     item.judged_output or "",
                     len(values),
                     float(np.mean(values)) if values else np.nan,
-                    json.dumps([float(v) for v in values]),
+                    np.asarray(values, dtype=float),
                     json.dumps([int(n) for n in records]) if len(records) > 1 else "",
                 )
             )
@@ -130,8 +135,20 @@ def join_system(
     return frame
 
 
+def judgment_texts(judgments: pd.Series) -> pd.Series:
+    """The ``judgments`` column as a file holds it: each output's judgments as a JSON list
+    (``[3.0, 4.5]``, every float as ``repr`` writes it); a cell that is text already is kept."""
+    texts = [
+        cell if isinstance(cell, str) else json.dumps([float(v) for v in np.asarray(cell, dtype=float)])
+        for cell in judgments.to_numpy(dtype=object)
+    ]
+    return pd.Series(texts, index=judgments.index, dtype=object)
+
+
 def write_joined(frame: pd.DataFrame, path: str | os.PathLike) -> None:
-    """Write a joined table atomically, numbers at full precision."""
+    """Write a joined table atomically, numbers at full precision (the judgments as JSON lists)."""
+    if "judgments" in frame.columns:
+        frame = frame.assign(judgments=judgment_texts(frame["judgments"]))
     write_csv(frame, path, float_format=None)
 
 
@@ -176,9 +193,11 @@ def join_evaluation_table(table, task: str) -> list[pd.DataFrame]:
     same outputs and judgments, the score columns named as in the table."""
     frames = []
     prompts = list(table.prompts)
+    none = np.zeros(0)
+    none.setflags(write=False)
     for index, system in enumerate(table.systems):
         outputs = table.outputs_of(index)
-        position, prompt, count, text, values = table.judgment_cells(index)
+        position, prompt, count, _, values = table.judgment_cells(index, texts=False)
         cell = prompt * len(outputs) + position  # rows: prompt-major, then the outputs' order
         n_rows = len(prompts) * len(outputs)
         n = np.zeros(n_rows, dtype=np.int64)
@@ -186,8 +205,12 @@ def join_evaluation_table(table, task: str) -> list[pd.DataFrame]:
         sums = np.zeros(n_rows)
         if len(count):
             sums[cell] = np.add.reduceat(values, np.r_[0, np.cumsum(count)[:-1]])
-        judgments = np.full(n_rows, "[]", dtype=object)
-        judgments[cell] = "[" + text + "]"
+        parts = [none] * n_rows  # the judgments of each row, an array each (none: not judged)
+        for row, part in zip(cell.tolist(), np.split(values, np.cumsum(count)[:-1]) if len(count) else []):
+            parts[row] = part
+        judgments = np.empty(n_rows, dtype=object)
+        for row, part in enumerate(parts):
+            judgments[row] = part
         frame = pd.DataFrame(
             {
                 "task": task,

@@ -86,7 +86,7 @@ def split_judgment_records(rows: pd.DataFrame) -> pd.DataFrame:
     records = []
     for position in np.flatnonzero(several):
         row = rows.iloc[position].to_dict()
-        values = json.loads(row["judgments"])
+        values = Judgments.from_joined(rows.iloc[[position]]).values.tolist()
         bounds = np.cumsum([0, *json.loads(row["judgment_records"])])
         for start, stop in zip(bounds[:-1], bounds[1:]):
             part = values[start:stop]
@@ -95,7 +95,7 @@ def split_judgment_records(rows: pd.DataFrame) -> pd.DataFrame:
                     **row,
                     "n_judgments": len(part),
                     "mean_judgment": float(np.mean(np.array(part, dtype=float))),
-                    "judgments": json.dumps(part),
+                    "judgments": part,
                     "judgment_records": "",
                     "_position": position,
                 }

@@ -1,0 +1,191 @@
+"""The reading rules the ratings reader (:mod:`debias.io.reader`) and the pair reader
+(:mod:`debias.io.pairs`) share: where a row is, how a column of names is coded, and that a rater
+judges a unit (an output on a prompt, a battle) once.
+
+* A row is named ``<source>: row N``, the header being row 1, as a spreadsheet shows it; rows of
+  several tables read as one (a table, then its pool) are each named in their own table
+  (:class:`Rows`).
+* Names are trimmed of surrounding whitespace; an empty or null name is refused, except on the
+  rows a reader allows it (a row without a judgment or verdict may leave its prompt or rater
+  empty): such a row's name is coded ``-1`` (:func:`code_names`).
+* A cell holding a list or an object (JSON's nested values) is refused in every column a reader
+  codes (:func:`cell_codes`).
+* A rater naming the same unit twice is refused, on the second row, naming the first
+  (:func:`refuse_repeated_raters`).
+* Errors are :class:`~debias.io.canonical.InputError` carrying the source, the row and the column.
+
+Every rule is vectorised: a column is factorised once, and its distinct values are trimmed and
+checked, not its rows.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from debias.io.canonical import InputError
+
+__all__ = ["Rows", "cell_codes", "code_names", "refuse_repeated_raters", "trimmed_names"]
+
+
+@dataclass(frozen=True)
+class Rows:
+    """The rows of one table, or of several read as one (a table then its pool), by position.
+
+    ``sources[k]`` names the table whose first row is at position ``starts[k]``.
+    """
+
+    sources: tuple[str, ...]
+    starts: tuple[int, ...]
+
+    @classmethod
+    def of(cls, *tables: tuple[str, int]) -> Rows:
+        """The rows of tables ``(source, number of rows)`` stacked in that order."""
+        starts = np.cumsum([0, *(n for _, n in tables[:-1])]).tolist()
+        return cls(tuple(source for source, _ in tables), tuple(int(s) for s in starts))
+
+    def locate(self, position: int) -> tuple[str, int]:
+        """The source and row (the header being row 1) of the row at ``position``."""
+        part = bisect.bisect_right(self.starts, int(position)) - 1
+        return self.sources[part], int(position) - self.starts[part] + 2
+
+    def name(self, position: int) -> str:
+        """``<source>: row N`` of the row at ``position``."""
+        source, row = self.locate(position)
+        return f"{source}: row {row}"
+
+    def error(self, position: int, message: str, column: str | None = None) -> InputError:
+        """An :class:`InputError` on the row at ``position``."""
+        source, row = self.locate(position)
+        return InputError(source, message, row=row, column=column)
+
+
+def _nested(value) -> str | None:
+    """What a cell that is not a single value holds (``"a list"``), or ``None``."""
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, (list, tuple, set, np.ndarray)):
+        return "a list"
+    return None
+
+
+def cell_codes(values: pd.Series, column: str | Sequence[str], rows: Rows) -> tuple[np.ndarray, object]:
+    """``pandas.factorize`` of a column (``-1``: null), refusing a cell that holds a list or an
+    object (a nested JSON value) with its row and column. ``column`` is one name, or one per
+    stacked part when ``values`` holds several columns of ``len(values) / len(column)`` rows each."""
+    try:
+        return pd.factorize(values, use_na_sentinel=True)
+    except (TypeError, NotImplementedError) as error:
+        kinds = [_nested(v) for v in values.to_numpy(dtype=object)]
+        bad = next((k for k, kind in enumerate(kinds) if kind), None)
+        if bad is None:
+            raise error from None
+        names = [column] if isinstance(column, str) else list(column)
+        part, position = divmod(bad, len(values) // len(names))
+        found = values.iloc[bad]
+        try:
+            shown = json.dumps(found.tolist() if isinstance(found, np.ndarray) else found)
+        except (TypeError, ValueError):
+            shown = repr(found)
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        raise rows.error(
+            position, f"column {names[part]!r}: expected a single value, found {kinds[bad]} {shown}", names[part]
+        ) from None
+
+
+def code_names(
+    values: pd.Series | Sequence[pd.Series],
+    column: str | Sequence[str],
+    rows: Rows,
+    *,
+    empty_ok: np.ndarray | None = None,
+) -> tuple[np.ndarray, list[str]]:
+    """Codes and names of a column of names, trimmed of surrounding whitespace.
+
+    The column is factorised, its distinct values trimmed and factorised again, so that names
+    differing only by surrounding spaces are one name; names keep the order of their first row.
+    An empty or null cell is coded ``-1``, and is an error naming its row and column except on
+    the rows ``empty_ok`` marks.
+
+    Parameters
+    ----------
+    values : pandas.Series, or a sequence of them of the same length
+        The names; several columns (system A and system B) are coded together, as one set of
+        names.
+    column : str, or one per column of ``values``
+        The columns' names, for errors.
+    rows : Rows
+        Where each row is, for errors.
+    empty_ok : numpy.ndarray of bool, optional
+        The rows (of one column) whose name may be empty.
+
+    Returns
+    -------
+    codes : numpy.ndarray of int32
+        Each row's name (``-1``: empty); the columns' codes one after the other.
+    names : list of str
+        The distinct names.
+    """
+    parts = [values] if isinstance(values, pd.Series) else list(values)
+    columns = [column] * len(parts) if isinstance(column, str) else list(column)
+    n = len(parts[0])
+    joined = parts[0] if len(parts) == 1 else pd.concat([p.reset_index(drop=True) for p in parts], ignore_index=True)
+    codes, uniques = cell_codes(joined, columns, rows)
+    texts = pd.Series(pd.Index(uniques).astype(str), dtype=object).str.strip()
+    merged, names = pd.factorize(texts.where(texts != ""), use_na_sentinel=True)  # empty: -1
+    codes = np.append(merged, -1).astype(np.int32)[codes]
+    blank = codes < 0
+    bad = blank if empty_ok is None else blank & ~np.tile(np.asarray(empty_ok, dtype=bool), len(parts))
+    if bad.any():
+        part, position = divmod(int(np.flatnonzero(bad)[0]), n)
+        raise rows.error(position, f"column '{columns[part]}' is empty", columns[part])
+    return codes, [str(name) for name in names]
+
+
+def trimmed_names(values: pd.Series, column: str, rows: Rows) -> pd.Series:
+    """A column of names as text trimmed of surrounding whitespace (each distinct value trimmed
+    once), null cells kept null (NaN); the index is kept. A nested value is refused
+    (:func:`cell_codes`)."""
+    codes, uniques = cell_codes(values, column, rows)
+    texts = np.append(pd.Series(pd.Index(uniques).astype(str), dtype=object).str.strip().to_numpy(), np.nan)
+    return pd.Series(texts[codes], index=values.index, dtype=object)
+
+
+def refuse_repeated_raters(
+    key: np.ndarray,
+    positions: np.ndarray,
+    rater: np.ndarray,
+    raters: Sequence[str],
+    what: str,
+    column: str,
+    rows: Rows,
+    *,
+    ordered: bool = False,
+) -> None:
+    """Refuse a rater who judged the same unit twice.
+
+    ``key[k]`` codes the unit and the rater of the judgment on the row at ``positions[k]`` (two
+    judgments with the same key are one rater's of one unit), ``rater[k]`` the rater (an index
+    into ``raters``). With ``ordered`` the judgments are already sorted by key, and by row within
+    a key. The error names the rater, the second row of the earliest repeat and its first row:
+    ``rater 'r1' judged <what> twice (first on row N)``.
+    """
+    if len(key) < 2:
+        return
+    if not ordered:
+        order = np.lexsort((positions, key))
+        key, positions, rater = key[order], positions[order], rater[order]
+    twice = np.flatnonzero(key[1:] == key[:-1]) + 1
+    if len(twice):
+        second = twice[np.argmin(positions[twice])]
+        _, first_row = rows.locate(int(positions[second - 1]))
+        raise rows.error(
+            int(positions[second]),
+            f"rater {raters[int(rater[second])]!r} judged {what} twice (first on row {first_row})",
+            column,
+        )
