@@ -114,3 +114,107 @@ def test_estimate_mean_on_arrays_matches_the_long_table_path():
     assert row["ci_low"] == pytest.approx(float(result.ci_low)) and row["ci_high"] == pytest.approx(
         float(result.ci_high)
     )
+
+
+def _pair_frame():
+    return pd.DataFrame(
+        {
+            "q": [f"q{i}" for i in range(12)],
+            "A": ["x", "y", "z"] * 4,
+            "B": ["y", "z", "x"] * 4,
+            "winner": ["model_a", "model_b", "tie", "model_a"] * 3,
+        }
+    )
+
+
+PAIRWISE = {"item": "q", "system_a": "A", "system_b": "B", "verdict": "winner"}
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"judgment": "winner"},
+        {"system": "A"},
+        {"prompt": "q"},
+        {"scores": ["q"]},
+        {"population": pd.DataFrame({"q": ["q1"]})},
+        {"scale": (0, 1)},
+        {"higher_is_better": False},
+    ],
+)
+def test_the_pairwise_leaderboard_refuses_the_arguments_of_ratings(extra):
+    (name,) = extra
+    with pytest.raises(ValueError, match=name) as caught:
+        debias.leaderboard(_pair_frame(), **PAIRWISE, **extra)
+    assert "pairwise verdicts do not take" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "extra", [{"judges": ["gpt"]}, {"pool": _pair_frame()}, {"ties": "drop"}, {"mapping": {1: "a"}}]
+)
+def test_the_ratings_leaderboard_refuses_the_arguments_of_pairwise_verdicts(extra):
+    frame = _long_table(np.random.default_rng(3))
+    (name,) = extra
+    with pytest.raises(ValueError, match=f"ratings do not take {name}="):
+        debias.leaderboard(frame, item="seg", system="sys", judgment="score", **extra)
+
+
+def test_the_ratings_leaderboard_takes_a_declared_scale():
+    frame = _long_table(np.random.default_rng(4))
+    frame["score"] = frame["score"].clip(-3, 3)
+    table = debias.leaderboard(frame, item="seg", system="sys", judgment="score", scale=(-3, 3), level=0.9)
+    assert set(table["system"]) == {"s0", "s1", "s2"}
+    with pytest.raises(ValueError, match="score"):  # a judgment outside the declared scale
+        debias.leaderboard(frame, item="seg", system="sys", judgment="score", scale=(0, 1))
+
+
+@pytest.mark.parametrize("level", [1.5, 0, -0.1, float("nan"), "0.9"])
+def test_a_bad_level_is_the_same_input_error_everywhere(level):
+    from debias.io.canonical import InputError
+
+    ratings = _long_table(np.random.default_rng(2))
+    calls = [
+        lambda: debias.estimate(ratings, item="seg", system="sys", judgment="score", level=level),
+        lambda: debias.compare(ratings, item="seg", system="sys", judgment="score", level=level),
+        lambda: debias.plan(ratings, item="seg", system="sys", judgment="score", level=level),
+        lambda: debias.leaderboard(ratings, item="seg", system="sys", judgment="score", level=level),
+        lambda: debias.leaderboard(_pair_frame(), **PAIRWISE, level=level),
+        lambda: debias.preferences(_pair_frame(), **PAIRWISE, level=level),
+        lambda: debias.judge_agreement(_pair_frame(), **PAIRWISE, judges=[], level=level),
+        lambda: debias.estimate_mean([[1, 2], [3, 4], [2, 2]], n_outputs=10, level=level),
+    ]
+    for call in calls:
+        with pytest.raises(InputError, match="level"):
+            call()
+
+
+def test_pairwise_settings_are_checked_before_reading():
+    from debias.io.canonical import InputError
+
+    for call in (debias.preferences, debias.leaderboard):
+        with pytest.raises(InputError, match="ties"):
+            call(_pair_frame(), **PAIRWISE, ties="third")
+    with pytest.raises(InputError, match="seed"):
+        debias.leaderboard(_pair_frame(), **PAIRWISE, seed=-1)
+    with pytest.raises(InputError, match="system_a, system_b and verdict; not given: verdict"):
+        debias.leaderboard(_pair_frame(), item="q", system_a="A", system_b="B")
+
+
+def test_the_level_default_comes_from_the_schema_alone():
+    import inspect
+
+    from debias.config.settings import section_defaults
+    from debias.stats import agreement, bradley_terry, preferences, win_rate
+
+    default = section_defaults("estimates")["level"]
+    table = debias.preferences(_pair_frame(), **PAIRWISE)
+    assert set(table["level"]) == {default}
+    for function in (
+        preferences.preference_estimates,
+        win_rate.win_rates,
+        win_rate.win_rate_draws,
+        bradley_terry.bradley_terry,
+        agreement.judge_agreement,
+    ):
+        parameter = inspect.signature(function).parameters["level"]
+        assert parameter.default is inspect.Parameter.empty, function.__name__

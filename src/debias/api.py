@@ -25,7 +25,7 @@ from debias.data import EvalSample, as_judgments
 from debias.io.canonical import InputError
 from debias.io.reader import TableColumns, read_evaluation_table, with_population
 from debias.stats.estimate import estimate_mean as _estimate_sample
-from debias.stats.intervals import MeanEstimate
+from debias.stats.intervals import MeanEstimate, check_level
 from debias.stats.theory import theory_data_efficiency
 from debias.stats.variance import variance_components as _variance_components
 
@@ -165,6 +165,7 @@ def leaderboard(
     rater: str | None = None,
     scores: Sequence[str] = (),
     population: pd.DataFrame | None = None,
+    scale: tuple[float, float] | None = None,
     level: float | None = None,
     higher_is_better: bool = True,
     seed: int = 0,
@@ -179,13 +180,19 @@ def leaderboard(
 ) -> pd.DataFrame:
     """Every system's estimate, interval and simultaneous rank-set, per estimator, from a long table.
 
-    Ratings take the parameters of :func:`estimate` (``judgment`` and ``system`` required);
-    pairwise verdicts those of :func:`preferences` (``system_a``, ``system_b`` and ``verdict``
-    required): then every estimand (win rate, strength) and estimator (``human``, ``judge:<j>``,
-    ``ppi++:<j>``, ``ppi++:combined``) is ranked from the joint covariance of its estimates
+    Ratings take the parameters of :func:`estimate` (``judgment`` and ``system`` required,
+    ``scale`` as there); pairwise verdicts those of :func:`preferences` (``system_a``,
+    ``system_b`` and ``verdict`` required). An argument of the other form is refused
+    (:class:`~debias.io.canonical.InputError` naming it), never ignored: pairwise verdicts take
+    no ``judgment``, ``system``, ``prompt``, ``scores``, ``population``, ``scale`` or
+    ``higher_is_better=False`` (a higher win rate or strength is always better), ratings no
+    ``judges``, ``pool``, ``ties`` or ``mapping``. For pairwise verdicts every estimand (win
+    rate, strength) and estimator (``human``, ``judge:<j>``, ``ppi++:<j>``, ``ppi++:combined``)
+    is ranked from the joint covariance of its estimates
     (:func:`debias.tables.leaderboard.preferences_leaderboard`), with an ``estimand`` column
-    first and no ``task``/``prompt``. For ratings, ``level`` (default: the
-    config schema's ``estimates.level``) is the level of each estimate's interval and the
+    first and no ``task``/``prompt``. ``level`` (default: the config schema's
+    ``estimates.level``; a bad level is an :class:`~debias.io.canonical.InputError`, as in
+    every function here) is the level of each estimate's interval and the
     simultaneous level of the rank-sets: with that probability every system's true rank (1 =
     highest mean human score) lies in its ``[rank_low, rank_high]`` at once
     (:func:`debias.stats.ranking.rank_sets`, from the estimates' joint covariance over the
@@ -219,27 +226,82 @@ def leaderboard(
     >>> table[["system", "rank_low", "rank_high"]].values.tolist()
     [['b', 1, 1], ['a', 2, 2]]
     """
+    from debias.stats.preferences import preference_estimates
     from debias.tables.leaderboard import preferences_leaderboard, ratings_leaderboard_table
 
-    level = _level(level)
-    if verdict is not None or system_a is not None or system_b is not None:
-        from debias.io.pairs import read_pair_table
-        from debias.stats.preferences import preference_estimates
-
-        if None in (system_a, system_b, verdict) or judgment is not None or system is not None:
-            raise ValueError("pairwise verdicts take system_a, system_b and verdict (not judgment or system)")
-        columns = {"item": item, "system_a": system_a, "system_b": system_b, "verdict": verdict, "rater": rater}
-        pairs = read_pair_table(frame, **columns, judges=judges, pool=pool, mapping=mapping)
-        estimates = preference_estimates(pairs, level=level, ties=ties)
-        return preferences_leaderboard(estimates, level=level, seed=seed, top_k=top_k)
-    if judgment is None or system is None:
-        raise ValueError("ratings take judgment and system (pairwise verdicts: system_a, system_b and verdict)")
-    tables, prompts = _joined(frame, item, judgment, system, prompt, rater, scores, population, None)
+    _check_settings(estimates={"level": level})
+    _check_ranking(seed, top_k)
+    pairwise = {"system_a": system_a, "system_b": system_b, "verdict": verdict}
+    ratings = {"judgment": judgment, "system": system}
+    if any(value is not None for value in pairwise.values()):
+        _refuse_other_form(
+            "pairwise verdicts",
+            {
+                **ratings,
+                "prompt": prompt,
+                "scores": scores or None,
+                "population": population,
+                "scale": scale,
+                "higher_is_better": None if higher_is_better is True else higher_is_better,
+            },
+        )
+        _require("pairwise verdicts", pairwise)
+        _check_ties(ties)
+        pairs = _pairs(frame, item, system_a, system_b, verdict, rater, judges, pool, mapping)
+        estimates = preference_estimates(pairs, level=_level(level), ties=ties)
+        return preferences_leaderboard(estimates, level=_level(level), seed=seed, top_k=top_k)
+    _refuse_other_form(
+        "ratings",
+        {"judges": list(judges) or None, "pool": pool, "ties": None if ties == "half" else ties, "mapping": mapping},
+    )
+    _require("ratings", ratings, " (pairwise verdicts take system_a, system_b and verdict)")
+    tables, prompts = _joined(frame, item, judgment, system, prompt, rater, scores, population, scale)
     lower = [] if higher_is_better else [(TASK, name) for name in prompts]
     metrics = _score_columns(scores)
     return ratings_leaderboard_table(
-        tables, {TASK: prompts}, metrics, level=level, seed=seed, lower_is_better=lower, top_k=top_k
+        tables, {TASK: prompts}, metrics, level=_level(level), seed=seed, lower_is_better=lower, top_k=top_k
     )
+
+
+def _refuse_other_form(form: str, given: Mapping) -> None:
+    """Refuse the arguments of the other form of data that were given (not ``None``)."""
+    wrong = [name for name, value in given.items() if value is not None]
+    if wrong:
+        listed = ", ".join(f"{name}={given[name]!r}" for name in wrong)
+        raise InputError(wrong[0], f"{form} do not take {listed}")
+
+
+def _require(form: str, columns: Mapping, other: str = "") -> None:
+    """Refuse a form of data whose column arguments are not all given."""
+    missing = [name for name, value in columns.items() if value is None]
+    if missing:
+        names = list(columns)
+        wanted = f"{', '.join(names[:-1])} and {names[-1]}"
+        raise InputError(missing[0], f"{form} take {wanted}; not given: {', '.join(missing)}{other}")
+
+
+def _check_ranking(seed, top_k) -> None:
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise InputError("seed", f"expected a whole number >= 0, found {seed!r}")
+    if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int | np.integer) or top_k < 1):
+        raise InputError("top_k", f"expected a whole number >= 1 (or None), found {top_k!r}")
+
+
+#: How a tie counts in a win rate (the schema's ``preferences.<task>.ties``).
+TIES = ("half", "drop")
+
+
+def _check_ties(ties) -> None:
+    if ties not in TIES:
+        raise InputError("ties", f"expected 'half' (a tie is half a win) or 'drop' (ties left out), found {ties!r}")
+
+
+def _pairs(frame, item, system_a, system_b, verdict, rater, judges, pool, mapping):
+    """The battles of a pair table (:func:`debias.io.pairs.read_pair_table`)."""
+    from debias.io.pairs import read_pair_table
+
+    columns = {"item": item, "system_a": system_a, "system_b": system_b, "verdict": verdict, "rater": rater}
+    return read_pair_table(frame, **columns, judges=judges, pool=pool, mapping=mapping)
 
 
 def plan(
@@ -325,6 +387,12 @@ def _check_settings(**sections) -> None:
     problem = schema_problem(given, key_rules())
     if problem:
         raise InputError("settings", problem.replace("config key ", "", 1))
+    level = (given.get("estimates") or {}).get("level")
+    if level is not None:  # what JSON has no word for: NaN, infinity
+        try:
+            check_level(level)
+        except ValueError as error:
+            raise InputError("settings", f"estimates.level: {error}") from None
 
 
 def estimate_mean(
@@ -369,6 +437,7 @@ def estimate_mean(
     >>> round(float(result.estimate), 2), result.n_judged
     (3.7, 5)
     """
+    _check_settings(estimates={"level": level})
     sample = EvalSample.from_arrays(
         judgments, scores, all_scores=all_scores, unjudged_scores=unjudged_scores, n_outputs=n_outputs
     )
@@ -467,11 +536,11 @@ def preferences(
     >>> rows[["system", "estimate", "n_human"]].round(3).values.tolist()
     [['x', 0.8, 5], ['y', 0.125, 4], ['z', 0.5, 3]]
     """
-    from debias.io.pairs import read_pair_table
     from debias.tables.preferences import preference_table
 
-    columns = {"item": item, "system_a": system_a, "system_b": system_b, "verdict": verdict, "rater": rater}
-    pairs = read_pair_table(frame, **columns, judges=judges, pool=pool, mapping=mapping)
+    _check_settings(estimates={"level": level})
+    _check_ties(ties)
+    pairs = _pairs(frame, item, system_a, system_b, verdict, rater, judges, pool, mapping)
     return preference_table(pairs, level=_level(level), ties=ties)
 
 
@@ -496,9 +565,8 @@ def judge_agreement(
     pandas.DataFrame
         One row per judge x system: :data:`debias.tables.preferences.AGREEMENT_COLUMNS`.
     """
-    from debias.io.pairs import read_pair_table
     from debias.tables.preferences import agreement_table
 
-    columns = {"item": item, "system_a": system_a, "system_b": system_b, "verdict": verdict, "rater": rater}
-    pairs = read_pair_table(frame, **columns, judges=judges, pool=pool, mapping=mapping)
+    _check_settings(estimates={"level": level})
+    pairs = _pairs(frame, item, system_a, system_b, verdict, rater, judges, pool, mapping)
     return agreement_table(pairs, level=_level(level))
