@@ -52,6 +52,7 @@ from debias.stats.combined import combined_terms, combined_terms_standardised, m
 from debias.stats.control_variates import cv_terms
 from debias.stats.intervals import MeanEstimate, fold_labels, t_interval
 from debias.stats.ppi import PopulationSums, ppi_fpc_terms, ppi_tuned_mean_ci
+from debias.stats.vocabulary import UnknownEstimator, describe
 
 __all__ = [
     "REGISTRY",
@@ -319,16 +320,21 @@ def estimator_names(
 
 
 def resolve_estimator(name: str, metrics: Sequence[str]) -> tuple[Estimator, int | None]:
-    """The registry entry of an estimator name and the index of its metric (``None``: all/none)."""
+    """The registry entry of an estimator name and the index of its metric (``None``: all/none);
+    the name is read by :func:`debias.stats.vocabulary.describe`, the one reader of names."""
     metrics = list(metrics)
-    if name in REGISTRY and not REGISTRY[name].per_metric:
-        estimator = REGISTRY[name]
+    try:
+        info = describe(name)
+    except UnknownEstimator:
+        info = None
+    key = None if info is None else (name if info.combined else info.family.family)
+    estimator = REGISTRY.get(key)
+    if estimator is not None and not estimator.per_metric:
         if len(metrics) < estimator.min_metrics:
             needed = estimator.min_metrics
             raise ValueError(f"'{name}' needs at least {needed} metric{'s' * (needed > 1)}, got {len(metrics)}")
         return estimator, None
-    family, _, metric = name.partition(":")
-    if family in REGISTRY and REGISTRY[family].per_metric and metric in metrics:
-        return REGISTRY[family], metrics.index(metric)
+    if estimator is not None and info.proxy in metrics:
+        return estimator, metrics.index(info.proxy)
     known = ", ".join(estimator_names(metrics, unjudged=True)) or "mean"
     raise ValueError(f"unknown estimator '{name}' (for metrics {metrics}: {known})")

@@ -36,6 +36,7 @@ from debias.data import PairedSample
 from debias.stats.estimators import Population, estimator_names, resolve_estimator
 from debias.stats.intervals import MeanEstimate, check_level
 from debias.stats.variance import annotator_variance
+from debias.stats.vocabulary import describe
 
 __all__ = ["PairedSample", "difference_noise", "paired_difference_ci", "paired_difference_estimates", "p_value"]
 
@@ -74,7 +75,7 @@ def paired_difference_ci(pair: PairedSample, estimator: str, *, level: float) ->
     notes say).
     """
     check_level(level)
-    if estimator.startswith("ppi++"):
+    if not (describe(estimator).people_only or describe(estimator).control_variate):
         raise ValueError("paired differences take mean, cv:<metric> and cv:combined")
     if pair.n_shared < 3:
         raise ValueError(f"an interval needs at least 3 shared judged items, got {pair.n_shared}")
