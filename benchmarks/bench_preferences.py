@@ -42,8 +42,14 @@ from scipy.special import ndtri  # noqa: E402
 
 import debias  # noqa: E402
 from debias.io.pairs import read_pair_table  # noqa: E402
-from debias.stats.preferences import bradley_terry, estimator_names, win_rate_draws, win_rates  # noqa: E402
+from debias.stats.preferences import (  # noqa: E402
+    bradley_terry,
+    preference_estimator_names,
+    win_rate_draws,
+    win_rates,
+)
 from debias.stats.resampling import setting_seed  # noqa: E402
+from debias.stats.vocabulary import is_biased  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 ARENA = REPO / "data" / "arena"
@@ -78,7 +84,7 @@ def labelled_masks(n_battles: int, n: int, draws: int, rng) -> np.ndarray:
 
 def coverage(frame: pd.DataFrame, n: int, draws: int, level: float, strength_draws: int, chunk: int = 50) -> None:
     pairs = read_pair_table(frame, **COLUMNS, judges=list(JUDGES))
-    names = estimator_names(pairs.judges)
+    names = preference_estimator_names(pairs.judges)
     truth = win_rates(pairs, "human", level=level).estimate
     z = ndtri(0.5 + level / 2.0)
     rng = np.random.default_rng(setting_seed(0, "arena", "preferences", n))
@@ -112,7 +118,7 @@ def coverage(frame: pd.DataFrame, n: int, draws: int, level: float, strength_dra
         low_se = np.sqrt(per_system[low] * (1 - per_system[low]) / draws)
         text = f"{name:22s} {per_draw.mean():8.3f} ± {per_draw.std(ddof=1) / np.sqrt(draws):.3f}"
         text += f"   {per_system[low]:.3f} ± {low_se:.3f} ({pairs.systems[low][:12]})"
-        if not name.startswith("judge:"):
+        if not is_biased(name):
             ratio = (base / np.concatenate(squared_se[name])).mean(axis=1)
             text += f"   {ratio.mean():6.3f} ± {ratio.std(ddof=1) / np.sqrt(draws):.3f}"
         print(text)
@@ -123,7 +129,7 @@ def coverage(frame: pd.DataFrame, n: int, draws: int, level: float, strength_dra
 def strengths(pairs, masks, level: float) -> None:
     """Coverage of the full-data human strengths, one draw at a time."""
     truth = bradley_terry(pairs, "human", level=level).estimate
-    names = [name for name in estimator_names(pairs.judges) if not name.startswith("judge:")]
+    names = [name for name in preference_estimator_names(pairs.judges) if not is_biased(name)]
     covered = {name: [] for name in names}
     squared = {name: [] for name in names}
     start = time.perf_counter()

@@ -23,9 +23,9 @@ from debias.stats.preferences import (
     NO_JUDGE,
     bradley_terry,
     data_efficiency,
-    estimator_names,
     judge_agreement,
     preference_estimates,
+    preference_estimator_names,
     win_rate_draws,
     win_rates,
 )
@@ -469,8 +469,8 @@ def test_data_efficiency_and_agreement_on_a_good_judge():
 
 
 def test_estimator_names_and_unknown_ones():
-    assert estimator_names(["g"]) == ["human", "judge:g", "ppi++:g"]
-    assert estimator_names(["g", "c"])[-1] == "ppi++:combined"
+    assert preference_estimator_names(["g"]) == ["human", "judge:g", "ppi++:g"]
+    assert preference_estimator_names(["g", "c"])[-1] == "ppi++:combined"
     pairs, _ = _world(12, n_judges=1)
     with pytest.raises(ValueError, match="ppi\\+\\+:combined needs at least two judges"):
         win_rates(pairs, "ppi++:combined", level=0.9)
@@ -516,7 +516,7 @@ def test_figure_draws_one_bar_per_estimator_and_system():
     assert [t.get_text() for t in ax.get_yticklabels()][::-1] == list(
         table.query("estimand == 'win_rate' and estimator == 'human'").sort_values("estimate")["system"]
     )
-    assert len(ax.containers) == len(estimator_names(pairs.judges))
+    assert len(ax.containers) == len(preference_estimator_names(pairs.judges))
     assert all(len(c.lines[0].get_xdata()) == 4 for c in ax.containers)
     assert "80% intervals" in fig._suptitle.get_text()
     with pytest.raises(ValueError, match="no rows of estimator"):
@@ -564,6 +564,6 @@ def test_one_analysis_groups_its_battles_once(monkeypatch):
     monkeypatch.setattr(battles, "group_battles", lambda *args: calls.append(1) or original(*args))
     pairs, _ = _world(14, n_battles=400, n_labelled=100)
     results = preference_estimates(pairs, level=0.9)
-    assert len(results) == 2 * len(estimator_names(pairs.judges))
+    assert len(results) == 2 * len(preference_estimator_names(pairs.judges))
     assert len(calls) == 1 + len(pairs.judges)  # the human labelling, and each judge's answers once
     assert results[1].biased and results[1].info.proxy == "j0" and not results[0].biased

@@ -1,9 +1,9 @@
 r"""Pairwise preferences: win rates and Bradley-Terry strengths from human and judge verdicts.
 
 This module is the contract of the pairwise statistics: the estimands (:data:`ESTIMANDS`, name
--> function), the estimators' names (:func:`estimator_names`), every estimate of an analysis
-at once (:func:`preference_estimates`) and their data efficiency against people alone
-(:func:`data_efficiency`). The concepts live beside it: the battles coded and grouped
+-> function), the estimators' names (:func:`~debias.stats.battles.preference_estimator_names`),
+every estimate of an analysis at once (:func:`preference_estimates`) and their data efficiency
+against people alone (:func:`data_efficiency`). The concepts live beside it: the battles coded and grouped
 (:mod:`debias.stats.battles`), win rates (:mod:`debias.stats.win_rate`), Bradley-Terry strengths
 (:mod:`debias.stats.bradley_terry`), the judges' agreement with people
 (:mod:`debias.stats.agreement`), the PPI++ weights (:func:`debias.stats.ppi.power_tuned_weights`)
@@ -129,7 +129,6 @@ __all__ = [
     "JudgeAgreement",
     "bradley_terry",
     "data_efficiency",
-    "estimator_names",
     "judge_agreement",
     "preference_estimates",
     "preference_estimator_names",
@@ -144,10 +143,6 @@ ESTIMANDS: dict[str, Callable[..., JointEstimate]] = {
     "strength": strength_estimate,
 }
 
-#: ``human``, then ``judge:<j>`` and ``ppi++:<j>`` per judge, then ``ppi++:combined`` (two or more
-#: judges): the preference estimators of an analysis with these judges.
-estimator_names = preference_estimator_names
-
 
 def preference_estimates(
     pairs: JudgedPairs,
@@ -157,14 +152,14 @@ def preference_estimates(
     estimands: Sequence[str] = tuple(ESTIMANDS),
     estimators: Sequence[str] | None = None,
 ) -> list[JointEstimate]:
-    """Every estimator (:func:`estimator_names`, or those named) of every estimand, estimand by
-    estimand; the battles are grouped once for all of them."""
+    """Every estimator (:func:`~debias.stats.battles.preference_estimator_names`, or those named)
+    of every estimand, estimand by estimand; the battles are grouped once for all of them."""
     battles = Battles.of(pairs, ties)
     check_level(level)
     unknown = [e for e in estimands if e not in ESTIMANDS]
     if unknown:
         raise ValueError(f"unknown estimand {unknown[0]!r}; available: {list(ESTIMANDS)}")
-    names = estimator_names(pairs.judges) if estimators is None else list(estimators)
+    names = preference_estimator_names(pairs.judges) if estimators is None else list(estimators)
     return [ESTIMANDS[estimand](battles, name, level=level, ties=ties) for estimand in estimands for name in names]
 
 
