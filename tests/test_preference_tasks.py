@@ -17,7 +17,7 @@ from debias.io.canonical import InputError
 from debias.io.pairs import join_judge_tables
 from debias.pipeline.inputs import validate_preferences
 from debias.report.preferences import PreferenceTables, preference_lines
-from debias.tables.preferences import agreement_table, preference_summary, preference_table
+from debias.tables.preferences import agreement_table, preference_analysis, preference_summary
 from debias_tools.startup import checked_preferences
 
 
@@ -155,8 +155,9 @@ def section(frame, tmp_path, **spec):
         {"battles": str(tmp_path / "b.csv"), **ARENA_COLUMNS, "judges": {"judge": {"label": "Judge J"}}, **spec}
     )
     pairs = load_preferences(config, "t")
-    table = preference_table(pairs, level=0.9)
-    summary = json.loads(json.dumps(preference_summary(pairs, table)))
+    analysis = preference_analysis(pairs, level=0.9)
+    table = analysis.table
+    summary = json.loads(json.dumps(preference_summary(pairs, analysis)))
     tables = PreferenceTables("t", table, agreement_table(pairs, level=0.9), summary)
     return summary, "\n".join(preference_lines(tables, config, figures={"preferences_t"}))
 
@@ -239,8 +240,9 @@ def test_report_section_without_judges_and_with_intervals_beyond_the_unit_interv
     frame.to_csv(tmp_path / "b.csv", index=False)
     config = config_of({"battles": str(tmp_path / "b.csv"), **ARENA_COLUMNS})
     pairs = load_preferences(config, "t")
-    table = preference_table(pairs, level=0.9)
-    summary = json.loads(json.dumps(preference_summary(pairs, table)))
+    analysis = preference_analysis(pairs, level=0.9)
+    table = analysis.table
+    summary = json.loads(json.dumps(preference_summary(pairs, analysis)))
     text = "\n".join(preference_lines(PreferenceTables("t", table, pd.DataFrame(), summary), config, figures=set()))
     assert "Judges: none" in text and "biased" not in text and "What the judges save" not in text
     assert "Intervals reaching beyond [0, 1] (x, y, z)" in text and "as few as 2 with a human verdict" in text

@@ -465,7 +465,7 @@ def test_data_efficiency_and_agreement_on_a_good_judge():
     agreement = {a.judge: a for a in judge_agreement(pairs, level=0.9)}
     assert agreement["j0"].accuracy > agreement["j1"].accuracy
     assert 0 < agreement["j1"].kappa < agreement["j0"].kappa < 1
-    assert np.all(agreement["j0"].bias_lower <= agreement["j0"].bias_upper)
+    assert np.all(agreement["j0"].bias_ci_low <= agreement["j0"].bias_ci_high)
 
 
 def test_estimator_names_and_unknown_ones():

@@ -652,9 +652,9 @@ def test_preference_task_alone_end_to_end(tmp_path):
     }
     assert set(estimates["estimand"]) == {"win_rate", "strength"}
     unbiased = estimates[estimates["estimator"] != "judge:llm"]
-    assert (unbiased["lower"] <= unbiased["estimate"]).all() and (unbiased["estimate"] <= unbiased["upper"]).all()
+    assert (unbiased["ci_low"] <= unbiased["estimate"]).all() and (unbiased["estimate"] <= unbiased["ci_high"]).all()
     human = estimates[(estimates["estimator"] == "human") & (estimates["estimand"] == "win_rate")]
-    assert human["n_human"].sum() == 2 * 40, "every battle with a human verdict counts for both of its systems"
+    assert human["n_judged"].sum() == 2 * 40, "every battle with a human verdict counts for both of its systems"
     agreement = pd.read_csv(tables / "judge_agreement.csv")
     assert set(agreement["judge"]) == {"llm", "coin"}
     assert agreement.groupby("judge")["n_unknown"].first().to_dict() == {"coin": 0, "llm": 1}

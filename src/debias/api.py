@@ -503,8 +503,8 @@ def preferences(
         Columns naming the item and the two systems, and holding the human verdict (a/b/tie,
         model_a/model_b/tie/tie (bothbad); numeric codes through ``mapping``).
     rater : str, optional
-        Column naming the rater: several raters of a battle are averaged, and their
-        disagreement is in ``attrs["rater_variance"]``.
+        Column naming the rater: several raters of a battle are averaged; their disagreement
+        is ``rater_variance`` of :func:`debias.tables.preferences.preference_analysis`.
     judges : sequence of str
         Columns with an LLM judge's verdict each (answers that are not verdicts count as missing).
     pool : pandas.DataFrame, optional
@@ -521,9 +521,13 @@ def preferences(
     pandas.DataFrame
         One row per system x estimand (``win_rate``, ``strength``) x estimator (``human``,
         ``judge:<j>``, ``ppi++:<j>``, ``ppi++:combined``): columns
-        :data:`debias.tables.preferences.PREFERENCE_COLUMNS`; ``attrs`` as in
-        :func:`debias.tables.preferences.preference_table`. Strengths are natural-log odds
-        centred to mean 0 (:mod:`debias.stats.preferences`).
+        :data:`debias.tables.preferences.PREFERENCE_COLUMNS` (``ci_low``, ``ci_high``,
+        ``n_judged``, ``note``: :mod:`debias.tables.columns`). Strengths are natural-log odds
+        centred to mean 0 (:mod:`debias.stats.preferences`). The joint estimates, data
+        efficiencies and raters' disagreement come with the table in a
+        :class:`~debias.tables.preferences.PreferenceAnalysis` from
+        :func:`debias.tables.preferences.preference_analysis` on the battles
+        (:func:`debias.io.pairs.read_pair_table`).
 
     Examples
     --------
@@ -533,7 +537,7 @@ def preferences(
     ...                       "winner": ["model_a", "model_b", "tie", "model_b", "tie", "model_a"]})
     >>> table = debias.preferences(frame, item="q", system_a="A", system_b="B", verdict="winner", level=0.9)
     >>> rows = table.query("estimand == 'win_rate' and estimator == 'human'")
-    >>> rows[["system", "estimate", "n_human"]].round(3).values.tolist()
+    >>> rows[["system", "estimate", "n_judged"]].round(3).values.tolist()
     [['x', 0.8, 5], ['y', 0.125, 4], ['z', 0.5, 3]]
     """
     from debias.tables.preferences import preference_table
@@ -563,7 +567,8 @@ def judge_agreement(
     Returns
     -------
     pandas.DataFrame
-        One row per judge x system: :data:`debias.tables.preferences.AGREEMENT_COLUMNS`.
+        One row per judge x system: :data:`debias.tables.preferences.AGREEMENT_COLUMNS` (the
+        bias's interval in ``bias_ci_low``, ``bias_ci_high``).
     """
     from debias.tables.preferences import agreement_table
 

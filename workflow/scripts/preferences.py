@@ -13,7 +13,7 @@ from debias.io.atomic import write_csv, write_text
 from debias.pipeline.logs import run_script
 from debias.plots import draw_preference_leaderboard, draw_preferences, save_figure
 from debias.tables.leaderboard import preferences_leaderboard
-from debias.tables.preferences import AGREEMENT_COLUMNS, agreement_table, preference_summary, preference_table
+from debias.tables.preferences import AGREEMENT_COLUMNS, agreement_table, preference_analysis, preference_summary
 
 
 def main(smk, log):
@@ -27,16 +27,17 @@ def main(smk, log):
         pairs.labelled.sum(),
         pairs.n_systems,
     )
-    table = preference_table(pairs, level=settings["level"], ties=spec["ties"])
+    analysis = preference_analysis(pairs, level=settings["level"], ties=spec["ties"])
+    table = analysis.table
     if pairs.judges:
         agreement = agreement_table(pairs, level=settings["level"])
     else:
         agreement = pd.DataFrame(columns=AGREEMENT_COLUMNS)
-    board = preferences_leaderboard(table.attrs["results"], level=settings["level"], names=(name,))
+    board = preferences_leaderboard(analysis.results, level=settings["level"], names=(name,))
     write_csv(table, smk.output.table)
     write_csv(board, smk.output.leaderboard)
     write_csv(agreement, smk.output.agreement)
-    write_text(smk.output.summary, json.dumps(preference_summary(pairs, table), indent=1, ensure_ascii=False) + "\n")
+    write_text(smk.output.summary, json.dumps(preference_summary(pairs, analysis), indent=1, ensure_ascii=False) + "\n")
     figure = draw_preferences(table, title=spec["label"])
     written = save_figure(figure, Path(smk.output.pdf).with_suffix(""))
     figure = draw_preference_leaderboard(board, title=spec["label"])

@@ -79,7 +79,7 @@ def draw_preferences(
             style = _style(name, unbiased, judges)
             part = rows[rows["estimator"] == name].set_index("system").reindex(order)
             y = positions + 0.35 - spacing * (k + 0.5)
-            estimate, lower, upper = (part[c].to_numpy(dtype=float) for c in ("estimate", "lower", "upper"))
+            estimate, lower, upper = (part[c].to_numpy(dtype=float) for c in ("estimate", "ci_low", "ci_high"))
             shown = np.isfinite(estimate)
             low = np.where(np.isfinite(lower), estimate - lower, 0.0)
             high = np.where(np.isfinite(upper), upper - estimate, 0.0)

@@ -55,10 +55,10 @@ def _estimator_label(config: Mapping, name: str, estimator: str) -> str:
 
 def _cell(row) -> str:
     if not finite(row.estimate):
-        return f"none ({row.reason})" if isinstance(row.reason, str) and row.reason else "none"
-    if not (finite(row.lower) and finite(row.upper)):
-        return f"{row.estimate:.3f} (no interval: {row.reason})"
-    return f"{row.estimate:.3f} [{row.lower:.3f}, {row.upper:.3f}]"
+        return f"none ({row.note})" if isinstance(row.note, str) and row.note else "none"
+    if not (finite(row.ci_low) and finite(row.ci_high)):
+        return f"{row.estimate:.3f} (no interval: {row.note})"
+    return f"{row.estimate:.3f} [{row.ci_low:.3f}, {row.ci_high:.3f}]"
 
 
 def _what_lines(tables: PreferenceTables, config: Mapping) -> list[str]:
@@ -128,9 +128,9 @@ def _estimate_lines(tables: PreferenceTables, config: Mapping) -> list[str]:
     for system in systems:
         lines.append("| " + " | ".join([str(system), *(cells.get((system, e), "") for e in estimators)]) + " |")
     shown = rows[rows["estimator"].isin(estimators)]
-    outside = shown[(shown["lower"] < 0) | (shown["upper"] > 1)]
+    outside = shown[(shown["ci_low"] < 0) | (shown["ci_high"] > 1)]
     if not outside.empty:
-        fewest = int(outside["n_human"].min())
+        fewest = int(outside["n_judged"].min())
         lines += [
             "",
             f"Intervals reaching beyond [0, 1] ({', '.join(dict.fromkeys(outside['system'].astype(str)))}) are "
@@ -192,13 +192,14 @@ def _agreement_lines(tables: PreferenceTables, config: Mapping) -> list[str]:
     ]
     for judge, rows in agreement.groupby("judge", sort=False):
         first = rows.iloc[0]
-        resolved = rows[(rows["bias_lower"] > 0) | (rows["bias_upper"] < 0)]
+        resolved = rows[(rows["bias_ci_low"] > 0) | (rows["bias_ci_high"] < 0)]
         biased = rows.dropna(subset=["bias"])
         if biased.empty:
             largest = "not computed"
         else:
             worst = biased.loc[biased["bias"].abs().idxmax()]
-            largest = f"{worst['system']} {worst['bias']:+.3f} [{worst['bias_lower']:+.3f}, {worst['bias_upper']:+.3f}]"
+            low, high = worst["bias_ci_low"], worst["bias_ci_high"]
+            largest = f"{worst['system']} {worst['bias']:+.3f} [{low:+.3f}, {high:+.3f}]"
         lines.append(
             f"| {_judge_label(config, tables.name, judge)} | {int(first['n_verdicts']):,} | {num(first['accuracy'])} "
             f"| {num(first['kappa'])} | {num(first['human_tie_rate'], 2)} / {num(first['judge_tie_rate'], 2)} "

@@ -41,7 +41,7 @@ class JudgeAgreement:
     human_tie_rate, judge_tie_rate : float
         Shares of ties among the compared human verdicts and among all the judge's verdicts.
     systems : tuple of str
-    bias, bias_lower, bias_upper : numpy.ndarray, shape (S,)
+    bias, bias_ci_low, bias_ci_high : numpy.ndarray, shape (S,)
         Each system's judge win rate minus human win rate on the same battles (ties half a
         win), with its normal interval at ``level``; NaN without such battles.
     n_battles : numpy.ndarray of int, shape (S,)
@@ -59,8 +59,8 @@ class JudgeAgreement:
     judge_tie_rate: float
     systems: tuple[str, ...]
     bias: np.ndarray
-    bias_lower: np.ndarray
-    bias_upper: np.ndarray
+    bias_ci_low: np.ndarray
+    bias_ci_high: np.ndarray
     n_battles: np.ndarray
     level: float
 

@@ -36,6 +36,7 @@ from debias.stats.multiplicity import benjamini_hochberg, holm
 from debias.stats.paired import paired_difference_estimates
 from debias.stats.paired_coverage import PAIRED_COVERAGE_COLUMNS, expected_de_vs_independent, paired_coverage_experiment
 from debias.stats.resampling import setting_seed
+from debias.tables.columns import CI_HIGH, CI_LOW
 from debias.tables.joined import present_metrics
 
 __all__ = [
@@ -56,8 +57,8 @@ COMPARISON_COLUMNS = [
     "estimator",
     "n_shared",
     "difference",
-    "ci_low",
-    "ci_high",
+    CI_LOW,
+    CI_HIGH,
     "p_value",
     "p_holm",
     "p_bh",

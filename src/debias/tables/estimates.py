@@ -19,6 +19,7 @@ from debias.stats.estimate import estimate_all
 from debias.stats.intervals import effective_n
 from debias.stats.resampling import setting_seed
 from debias.stats.vocabulary import baseline
+from debias.tables.columns import CI_HIGH, CI_LOW, EFFECTIVE_N, LEVEL, N_JUDGED
 from debias.tables.joined import iter_cells, present_metrics
 
 __all__ = [
@@ -35,13 +36,13 @@ ESTIMATE_COLUMNS = [
     "prompt",
     "system",
     "estimator",
-    "n_judged",
+    N_JUDGED,
     "n_outputs",
     "estimate",
-    "ci_low",
-    "ci_high",
-    "level",
-    "effective_n",
+    CI_LOW,
+    CI_HIGH,
+    LEVEL,
+    EFFECTIVE_N,
 ]
 COVERAGE_TABLE_COLUMNS = ["task", "prompt", "system", *COVERAGE_COLUMNS]
 
@@ -112,13 +113,13 @@ def system_estimates_table(
                     "prompt": prompt,
                     "system": system,
                     "estimator": name,
-                    "n_judged": result.n_judged,
+                    N_JUDGED: result.n_judged,
                     "n_outputs": result.n_outputs,
                     "estimate": result.estimate,
-                    "ci_low": result.ci_low,
-                    "ci_high": result.ci_high,
-                    "level": level,
-                    "effective_n": effective_n(result.n_judged, base, result.variance),
+                    CI_LOW: result.ci_low,
+                    CI_HIGH: result.ci_high,
+                    LEVEL: level,
+                    EFFECTIVE_N: effective_n(result.n_judged, base, result.variance),
                 }
             )
     return pd.DataFrame(rows, columns=ESTIMATE_COLUMNS)

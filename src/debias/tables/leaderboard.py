@@ -28,6 +28,7 @@ from debias.stats.ranking import rank_sets, separation_factor, top_k_factor
 from debias.stats.resampling import setting_seed
 from debias.stats.variance import item_noise
 from debias.stats.vocabulary import baseline, describe, estimator_name
+from debias.tables.columns import LEADERBOARD_INTERVAL, LEVEL, NOTE
 from debias.tables.estimates import evaluation_sample
 from debias.tables.joined import iter_cells
 
@@ -40,23 +41,26 @@ __all__ = [
     "ratings_leaderboard_table",
 ]
 
+#: Columns of the leaderboards (ratings and preferences). The interval is ``lower``/``upper``, not
+#: the ``ci_low``/``ci_high`` of the other tables (:mod:`debias.tables.columns`): the paper run's
+#: ``leaderboard.csv`` predates that vocabulary and keeps its names.
 LEADERBOARD_COLUMNS = [
     "task",
     "prompt",
     "system",
     "estimator",
     "estimate",
-    "lower",
-    "upper",
+    *LEADERBOARD_INTERVAL,
     "rank",
     "rank_low",
     "rank_high",
-    "level",
+    LEVEL,
     "tied_with",
     "factor_to_separate_next",
     "factor_for_top_k",
-    "note",
+    NOTE,
 ]
+_LOW, _HIGH = LEADERBOARD_INTERVAL
 
 log = logging.getLogger(__name__)
 
@@ -115,11 +119,11 @@ def leaderboard_rows(
         systems = tuple(str(x) for x in result.systems)
         lower, upper = np.asarray(result.ci_low, dtype=float), np.asarray(result.ci_high, dtype=float)
         valid = np.isfinite(theta) & np.isfinite(np.diag(covariance))
-        reasons = tuple(getattr(result, "notes", ()) or ("",) * len(systems))
+        notes = tuple(getattr(result, "notes", ()) or ("",) * len(systems))
         biased = "the judge's verdicts, not people's (biased); " if getattr(result, "biased", False) else ""
-        for i in np.flatnonzero(~valid):  # a system without an estimate: its reason, not ranked
-            why = reasons[i] or "no estimate"
-            rows.append({"system": systems[i], "estimator": estimator, "level": level, "note": f"{why}; not ranked"})
+        for i in np.flatnonzero(~valid):  # a system without an estimate: its note, not ranked
+            why = notes[i] or "no estimate"
+            rows.append({"system": systems[i], "estimator": estimator, LEVEL: level, NOTE: f"{why}; not ranked"})
         if not valid.any():
             continue
         keep = np.flatnonzero(valid)
@@ -150,16 +154,16 @@ def leaderboard_rows(
                     "system": system,
                     "estimator": estimator,
                     "estimate": float(ranks.estimate[i]),
-                    "lower": float(lower[keep[i]]),
-                    "upper": float(upper[keep[i]]),
+                    _LOW: float(lower[keep[i]]),
+                    _HIGH: float(upper[keep[i]]),
                     "rank": int(ranks.rank[i]),
                     "rank_low": int(ranks.rank_low[i]),
                     "rank_high": int(ranks.rank_high[i]),
-                    "level": level,
+                    LEVEL: level,
                     "tied_with": ";".join(tied),
                     "factor_to_separate_next": float(factors.get(i, np.nan)),
                     "factor_for_top_k": top,
-                    "note": note.rstrip("; "),
+                    NOTE: note.rstrip("; "),
                 }
             )
     columns = [c for c in LEADERBOARD_COLUMNS if c not in ("task", "prompt")]
