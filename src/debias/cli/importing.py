@@ -8,7 +8,15 @@ import sys
 from pathlib import Path
 
 from debias.io.canonical import InputError
-from debias.io.importer import ImportSpec, add_task, config_block, read_config_for_adding, task_name, write_import
+from debias.io.importer import (
+    ImportSpec,
+    add_task,
+    config_block,
+    config_lock,
+    read_config_for_adding,
+    task_name,
+    write_import,
+)
 from debias.io.reader import FORMATS, TableColumns, read_evaluation_table
 
 __all__ = ["add_command", "run_command", "starter_config"]
@@ -172,11 +180,13 @@ def run_command(args) -> int:
         table = read_evaluation_table(args.table, columns, fmt=args.format, quoting=args.quoting, scale=args.scale)
         out = Path(args.out or Path("data") / name)
         block = config_block(table, spec)
-        config = None
-        if args.config:
-            base, block = with_task_metrics(existing or starter_config(out, spec, args.language), block, spec)
-            config = (args.config, checked(add_task(base, block), block))
-        write_import(table, spec, out, config=config, force=args.force)
+        with config_lock(args.config):  # read, add and write the configuration as one step
+            config = None
+            if args.config:
+                existing = read_config_for_adding(args.config)
+                base, block = with_task_metrics(existing or starter_config(out, spec, args.language), block, spec)
+                config = (args.config, checked(add_task(base, block, args.config), block))
+            write_import(table, spec, out, config=config, force=args.force)
     except InputError as error:
         print(f"debias import: error: {error}", file=sys.stderr)
         return 2

@@ -38,7 +38,15 @@ from debias.io.reader import (
     unsafe_reason,
 )
 
-__all__ = ["ImportSpec", "add_task", "config_block", "read_config_for_adding", "task_name", "write_import"]
+__all__ = [
+    "ImportSpec",
+    "add_task",
+    "config_block",
+    "config_lock",
+    "read_config_for_adding",
+    "task_name",
+    "write_import",
+]
 
 #: gzip level of the imported files: quick to write, a few per cent larger than level 9.
 COMPRESSION = 6
@@ -191,6 +199,35 @@ def read_config_for_adding(path: str | Path) -> dict:
     if not isinstance(config, dict):
         raise InputError(str(path), "expected a mapping of configuration keys")
     return config
+
+
+@contextlib.contextmanager
+def config_lock(path: str | Path | None):
+    """Hold an exclusive lock on the configuration file ``path`` while a task is added to it
+    (``None``: no lock), so that imports into one configuration run one after the other and
+    none loses another's task: ``fcntl.flock`` on ``.<name>.lock`` beside the file (created
+    when missing and left there, so that every import locks the same file; a missing folder is
+    made first). Where ``fcntl`` is missing (Windows) nothing is locked."""
+    if path is None:
+        yield
+        return
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not on POSIX
+        yield
+        return
+    path = Path(path)
+    lock = path.parent / f".{path.name}.lock"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError as error:
+        raise InputError(str(path), f"cannot lock the configuration ({lock}: {error.strerror or error})") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
 
 
 def _read_only(path: Path) -> bool:
