@@ -30,6 +30,8 @@ __all__ = [
     "checked_inputs",
     "checked_preferences",
     "implementation_problems",
+    "preference_outputs",
+    "preference_results_problem",
     "wordnet_problem",
 ]
 
@@ -180,6 +182,49 @@ def checked_inputs(config: Mapping, cache_dir: str | Path = CACHE_DIR, base_dir:
 PREFERENCE_CHECKER_MODULES = ("debias.io.pairs", "debias.data.pairs", "debias.config.tasks", "debias.pipeline.inputs")
 
 
+def preference_outputs(name: str) -> list[str]:
+    """The files the workflow writes for the preference task ``name``, relative to ``results_dir``
+    (the outputs of ``workflow/rules/preferences.smk``)."""
+    tables = f"tables/preferences/{name}"
+    return [
+        *(
+            f"{tables}/{table}"
+            for table in ("preferences.csv", "judge_agreement.csv", "leaderboard.csv", "summary.json")
+        ),
+        *(
+            f"figures/{figure}_{name}.{ext}"
+            for figure in ("preferences", "preference_leaderboard")
+            for ext in ("pdf", "png")
+        ),
+        f"logs/preferences/{name}.log",
+    ]
+
+
+def preference_results_problem(config: Mapping) -> str | None:
+    """Why a preference task's results would land on files that are not its own, or ``None``:
+    a name that leaves its folder (``.``, ``..``), or two tasks whose files are the same file on
+    a file system that ignores case (``Arena`` and ``arena``)."""
+    import posixpath
+
+    owner: dict[str, str] = {}
+    for name in config.get("preferences") or {}:
+        folder = posixpath.normpath(f"tables/preferences/{name}")
+        if posixpath.dirname(folder) != "tables/preferences" or posixpath.basename(folder) != name:
+            return (
+                f"preferences.{name}: its results would land outside results_dir/tables/preferences/<task>/ "
+                f"({folder}/): give the task another name"
+            )
+        for path in preference_outputs(name):
+            key = posixpath.normpath(path).casefold()
+            if key in owner and owner[key] != name:
+                return (
+                    f"preferences.{name}: its results would land on those of preferences.{owner[key]} ({path}) on "
+                    "a file system that ignores case: give one of the tasks another name"
+                )
+            owner[key] = name
+    return None
+
+
 def checked_preferences(config: Mapping, cache_dir: str | Path = CACHE_DIR) -> dict[str, int]:
     """:func:`debias.pipeline.inputs.validate_preferences`, done again only when a table of a
     preference task, its settings (not its labels) or the checker's code has changed; returns
@@ -188,13 +233,17 @@ def checked_preferences(config: Mapping, cache_dir: str | Path = CACHE_DIR) -> d
     Raises
     ------
     debias.io.canonical.InputError
-        The first problem found, naming the file and row or the config key.
+        The first problem found, naming the file and row or the config key; first of all a task
+        whose results would land on another's files (:func:`preference_results_problem`).
     """
     import importlib
 
     preferences = config.get("preferences") or {}
     if not preferences:
         return {}
+    problem = preference_results_problem(config)
+    if problem:
+        raise InputError("config", problem)
     try:
         digest = hashlib.sha256()
         for name in PREFERENCE_CHECKER_MODULES:

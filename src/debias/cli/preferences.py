@@ -64,6 +64,10 @@ def run_command(args, emit) -> int:
 
     level = args.level if args.level is not None else section_defaults("estimates")["level"]
     try:
+        if args.figure:  # a folder that cannot hold the figure is refused before any work
+            from debias.io.importer import _writable_folder
+
+            _writable_folder(Path(args.figure).parent)
         frame = read_long_table(args.table, args.table_format)
         pool = read_long_table(args.pool, args.table_format) if args.pool else None
         pairs = read_pair_table(
@@ -86,7 +90,10 @@ def run_command(args, emit) -> int:
             if args.figure:
                 from debias.plots import draw_preferences, save_figure
 
-                save_figure(draw_preferences(table, title=Path(args.table).name), args.figure)
+                try:
+                    save_figure(draw_preferences(table, title=Path(args.table).name), args.figure)
+                except OSError as error:
+                    raise InputError(args.figure, f"cannot write the figure ({error.strerror or error})") from None
     except (InputError, ValueError) as error:
         print(f"debias preferences: error: {error}", file=sys.stderr)
         return 2

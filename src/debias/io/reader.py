@@ -286,15 +286,16 @@ def read_long_table(path: str | Path, fmt: str | None = None, *, quoting=None) -
     if path.is_dir() or not path.exists():
         raise InputError(str(path), "no such file")
     kind = table_format(path, fmt)
-    if kind == "parquet":
-        names = pq.read_schema(path).names
-    elif kind == "jsonl":
-        names = list(pd.read_json(path, lines=True, dtype=False, compression="infer", nrows=1).columns)
-    else:
-        try:
+    try:
+        if kind == "parquet":
+            names = pq.read_schema(path).names
+        elif kind == "jsonl":
+            names = list(pd.read_json(path, lines=True, dtype=False, compression="infer", nrows=1).columns)
+        else:
             names = _header(path, "\t" if kind == "tsv" else ",", (kind != "tsv") if quoting is None else quoting)
-        except (UnicodeDecodeError, OSError, EOFError) as error:
-            raise InputError(str(path), f"cannot be read as {kind} ({error})") from None
+    except (UnicodeDecodeError, OSError, EOFError, ValueError) as error:  # pyarrow's ArrowInvalid is a ValueError
+        message = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise InputError(str(path), f"cannot be read as {kind} ({message})") from None
     cells = read_table_file(path, list(dict.fromkeys(names)), kind, quoting=quoting)
     return pd.DataFrame(
         {
