@@ -246,7 +246,10 @@ def _parser() -> argparse.ArgumentParser:
         ("compare", "differences between systems judged on the same items", "Print the system_comparisons.csv "
          "rows of every pair of the given system files (B - A, in the order given) on the items both have judged."),
         ("leaderboard", "systems ranked, with simultaneous rank-sets", "Print every system's estimate, interval and "
-         "rank-set per prompt and estimator: with probability --level all true ranks lie in their sets at once."),
+         "rank-set per prompt and estimator: with probability --level all true ranks lie in their sets at once. "
+         "A table of pairwise verdicts is ranked as debias.leaderboard ranks it: debias leaderboard TABLE --item COL "
+         "--system-a COL --system-b COL --verdict COL [--judge COL ...] [--rater COL] [--level L] [--top-k K] "
+         "(the options of debias preferences, which prints the same with --leaderboard)."),
     ):  # fmt: skip
         several = commands.add_parser(name, help=summary, description=description)
         several.add_argument("systems", nargs="+", metavar="system", help="two or more system files of one task")
@@ -320,8 +323,23 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Options that make ``debias leaderboard`` rank a table of pairwise verdicts.
+PAIR_OPTIONS = ("--system-a", "--system-b", "--verdict")
+
+
+def _pairwise_leaderboard(argv: list[str]) -> list[str]:
+    """``debias leaderboard TABLE --system-a ...`` as ``debias preferences TABLE --leaderboard ...``
+    (one set of options for a table of pairwise verdicts); other arguments as they are."""
+    if argv[:1] == ["leaderboard"] and any(a.split("=", 1)[0] in PAIR_OPTIONS for a in argv[1:]):
+        return ["preferences", *argv[1:], "--leaderboard"]
+    return argv
+
+
 def main(argv=None) -> int:
+    given = list(sys.argv[1:] if argv is None else argv)
+    argv = _pairwise_leaderboard(given)
     args = _parser().parse_args(argv)
+    args.invoked = given[0] if given else args.command
     if args.command == "import":
         from debias.cli.importing import run_command
 

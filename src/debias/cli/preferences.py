@@ -33,7 +33,7 @@ def add_command(commands) -> None:
         "ppi++:<j>, ppi++:combined) from a table with one row per human verdict of a battle (item, system A, "
         "system B) and one column per judge; a row with an empty verdict is a battle only the judges saw. "
         "Verdicts: a/b/tie or model_a/model_b/tie/tie (bothbad), any case. With --agreement, print how each "
-        "judge agrees with people instead.",
+        "judge agrees with people instead; with --leaderboard, the systems' rank-sets.",
     )
     add_pair_columns(sub)
     sub.add_argument(
@@ -42,7 +42,20 @@ def add_command(commands) -> None:
     sub.add_argument(
         "--ties", choices=("half", "drop"), default="half", help="a tie is half a win, or ties are left out"
     )
-    sub.add_argument("--agreement", action="store_true", help="print the judge-human agreement table")
+    what = sub.add_mutually_exclusive_group()
+    what.add_argument("--agreement", action="store_true", help="print the judge-human agreement table")
+    what.add_argument(
+        "--leaderboard",
+        action="store_true",
+        help="print the leaderboard instead: every system's estimate, interval and simultaneous rank-set per "
+        "estimand and estimator, the columns of debias.leaderboard (also: debias leaderboard TABLE --system-a ...)",
+    )
+    sub.add_argument(
+        "--top-k",
+        type=number_in(1, low_open=False, integer=True),
+        metavar="K",
+        help="with --leaderboard: how many more battles would settle the top K systems (column factor_for_top_k)",
+    )
     sub.add_argument(
         "--figure",
         metavar="PATH",
@@ -54,6 +67,17 @@ def add_command(commands) -> None:
     sub.add_argument(
         "--format", choices=("csv", "markdown"), default="csv", help="output format (default: %(default)s)"
     )
+
+
+def pair_leaderboard(pairs, *, level: float, ties: str = "half", top_k: int | None = None):
+    """The leaderboard of :func:`debias.leaderboard` for pairwise verdicts: every estimand and
+    estimator ranked from the joint covariance of its estimates
+    (:func:`debias.tables.leaderboard.preferences_leaderboard`)."""
+    from debias.stats.preferences import preference_estimates
+    from debias.tables.leaderboard import preferences_leaderboard
+
+    estimates = preference_estimates(pairs, level=level, ties=ties)
+    return preferences_leaderboard(estimates, level=level, top_k=top_k)
 
 
 def run_command(args, emit) -> int:
@@ -81,7 +105,13 @@ def run_command(args, emit) -> int:
             pool=pool,
             source=args.table,
         )
-        if args.agreement:
+        if args.top_k is not None and not args.leaderboard:
+            raise InputError("--top-k", "goes with --leaderboard")
+        if args.leaderboard:
+            if args.figure:
+                raise InputError("--figure", "draws the win rates: give it without --leaderboard")
+            table = pair_leaderboard(pairs, level=level, ties=args.ties, top_k=args.top_k)
+        elif args.agreement:
             if not args.judge:
                 raise InputError("--agreement", "name at least one --judge column")
             table = agreement_table(pairs, level=level)
@@ -95,7 +125,7 @@ def run_command(args, emit) -> int:
                 except OSError as error:
                     raise InputError(args.figure, f"cannot write the figure ({error.strerror or error})") from None
     except (InputError, ValueError) as error:
-        print(f"debias preferences: error: {error}", file=sys.stderr)
+        print(f"debias {getattr(args, 'invoked', 'preferences')}: error: {error}", file=sys.stderr)
         return 2
     emit(table, args.format, sys.stdout)
     return 0
