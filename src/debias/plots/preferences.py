@@ -22,15 +22,26 @@ _COLOURS = [PALETTE["black"], PALETTE["blue"], PALETTE["vermillion"], PALETTE["b
 _AXIS_LABELS = {"win_rate": "win rate (a tie is half a win)", "strength": "Bradley-Terry strength (log-odds, mean 0)"}
 
 
-#: Markers of the judges' (biased) estimates, all grey, in the order they are drawn (cycled).
-_JUDGE_MARKERS = ["x", "+", "v", "^", "d"]
+#: Markers of the unbiased estimators, in the order they are drawn: with the colours cycled
+#: beside them, every (colour, marker) differs up to 20 estimators (hollow from the 11th).
+_MARKERS = ["o", "s", "D", "^", "v", "P", "X", "*", "h", "<"]
+#: Markers of the judges' (biased) estimates, all grey, unfilled, in the order they are drawn.
+_JUDGE_MARKERS = ["x", "+", "1", "2", "3", "4", "|", "_"]
 
 
 def _style(estimator: str, unbiased: list[str], judges: list[str]) -> dict:
+    """The colour, marker and fill of an estimator: distinct for every estimator of the figure
+    (``ppi++:combined`` is never drawn like ``human``), whatever the number of judges."""
     if is_biased(estimator):
-        return {"color": PALETTE["grey"], "marker": _JUDGE_MARKERS[judges.index(estimator) % len(_JUDGE_MARKERS)]}
-    colour = _COLOURS[unbiased.index(estimator) % len(_COLOURS)]
-    return {"color": colour, "marker": "o"}
+        k = judges.index(estimator)
+        grey = PALETTE["grey"] if (k // len(_JUDGE_MARKERS)) % 2 == 0 else PALETTE["black"]
+        return {"color": grey, "marker": _JUDGE_MARKERS[k % len(_JUDGE_MARKERS)], "fillstyle": "full"}
+    k = unbiased.index(estimator)
+    return {
+        "color": _COLOURS[k % len(_COLOURS)],
+        "marker": _MARKERS[k % len(_MARKERS)],
+        "fillstyle": "full" if (k // len(_MARKERS)) % 2 == 0 else "none",
+    }
 
 
 def draw_preferences(
@@ -89,13 +100,16 @@ def draw_preferences(
                 xerr=[low[shown], high[shown]],
                 fmt=style["marker"],
                 color=style["color"],
+                fillstyle=style["fillstyle"],
                 markersize=3.5,
                 capsize=1.5,
                 linewidth=1.0,
                 linestyle="none",
             )
             label = f"{name} (biased)" if is_biased(name) else name
-            handles.append(Line2D([], [], color=style["color"], marker=style["marker"], label=label))
+            handles.append(
+                Line2D([], [], color=style["color"], marker=style["marker"], fillstyle=style["fillstyle"], label=label)
+            )
         ax.set_yticks(positions, order)
         ax.set_xlabel(_AXIS_LABELS.get(estimand, estimand))
         ax.grid(axis="x", color=PALETTE["grey"], alpha=0.25, linewidth=0.6)

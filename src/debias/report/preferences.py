@@ -3,8 +3,9 @@ judged by people and LLM judges.
 
 In this order: what was judged (battles, systems, human verdicts, the judges' pool), the raters'
 disagreement, each system's win rate by the unbiased estimators with its interval, what each
-judge saves (data efficiency against ``human``), whether each judge agrees with people
-(accuracy, Cohen's kappa, tie rates, its largest bias), the figure, and links to the tables.
+judge saves (data efficiency against ``human``, or why it saves nothing), whether each judge
+agrees with people (accuracy, Cohen's kappa, tie rates, its largest bias) beside how people agree
+with each other, the figure, and links to the tables.
 Every number is read from the task's tables (``preferences.csv``, ``judge_agreement.csv``,
 ``summary.json``), none computed here.
 """
@@ -145,6 +146,16 @@ def _times(value) -> str | None:
     return f"{value:.2f}×" if value is not None and finite(value) and value > 0 else None
 
 
+def _judge_only(summary: Mapping, estimator: str) -> int | None:
+    """The battles without a human verdict that the estimator's judge(s) judged (``None`` when
+    the summary does not say)."""
+    counts = summary.get("judge_only_battles")
+    if counts is None:
+        return None
+    proxy = describe(estimator).proxy
+    return int(sum(counts.values())) if proxy is None else counts.get(proxy)
+
+
 def _saving_lines(tables: PreferenceTables, config: Mapping) -> list[str]:
     ess = tables.summary.get("data_efficiency") or {}
     shown = {e: v for e, v in (ess.get("win_rate") or {}).items() if not is_people_only(e)}
@@ -166,6 +177,13 @@ def _saving_lines(tables: PreferenceTables, config: Mapping) -> list[str]:
                 f"{label}: {_times(value)} (worth {value * n:,.0f} human battles, "
                 f"{1 - 1 / value:.0%} fewer needed for the same width)"
             )
+        elif _judge_only(tables.summary, estimator) == 0:
+            whose = "the judges" if describe(estimator).combined else "the judge"
+            parts.append(
+                f"{label}: {_times(value)} (no saving: no battle without a human verdict was judged by {whose}, "
+                "so its verdicts have nothing to add; PPI++ narrows an interval with battles only the judges "
+                "saw, a pool)"
+            )
         else:
             parts.append(f"{label}: {_times(value)} (no saving: the judge's verdicts do not narrow the intervals)")
     strength = {e: _times(v) for e, v in (ess.get("strength") or {}).items() if not is_people_only(e)}
@@ -178,6 +196,23 @@ def _saving_lines(tables: PreferenceTables, config: Mapping) -> list[str]:
     ]
 
 
+def _people_line(agreement: Mapping | None) -> str:
+    """How people agree with each other: the yardstick of a judge's agreement with them."""
+    if not agreement or not agreement.get("rater_pairs"):
+        return (
+            "How people agree with each other is not known here (no battle has several human verdicts), so a "
+            "judge's agreement with people has no yardstick: two people need not agree more often."
+        )
+    battles = f"{agreement['battles']:,} battle" + ("s" if agreement["battles"] != 1 else "")
+    pairs = f"{agreement['rater_pairs']:,} pair" + ("s" if agreement["rater_pairs"] != 1 else "")
+    return (
+        f"People against people, for comparison: on the {battles} with several human verdicts, two raters "
+        f"of the same battle agree on {num(agreement['accuracy'])} of their {pairs} (Cohen's κ "
+        f"{num(agreement['kappa'])}): a judge whose accuracy and κ above come near these stands in for one "
+        "person about as well as another person does."
+    )
+
+
 def _agreement_lines(tables: PreferenceTables, config: Mapping) -> list[str]:
     agreement = tables.agreement
     if agreement is None or agreement.empty:
@@ -186,7 +221,7 @@ def _agreement_lines(tables: PreferenceTables, config: Mapping) -> list[str]:
         "Is a judge worth using? Its agreement with people on the battles both judged, and its bias "
         "(judge win rate minus human win rate; a system whose interval excludes 0 is misjudged):",
         "",
-        "| judge | verdicts compared | accuracy | Cohen's κ | ties (people / judge) | not verdicts "
+        "| judge | human verdicts compared | accuracy | Cohen's κ | ties (people / judge) | not verdicts "
         "| systems misjudged | largest bias |",
         "|---|---|---|---|---|---|---|---|",
     ]
@@ -205,6 +240,7 @@ def _agreement_lines(tables: PreferenceTables, config: Mapping) -> list[str]:
             f"| {num(first['kappa'])} | {num(first['human_tie_rate'], 2)} / {num(first['judge_tie_rate'], 2)} "
             f"| {int(first['n_unknown']):,} | {len(resolved)} of {len(rows)} | {largest} |"
         )
+    lines += ["", _people_line(tables.summary.get("human_agreement"))] if "human_agreement" in tables.summary else []
     lines += [
         "",
         "A biased judge is still of use through PPI++, whose weight corrects its bias with the human "

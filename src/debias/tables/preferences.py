@@ -24,7 +24,7 @@ from debias.stats.preferences import (
     judge_agreement,
     preference_estimates,
 )
-from debias.stats.vocabulary import is_people_only
+from debias.stats.vocabulary import describe, is_people_only
 from debias.tables.columns import CI_HIGH, CI_LOW, EFFECTIVE_N, LEVEL, N_JUDGED, NOTE, interval_of
 
 __all__ = [
@@ -32,6 +32,8 @@ __all__ = [
     "PREFERENCE_COLUMNS",
     "PreferenceAnalysis",
     "agreement_table",
+    "human_agreement",
+    "judge_only_battles",
     "preference_analysis",
     "preference_summary",
     "preference_table",
@@ -101,6 +103,18 @@ class PreferenceAnalysis:
     n_multiply_rated: int
 
 
+def _missing_battles(pairs: JudgedPairs, result) -> np.ndarray:
+    """Each system's battles without a verdict of the estimator's judge(s): for an estimator
+    of every judge (``ppi++:combined``), the battles none of them judged, so that ``n_missing``
+    counts battles for every estimator (``n_judge + n_missing`` is the system's battles)."""
+    if not describe(str(result.estimator)).combined:
+        return result.n_missing
+    battles = np.bincount(pairs.system_a, minlength=pairs.n_systems) + np.bincount(
+        pairs.system_b, minlength=pairs.n_systems
+    )
+    return battles - np.asarray(result.n_judge, dtype=np.int64)
+
+
 def preference_analysis(
     pairs: JudgedPairs, *, level: float, ties: str = "half", estimands=ESTIMANDS
 ) -> PreferenceAnalysis:
@@ -108,8 +122,9 @@ def preference_analysis(
 
     The table has one row per system x estimand x estimator
     (:func:`debias.stats.preferences.preference_estimates`). ``n_judged``, ``n_judge`` and
-    ``n_missing`` count the system's battles with a human verdict, with a verdict of the
-    estimator's judge(s), and where one of them gave none. ``effective_n`` is ``n_judged`` times
+    ``n_missing`` count battles, for every estimator: the system's battles with a human verdict,
+    with a verdict of the estimator's judge (of any of them for ``ppi++:combined``), and without
+    one (of none of them for ``ppi++:combined``). ``effective_n`` is ``n_judged`` times
     the variance of ``human`` over the estimator's (:func:`debias.stats.intervals.effective_n`):
     the human battles the classical estimate would need for the same interval (empty for
     ``judge:*``, which is biased). ``note`` says why a row has no estimate or no interval.
@@ -137,7 +152,7 @@ def preference_analysis(
                     LEVEL: result.level,
                     N_JUDGED: result.n_judged,
                     "n_judge": result.n_judge,
-                    "n_missing": result.n_missing,
+                    "n_missing": _missing_battles(pairs, result),
                     EFFECTIVE_N: effective,
                     NOTE: list(result.notes),
                 }
@@ -161,10 +176,17 @@ def preference_table(pairs: JudgedPairs, *, level: float, ties: str = "half", es
 
 
 def agreement_table(pairs: JudgedPairs, *, level: float) -> pd.DataFrame:
-    """One row per judge x system (:func:`debias.stats.preferences.judge_agreement`): the judge's
-    accuracy, Cohen's kappa and tie rates (the same on every row of a judge) and the system's
-    judge bias (judge win rate minus human win rate on the battles both judged) with its interval
-    (``bias_ci_low``, ``bias_ci_high``)."""
+    """One row per judge x system (:func:`debias.stats.preferences.judge_agreement`), each column
+    in one unit.
+
+    Per judge (the same on every row of a judge): ``n_verdicts``, the human verdicts compared
+    with the judge's (a battle of three raters counts three); ``n_missing``, the battles the judge
+    did not answer, and ``n_unknown``, those of them whose answer was not a verdict; ``accuracy``
+    and ``kappa`` (Cohen's) over the compared verdicts; ``human_tie_rate``, the share of ties
+    among the compared human verdicts, ``judge_tie_rate`` among the judge's verdicts. Per system:
+    ``n_battles``, its battles with both a human and a judge verdict; ``bias``, the judge win
+    rate minus the human win rate on them, with its interval (``bias_ci_low``,
+    ``bias_ci_high``) at ``level``. People's agreement with each other: :func:`human_agreement`."""
     rows = []
     for agreement in judge_agreement(pairs, level=level):
         for s, system in enumerate(agreement.systems):
@@ -189,6 +211,59 @@ def agreement_table(pairs: JudgedPairs, *, level: float) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=AGREEMENT_COLUMNS)
 
 
+#: The three human verdicts (score of A): B better, tie, A better.
+_OUTCOMES = (0.0, 0.5, 1.0)
+
+
+def human_agreement(pairs: JudgedPairs) -> dict:
+    r"""How people agree with each other, where several raters judged a battle: the yardstick of a
+    judge's agreement with people (:func:`agreement_table`).
+
+    Every pair of raters of the same battle is compared (a battle of :math:`k` raters gives
+    :math:`k(k-1)/2` pairs). ``accuracy`` is the share of those pairs that agree (A, tie or B);
+    ``kappa`` is Cohen's kappa over them, :math:`(p_o - p_e)/(1 - p_e)` with
+    :math:`p_e = \sum_c p_c^2` and :math:`p_c` the share of verdict :math:`c` among the paired
+    verdicts (a pair of raters has no first and second rater: both orders are counted, so both
+    margins are the same). ``battles`` and ``rater_pairs`` count what was compared; without a
+    battle of several raters the shares are ``None``.
+
+    Returns
+    -------
+    dict
+        ``{"battles", "rater_pairs", "accuracy", "kappa"}``, JSON-ready.
+    """
+    counts = np.asarray(pairs.human_counts, dtype=np.int64)
+    battle = np.repeat(np.arange(pairs.n_battles), counts)
+    several = counts >= 2
+    n_pairs = int(np.sum(counts * (counts - 1) // 2))
+    if not several.any() or n_pairs == 0:
+        return {"battles": 0, "rater_pairs": 0, "accuracy": None, "kappa": None}
+    # per battle and verdict: how many of its raters gave it
+    per = np.stack([np.bincount(battle, pairs.human == c, pairs.n_battles) for c in _OUTCOMES], axis=1)
+    agree = float(np.sum(per * (per - 1) / 2))
+    observed = agree / n_pairs
+    # a verdict of a battle of k raters is in k - 1 of its ordered pairs
+    weight = np.maximum(counts - 1, 0)[:, None]
+    share = np.sum(per * weight, axis=0) / float(np.sum(counts * weight[:, 0]))
+    expected = float(share @ share)
+    kappa = (observed - expected) / (1.0 - expected) if expected < 1 else float("nan")
+    return {
+        "battles": int(several.sum()),
+        "rater_pairs": n_pairs,
+        "accuracy": _number(observed),
+        "kappa": _number(kappa),
+    }
+
+
+def judge_only_battles(pairs: JudgedPairs) -> dict[str, int]:
+    """Per judge, the battles without a human verdict that it judged: what its verdicts add to
+    the human ones (PPI++ narrows no interval without them)."""
+    if not pairs.judges:
+        return {}
+    answered = ~np.isnan(pairs.judge_verdicts[~pairs.labelled])
+    return {judge: int(n) for judge, n in zip(pairs.judges, answered.sum(axis=0))}
+
+
 def _number(value) -> float | None:
     """A float for JSON, ``None`` for NaN."""
     value = float(value)
@@ -203,8 +278,11 @@ def preference_summary(pairs: JudgedPairs, analysis: PreferenceAnalysis) -> dict
     of one rater's verdict around its battle's mean, ``None`` without a battle rated twice);
     ``systems`` and ``systems_without_human`` (no battle with a human verdict: no unbiased
     estimate); ``judge_unknown`` (answers per judge that were not verdicts, counted as missing);
-    ``data_efficiency`` (estimand -> estimator -> the mean over systems of the ratio of squared
-    widths against ``human``, from ``analysis``, the :func:`preference_analysis` of ``pairs``).
+    ``judge_only_battles`` (per judge, the battles without a human verdict it judged:
+    :func:`judge_only_battles`); ``human_agreement`` (how raters of the same battle agree:
+    :func:`human_agreement`); ``data_efficiency`` (estimand -> estimator -> the mean over systems
+    of the ratio of squared widths against ``human``, from ``analysis``, the
+    :func:`preference_analysis` of ``pairs``).
     """
     labelled = pairs.labelled
     with_human = np.zeros(pairs.n_systems, bool)
@@ -223,5 +301,7 @@ def preference_summary(pairs: JudgedPairs, analysis: PreferenceAnalysis) -> dict
         "systems": list(pairs.systems),
         "systems_without_human": [s for s, seen in zip(pairs.systems, with_human) if not seen],
         "judge_unknown": {j: int(n) for j, n in zip(pairs.judges, pairs.judge_unknown)},
+        "judge_only_battles": judge_only_battles(pairs),
+        "human_agreement": human_agreement(pairs),
         "data_efficiency": efficiency,
     }
