@@ -662,6 +662,8 @@ def test_preference_task_alone_end_to_end(tmp_path):
     assert (summary["battles"], summary["human_battles"], summary["pool_battles"]) == (60, 40, 20)
     assert summary["multiply_rated"] == 10 and summary["rater_variance"] > 0
     assert summary["judge_unknown"] == {"llm": 1, "coin": 0}
+    assert summary["human_agreement"]["battles"] == 10 and summary["human_agreement"]["rater_pairs"] == 10
+    assert summary["judge_only_battles"] == {"llm": 20, "coin": 10}
     board = pd.read_csv(tables / "leaderboard.csv", keep_default_na=False, na_values=[""])
     assert set(board["estimand"]) == {"win_rate", "strength"} and set(board["estimator"]) == set(estimates["estimator"])
     ranked = board[board["rank"].notna()]
@@ -675,6 +677,7 @@ def test_preference_task_alone_end_to_end(tmp_path):
     assert "## Toy battles (pairwise preferences)" in report and "| An LLM |" in report and "| A coin |" in report
     assert "![preferences_toy](figures/preferences_toy.png)" in report
     assert "variance of one rater's verdict" in report
+    assert "two raters of the same battle agree on" in report and "| human verdicts compared |" in report
     assert "Toy battles (pairwise preferences)" in (run / "results/report.html").read_text()
     assert "Nothing to be done" in snakemake(run).stdout + snakemake(run).stderr
 
