@@ -159,12 +159,13 @@ def test_parallel_imports_into_one_config_keep_every_task(tmp_path, raw):
             stderr=subprocess.PIPE,
             text=True,
         )
-        for k in range(5)
+        for k in range(6)
     ]
-    assert [r.wait(timeout=120) for r in runs] == [0] * 5, [r.stderr.read() for r in runs]
+    assert [r.wait(timeout=120) for r in runs] == [0] * 6, [r.stderr.read() for r in runs]
     config = yaml.safe_load((tmp_path / "c.yaml").read_text())
-    assert sorted(config["preferences"]) == [f"t{k}" for k in range(5)]
+    assert sorted(config["preferences"]) == [f"t{k}" for k in range(6)]
     assert schema_problem(config) is None
+    assert not (tmp_path / ".c.yaml.lock").exists(), "the lock file goes with the last lock"
 
 
 def test_the_leaderboard_of_a_pair_table_on_the_command_line_is_the_apis(raw, capsys):

@@ -205,9 +205,11 @@ def read_config_for_adding(path: str | Path) -> dict:
 def config_lock(path: str | Path | None):
     """Hold an exclusive lock on the configuration file ``path`` while a task is added to it
     (``None``: no lock), so that imports into one configuration run one after the other and
-    none loses another's task: ``fcntl.flock`` on ``.<name>.lock`` beside the file (created
-    when missing and left there, so that every import locks the same file; a missing folder is
-    made first). Where ``fcntl`` is missing (Windows) nothing is locked."""
+    none loses another's task: ``fcntl.flock`` on ``.<name>.lock`` beside the file, a missing
+    folder made first. The lock file is removed when the lock is released; an import that was
+    waiting on a removed lock file locks the new one instead (it checks, once it holds its lock,
+    that the file it locked is still the one at the path). Where ``fcntl`` is missing (Windows)
+    nothing is locked."""
     if path is None:
         yield
         return
@@ -218,16 +220,26 @@ def config_lock(path: str | Path | None):
         return
     path = Path(path)
     lock = path.parent / f".{path.name}.lock"
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
-    except OSError as error:
-        raise InputError(str(path), f"cannot lock the configuration ({lock}: {error.strerror or error})") from None
-    try:
+    while True:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+        except OSError as error:
+            raise InputError(str(path), f"cannot lock the configuration ({lock}: {error.strerror or error})") from None
         fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            held, there = os.fstat(fd), os.stat(lock)
+            if (held.st_dev, held.st_ino) == (there.st_dev, there.st_ino):
+                break
+        except FileNotFoundError:
+            pass
+        os.close(fd)  # the file was removed by the import that held it: lock the new one
+    try:
         yield
     finally:
-        os.close(fd)  # closing releases the lock
+        with contextlib.suppress(OSError):
+            os.unlink(lock)  # removed before it is released: see above
+        os.close(fd)
 
 
 def _read_only(path: Path) -> bool:
