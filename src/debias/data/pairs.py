@@ -93,6 +93,8 @@ class UnknownVerdicts(ValueError):
             )
         codes = [value for value in self.counts if _normal(value) != "none"]
         if codes:
+            if all(_is_number(v) for v in codes):
+                codes = sorted(codes)
             example = ", ".join(f"{v!r}: {t!r}" for v, t in zip(codes[:3], ("a", "b", "tie")))
             hints.append(
                 f"Such values need an explicit mapping of each to a, b, tie or None (no verdict), e.g. {{{example}}}"

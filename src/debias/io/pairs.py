@@ -240,7 +240,9 @@ def read_pair_table(
         codes[flipped] = 1.0 - codes[flipped]
         unknown[j] = int(not_verdict[first_row].sum())  # once per battle, however many raters it has
         first = codes[first_row[battle]]
-        conflict = ~((codes == first) | (np.isnan(codes) & np.isnan(first)))
+        # a probability p and its flip 1 - p written elsewhere agree to rounding
+        with np.errstate(invalid="ignore"):
+            conflict = ~((np.abs(codes - first) <= 1e-9) | (np.isnan(codes) & np.isnan(first)))
         if conflict.any():
             row = int(np.flatnonzero(conflict)[0])
             raise rows.error(
