@@ -74,8 +74,9 @@ def test_judge_tables_join_on_the_battle_and_battles_only_they_hold_join_the_poo
         human, {"j": (judged, "winner", "j.csv")}, item="num", system_a="model_a", system_b="model_b"
     )
     assert len(joined) == len(frame) + 1 and joined["num"].tolist()[: len(frame)] == frame["num"].tolist()
-    np.testing.assert_array_equal(joined["j"].to_numpy()[: len(frame)], frame["judge"].to_numpy())
-    assert pd.isna(joined["winner"].iloc[-1]) and joined["j"].iloc[-1] == "model_a"
+    spelled = frame["judge"].str.lower().map({"model_a": "a", "model_b": "b", "tie": "tie"}).fillna("")
+    np.testing.assert_array_equal(joined["j"].to_numpy()[: len(frame)], spelled.to_numpy())
+    assert pd.isna(joined["winner"].iloc[-1]) and joined["j"].iloc[-1] == "a"
     twice = pd.concat([judged, judged.iloc[[5]]], ignore_index=True)
     with pytest.raises(InputError, match=rf"j\.csv: row {len(twice) + 1}.*also on row 7"):
         join_judge_tables(human, {"j": (twice, "winner", "j.csv")}, item="num", system_a="model_a", system_b="model_b")
@@ -143,8 +144,13 @@ def test_start_up_check_names_the_file_row_or_key_and_remembers_a_pass(tmp_path)
     ):
         checked_preferences(config_of(spec), cache)
     frame.assign(judge="banana").to_csv(tmp_path / "b.csv", index=False)
-    with pytest.raises(InputError, match=r"preferences\.t\.judges\.judge: the judge gave no verdict on any of the 300"):
+    with pytest.raises(
+        InputError, match=r"b\.csv: row 2: column 'judge': unknown verdicts of judge 'judge': 'banana' \(300x\)"
+    ):
         validate_preferences(config_of(spec))
+    mapped = {**spec, "judges": {"judge": {"label": "J", "mapping": {"banana": None}}}}
+    with pytest.raises(InputError, match=r"preferences\.t\.judges\.judge: the judge gave no verdict on any of the 300"):
+        validate_preferences(config_of(mapped))
     with pytest.raises(InputError, match="not found"):
         validate_preferences(config_of({**spec, "battles": str(tmp_path / "missing.csv")}))
 
@@ -193,7 +199,7 @@ def test_import_pairs_writes_a_canonical_table_the_task_reads_as_the_original(tm
 
     frame = battles(n=120)
     frame["rater"] = "r1"
-    frame.loc[3, "judge"] = "cannot tell"
+    frame.loc[3, "judge"] = None
     second = frame.iloc[:5].assign(rater="r2", winner="tie")
     pd.concat([frame, second]).to_csv(tmp_path / "raw.csv", index=False)
     pool = frame.iloc[:0].reindex(columns=["num", "model_a", "model_b", "judge"])
@@ -208,7 +214,7 @@ def test_import_pairs_writes_a_canonical_table_the_task_reads_as_the_original(tm
     assert schema_problem(written) is None
     canonical = pd.read_csv(tmp_path / "data/battles.csv", keep_default_na=False)
     assert list(canonical.columns) == ["item", "system_a", "system_b", "verdict", "rater", "judge"]
-    assert set(canonical["verdict"]) == {"a", "b", "tie", ""} and "cannot tell" in set(canonical["judge"])
+    assert set(canonical["verdict"]) == {"a", "b", "tie", ""} and "" in set(canonical["judge"])
     imported = load_preferences(with_defaults(written), "mine")
     original = load_preferences(
         config_of(
@@ -225,7 +231,7 @@ def test_import_pairs_writes_a_canonical_table_the_task_reads_as_the_original(tm
     assert imported.systems == original.systems and imported.n_battles == original.n_battles == 121
     np.testing.assert_array_equal(imported.human, original.human)
     np.testing.assert_array_equal(imported.judge_verdicts, original.judge_verdicts)
-    assert imported.judge_unknown.tolist() == original.judge_unknown.tolist() == [1]
+    assert imported.judge_unknown.tolist() == original.judge_unknown.tolist() == [0]
     assert main(argv) == 2 and "preferences already has ['mine']" in capsys.readouterr().err
     bad = frame.assign(winner=np.where(np.arange(120) == 9, "A>B", frame["winner"]))
     bad.to_csv(tmp_path / "raw.csv", index=False)

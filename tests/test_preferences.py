@@ -57,11 +57,16 @@ def test_numeric_codes_need_a_mapping():
         verdict_codes(["x"], mapping={"x": 0.3})
 
 
-def test_a_judges_garbage_is_missing_and_counted_never_a_tie():
-    coded = verdict_codes(["a", "I cannot decide", "tie", "I cannot decide", 7], judge="j")
+def test_a_judges_garbage_is_refused_unless_mapped_to_no_verdict_and_then_counted_never_a_tie():
+    values = ["a", "I cannot decide", "tie", "I cannot decide", 7]
+    with pytest.raises(UnknownVerdicts) as error:
+        verdict_codes(values, judge="j")
+    assert error.value.counts == {"I cannot decide": 2, 7: 1} and error.value.judge == "j"
+    assert "verdicts of judge 'j'" in str(error.value) and "None (no verdict)" in str(error.value)
+    coded = verdict_codes(values, judge="j", mapping={"I cannot decide": None, 7: "missing"})
     assert coded.codes[[0, 2]].tolist() == [1.0, 0.5]
     assert np.isnan(coded.codes[[1, 3, 4]]).all()
-    assert coded.unknown == {"I cannot decide": 2, 7: 1}
+    assert coded.unknown == {"I cannot decide": 2, 7: 1} and not coded.continuous
 
 
 # The pair table -----------------------------------------------------------------------------
@@ -75,7 +80,7 @@ def _frame():
             "B": ["y", " y", "z", "z", "y"],
             "winner": ["model_a", "tie", "b", None, "a"],
             "who": ["r1", "r2", "r1", "", "r1"],
-            "j": ["a", "a", "tie", "b", "garbage"],
+            "j": ["a", "a", "tie", "b", None],
         }
     )
 
@@ -83,7 +88,11 @@ def _frame():
 def test_pair_table_trims_names_groups_raters_and_keeps_pool_rows():
     from debias.io.pairs import read_pair_table
 
-    pairs = read_pair_table(_frame(), item="q", system_a="A", system_b="B", verdict="winner", rater="who", judges=["j"])
+    frame = _frame().assign(j=["a", "a", "tie", "b", "garbage"])
+    pairs = read_pair_table(
+        frame, item="q", system_a="A", system_b="B", verdict="winner", rater="who", judges=["j"],
+        judge_mappings={"j": {"garbage": None}},
+    )  # fmt: skip
     assert pairs.systems == ("x", "y", "z")
     assert pairs.human_counts.tolist() == [2, 1, 0, 1]
     assert pairs.human_mean[0] == 0.75 and np.isnan(pairs.human_mean[2])

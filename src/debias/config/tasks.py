@@ -105,49 +105,103 @@ def load_preferences(config: Mapping, name: str):
 
     The battles table gives one row per human verdict; a judge's verdicts are a column of it, or
     of the judge's own table (``judges.<j>.table``, one row per battle, joined on the item and
-    the two systems); ``pool`` adds battles without a human verdict. With ``human_battles``, the
-    human verdicts of that many battles drawn at random (seeded by the task's name alone, so
-    that the same task draws the same battles in any configuration) are kept and every other
-    battle joins the pool: what the judges save, shown on data whose full human answer is known.
+    the two systems in either order); ``pool`` adds battles without a human verdict. Only the
+    columns named are read from each file. ``mapping`` (the task's, for people and judges) and
+    ``judges.<j>.mapping`` (a judge's own, extending it) read other spellings or codes
+    (:func:`debias.data.verdict_codes`). With ``human_battles``, the human verdicts of that many
+    battles drawn at random (seeded by the task's name alone, so that the same task draws the
+    same battles in any configuration) are kept and every other battle joins the pool: what the
+    judges save, shown on data whose full human answer is known.
 
     Raises
     ------
     InputError
-        A missing file or column, a bad row (naming the file and row), or fewer battles with a
-        human verdict than ``human_battles``.
+        A missing file or column, a bad row (naming the file and row), a verdict or a judge's
+        answer that cannot be read (naming the values and their counts), a judge named like one
+        of the task's columns, or fewer battles with a human verdict than ``human_battles``.
     """
     import numpy as np
 
-    from debias.io.pairs import join_judge_tables, read_pair_table
-    from debias.io.reader import read_long_table
+    from debias.io.pairs import file_columns, join_judge_tables, read_pair_file, read_pair_table
     from debias.stats.resampling import setting_seed
 
     spec = config["preferences"][name]
     where = f"config: preferences.{name}"
     columns = {key: spec[key] for key in ("item", "system_a", "system_b", "verdict")}
-    frame = read_long_table(spec["battles"])
+    roles = {**columns, **({"rater": spec["rater"]} if spec.get("rater") else {})}
     judges = spec.get("judges") or {}
+    for judge in judges:
+        if judge in roles.values():
+            role = next(r for r, c in roles.items() if c == judge)
+            raise InputError(
+                f"{where}.judges.{judge}",
+                f"the judge has the name of the task's {role} column ({role}: {judge}): give the judge another name"
+                " (and its column in .column)",
+            )
+    mapping = _mapping(spec.get("mapping"), f"{where}.mapping")
+    judge_mappings = {
+        judge: _mapping(j.get("mapping"), f"{where}.judges.{judge}.mapping") for judge, j in judges.items()
+    }
+    judge_mappings = {judge: m for judge, m in judge_mappings.items() if m}
+    in_table = {judge: j.get("column") or judge for judge, j in judges.items() if not j.get("table")}
+    for judge, column in in_table.items():
+        if column in roles.values():
+            role = next(r for r, c in roles.items() if c == column)
+            raise InputError(
+                f"{where}.judges.{judge}",
+                f"the judge's column {column!r} is the task's {role} column: a judge's verdicts are a column of"
+                " their own",
+            )
+    present = file_columns(spec["battles"])
+    for judge, column in in_table.items():
+        if column not in present:
+            raise InputError(
+                spec["battles"],
+                f"no column {column!r} for judge {judge!r} (columns: {present}; give {where}.judges.{judge}.column,"
+                " or .table for a table of its own)",
+                column=column,
+            )
+    frame = read_pair_file(spec["battles"], [*roles.values(), *in_table.values()])
+    for judge, column in in_table.items():
+        frame[judge] = frame[column]
     own_tables = {
-        judge: (read_long_table(j["table"]), j.get("column") or judge, j["table"])
+        judge: (
+            read_pair_file(
+                j["table"], [columns["item"], columns["system_a"], columns["system_b"], j.get("column") or judge]
+            ),
+            j.get("column") or judge,
+            j["table"],
+            judge_mappings.get(judge),
+        )
         for judge, j in judges.items()
         if j.get("table")
     }
-    in_table = {judge: j.get("column") or judge for judge, j in judges.items() if not j.get("table")}
-    for judge, column in in_table.items():
-        if column not in frame.columns:
-            raise InputError(
-                spec["battles"],
-                f"no column {column!r} for judge {judge!r} (columns: {list(frame.columns)}; give "
-                f"{where}.judges.{judge}.column, or .table for a table of its own)",
-            )
-    frame = frame.rename(columns={c: j for j, c in in_table.items() if c != j})
     if own_tables:
         frame = join_judge_tables(
-            frame, own_tables, item=columns["item"], system_a=columns["system_a"], system_b=columns["system_b"]
+            frame,
+            own_tables,
+            item=columns["item"],
+            system_a=columns["system_a"],
+            system_b=columns["system_b"],
+            mapping=mapping,
         )
-    pool = read_long_table(spec["pool"]) if spec.get("pool") else None
+    pool = (
+        read_pair_file(spec["pool"], [columns["item"], columns["system_a"], columns["system_b"], *in_table.values()])
+        if spec.get("pool")
+        else None
+    )
+    if pool is not None:
+        for judge, column in in_table.items():
+            pool[judge] = pool[column]
     pairs = read_pair_table(
-        frame, **columns, rater=spec.get("rater"), judges=list(judges), pool=pool, source=spec["battles"]
+        frame,
+        **columns,
+        rater=spec.get("rater"),
+        judges=list(judges),
+        pool=pool,
+        mapping=mapping,
+        judge_mappings=judge_mappings,
+        source=spec["battles"],
     )
     wanted = spec.get("human_battles")
     if wanted is not None:
@@ -162,3 +216,16 @@ def load_preferences(config: Mapping, name: str):
         dropped = np.setdiff1d(labelled, kept)
         pairs = pairs.without_human(dropped)
     return pairs
+
+
+def _mapping(mapping, where: str) -> dict | None:
+    """A config's verdict mapping, checked (:func:`debias.data.verdict_codes`)."""
+    if not mapping:
+        return None
+    from debias.data.pairs import _lookup
+
+    try:
+        _lookup(mapping)
+    except ValueError as error:
+        raise InputError(where, str(error)) from None
+    return dict(mapping)

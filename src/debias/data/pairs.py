@@ -14,12 +14,23 @@ spelling (case and spaces ignored)     code
 ``a``, ``model_a``                     1
 ``b``, ``model_b``                     0
 ``tie``, ``tie (bothbad)``             0.5
-empty, ``None``, NaN                   missing
+empty, null (``None``), NaN            missing
 =====================================  ======
 
 (Chatbot Arena and MT-Bench write ``model_a``, ``model_b``, ``tie`` and ``tie (bothbad)``.)
-Numbers are read only through an explicit ``mapping`` such as ``{1: "a", 2: "b", 0: "tie"}``:
-whether 1 means "A wins" or "first option" is the dataset's convention, not a guess.
+Numbers are read only through an explicit ``mapping`` such as ``{1: "a", 2: "b", 3: "tie"}``:
+whether 1 means "A wins" or "first option" is the dataset's convention, not a guess. A mapping's
+target may also be ``None`` (no verdict): ``{"error": None}`` reads a judge's failed answers as
+missing, and says so.
+
+The *text* ``none`` is not read as missing: some datasets write it for a vote not cast, others
+for "neither is good" (both bad, which Chatbot Arena calls ``tie (bothbad)``). It is refused until
+a mapping says which, ``{"none": None}`` or ``{"none": "tie"}``.
+
+A judge's column whose every value is a number in [0, 1], one at least not 0 or 1, is read as
+probabilities that A is better (``judge=`` in :func:`verdict_codes`); anything else that is not a
+verdict is refused, for judges as for people (:class:`UnknownVerdicts`, with each value, its count
+and the mapping that would read it).
 """
 
 from __future__ import annotations
@@ -32,7 +43,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["VERDICT_SPELLINGS", "JudgedPairs", "UnknownVerdicts", "VerdictCodes", "verdict_codes"]
+__all__ = ["VERDICT_SPELLINGS", "JudgedPairs", "UnknownVerdicts", "VerdictCodes", "parse_mapping", "verdict_codes"]
 
 #: Accepted verdict spellings, lower case with spaces removed, and their codes (the score of A).
 VERDICT_SPELLINGS: dict[str, float] = {
@@ -43,11 +54,17 @@ VERDICT_SPELLINGS: dict[str, float] = {
     "tie": 0.5,
     "tie(bothbad)": 0.5,
 }
-_MISSING = {"", "nan", "none", "null"}
+_MISSING = {"", "nan", "null"}
+#: Spellings of "no verdict" a mapping's target may take (besides ``None`` and NaN).
+_NO_VERDICT = {"", "missing", "null", "nan"}
+#: Where a mapping is given, for the errors' hints.
+MAPPING_HINT = (
+    "mapping= in Python, mapping: in a preference task's config (or a judge's), --mapping on the command line"
+)
 
 
 class UnknownVerdicts(ValueError):
-    """Human verdicts that are not a known spelling.
+    """Verdicts that are not a known spelling (a person's or a judge's).
 
     Attributes
     ----------
@@ -55,37 +72,62 @@ class UnknownVerdicts(ValueError):
         Each unknown value (as given) and how often it occurs.
     first : int
         Position of the first unknown value.
+    judge : str or None
+        The judge whose verdicts these are (``None``: people's).
     """
 
-    def __init__(self, counts: Mapping, first: int, what: str = "human verdicts"):
+    def __init__(self, counts: Mapping, first: int, what: str = "human verdicts", judge: str | None = None):
         self.counts = dict(counts)
         self.first = int(first)
+        self.judge = judge
         listed = ", ".join(f"{value!r} ({count}x)" for value, count in list(self.counts.items())[:10])
         more = f" and {len(self.counts) - 10} more" if len(self.counts) > 10 else ""
-        numeric = any(_is_number(value) for value in self.counts)
-        hint = " Numeric codes need an explicit mapping, e.g. {1: 'a', 2: 'b', 0: 'tie'}." if numeric else ""
-        super().__init__(
-            f"unknown {what}: {listed}{more}; expected one of a/b/tie, model_a/model_b/tie/tie (bothbad)"
-            f" (case and spaces ignored).{hint}"
-        )
+        expected = "a/b/tie, model_a/model_b/tie/tie (bothbad) (case and spaces ignored)"
+        if judge is not None:
+            expected += ", or a probability that A is better (every value a number in [0, 1])"
+        hints = []
+        if any(_normal(value) == "none" for value in self.counts):
+            hints.append(
+                "The text 'none' is a vote not cast in some datasets and 'neither is good' in others: map it to"
+                " None (no verdict) or to 'tie'."
+            )
+        codes = [value for value in self.counts if _normal(value) != "none"]
+        if codes:
+            if all(_is_number(v) for v in codes):
+                codes = sorted(codes)
+            example = ", ".join(f"{v!r}: {t!r}" for v, t in zip(codes[:3], ("a", "b", "tie")))
+            hints.append(
+                f"Such values need an explicit mapping of each to a, b, tie or None (no verdict), e.g. {{{example}}}"
+                f" if that is what they mean ({MAPPING_HINT})."
+            )
+        super().__init__(f"unknown {what}: {listed}{more}; expected {expected}. {' '.join(hints)}".rstrip())
 
 
 class VerdictCodes(NamedTuple):
-    """Codes of a column of verdicts: ``codes`` (score of A, NaN = missing) and ``unknown``
-    (each value that is not a verdict, with its count: only a judge's column has any)."""
+    """Codes of a column of verdicts: ``codes`` (score of A, NaN = missing), ``unknown`` (each
+    value its mapping reads as no verdict, with its count) and ``continuous`` (a judge's
+    probabilities that A is better, read as they are)."""
 
     codes: np.ndarray
     unknown: dict
+    continuous: bool = False
 
 
 def _is_number(value) -> bool:
     return isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool | np.bool_)
 
 
+def _is_null(value) -> bool:
+    """``None``, NaN or pandas' NA (a nullable column's missing value)."""
+    if value is None or type(value).__name__ in ("NAType", "NaTType"):
+        return True
+    return _is_number(value) and math.isnan(float(value))
+
+
 def _normal(value) -> str | None:
     """A verdict's spelling for lookup: lower case, spaces removed; integral numbers as integers;
     ``None`` for a missing value."""
-    if value is None:
+    if _is_null(value):
         return None
     if _is_number(value):
         number = float(value)
@@ -97,22 +139,64 @@ def _normal(value) -> str | None:
 
 
 def _lookup(mapping: Mapping | None) -> dict[str, float]:
+    """Spelling -> code (NaN: a value the mapping reads as no verdict)."""
     table = dict(VERDICT_SPELLINGS)
     if mapping is None:
         return table
+    if not isinstance(mapping, Mapping):
+        raise ValueError(f"verdict mapping: expected a mapping of values to a/b/tie, found {type(mapping).__name__}")
     for key, target in mapping.items():
         spelling = _normal(key)
         if spelling is None:
-            raise ValueError(f"verdict mapping: key {key!r} is a missing value")
-        if _is_number(target) and float(target) in (0.0, 0.5, 1.0):
+            raise ValueError(f"verdict mapping: key {key!r} is a missing value (missing values are no verdict already)")
+        if _is_null(target) or (isinstance(target, str) and target.strip().lower() in _NO_VERDICT):
+            table[spelling] = math.nan
+        elif _is_number(target) and float(target) in (0.0, 0.5, 1.0):
             table[spelling] = float(target)
-        elif _normal(target) in VERDICT_SPELLINGS and not _is_number(target):
+        elif isinstance(target, str) and _normal(target) in VERDICT_SPELLINGS:
             table[spelling] = VERDICT_SPELLINGS[_normal(target)]
         else:
             raise ValueError(
-                f"verdict mapping: {key!r} -> {target!r}; a target must be a/b/tie (or model_a/model_b) or 1/0.5/0"
+                f"verdict mapping: {key!r} -> {target!r}; a target must be a/b/tie (or model_a/model_b), 1/0.5/0,"
+                " or None for no verdict"
             )
     return table
+
+
+def _probability(value) -> float | None:
+    """A number in [0, 1] (a number, or a text that reads as one), or ``None``."""
+    if _is_number(value):
+        number = float(value)
+    elif isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            return None
+    else:
+        return None
+    return number if 0.0 <= number <= 1.0 else None
+
+
+def parse_mapping(text: str) -> dict[str, str | None]:
+    """A verdict mapping written on one line, as the command line takes it: ``1=a,2=b,3=tie``
+    (``none=`` or ``none=missing``: no verdict). Keys are texts: ``"1"`` matches the number 1 too.
+
+    Examples
+    --------
+    >>> parse_mapping("1=a, 2=b, 3=tie, none=")
+    {'1': 'a', '2': 'b', '3': 'tie', 'none': None}
+    """
+    mapping: dict[str, str | None] = {}
+    for part in str(text).split(","):
+        if not part.strip():
+            continue
+        key, sep, target = part.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"verdict mapping: {part.strip()!r} is not value=target (e.g. 1=a,2=b,3=tie)")
+        target = target.strip()
+        mapping[key.strip()] = None if target.lower() in _NO_VERDICT else target
+    _lookup(mapping)
+    return mapping
 
 
 def verdict_codes(values, *, mapping: Mapping | None = None, judge: str | None = None) -> VerdictCodes:
@@ -126,25 +210,29 @@ def verdict_codes(values, *, mapping: Mapping | None = None, judge: str | None =
         Extra spellings or numeric codes, each to a spelling (``"a"``, ``"b"``, ``"tie"``) or a
         code (1, 0.5, 0), e.g. ``{1: "a", 2: "b", 0: "tie"}``.
     judge : str, optional
-        The judge whose verdicts these are. A judge's value that is not a verdict is missing for
-        that judge and counted in ``unknown``; without ``judge`` (human verdicts) it is an error.
+        The judge whose verdicts these are: its column may instead hold probabilities that A is
+        better (every value a number in [0, 1], one at least not 0 or 1), read as they are.
 
     Returns
     -------
     VerdictCodes
-        ``(codes, unknown)``.
+        ``(codes, unknown, continuous)``; ``unknown`` counts the values the mapping reads as no
+        verdict.
 
     Raises
     ------
     UnknownVerdicts
-        Human verdicts that are not a known spelling, listed with their counts.
+        Values that are neither a known spelling nor mapped (nor, for a judge, all probabilities),
+        listed with their counts and the mapping that would read them.
 
     Examples
     --------
     >>> verdict_codes(["model_a", "Tie (bothbad)", " B ", None]).codes.tolist()
     [1.0, 0.5, 0.0, nan]
-    >>> verdict_codes(["a", "garbage", "garbage"], judge="gpt-4").unknown
-    {'garbage': 2}
+    >>> verdict_codes(["a", "error", "error"], mapping={"error": None}, judge="gpt-4").unknown
+    {'error': 2}
+    >>> verdict_codes([0.8, 0.25, "1"], judge="gpt-4").codes.tolist()
+    [0.8, 0.25, 1.0]
     """
     array = np.asarray(values, dtype=object).ravel()
     index: dict = {}
@@ -154,15 +242,28 @@ def verdict_codes(values, *, mapping: Mapping | None = None, judge: str | None =
     spellings = [_normal(v) for v in distinct]
     codes_of = np.array([np.nan if s is None else table.get(s, np.nan) for s in spellings], dtype=float)
     unknown_of = np.array([s is not None and s not in table for s in spellings], dtype=bool)
-    unknown: dict = {}
+    counts = np.bincount(positions, minlength=len(distinct)) if distinct else np.zeros(0, np.int64)
+    no_verdict: dict = {}
+    for k, spelling in enumerate(spellings):
+        if spelling is not None and spelling in table and np.isnan(codes_of[k]):
+            no_verdict[distinct[k]] = no_verdict.get(distinct[k], 0) + int(counts[k])
     if unknown_of.any():
-        counts = np.bincount(positions, minlength=len(distinct))
+        # a judge's probabilities: every value that is not missing (nor mapped to no verdict) a number in [0, 1]
+        present = [
+            k for k, s in enumerate(spellings) if s is not None and (s not in table or not np.isnan(codes_of[k]))
+        ]
+        numbers = [_probability(distinct[k]) for k in present]
+        if judge is not None and all(n is not None for n in numbers) and any(n not in (0.0, 1.0) for n in numbers):
+            codes_of = np.full(len(distinct), np.nan)
+            codes_of[present] = numbers
+            return VerdictCodes(codes_of[positions], no_verdict, True)
+        unknown: dict = {}
         for k in np.flatnonzero(unknown_of):
             unknown[distinct[k]] = unknown.get(distinct[k], 0) + int(counts[k])
-        if judge is None:
-            first = int(np.flatnonzero(unknown_of[positions])[0])
-            raise UnknownVerdicts(unknown, first)
-    return VerdictCodes(codes_of[positions] if array.size else np.zeros(0), unknown)
+        first = int(np.flatnonzero(unknown_of[positions])[0])
+        what = "human verdicts" if judge is None else f"verdicts of judge {judge!r}"
+        raise UnknownVerdicts(unknown, first, what, judge)
+    return VerdictCodes(codes_of[positions] if array.size else np.zeros(0), no_verdict)
 
 
 def _codes(values, what: str) -> np.ndarray:
@@ -171,6 +272,18 @@ def _codes(values, what: str) -> np.ndarray:
     if bad.any():
         raise ValueError(f"{what} must be coded 1, 0.5, 0 or NaN (found {values[bad][:3].tolist()})")
     return values
+
+
+def _predictions(values, what: str) -> np.ndarray:
+    values = np.asarray(values, dtype=float)
+    bad = ~(np.isnan(values) | ((values >= 0.0) & (values <= 1.0)))
+    if bad.any():
+        raise ValueError(f"{what} must be in [0, 1] or NaN (found {values[bad][:3].tolist()})")
+    return values
+
+
+#: A judge answering fewer than this share of the battles is named (:attr:`JudgedPairs.sparse_judges`).
+SPARSE_SHARE = 0.5
 
 
 @dataclass(frozen=True, eq=False)
@@ -190,11 +303,13 @@ class JudgedPairs:
     judges : tuple of str
         Judge names, the columns of ``judge_verdicts``.
     judge_verdicts : numpy.ndarray, shape (B, J)
-        Each judge's verdict (score of A) on each battle, NaN where it gave none.
+        Each judge's verdict (score of A: 1, 0.5, 0) on each battle, or its probability that A
+        is better (any number in [0, 1]); NaN where it gave none.
     items : numpy.ndarray of str, shape (B,), optional
         The item (input) of each battle.
     judge_unknown : numpy.ndarray of int, shape (J,)
-        Answers of each judge that were not verdicts (now missing), for the record.
+        Answers of each judge its mapping read as no verdict (e.g. ``{"error": None}``), for the
+        record.
 
     Notes
     -----
@@ -238,7 +353,7 @@ class JudgedPairs:
             raise ValueError("human verdicts are stored without missing values (a battle without one has count 0)")
         judges = tuple(str(j) for j in self.judges)
         verdicts = np.zeros((a.size, 0)) if self.judge_verdicts is None else self.judge_verdicts
-        verdicts = _codes(verdicts, "judge verdicts")
+        verdicts = _predictions(verdicts, "judge verdicts")
         if verdicts.ndim == 1:
             verdicts = verdicts[:, None]
         if verdicts.shape != (a.size, len(judges)):
@@ -356,6 +471,25 @@ class JudgedPairs:
         deviations = self.human - self.human_mean[battle]
         dof = int(np.sum(np.maximum(self.human_counts - 1, 0)))
         return float(deviations @ deviations / dof) if dof else float("nan")
+
+    @cached_property
+    def continuous_judges(self) -> tuple[str, ...]:
+        """The judges whose verdicts include a probability (a value other than 1, 0.5 and 0)."""
+        verdicts = self.judge_verdicts
+        other = ~(np.isnan(verdicts) | (verdicts == 0.0) | (verdicts == 0.5) | (verdicts == 1.0))
+        return tuple(j for j, flag in zip(self.judges, other.any(axis=0)) if flag)
+
+    @cached_property
+    def judge_coverage(self) -> np.ndarray:
+        """Per judge, the share of the battles it gave a verdict on (NaN without battles)."""
+        if not self.n_battles:
+            return np.full(len(self.judges), np.nan)
+        return np.mean(~np.isnan(self.judge_verdicts), axis=0)
+
+    @property
+    def sparse_judges(self) -> tuple[str, ...]:
+        """The judges with a verdict on fewer than half the battles (:data:`SPARSE_SHARE`)."""
+        return tuple(j for j, share in zip(self.judges, self.judge_coverage) if share < SPARSE_SHARE)
 
     @property
     def n_multiply_rated(self) -> int:

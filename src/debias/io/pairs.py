@@ -1,14 +1,28 @@
 """Judged pairs from a long table: one row per human verdict, judges' verdicts as columns.
 
-A battle is a row's (item, system A, system B), names trimmed of surrounding whitespace by the
-ratings reader's rules (:mod:`debias.io.rules`): an empty or null name is refused, and so is a cell
-holding a list or an object. Rows of the same battle are its raters' verdicts (``rater`` names
-them, trimmed alike: a row with a verdict needs a rater, a rater judging a battle twice is
-refused); a row with an empty verdict is a battle of the unlabelled pool, and so is every row of
-the optional ``pool`` table (same columns, its verdict column, if any, ignored). A judge's verdict
-must be the same on every row of a battle (a pool row with the key of a battle of the table is a row
-of that battle). Two conversations of the same item between the same two systems are two battles
-only if ``item`` tells them apart (a battle number, say). Verdict spellings: :mod:`debias.data.pairs`.
+A battle is a row's item and its *unordered* pair of systems, names trimmed of surrounding
+whitespace by the ratings reader's rules (:mod:`debias.io.rules`): an empty or null name is
+refused, and so is a cell holding a list or an object. The battle's orientation (which system is
+A) is its first row's; a row giving the same battle as (item, B, A) has its verdicts flipped to it
+(A's win becomes B's, a tie stays a tie, a probability p becomes 1 - p), so that raters who saw
+the two systems in either order are raters of one battle. Rows of the same battle are its raters'
+verdicts (``rater`` names them, trimmed alike: a row with a verdict needs a rater, a rater judging
+a battle twice, in either order, is refused); a row with an empty verdict is a battle of the
+unlabelled pool, and so is every row of the optional ``pool`` table (same columns, its verdict
+column, if any, ignored). A judge's verdict must be the same on every row of a battle, once
+flipped (a pool row with the key of a battle of the table is a row of that battle). Two
+conversations of the same item between the same two systems are two battles only if ``item``
+tells them apart (a battle number, say).
+
+Verdict spellings, mappings and a judge's probabilities: :mod:`debias.data.pairs`. A judge's column
+is read or refused, never silently missing: values that are neither a verdict nor mapped (nor all
+probabilities) are an error naming the judge, each value with its count, and the mapping that
+would read them. A judge answering fewer than half the battles is named in a warning (logger
+``debias.io.pairs``) and in :attr:`~debias.data.JudgedPairs.sparse_judges`.
+
+Judges' own tables (one row per battle) join the table of human verdicts on the item and the
+unordered pair (:func:`join_judge_tables`). A file is read by :func:`read_pair_file`, which reads
+only the columns used, so that a table with many other columns costs only the ones read.
 
 Errors are :class:`~debias.io.canonical.InputError` naming the table, the row (1-based with the
 header as row 1, as a spreadsheet shows it) and the column.
@@ -16,46 +30,107 @@ header as row 1, as a spreadsheet shows it) and the column.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from debias.data.pairs import JudgedPairs, UnknownVerdicts, verdict_codes
+from debias.data.pairs import JudgedPairs, UnknownVerdicts, parse_mapping, verdict_codes
 from debias.io.canonical import InputError
 from debias.io.rules import Rows, cell_codes, code_names, refuse_repeated_raters, trimmed_names
 
-__all__ = ["CANONICAL_PAIR_COLUMNS", "canonical_pair_table", "join_judge_tables", "read_pair_table"]
+__all__ = [
+    "CANONICAL_PAIR_COLUMNS",
+    "canonical_pair_table",
+    "file_columns",
+    "join_judge_tables",
+    "parse_mapping",
+    "read_pair_file",
+    "read_pair_table",
+]
+
+log = logging.getLogger(__name__)
 
 
 def _columns(frame: pd.DataFrame, columns: Sequence[str], source: str) -> None:
     missing = [c for c in columns if c not in frame.columns]
     if missing:
-        raise InputError(source, f"no column {missing[0]!r} (columns: {list(frame.columns)})")
+        raise InputError(source, f"no column {missing[0]!r} (columns: {list(frame.columns)})", column=missing[0])
+
+
+def read_pair_file(path: str | Path, columns: Sequence[str], fmt: str | None = None, *, quoting=None) -> pd.DataFrame:
+    """The columns ``columns`` of a table file, and no other (:func:`debias.io.reader.read_table_file`:
+    CSV, TSV, Parquet or JSONL, gzipped or not); CSV and TSV cells as text, each distinct text held
+    once (a categorical column)."""
+    from debias.io.reader import read_table_file
+
+    wanted = list(dict.fromkeys(columns))
+    cells = read_table_file(path, wanted, fmt, quoting=quoting)
+    return pd.DataFrame(cells)
+
+
+def file_columns(path: str | Path, fmt: str | None = None, *, quoting=None) -> list[str]:
+    """The column names of a table file (its header, or its schema), without reading its rows."""
+    from debias.io.reader import _header, table_format
+
+    path = Path(path)
+    if path.is_dir() or not path.exists():
+        raise InputError(str(path), "no such file")
+    kind = table_format(path, fmt)
+    if kind == "parquet":
+        import pyarrow.parquet as pq
+
+        return pq.read_schema(path).names
+    if kind == "jsonl":
+        return list(pd.read_json(path, lines=True, dtype=False, compression="infer", nrows=1).columns)
+    return _header(path, "\t" if kind == "tsv" else ",", (kind != "tsv") if quoting is None else quoting)
+
+
+def _judge_mapping(mapping: Mapping | None, own: Mapping | None) -> Mapping | None:
+    """A judge's mapping: the table's, extended (and overridden) by the judge's own."""
+    if not own:
+        return mapping
+    return {**(mapping or {}), **own}
 
 
 def _verdicts(values: pd.Series, column: str, rows: Rows, mapping, judge=None):
-    """``(codes, unknown)`` of a column of verdicts, read once per distinct value; ``unknown`` (a
-    judge's column only) marks the rows whose answer is not a verdict."""
+    """``(codes, no_verdict, continuous)`` of a column of verdicts, read once per distinct
+    value; ``no_verdict`` marks the rows whose answer the mapping reads as no verdict."""
     codes, uniques = cell_codes(values, column, rows)
     uniques = np.asarray(uniques, dtype=object)
-    if judge is None:
-        try:
-            coded = verdict_codes(uniques, mapping=mapping)
-        except UnknownVerdicts:
-            try:
-                verdict_codes(values.to_numpy(dtype=object), mapping=mapping)
-            except UnknownVerdicts as error:
-                raise rows.error(error.first, f"column {column!r}: {error}", column) from None
-            raise
-        unknown = {}
-    else:
+    try:
         coded = verdict_codes(uniques, mapping=mapping, judge=judge)
+    except UnknownVerdicts as error:
+        # counted per row, not per distinct value
+        per_value = np.bincount(codes[codes >= 0], minlength=len(uniques))
         position = {value: k for k, value in enumerate(uniques)}
-        unknown = np.isin(codes, [position[value] for value in coded.unknown])
+        counts = {value: int(per_value[position[value]]) for value in error.counts}
+        row = int(np.flatnonzero(codes == error.first)[0])
+        what = "human verdicts" if judge is None else f"verdicts of judge {judge!r}"
+        message = UnknownVerdicts(counts, error.first, what, judge)
+        raise rows.error(row, f"column {column!r}: {message}", column) from None
+    except ValueError as error:  # a bad mapping
+        raise InputError(rows.sources[0], f"column {column!r}: {error}", column=column) from None
+    position = {value: k for k, value in enumerate(uniques)}
+    no_verdict = np.isin(codes, [position[value] for value in coded.unknown])
     full = np.full(codes.size, np.nan)
     full[codes >= 0] = coded.codes[codes[codes >= 0]]
-    return full, unknown
+    return full, no_verdict, coded.continuous
+
+
+def _refuse_shadowing(judges: Sequence[str], roles: Mapping[str, str | None], source: str) -> None:
+    """Refuse a judge whose column is one of the table's own columns (item, systems, verdict, rater)."""
+    taken = {column: role for role, column in roles.items() if column}
+    for judge in judges:
+        if judge in taken:
+            raise InputError(
+                source,
+                f"judge {judge!r} is the table's {taken[judge]} column: a judge's verdicts must be a column of their"
+                " own (rename the judge, or give its column)",
+                column=judge,
+            )
 
 
 def read_pair_table(
@@ -69,6 +144,7 @@ def read_pair_table(
     judges: Sequence[str] = (),
     pool: pd.DataFrame | None = None,
     mapping: Mapping | None = None,
+    judge_mappings: Mapping[str, Mapping] | None = None,
     source: str = "table",
 ) -> JudgedPairs:
     """The battles of a long table (and of an unlabelled ``pool`` table) as :class:`JudgedPairs`.
@@ -82,30 +158,45 @@ def read_pair_table(
     rater : str, optional
         Column naming the rater of each verdict.
     judges : sequence of str
-        Columns with a judge's verdict each; the column name is the judge's name.
+        Columns with a judge's verdict (or probability that A is better) each; the column name is
+        the judge's name. A judge cannot be one of the columns above.
     pool : pandas.DataFrame, optional
         Battles without human verdicts: ``item``, ``system_a``, ``system_b`` and the judges' columns.
     mapping : mapping, optional
         Extra verdict spellings or numeric codes (:func:`debias.data.verdict_codes`), for people
-        and judges alike.
+        and judges alike; a target ``None`` reads a value as no verdict.
+    judge_mappings : mapping, optional
+        ``{judge: mapping}``: a judge's own spellings, extending ``mapping``.
     source : str
         What the errors call ``frame`` (e.g. its file name); the pool is "pool".
 
     Returns
     -------
     JudgedPairs
-        Battles in order of first appearance (the table's, then the pool's); systems too.
+        Battles in order of first appearance (the table's, then the pool's), each oriented as on
+        its first row; systems in order of first appearance too.
+
+    Raises
+    ------
+    InputError
+        A missing column, a bad row (naming it), a verdict that is neither a known spelling nor
+        mapped (listing each with its count), a judge disagreeing with itself on a battle.
 
     Examples
     --------
     >>> import pandas as pd
-    >>> table = pd.DataFrame({"q": ["q1", "q1", "q2"], "a": ["x", "x", "y"], "b": ["y", "y", "z"],
-    ...                       "winner": ["model_a", "tie", None], "gpt": ["a", "a", "b"]})
-    >>> pairs = read_pair_table(table, item="q", system_a="a", system_b="b", verdict="winner", judges=["gpt"])
-    >>> pairs.human_counts.tolist(), pairs.judge_verdicts[:, 0].tolist()
-    ([2, 0], [1.0, 0.0])
+    >>> table = pd.DataFrame({"q": ["q1", "q1", "q2"], "a": ["x", "y", "y"], "b": ["y", "x", "z"],
+    ...                       "winner": ["model_a", "model_b", None], "gpt": [1, 2, 3]})
+    >>> pairs = read_pair_table(table, item="q", system_a="a", system_b="b", verdict="winner", judges=["gpt"],
+    ...                         mapping={1: "a", 2: "b", 3: "tie"})
+    >>> pairs.human_counts.tolist(), pairs.human.tolist(), pairs.judge_verdicts[:, 0].tolist()
+    ([2, 0], [1.0, 1.0], [1.0, 0.5])
     """
     judges = list(dict.fromkeys(judges))
+    judge_mappings = dict(judge_mappings or {})
+    _refuse_shadowing(
+        judges, {"item": item, "system A": system_a, "system B": system_b, "verdict": verdict, "rater": rater}, source
+    )
     _columns(frame, [item, system_a, system_b, verdict, *([rater] if rater else []), *judges], source)
     if frame.empty:
         raise InputError(source, "the table has no rows")
@@ -113,7 +204,7 @@ def read_pair_table(
     keep = list(dict.fromkeys([item, system_a, system_b, *judges]))
     if pool is not None:
         _columns(pool, keep, "pool")
-        table = pd.concat([frame[keep], pool[keep]], ignore_index=True)
+        table = pd.concat([frame[keep].reset_index(drop=True), pool[keep].reset_index(drop=True)], ignore_index=True)
     else:
         table = frame[keep].reset_index(drop=True)
 
@@ -123,6 +214,7 @@ def read_pair_table(
     both, systems = code_names([table[system_a], table[system_b]], [system_a, system_b], rows)
     systems = np.asarray(systems, dtype=object)
     code_a, code_b = both[: len(table)].astype(np.int64), both[len(table) :].astype(np.int64)
+    del both
     same = code_a == code_b
     if same.any():
         row = int(np.flatnonzero(same)[0])
@@ -131,23 +223,33 @@ def read_pair_table(
     human = np.full(len(table), np.nan)
     human[:n_rows] = _verdicts(frame[verdict].reset_index(drop=True), verdict, rows, mapping)[0]
     n_systems = len(systems)
-    battle, _ = pd.factorize((item_codes.astype(np.int64) * n_systems + code_a) * n_systems + code_b)
+    # a battle is the item and the unordered pair; its orientation is its first row's
+    low, high = np.minimum(code_a, code_b), np.maximum(code_a, code_b)
+    battle, _ = pd.factorize((item_codes.astype(np.int64) * n_systems + low) * n_systems + high)
+    del low, high
     n_battles = int(battle.max()) + 1
     first_row = np.full(n_battles, -1, dtype=np.int64)
     first_row[battle[::-1]] = np.arange(battle.size)[::-1]
+    flipped = code_a != code_a[first_row[battle]]
+    human[flipped] = 1.0 - human[flipped]
     judge_matrix = np.full((n_battles, len(judges)), np.nan)
     unknown = np.zeros(len(judges), dtype=np.int64)
     for j, judge in enumerate(judges):
-        codes, not_verdict = _verdicts(table[judge], judge, rows, mapping, judge=judge)
+        judge_mapping = _judge_mapping(mapping, judge_mappings.get(judge))
+        codes, not_verdict, _ = _verdicts(table[judge], judge, rows, judge_mapping, judge=judge)
+        codes[flipped] = 1.0 - codes[flipped]
         unknown[j] = int(not_verdict[first_row].sum())  # once per battle, however many raters it has
         first = codes[first_row[battle]]
-        conflict = ~((codes == first) | (np.isnan(codes) & np.isnan(first)))
+        # a probability p and its flip 1 - p written elsewhere agree to rounding
+        with np.errstate(invalid="ignore"):
+            conflict = ~((np.abs(codes - first) <= 1e-9) | (np.isnan(codes) & np.isnan(first)))
         if conflict.any():
             row = int(np.flatnonzero(conflict)[0])
             raise rows.error(
                 row,
                 f"column {judge!r}: the judge's verdict differs from the one on the battle's first row"
-                f" ({rows.name(int(first_row[battle[row]]))})",
+                f" ({rows.name(int(first_row[battle[row]]))}; a row giving the systems in the other order has its"
+                " verdict flipped)",
                 judge,
             )
         judge_matrix[:, j] = codes[first_row]
@@ -174,7 +276,7 @@ def read_pair_table(
     first_seen = np.minimum(first_a, first_b)
     rank = np.empty(n_systems, dtype=np.int64)
     rank[np.argsort(first_seen, kind="stable")] = np.arange(n_systems)
-    return JudgedPairs(
+    pairs = JudgedPairs(
         tuple(str(s) for s in systems[np.argsort(first_seen, kind="stable")]),
         rank[code_a[first_row]],
         rank[code_b[first_row]],
@@ -185,71 +287,155 @@ def read_pair_table(
         item_names[item_codes[first_row]],
         unknown,
     )
+    for judge, share in zip(pairs.judges, pairs.judge_coverage):
+        if judge in pairs.sparse_judges:
+            log.warning(
+                "%s: judge %r gave a verdict on %d of %d battles (%.0f%%)%s",
+                source,
+                judge,
+                int(round(share * pairs.n_battles)),
+                pairs.n_battles,
+                100 * share,
+                f"; {int(unknown[judges.index(judge)])} answers read as no verdict"
+                if unknown[judges.index(judge)]
+                else "",
+            )
+    return pairs
+
+
+def _unordered(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(low, high, flipped)``: each row's two names in text order, and whether A is the later."""
+    flipped = np.fromiter((x > y for x, y in zip(a, b)), dtype=bool, count=len(a))
+    return np.where(flipped, b, a), np.where(flipped, a, b), flipped
+
+
+def _key_frame(table: pd.DataFrame, keys: Sequence[str], source: str, *, refuse_empty: bool):
+    """The trimmed item and unordered pair of every row (``_item``, ``_low``, ``_high``) and
+    whether the row gives the pair the other way round."""
+    rows = Rows.of((source, len(table)))
+    names = [trimmed_names(table[key].reset_index(drop=True), key, rows) for key in keys]
+    if refuse_empty:
+        for key, values in zip(keys, names):
+            empty = (values.isna() | (values == "")).to_numpy()
+            if empty.any():
+                raise rows.error(int(np.flatnonzero(empty)[0]), f"column '{key}' is empty", key)
+        same = (names[1] == names[2]).to_numpy()
+        if same.any():
+            row = int(np.flatnonzero(same)[0])
+            raise rows.error(
+                row, f"columns {keys[1]!r} and {keys[2]!r} name the same system {names[1][row]!r}", keys[2]
+            )
+    filled = [n.fillna("").to_numpy(dtype=object) for n in names]
+    low, high, flipped = _unordered(filled[1], filled[2])
+    return pd.DataFrame({"_item": filled[0], "_low": low, "_high": high}), flipped, names
 
 
 def join_judge_tables(
     frame: pd.DataFrame,
-    judge_tables: Mapping[str, tuple[pd.DataFrame, str, str]],
+    judge_tables: Mapping[str, tuple],
     *,
     item: str,
     system_a: str,
     system_b: str,
+    mapping: Mapping | None = None,
 ) -> pd.DataFrame:
     """``frame`` with one column per judge from tables holding one verdict per battle.
+
+    A judge table's battle joins the rows of ``frame`` with the same item and the same two
+    systems in either order: where the two give the systems the other way round, the judge's
+    verdict is flipped to the row's (so ``a`` becomes ``b``, a probability p becomes 1 - p).
 
     Parameters
     ----------
     frame : pandas.DataFrame
         The table of human verdicts (one row per verdict, :func:`read_pair_table`).
     judge_tables : mapping
-        ``{judge: (table, column, source)}``: a table with one row per battle (``item``,
-        ``system_a``, ``system_b``), the column holding the judge's verdict, and what errors call
-        the table (e.g. its file name).
+        ``{judge: (table, column, source)}`` or ``{judge: (table, column, source, mapping)}``: a
+        table with one row per battle (``item``, ``system_a``, ``system_b``), the column holding the
+        judge's verdict, what errors call the table (e.g. its file name) and the judge's own
+        verdict mapping (extending ``mapping``).
     item, system_a, system_b : str
         The columns that name a battle in every table (names trimmed of surrounding whitespace).
+    mapping : mapping, optional
+        Verdict spellings or codes for every judge (:func:`debias.data.verdict_codes`).
 
     Returns
     -------
     pandas.DataFrame
         ``frame``'s rows with a column named after each judge, then one row (without a human
-        verdict, i.e. of the unlabelled pool) per battle that only the judge tables hold.
+        verdict, i.e. of the unlabelled pool) per battle that only the judge tables hold. A judge's
+        column holds ``a``, ``b``, ``tie`` or empty (its probabilities as numbers), in the row's
+        orientation; an answer its mapping reads as no verdict is kept as written, so that
+        :func:`read_pair_table` given the same mapping counts it.
 
     Raises
     ------
     InputError
-        A judge table without one of the columns, or with a battle on two rows.
+        A judge table without one of the columns, with an empty name, with a battle on two rows
+        (in either order), or with an answer that is not a verdict (naming the judge, the values
+        and their counts); a judge named like a column of ``frame``.
     """
     keys = [item, system_a, system_b]
-
-    def trimmed(table: pd.DataFrame, source: str) -> pd.DataFrame:
-        table = table.copy()
-        for key in keys:
-            table[key] = trimmed_names(table[key], key, Rows.of((source, len(table))))
-        return table
-
-    joined = trimmed(frame, "table").reset_index(drop=True)
+    _columns(frame, keys, "table")
+    joined = frame.reset_index(drop=True).copy()
+    key_frame, row_flipped, names = _key_frame(joined, keys, "table", refuse_empty=False)
+    for key, values in zip(keys, names):
+        joined[key] = values
     taken = set(joined.columns)
-    for judge, (table, column, source) in judge_tables.items():
+    for judge, spec in judge_tables.items():
+        table, column, source = spec[:3]
+        own = spec[3] if len(spec) > 3 else None
         _columns(table, [*keys, column], source)
         if judge in taken:
             raise InputError(source, f"judge {judge!r} has the name of a column of the table of human verdicts")
-        verdicts = trimmed(table, source)[[*keys, column]].rename(columns={column: judge})
-        twice = verdicts.duplicated(keys, keep="first").to_numpy()
+        rows = Rows.of((source, len(table)))
+        verdicts, flipped, judge_names = _key_frame(table, keys, source, refuse_empty=True)
+        twice = verdicts.duplicated(keep="first").to_numpy()
         if twice.any():
             row = int(np.flatnonzero(twice)[0])
-            battle = ", ".join(f"{k}={verdicts[k].iloc[row]!r}" for k in keys)
-            first = int(np.flatnonzero(verdicts[keys].eq(verdicts[keys].iloc[row]).all(axis=1).to_numpy())[0])
-            raise Rows.of((source, len(verdicts))).error(
-                row, f"the battle ({battle}) is also on row {first + 2}: a judge table has one row per battle"
+            battle = ", ".join(f"{k}={judge_names[n][row]!r}" for n, k in enumerate(keys))
+            first = int(np.flatnonzero((verdicts == verdicts.iloc[row]).all(axis=1).to_numpy())[0])
+            raise rows.error(
+                row,
+                f"the battle ({battle}) is also on row {first + 2} (in either order of the systems): a judge table has"
+                " one row per battle",
             )
+        raw = table[column].reset_index(drop=True)
+        codes, not_verdict, continuous = _verdicts(raw, column, rows, _judge_mapping(mapping, own), judge=judge)
+        codes[flipped] = 1.0 - codes[flipped]  # in the text order of the pair
+        verdicts["_code"] = codes
+        verdicts["_raw"] = np.where(not_verdict, raw.to_numpy(dtype=object), None)
         # the rows of the table in their order, then the battles only the judge table holds
-        joined = joined.merge(verdicts, on=keys, how="left", sort=False)
-        known = pd.MultiIndex.from_frame(joined[keys].astype(str))
-        extra = ~pd.MultiIndex.from_frame(verdicts[keys].astype(str)).isin(known)
+        merged = key_frame.merge(verdicts, on=["_item", "_low", "_high"], how="left", sort=False)
+        code = merged["_code"].to_numpy(dtype=float)
+        code = np.where(row_flipped, 1.0 - code, code)
+        joined[judge] = _written(code, merged["_raw"].to_numpy(dtype=object), continuous)
+        extra = ~pd.MultiIndex.from_frame(verdicts[["_item", "_low", "_high"]]).isin(
+            pd.MultiIndex.from_frame(key_frame)
+        )
         if extra.any():
-            joined = pd.concat([joined, verdicts[extra]], ignore_index=True)
+            added = pd.DataFrame({keys[n]: judge_names[n][extra].to_numpy() for n in range(3)})
+            code = np.where(flipped[extra], 1.0 - codes[extra], codes[extra])
+            added[judge] = _written(code, verdicts["_raw"].to_numpy(dtype=object)[extra], continuous)
+            joined = pd.concat([joined, added], ignore_index=True)
+            key_frame = pd.concat([key_frame, verdicts.loc[extra, ["_item", "_low", "_high"]]], ignore_index=True)
+            row_flipped = np.concatenate([row_flipped, flipped[extra]])
         taken.add(judge)
     return joined
+
+
+def _written(codes: np.ndarray, raw: np.ndarray, continuous: bool) -> np.ndarray:
+    """Codes as a judge column: probabilities as numbers, verdicts as ``a``/``b``/``tie``; an
+    answer read as no verdict (``raw`` not None) as written, else empty."""
+    if continuous:
+        out = codes.astype(object)
+    else:
+        out = np.full(codes.size, "", dtype=object)
+        for code, spelling in ((1.0, "a"), (0.0, "b"), (0.5, "tie")):
+            out[codes == code] = spelling
+    kept = np.array([r is not None for r in raw], dtype=bool) if raw.size else np.zeros(0, bool)
+    out[kept] = raw[kept]
+    return out
 
 
 #: The columns of a canonical table of battles (the schema's defaults of a preference task), then
@@ -257,18 +443,13 @@ def join_judge_tables(
 CANONICAL_PAIR_COLUMNS = ("item", "system_a", "system_b", "verdict")
 
 
-def _spelled(values: pd.Series, mapping) -> np.ndarray:
-    """Verdicts written as ``a``, ``b`` or ``tie``, empty where missing; an answer that is not a
-    verdict (a judge's) is kept as written, so that reading the table again counts it again."""
-    text = values.to_numpy(dtype=object)
-    coded = verdict_codes(text, mapping=mapping, judge="judge")
-    spelled = np.full(text.size, "", dtype=object)
-    for code, spelling in ((1.0, "a"), (0.0, "b"), (0.5, "tie")):
-        spelled[coded.codes == code] = spelling
-    if coded.unknown:
-        kept = pd.Series(text).isin(list(coded.unknown)).to_numpy()
-        spelled[kept] = text[kept].astype(str)
-    return spelled
+def _spelled(values: pd.Series, mapping, judge: str | None = None) -> np.ndarray:
+    """Verdicts written as ``a``, ``b`` or ``tie``, empty where missing (or read as no verdict);
+    a judge's probabilities as numbers."""
+    coded = verdict_codes(values.to_numpy(dtype=object), mapping=mapping, judge=judge)
+    if coded.continuous:
+        return np.where(np.isnan(coded.codes), "", coded.codes.astype(object))
+    return _written(coded.codes, np.full(coded.codes.size, None, dtype=object), False)
 
 
 def canonical_pair_table(
@@ -282,6 +463,7 @@ def canonical_pair_table(
     judges: Mapping[str, str] | None = None,
     pool: pd.DataFrame | None = None,
     mapping: Mapping | None = None,
+    judge_mappings: Mapping[str, Mapping] | None = None,
     source: str = "table",
 ) -> pd.DataFrame:
     """A table of battles in the canonical columns a preference task reads by default.
@@ -290,10 +472,21 @@ def canonical_pair_table(
     :class:`InputError` naming it); then ``frame``'s rows and the ``pool``'s (without a human
     verdict) are written with the columns ``item``, ``system_a``, ``system_b`` (trimmed),
     ``verdict`` (``a``, ``b``, ``tie`` or empty), ``rater`` (when given) and one column per judge
-    (``judges`` maps the judge's name to its column; verdicts spelled ``a``/``b``/``tie``, an
-    answer that is not a verdict kept as written).
+    (``judges`` maps the judge's name to its column; verdicts spelled ``a``/``b``/``tie`` or
+    empty, probabilities as numbers): mappings applied, so the table needs none. A judge cannot
+    be named like a canonical column (``item``, ``system_a``, ``system_b``, ``verdict``, ``rater``).
     """
     judges = dict(judges or {})
+    judge_mappings = dict(judge_mappings or {})
+    for judge in judges:
+        if judge in (*CANONICAL_PAIR_COLUMNS, "rater"):
+            raise InputError(
+                source,
+                f"judge {judge!r} has the name of a column of the canonical table ({', '.join(CANONICAL_PAIR_COLUMNS)},"
+                " rater): give the judge another name",
+                column=judges[judge],
+            )
+    columns = list(dict.fromkeys(judges.values()))
     read_pair_table(
         frame,
         item=item,
@@ -301,9 +494,10 @@ def canonical_pair_table(
         system_b=system_b,
         verdict=verdict,
         rater=rater,
-        judges=list(dict.fromkeys(judges.values())),
+        judges=columns,
         pool=pool,
         mapping=mapping,
+        judge_mappings={judges_column: judge_mappings[j] for j, judges_column in judges.items() if j in judge_mappings},
         source=source,
     )
     parts = [frame] + ([pool.assign(**{verdict: ""})] if pool is not None else [])
@@ -320,5 +514,5 @@ def canonical_pair_table(
     if rater:
         out["rater"] = trimmed_names(table[rater], rater, rows).fillna("")
     for judge, column in judges.items():
-        out[judge] = _spelled(table[column], mapping)
+        out[judge] = _spelled(table[column], _judge_mapping(mapping, judge_mappings.get(judge)), judge=judge)
     return out

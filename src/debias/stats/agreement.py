@@ -72,8 +72,10 @@ def judge_agreement(pairs: JudgedPairs, *, level: float) -> list[JudgeAgreement]
     battle (several raters: each counts once), over the three outcomes A, tie, B:
     :math:`\kappa = (p_o - p_e)/(1 - p_e)` with :math:`p_e = \sum_c p_{\text{judge},c}\,p_{\text{human},c}`
     (J. Cohen, A coefficient of agreement for nominal scales, *Educational and Psychological
-    Measurement* 20(1):37-46, 1960). A system's bias is the mean over its battles with both
-    verdicts of (judge score - human score), ties half a win, with a normal interval.
+    Measurement* 20(1):37-46, 1960); a judge's probability that A is better counts there as its
+    more likely side (a tie at exactly 0.5), its bias as the probability itself. A system's bias
+    is the mean over its battles with both verdicts of (judge score - human score), ties half a
+    win, with a normal interval.
     """
     check_pairs(pairs)
     check_level(level)
@@ -84,7 +86,8 @@ def judge_agreement(pairs: JudgedPairs, *, level: float) -> list[JudgeAgreement]
     for j, judge in enumerate(pairs.judges):
         verdicts = pairs.judge_verdicts[:, j]
         answered = ~np.isnan(verdicts)
-        per_verdict = verdicts[battle]
+        # a probability that A is better agrees as its more likely side (a tie at exactly 0.5)
+        per_verdict = np.where(np.isnan(verdicts), np.nan, np.sign(verdicts - 0.5) / 2 + 0.5)[battle]
         both = ~np.isnan(per_verdict)
         human, machine = pairs.human[both], per_verdict[both]
         count = int(both.sum())

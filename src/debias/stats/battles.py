@@ -68,14 +68,20 @@ ALL_TIES = "every human verdict in its battles is a tie: no win rate without tie
 
 
 def check_pairs(pairs: JudgedPairs, ties: str = "half") -> None:
-    """Refuse anything but a :class:`~debias.data.JudgedPairs` with battles, and ``ties`` other
-    than ``"half"`` or ``"drop"``."""
+    """Refuse anything but a :class:`~debias.data.JudgedPairs` with battles, ``ties`` other than
+    ``"half"`` or ``"drop"``, and a judge's probabilities with ties left out."""
     if not isinstance(pairs, JudgedPairs):
         raise TypeError(f"pairs must be a JudgedPairs, got {type(pairs).__name__}")
     if ties not in TIES:
         raise ValueError(f"ties must be 'half' (a tie is half a win) or 'drop' (ties left out), got {ties!r}")
     if pairs.n_battles == 0:
         raise ValueError("no battles")
+    if ties == "drop" and pairs.continuous_judges:
+        raise ValueError(
+            f"judge {pairs.continuous_judges[0]!r} gives probabilities that A is better, not verdicts: with ties left"
+            " out (ties='drop') a probability cannot be split into a win, a loss and a tie; use ties='half' (a tie"
+            " is half a win), or map the judge's answers to a/b/tie"
+        )
 
 
 # Estimator names ----------------------------------------------------------------------------------
