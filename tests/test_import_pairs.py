@@ -197,7 +197,7 @@ def test_a_corrupt_table_or_an_unwritable_figure_is_one_line_naming_the_file(tmp
     for bad in ("bad.parquet", "bad.jsonl"):
         for command in (["preferences"], ["import-pairs", "--task", "t"], ["leaderboard"]):
             code, _, err = run(capsys, command[0], tmp_path / bad, *command[1:], *COLUMNS)
-            assert code == 2 and f"{bad}: cannot be read as " in err, err
+            assert code == 2 and f"{bad}: not a " in err and " table: " in err, err
             assert len(err.strip().splitlines()) == 1
     (tmp_path / "afile").write_text("")
     (tmp_path / "ro").mkdir(mode=0o555)
@@ -206,3 +206,36 @@ def test_a_corrupt_table_or_an_unwritable_figure_is_one_line_naming_the_file(tmp
         assert code == 2 and told in err and len(err.strip().splitlines()) == 1
     code, _, _ = run(capsys, "preferences", raw, *COLUMNS, "--figure", tmp_path / "new/sub/fig")
     assert code == 0 and (tmp_path / "new/sub/fig.png").exists()
+
+
+def test_codes_are_mapped_on_the_command_line_as_in_python(tmp_path, capsys):
+    frame = battles(120, seed=3)
+    codes = {"a": "1", "b": "2", "tie": "3", "": ""}
+    coded = frame.assign(winner=frame["winner"].map(codes), gpt=frame["gpt"].map({"a": "A", "b": "B", "tie": "0"}))
+    path = tmp_path / "coded.csv"
+    coded.to_csv(path, index=False)
+    args = [*COLUMNS, "--judge", "gpt", "--level", "0.9"]
+    code, _, err = run(capsys, "preferences", path, *args)
+    assert code == 2 and "'1'" in err and "mapping" in err  # codes without a mapping are refused, named
+    code, out, err = run(
+        capsys, "preferences", path, *args, "--mapping", "1=a,2=b,3=tie", "--judge-mapping", "gpt:0=tie"
+    )
+    assert code == 0, err
+    expected = debias.preferences(
+        frame.replace({"": None}), item="num", system_a="model_a", system_b="model_b", verdict="winner", judges=["gpt"]
+    )
+    from io import StringIO
+
+    printed = pd.read_csv(StringIO(out))
+    np.testing.assert_allclose(printed["estimate"], expected["estimate"], rtol=1e-5)
+    code, _, err = run(capsys, "preferences", path, *args, "--judge-mapping", "claude:1=a")
+    assert code == 2 and "--judge-mapping" in err and "--judge column" in err
+    code, _, err = run(capsys, "import-pairs", path, *COLUMNS, "--task", "t", "--out", tmp_path / "t", "--mapping", "1")
+    assert code == 2 and "--mapping" in err and "value=target" in err
+    code, _, err = run(
+        capsys, "import-pairs", path, *args[:-2], "--task", "t", "--out", tmp_path / "t", "--mapping", "1=a,2=b,3=tie",
+        "--judge-mapping", "gpt:0=tie",
+    )  # fmt: skip
+    assert code == 0, err
+    written = pd.read_csv(tmp_path / "t" / "battles.csv", keep_default_na=False)
+    assert set(written["verdict"]) <= {"a", "b", "tie", ""} and set(written["gpt"]) == {"a", "b", "tie"}

@@ -22,9 +22,9 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-from debias.cli.preferences import add_pair_columns
+from debias.cli.preferences import add_pair_columns, pair_mappings, read_pair_inputs
 from debias.io.canonical import InputError
-from debias.io.reader import FORMATS, read_long_table, safe_name, unsafe_reason
+from debias.io.reader import FORMATS, safe_name, unsafe_reason
 
 __all__ = ["CANONICAL_COLUMNS", "add_command", "judge_names", "preference_config", "run_command", "write_pairs"]
 
@@ -201,8 +201,8 @@ def run_command(args) -> int:
         judges = judge_names(args)
         if args.config:  # a name the configuration has is refused before the table is read
             preference_config(args.config, name, {"label": args.label or args.task, "battles": "-"})
-        frame = read_long_table(args.table, args.format)
-        pool = read_long_table(args.pool, args.format) if args.pool else None
+        mapping, by_column = pair_mappings(args)
+        frame, pool = read_pair_inputs(args, args.format)
         table = canonical_pair_table(
             frame,
             item=args.item,
@@ -212,6 +212,8 @@ def run_command(args) -> int:
             rater=args.rater,
             judges=judges,
             pool=pool,
+            mapping=mapping,
+            judge_mappings={judge: by_column[column] for judge, column in judges.items() if column in by_column},
             source=args.table,
         )
         battles = Path(args.out or Path("data") / name) / "battles.csv"

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from debias.io.canonical import InputError
-from debias.io.reader import FORMATS, read_long_table
+from debias.io.reader import FORMATS
 from debias.io.scores import number_in
 
 
@@ -22,6 +22,50 @@ def add_pair_columns(sub) -> None:
         "--judge", action="append", default=[], metavar="COL", help="a judge's verdict column (repeatable)"
     )
     sub.add_argument("--pool", metavar="TABLE", help="a table of battles without human verdicts (judges only)")
+    sub.add_argument(
+        "--mapping",
+        metavar="SPELLINGS",
+        help="more verdict spellings or codes, for people and judges: value=target separated by commas, a "
+        "target a/b/tie (or model_a/model_b) or none for no verdict, e.g. 1=a,2=b,3=tie",
+    )
+    sub.add_argument(
+        "--judge-mapping",
+        action="append",
+        default=[],
+        metavar="COL:SPELLINGS",
+        help="one --judge column's own codes, e.g. gpt4:1=a,2=b,0=tie (repeatable)",
+    )
+
+
+def pair_mappings(args) -> tuple[dict | None, dict[str, dict]]:
+    """The ``--mapping`` option as a mapping, and the ``--judge-mapping`` options as
+    ``{judge column: mapping}`` (:func:`debias.data.pairs.parse_mapping`)."""
+    from debias.data.pairs import parse_mapping
+
+    try:
+        mapping = parse_mapping(args.mapping) if args.mapping else None
+    except ValueError as error:
+        raise InputError("--mapping", str(error)) from None
+    own: dict[str, dict] = {}
+    for text in args.judge_mapping:
+        column = next((c for c in args.judge if text.startswith(f"{c}:")), None)
+        if column is None:
+            raise InputError("--judge-mapping", f"{text!r}: expected COLUMN:value=target,... for a --judge column")
+        try:
+            own[column] = parse_mapping(text[len(column) + 1 :])
+        except ValueError as error:
+            raise InputError("--judge-mapping", str(error)) from None
+    return mapping, own
+
+
+def read_pair_inputs(args, fmt: str | None):
+    """The table and the ``--pool`` table of a pair command, only the columns it names read."""
+    from debias.io.pairs import read_pair_file
+
+    keys = [args.item, args.system_a, args.system_b]
+    frame = read_pair_file(args.table, [*keys, args.verdict, *([args.rater] if args.rater else []), *args.judge], fmt)
+    pool = read_pair_file(args.pool, [*keys, *args.judge], fmt) if args.pool else None
+    return frame, pool
 
 
 def add_command(commands) -> None:
@@ -92,8 +136,8 @@ def run_command(args, emit) -> int:
             from debias.io.importer import _writable_folder
 
             _writable_folder(Path(args.figure).parent)
-        frame = read_long_table(args.table, args.table_format)
-        pool = read_long_table(args.pool, args.table_format) if args.pool else None
+        mapping, judge_mappings = pair_mappings(args)
+        frame, pool = read_pair_inputs(args, args.table_format)
         pairs = read_pair_table(
             frame,
             item=args.item,
@@ -103,6 +147,8 @@ def run_command(args, emit) -> int:
             rater=args.rater,
             judges=args.judge,
             pool=pool,
+            mapping=mapping,
+            judge_mappings=judge_mappings,
             source=args.table,
         )
         if args.top_k is not None and not args.leaderboard:

@@ -295,7 +295,7 @@ def read_long_table(path: str | Path, fmt: str | None = None, *, quoting=None) -
             names = _header(path, "\t" if kind == "tsv" else ",", (kind != "tsv") if quoting is None else quoting)
     except (UnicodeDecodeError, OSError, EOFError, ValueError) as error:  # pyarrow's ArrowInvalid is a ValueError
         message = str(error).splitlines()[0] if str(error) else type(error).__name__
-        raise InputError(str(path), f"cannot be read as {kind} ({message})") from None
+        raise InputError(str(path), f"not a {kind} table: {message}") from None
     cells = read_table_file(path, list(dict.fromkeys(names)), kind, quoting=quoting)
     return pd.DataFrame(
         {
