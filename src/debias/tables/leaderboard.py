@@ -148,7 +148,8 @@ def leaderboard_rows(
         top = top_k_factor(ranks, covariance, top_k) if top_k is not None and top_k < ranked else np.nan
         for i, system in enumerate(ranks.systems):
             tied = ranks.tied_with[i]
-            note = biased + (f"tied with {', '.join(tied)}" if tied else "")
+            remark = notes[keep[i]]  # what its interval rests on (few battles), if anything
+            note = biased + (f"{remark}; " if remark else "") + (f"tied with {', '.join(tied)}" if tied else "")
             rows.append(
                 {
                     "system": system,
