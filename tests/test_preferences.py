@@ -10,12 +10,13 @@ import pandas as pd
 import pytest
 from ppi_py import ppi_logistic_ci, ppi_logistic_pointestimate, ppi_mean_ci
 from scipy.optimize import minimize
-from scipy.special import expit, log_expit
+from scipy.special import expit, log_expit, ndtri
 
 import debias
 from debias.data import JudgedPairs, verdict_codes
 from debias.data.pairs import UnknownVerdicts
 from debias.io.canonical import InputError
+from debias.stats.intervals import proportion_covariance
 from debias.stats.ppi import PopulationSums, ppi_tuned_mean_ci
 from debias.stats.preferences import (
     ALL_TIES,
@@ -367,10 +368,15 @@ def test_win_rate_ppi_equals_ppi_mean_ci_on_two_systems():
         score = np.where(pairs.system_a == s, pairs.human_mean, 1 - pairs.human_mean)
         judge = np.where(pairs.system_a == s, pairs.judge_verdicts[:, 0], 1 - pairs.judge_verdicts[:, 0])
         low, high = ppi_mean_ci(score[labelled], judge[labelled], judge[~labelled], alpha=0.1)
-        assert ours.ci_low[s] == pytest.approx(float(low[0]), abs=1e-12)
-        assert ours.ci_high[s] == pytest.approx(float(high[0]), abs=1e-12)
         mine = ppi_tuned_mean_ci(score[labelled], judge[labelled], PopulationSums.of(judge), level=0.9)
         assert ours.estimate[s] == pytest.approx(float(mine[0]), abs=1e-12)
+        # ppi_py's Wald interval, widened only to contain the Agresti-Coull interval
+        sandwich = (float(high[0]) - float(low[0])) / (2 * ndtri(0.95))
+        n = int(labelled.sum())
+        wider = proportion_covariance(ours.estimate[s : s + 1], [[sandwich**2]], [n], 0.9)
+        assert ours.se[s] == pytest.approx(float(np.sqrt(wider[0, 0])), rel=1e-9)
+        assert ours.ci_low[s] <= float(low[0]) + 1e-12 and ours.ci_high[s] >= float(high[0]) - 1e-12
+        assert sandwich <= ours.se[s] < 1.15 * sandwich
     # the two win rates add up to 1: their covariance is singular, with correlation -1
     assert ours.estimate.sum() == pytest.approx(1.0)
     assert ours.covariance[0, 1] == pytest.approx(-ours.covariance[0, 0])
@@ -385,7 +391,10 @@ def test_win_rates_of_many_systems_are_per_system_means_with_joint_covariance():
             pairs.human_mean[labelled & (pairs.system_a == s)], 1 - pairs.human_mean[labelled & (pairs.system_b == s)]
         ]
         assert human.estimate[s] == pytest.approx(mine.mean())
-        assert human.se[s] == pytest.approx(mine.std() / np.sqrt(mine.size))
+        wald = mine.std() / np.sqrt(mine.size)
+        wider = proportion_covariance([mine.mean()], [[wald**2]], [mine.size], 0.9)
+        assert human.se[s] == pytest.approx(float(np.sqrt(wider[0, 0])))
+        assert wald * (1 - 1e-12) <= human.se[s] < 1.15 * wald
         verdicts = pairs.judge_verdicts[:, 0]
         theirs = np.r_[verdicts[pairs.system_a == s], 1 - verdicts[pairs.system_b == s]]
         assert judge.estimate[s] == pytest.approx(theirs.mean())

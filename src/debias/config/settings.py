@@ -112,6 +112,23 @@ def _within_alternatives(error):
     return error
 
 
+def _first_nan(value, path=()):
+    """The key path of the first NaN in a configuration (``None`` when there is none)."""
+    if isinstance(value, float) and value != value:
+        return path
+    if isinstance(value, Mapping):
+        items = value.items()
+    elif isinstance(value, list | tuple):
+        items = enumerate(value)
+    else:
+        return None
+    for key, item in items:
+        found = _first_nan(item, (*path, key))
+        if found is not None:
+            return found
+    return None
+
+
 def schema_problem(config: Mapping, schema: Mapping | str | Path | None = None) -> str | None:
     """The first way ``config`` breaks ``schema``, naming the config key and what it accepts.
 
@@ -142,6 +159,9 @@ def schema_problem(config: Mapping, schema: Mapping | str | Path | None = None) 
         schema = globals()["schema"]()
     elif not isinstance(schema, Mapping):
         schema = yaml.safe_load(Path(schema).read_text(encoding="utf-8"))
+    nan = _first_nan(config)
+    if nan is not None:  # NaN passes every bound of a JSON schema (each comparison is false)
+        return f"config key {_key_path(nan)}: .nan is not a number (a setting needs a value)"
     errors = sorted(
         Draft202012Validator(schema).iter_errors(config), key=lambda e: [str(part) for part in e.absolute_path]
     )

@@ -28,19 +28,23 @@ import numpy as np
 
 from debias.data import JudgedPairs
 from debias.stats.intervals import normal_interval
-from debias.stats.joint import JointEstimate
+from debias.stats.joint import JointEstimate, nearest_covariance
 from debias.stats.vocabulary import UnknownEstimator, describe, estimator_name
 
 __all__ = [
     "ALL_TIES",
+    "FEW_BATTLES",
     "FEW_HUMAN",
     "NO_HUMAN",
     "NO_JUDGE",
     "TIES",
+    "ZERO_VARIANCE",
     "Battles",
     "Groups",
     "check_pairs",
+    "covered",
     "credit_forms",
+    "few_battles",
     "filled",
     "group_battles",
     "group_cross",
@@ -65,6 +69,17 @@ NO_HUMAN = "no human verdict in its battles: no unbiased estimate"
 FEW_HUMAN = "one human battle: no interval"
 NO_JUDGE = "the judge answered none of its battles"
 ALL_TIES = "every human verdict in its battles is a tie: no win rate without ties"
+ZERO_VARIANCE = "no variation in the verdicts behind it (every one the same): no interval"
+#: An interval resting on fewer battles than this carries a note (:func:`few_battles`).
+FEW_BATTLES = 10
+#: A standard error at most this (times the estimate's size, at least 1) is 0 up to rounding.
+ROUNDING = 1e-9
+
+
+def few_battles(n: float, what: str = "human battles") -> str:
+    """The note of an interval resting on ``n`` (fewer than :data:`FEW_BATTLES`) battles."""
+    count = int(n) if float(n).is_integer() else round(float(n), 1)
+    return f"{count} {what} (fewer than {FEW_BATTLES}): its interval rests on few battles"
 
 
 def check_pairs(pairs: JudgedPairs, ties: str = "half") -> None:
@@ -218,6 +233,19 @@ def group_battles(a, b, n_systems: int, labelled, sources) -> Groups:
     )
 
 
+def covered(groups: Groups) -> np.ndarray:
+    """Per group (..., G), 1 where its pair of systems (either order) has a labelled battle in
+    the same labelling, else 0: the strata of the pool that the human sample covers. PPI++ is
+    unbiased when the labelled battles are a random sample of all; a pair present in the pool
+    and absent from the labelled battles says they are not, so its pool battles are left out."""
+    low, high = np.minimum(groups.a, groups.b), np.maximum(groups.a, groups.b)
+    _, pair = np.unique(low * groups.n_systems + high, return_inverse=True)
+    incidence = np.zeros((pair.size, int(pair.max()) + 1 if pair.size else 0))
+    incidence[np.arange(pair.size), pair] = 1.0
+    labelled = (groups.count * groups.labelled) @ incidence  # (..., pairs)
+    return ((labelled > 0).astype(float) @ incidence.T > 0).astype(float)
+
+
 def group_total(groups: Groups, form):
     """Per group, the sum over its battles of an affine form ``(alpha, beta)``."""
     alpha, beta = form
@@ -367,18 +395,41 @@ def human_counts(pairs: JudgedPairs):
 # Results -----------------------------------------------------------------------------------------
 
 
-def joint_estimate(estimand, estimator, pairs, theta, covariance, level, notes, weights, counts) -> JointEstimate:
+def joint_estimate(
+    estimand, estimator, pairs, theta, covariance, level, notes, weights, counts, *, remarks=None, bounds=None
+) -> JointEstimate:
     """The result of an estimand: the systems with a note blanked (only the interval for one
     human battle) and their normal intervals (:func:`debias.stats.intervals.normal_interval`);
-    ``counts`` is ``(n_judged, n_judge, n_missing)``."""
+    ``counts`` is ``(n_judged, n_judge, n_missing)``.
+
+    A system whose variance is 0 up to rounding (every verdict behind it the same) gets the
+    note :data:`ZERO_VARIANCE` and no interval; the covariance of the others is made symmetric
+    and positive semi-definite (:func:`debias.stats.joint.nearest_covariance`), so that rounding
+    never stops the rank-sets. ``remarks`` (per system, optional) say what an interval rests on
+    (:func:`few_battles`): they fill ``notes`` where there is no other note and blank nothing.
+    ``bounds`` clip the intervals (win rates: ``(0, 1)``).
+    """
     theta = np.array(theta, dtype=float)
     covariance = np.array(covariance, dtype=float)
+    notes = list(notes)
     none = np.array([bool(r) and r != FEW_HUMAN for r in notes])
-    no_interval = np.array([bool(r) for r in notes])
     theta[none] = np.nan
+    variance = np.diag(covariance).copy()
+    flat = np.isfinite(theta) & np.isfinite(variance)
+    flat &= np.sqrt(np.maximum(variance, 0.0)) <= ROUNDING * np.maximum(1.0, np.abs(np.nan_to_num(theta)))
+    for s in np.flatnonzero(flat):
+        notes[s] = notes[s] or ZERO_VARIANCE
+    no_interval = np.array([bool(r) for r in notes])
+    live = ~no_interval
+    if live.any():
+        covariance[np.ix_(live, live)] = nearest_covariance(covariance[np.ix_(live, live)])
     covariance[no_interval, :] = np.nan
     covariance[:, no_interval] = np.nan
     se, ci_low, ci_high = normal_interval(theta, covariance, level)
+    if bounds is not None:
+        ci_low, ci_high = np.clip(ci_low, *bounds), np.clip(ci_high, *bounds)
+    if remarks is not None:
+        notes = [note or str(remark or "") for note, remark in zip(notes, remarks)]
     n_judged, n_judge, n_missing = counts
     return JointEstimate(
         estimand=estimand,

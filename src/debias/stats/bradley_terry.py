@@ -27,10 +27,13 @@ from scipy.special import expit
 
 from debias.data import JudgedPairs
 from debias.stats.battles import (
+    FEW_BATTLES,
     NO_HUMAN,
     NO_JUDGE,
     Battles,
     Groups,
+    covered,
+    few_battles,
     group_cross,
     group_total,
     joint_estimate,
@@ -269,7 +272,8 @@ def strength_estimate(battles: Battles, estimator: str, *, level: float, ties: s
             )
             for s in range(n_systems)
         ]
-        fitted = np.ones(groups.a.size, bool)
+        # PPI++ fits the pool's battles of the pairs the labelled ones cover (battles.covered)
+        fitted = (groups.labelled > 0) | (covered(groups) > 0) if kind == "ppi" else np.ones(groups.a.size, bool)
         predictions = [forms[1 + j][0] for j in columns] if kind == "ppi" else []
     kept = np.flatnonzero(keep)
     chosen = keep[groups.a] & keep[groups.b] & fitted & (groups.count > 0)
@@ -282,6 +286,17 @@ def strength_estimate(battles: Battles, estimator: str, *, level: float, ties: s
         covariance[np.ix_(kept, kept)] = sub_cov
     elif kept.size < 2:
         notes = [r or "fewer than two systems with a finite strength" for r in notes]
+    count, what = (n_judge, "battles the judge answered") if kind == "judge" else (n_human, "human battles")
+    remarks = [few_battles(c, what) if 0 < c < FEW_BATTLES else "" for c in count]
     return joint_estimate(
-        "strength", estimator, pairs, theta, covariance, level, notes, weights, (n_human, n_judge, n_missing)
+        "strength",
+        estimator,
+        pairs,
+        theta,
+        covariance,
+        level,
+        notes,
+        weights,
+        (n_human, n_judge, n_missing),
+        remarks=remarks,
     )

@@ -38,6 +38,7 @@ __all__ = [
     "effective_n",
     "fold_labels",
     "normal_interval",
+    "proportion_covariance",
     "skewness_shift",
     "t_interval",
 ]
@@ -221,3 +222,110 @@ def effective_n(n_baseline, baseline_variance, variance):
     out = np.where(variance > 0, ratio, np.where(baseline_variance == 0, n_baseline, np.inf))
     out = np.where(np.isnan(variance) | np.isnan(baseline_variance), np.nan, out)
     return out if out.ndim else float(out)
+
+
+def proportion_covariance(estimate, covariance, n, level: float, shared=None) -> np.ndarray:
+    r"""The covariance of estimated proportions (win rates) widened for small samples, so that
+    each interval about its estimate contains the Agresti-Coull interval.
+
+    Parameters
+    ----------
+    estimate : array_like, shape (..., S)
+        Each system's estimated proportion :math:`\hat\theta_s` (a win rate: the mean score of
+        its battles, ties half a win, or the share of its decisive battles won), from n_s
+        observations (battles with a verdict; decisive battles when ties are left out).
+    covariance : array_like, shape (..., S, S)
+        Their estimated joint covariance :math:`\hat\Sigma` (the sandwich of
+        :mod:`debias.stats.win_rate`).
+    n : array_like, shape (..., S)
+        :math:`n_s`, the observations behind each estimate.
+    level : float
+        Nominal coverage of the intervals, in (0, 1).
+    shared : array_like, shape (..., S, S), optional
+        :math:`n_{st}`, the observations two estimates share (battles of s against t: one's
+        win is the other's loss); default none.
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., S, S)
+        :math:`\tilde\Sigma = \hat\Sigma + F` (the estimates are unchanged; rows with
+        :math:`n_s = 0` too).
+
+    Notes
+    -----
+    With :math:`z = z_{(1+\text{level})/2}` and :math:`k = z^2/2`, join each system's
+    observations with k pseudo-observations of score 1 and k of score 0 (Agresti and Coull
+    1998): :math:`\tilde n_s = n_s + z^2`, :math:`w_s = n_s/\tilde n_s`, the adjusted centre
+    :math:`\tilde\theta_s = w_s\hat\theta_s + (1 - w_s)/2` and its variance
+
+    .. math::
+
+        a_s = w_s^2\hat\Sigma_{ss} + \frac{n_s(\hat\theta_s - \tilde\theta_s)^2
+          + k\,[(1-\tilde\theta_s)^2 + \tilde\theta_s^2]}{\tilde n_s^2},
+
+    the variance of the scores joined by the pseudo-observations, about :math:`\tilde\theta_s`.
+    For a mean of binary scores (:math:`\hat\Sigma_{ss} = \hat\theta_s(1-\hat\theta_s)/n_s`)
+    :math:`a_s = \tilde\theta_s(1-\tilde\theta_s)/\tilde n_s` and
+    :math:`\tilde\theta_s \pm z\sqrt{a_s}` is the Agresti-Coull interval, the simple form of
+    Wilson's (1927) score interval :math:`(x + z^2/2 \pm z\sqrt{x(n-x)/n + z^2/4})/(n + z^2)`,
+    with its centre and its coverage at small n (Brown, Cai and DasGupta 2001); with ties (scores
+    1/2) it is the same construction on the scores. A PPI++ estimate is treated alike, its
+    pseudo-observations being labelled battles whose judge verdict is the judge's mean (they
+    leave its rectifier unchanged). The estimate keeps its value (PPI++ stays unbiased) and its
+    standard error becomes the smallest that makes :math:`\hat\theta_s \pm z\,\tilde\sigma_s`
+    contain the Agresti-Coull interval, and never less than the sandwich's:
+
+    .. math::
+
+        \tilde\sigma_s^2 = \max\Bigl(\hat\Sigma_{ss},\;
+          \bigl(\sqrt{a_s} + |\hat\theta_s - \tilde\theta_s|/z\bigr)^2\Bigr), \qquad
+        F_{ss} = f_s = \tilde\sigma_s^2 - \hat\Sigma_{ss}, \qquad
+        F_{st} = -\sqrt{f_s f_t}\,\frac{n_{st}}{\sqrt{n_s n_t}} .
+
+    The off-diagonal of F gives the added variance the structure of the battles, as the sandwich
+    has it: a battle of s against t moves their win rates in opposite directions (two systems
+    that only met each other have win rates adding up to 1, and F keeps their sum exact).
+    :math:`F = D_f^{1/2}(I - D_n^{-1/2} N D_n^{-1/2})D_f^{1/2}` with :math:`N = (n_{st})` and
+    :math:`n_s = \sum_t n_{st}` is positive semi-definite (a normalised graph Laplacian), so
+    :math:`\tilde\Sigma` is. The Wald interval :math:`\hat\theta_s \pm z\hat\Sigma_{ss}^{1/2}`
+    gives a sweep of 3 battles of 3 the interval [1, 1], and rank-sets built on it declare two
+    equal systems compared in a few battles different far more often than 1 - level; with
+    :math:`\tilde\Sigma` they stay within it (``benchmarks/bench_edges.py``), and the variance
+    is never 0 where :math:`n_s > 0`. The price at large n is a standard error larger by about
+    :math:`z|1 - 2\hat\theta_s|/(2\sqrt{n_s}\,\sigma_1)` (:math:`\sigma_1^2` the variance of
+    one score): nothing at :math:`\hat\theta_s = 1/2`, a few per cent at a win rate of 0.7 with
+    a hundred battles.
+
+    References
+    ----------
+    E. B. Wilson. Probable inference, the law of succession, and statistical inference. *Journal
+    of the American Statistical Association* 22(158):209-212, 1927.
+
+    A. Agresti and B. A. Coull. Approximate is better than "exact" for interval estimation of
+    binomial proportions. *The American Statistician* 52(2):119-126, 1998.
+
+    L. D. Brown, T. T. Cai and A. DasGupta. Interval estimation for a binomial proportion.
+    *Statistical Science* 16(2):101-133, 2001.
+    """
+    check_level(level)
+    theta = np.asarray(estimate, dtype=float)
+    sigma = np.asarray(covariance, dtype=float)
+    n = np.broadcast_to(np.asarray(n, dtype=float), theta.shape)
+    z = float(ndtri(0.5 + level / 2.0))
+    k = z * z / 2.0
+    size = n + z * z
+    w = n / size
+    centre = w * theta + (1.0 - w) * 0.5
+    own = np.einsum("...ss->...s", sigma)
+    with np.errstate(invalid="ignore"):
+        agresti = w * w * own + (n * (theta - centre) ** 2 + k * ((1.0 - centre) ** 2 + centre**2)) / size**2
+        wide = (np.sqrt(agresti) + np.abs(theta - centre) / z) ** 2
+        extra = np.where(n > 0, np.maximum(wide - own, 0.0), 0.0)
+    extra = np.nan_to_num(extra)
+    out = sigma.copy()
+    if shared is not None:
+        scale = np.sqrt(extra / np.where(n > 0, n, 1.0))
+        out -= scale[..., :, None] * np.asarray(shared, dtype=float) * scale[..., None, :]
+    index = np.arange(theta.shape[-1])
+    out[..., index, index] = own + extra
+    return out

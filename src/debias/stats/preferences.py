@@ -73,7 +73,11 @@ one tuned weight per judge; for strengths the gradient is the logistic one,
 :math:`x_i(\sigma(x_i^\top\theta) - v_i)` with :math:`x_i = e_A - e_B`, and the Hessian is
 the pooled one, as in ``ppi_py.ppi_logistic_ci``. The joint covariance of the systems'
 estimates (battles shared by two systems make them covary) is returned whole, for intervals on
-differences and ranks. Intervals are normal, :math:`\hat\theta_s \pm z\,\hat\Sigma_{ss}^{1/2}`.
+differences and ranks. Intervals are normal, :math:`\hat\theta_s \pm z\,\hat\Sigma_{ss}^{1/2}`;
+a win rate's variance is widened at small n so that its interval contains the Agresti-Coull
+interval, and win-rate intervals are clipped to [0, 1]
+(:func:`debias.stats.intervals.proportion_covariance`). PPI++ pools only the battles of pairs
+that the human battles cover (:func:`debias.stats.battles.covered`).
 
 A system without a human verdict has no unbiased estimate: its result says so (``notes``). For
 strengths the estimate exists only on systems connected both ways by human battles (the MLE

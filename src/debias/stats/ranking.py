@@ -254,6 +254,7 @@ def rank_sets(
     higher_is_better: bool = True,
     n_draws: int = N_DRAWS,
     rng: np.random.Generator | None = None,
+    canonical: bool = False,
 ) -> RankSets:
     r"""Simultaneous rank-sets of S systems from their estimates and joint covariance.
 
@@ -272,6 +273,11 @@ def rank_sets(
     n_draws, rng
         Draws of the critical value's simulation and their generator
         (:func:`max_contrast_quantile`; default: deterministic).
+    canonical : bool
+        Simulate the critical value with the systems sorted by name, so that the rank-sets are
+        a function of the data alone: the same for any order of the inputs (the simulated
+        maximum depends on the order of the covariance's rows through its square root and the
+        draws). Default False: the order given.
 
     Returns
     -------
@@ -308,7 +314,8 @@ def rank_sets(
     """
     check_level(level)
     theta, sigma, names = check_joint(estimate, covariance, systems)
-    c = max_contrast_quantile(sigma, level, n_draws=n_draws, rng=rng)
+    order = np.argsort(np.array(names, dtype=object), kind="stable") if canonical else np.arange(theta.size)
+    c = max_contrast_quantile(sigma[np.ix_(order, order)], level, n_draws=n_draws, rng=rng)
     low, high, better = rank_bounds(theta, sigma, c, higher_is_better=higher_is_better)
     tied = tuple(tuple(names[j] for j in np.flatnonzero(theta == theta[i]) if j != i) for i in range(theta.size))
     return RankSets(

@@ -21,12 +21,15 @@ import numpy as np
 from debias.data import JudgedPairs
 from debias.stats.battles import (
     ALL_TIES,
+    FEW_BATTLES,
     FEW_HUMAN,
     NO_HUMAN,
     NO_JUDGE,
     Battles,
     Groups,
     check_pairs,
+    covered,
+    few_battles,
     group_cross,
     group_total,
     joint_estimate,
@@ -38,7 +41,7 @@ from debias.stats.battles import (
     resolve,
     scaled,
 )
-from debias.stats.intervals import check_level
+from debias.stats.intervals import check_level, proportion_covariance
 from debias.stats.joint import JointEstimate
 from debias.stats.ppi import power_tuned_weights
 
@@ -53,7 +56,7 @@ def win_rate_core(groups: Groups, human, predictions, *, weights=None):
     """
     a, b, n_systems = groups.a, groups.b, groups.n_systems
     lab = groups.labelled
-    unl = 1.0 - lab
+    unl = (1.0 - lab) * covered(groups)  # the pool: battles of pairs the labelled ones cover
     count = groups.count
 
     def per(qa, qb):
@@ -103,7 +106,7 @@ def win_rate_core(groups: Groups, human, predictions, *, weights=None):
         start, hessian = solve(np.full(n_judges, 1.0 / n_judges))
         g_l = centred(gradients(start, human), lab, n_s)
         hat_l = [centred(gradients(start, p), lab, n_s) for p in predictions]
-        hat_all = [centred(gradients(start, p), 1.0, n_s + u_s) for p in predictions]
+        hat_all = [centred(gradients(start, p), lab + unl, n_s + u_s) for p in predictions]
         with np.errstate(invalid="ignore", divide="ignore"):
             scale = np.nan_to_num(np.where((n_s > 0) & pool, 1.0 / (n_s * hessian**2), 0.0))
             pooled_scale = np.where((n_s > 0) & pool, (1.0 / n_s + 1.0 / np.maximum(u_s, 1)) / hessian**2, 0.0)
@@ -116,7 +119,8 @@ def win_rate_core(groups: Groups, human, predictions, *, weights=None):
                 rhs[..., j] = np.sum(scale * np.nan_to_num(cov / n_s), axis=-1)
             for k in range(j, n_judges):
                 var = per(
-                    group_cross(groups, hat_all[j][0], hat_all[k][0]), group_cross(groups, hat_all[j][1], hat_all[k][1])
+                    (lab + unl) * group_cross(groups, hat_all[j][0], hat_all[k][0]),
+                    (lab + unl) * group_cross(groups, hat_all[j][1], hat_all[k][1]),
                 )
                 with np.errstate(invalid="ignore", divide="ignore"):
                     var = np.nan_to_num(var / (n_s + u_s - 1))
@@ -174,25 +178,68 @@ def _notes(n_human, human_d, kind, n_judge, ties):
     return tuple(reasons)
 
 
+def _weight_sums(groups: Groups, d_form, n_systems: int):
+    """Per system (..., S), the sum of the battle weight d over the labelled battles: the
+    observations behind a win rate (battles; decisive ones when ties are left out); and per
+    pair of systems (..., S, S) the sum over their battles (0 on the diagonal)."""
+    total = groups.labelled * group_total(groups, d_form)
+    shared = pair_matrix(np.zeros_like(total), np.zeros_like(total), total, groups.a, groups.b, n_systems)
+    return per_system(total, total, groups.a, groups.b, n_systems), shared
+
+
+def _left_out(groups: Groups, n_systems: int) -> np.ndarray:
+    """Per system, its pool battles in pairs no labelled battle covers (left out of PPI++)."""
+    out = groups.count * (1.0 - groups.labelled) * (1.0 - covered(groups))
+    return per_system(out, out, groups.a, groups.b, n_systems)
+
+
+def _remarks(kind, n_human, n_judge, left_out):
+    """Per system, what its interval rests on: few battles, and pool battles left out."""
+    remarks = []
+    for s in range(n_human.size):
+        parts = []
+        count, what = (n_judge[s], "battles the judge answered") if kind == "judge" else (n_human[s], "human battles")
+        if 0 < count < FEW_BATTLES:
+            parts.append(few_battles(count, what))
+        if kind == "ppi" and left_out[s] > 0:
+            parts.append(f"{int(left_out[s])} judge-only battles (pairs no person judged) left out of its pool")
+        remarks.append("; ".join(parts))
+    return remarks
+
+
 def win_rate_estimate(battles: Battles, estimator: str, *, level: float, ties: str = "half") -> JointEstimate:
     """:func:`win_rates` on battles already checked and grouped (:class:`~debias.stats.battles.Battles`)."""
     pairs = battles.pairs
     kind, columns = resolve(estimator, pairs.judges)
     n_judge, n_missing = battles.judge_counts(columns)
     n_human = battles.human_counts
+    left_out = np.zeros(pairs.n_systems)
     if kind == "judge":
         groups, (forms,) = battles.judged_by(columns[0], ties)
         theta, covariance, _, weights = win_rate_core(groups, forms, [])
         human_d = np.ones(pairs.n_systems)
+        observations, shared = _weight_sums(groups, forms[2], pairs.n_systems)
     else:
         groups, forms = battles.labelled(ties)
         predictions = [forms[1 + j] for j in columns] if kind == "ppi" else []
         theta, covariance, _, weights = win_rate_core(groups, forms[0], predictions)
-        lab = groups.labelled
-        human_d = per_system(*(lab * group_total(groups, forms[0][2]),) * 2, groups.a, groups.b, pairs.n_systems)
+        observations, shared = _weight_sums(groups, forms[0][2], pairs.n_systems)
+        human_d = observations
+        left_out = _left_out(groups, pairs.n_systems)
+    covariance = proportion_covariance(theta, covariance, observations, level, shared)
     notes = _notes(n_human, human_d, kind, n_judge, ties)
     return joint_estimate(
-        "win_rate", estimator, pairs, theta, covariance, level, notes, weights, (n_human, n_judge, n_missing)
+        "win_rate",
+        estimator,
+        pairs,
+        theta,
+        covariance,
+        level,
+        notes,
+        weights,
+        (n_human, n_judge, n_missing),
+        remarks=_remarks(kind, n_human, n_judge, left_out),
+        bounds=(0.0, 1.0),
     )
 
 
@@ -257,8 +304,12 @@ def win_rate_draws(pairs: JudgedPairs, labelled, estimators: Sequence[str], *, l
         kind, columns = resolve(name, pairs.judges)
         if kind == "judge":
             judged, (judge_forms,) = judge_groups(pairs, columns[0], ties)
-            out[name] = win_rate_core(judged, judge_forms, [])[:3]
+            theta, covariance, n_human = win_rate_core(judged, judge_forms, [])[:3]
+            observations, shared = _weight_sums(judged, judge_forms[2], pairs.n_systems)
         else:
             predictions = [forms[1 + j] for j in columns] if kind == "ppi" else []
-            out[name] = win_rate_core(groups, forms[0], predictions)[:3]
+            theta, covariance, n_human = win_rate_core(groups, forms[0], predictions)[:3]
+            observations, shared = _weight_sums(groups, forms[0][2], pairs.n_systems)
+        covariance = proportion_covariance(theta, covariance, observations, level, shared)
+        out[name] = (theta, covariance, n_human)
     return out

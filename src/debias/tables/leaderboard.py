@@ -83,6 +83,7 @@ def leaderboard_rows(
     seed: int = 0,
     names: Sequence[str] = (),
     top_k: int | None = None,
+    canonical: bool = False,
 ) -> pd.DataFrame:
     """One row per system x estimator: estimate, interval, point rank and simultaneous rank-set.
 
@@ -96,6 +97,10 @@ def leaderboard_rows(
         Whether a higher estimate ranks better.
     seed, names
         The critical value's draws come from ``setting_seed(seed, *names, estimator, "leaderboard")``.
+    canonical : bool
+        Simulate the critical value with the systems sorted by name
+        (:func:`debias.stats.ranking.rank_sets`): the rows then do not depend on the order of the
+        systems (the preference leaderboards; the ratings' keep the order of their tables).
 
     Returns
     -------
@@ -136,6 +141,7 @@ def leaderboard_rows(
             systems=[systems[i] for i in keep],
             higher_is_better=higher_is_better,
             rng=rng,
+            canonical=canonical,
         )
         order = np.argsort(ranks.rank, kind="stable")
         following = np.full(len(ranks.systems), -1)
@@ -148,7 +154,8 @@ def leaderboard_rows(
         top = top_k_factor(ranks, covariance, top_k) if top_k is not None and top_k < ranked else np.nan
         for i, system in enumerate(ranks.systems):
             tied = ranks.tied_with[i]
-            note = biased + (f"tied with {', '.join(tied)}" if tied else "")
+            remark = notes[keep[i]]  # what its interval rests on (few battles), if anything
+            note = biased + (f"{remark}; " if remark else "") + (f"tied with {', '.join(tied)}" if tied else "")
             rows.append(
                 {
                     "system": system,
@@ -188,13 +195,17 @@ def preferences_leaderboard(
     those of :func:`leaderboard_rows`.
     """
     if isinstance(results, Mapping):
-        return leaderboard_rows(results, level=level, higher_is_better=True, seed=seed, names=names, top_k=top_k)
+        return leaderboard_rows(
+            results, level=level, higher_is_better=True, seed=seed, names=names, top_k=top_k, canonical=True
+        )
     by_estimand: dict[str, dict[str, JointResult]] = {}
     for result in results:
         by_estimand.setdefault(str(result.estimand), {})[str(result.estimator)] = result
     frames = []
     for estimand, of_estimand in by_estimand.items():
-        table = leaderboard_rows(of_estimand, level=level, seed=seed, names=(*names, estimand), top_k=top_k)
+        table = leaderboard_rows(
+            of_estimand, level=level, seed=seed, names=(*names, estimand), top_k=top_k, canonical=True
+        )
         table.insert(0, "estimand", estimand)
         frames.append(_best_first(table))
     if not frames:
