@@ -240,7 +240,7 @@ def test_import_pairs_writes_a_canonical_table_the_task_reads_as_the_original(tm
     assert "raw.csv: row 11: column 'winner': unknown human verdicts: 'A>B' (1x)" in capsys.readouterr().err
 
 
-def test_report_section_without_judges_and_with_intervals_beyond_the_unit_interval(tmp_path):
+def test_report_section_without_judges_and_with_intervals_on_few_battles(tmp_path):
     frame = pd.DataFrame(
         {"num": list("1234"), "model_a": list("xyxz"), "model_b": list("yzzy"), "winner": ["a", "tie", "b", "a"]}
     )
@@ -255,3 +255,4 @@ def test_report_section_without_judges_and_with_intervals_beyond_the_unit_interv
     win_rates = table.query("estimand == 'win_rate'")
     assert (win_rates["ci_low"] >= 0).all() and (win_rates["ci_high"] <= 1).all()  # proportions stay in [0, 1]
     assert win_rates["note"].str.contains("rests on few battles").all()
+    assert "Intervals on fewer than 10 battles with a human verdict (x, y, z; as few as 2) are widened" in text

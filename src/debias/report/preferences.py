@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from debias.report.user_tables import finite, num
+from debias.stats.battles import FEW_BATTLES
 from debias.stats.vocabulary import describe, is_biased, is_people_only
 
 __all__ = ["PreferenceTables", "preference_lines", "preferences_page"]
@@ -129,14 +130,14 @@ def _estimate_lines(tables: PreferenceTables, config: Mapping) -> list[str]:
     for system in systems:
         lines.append("| " + " | ".join([str(system), *(cells.get((system, e), "") for e in estimators)]) + " |")
     shown = rows[rows["estimator"].isin(estimators)]
-    outside = shown[(shown["ci_low"] < 0) | (shown["ci_high"] > 1)]
-    if not outside.empty:
-        fewest = int(outside["n_judged"].min())
+    few = shown[(shown["n_judged"] > 0) & (shown["n_judged"] < FEW_BATTLES)]
+    if not few.empty:
+        fewest = int(few["n_judged"].min())
         lines += [
             "",
-            f"Intervals reaching beyond [0, 1] ({', '.join(dict.fromkeys(outside['system'].astype(str)))}) are "
-            f"normal approximations on few battles (as few as {fewest} with a human verdict): their "
-            "coverage is not assured.",
+            f"Intervals on fewer than {FEW_BATTLES} battles with a human verdict "
+            f"({', '.join(dict.fromkeys(few['system'].astype(str)))}; as few as {fewest}) are widened to hold "
+            "at small samples (they contain the Agresti-Coull interval) and say so in the table's note.",
         ]
     return lines
 
