@@ -10,7 +10,8 @@ ties left out). The truth is the ranking by human win rate on all of them. Each 
 battles at random as the human-labelled ones; GPT-4 (0125 preview) judges every battle, and
 the battles not drawn are the judge-only pool. Per draw and estimator, the rank-sets of
 :func:`debias.stats.ranking.rank_sets` (max-|t| of the pairwise contrasts under the joint
-covariance) and Chatzi et al.'s chi-square projection (the same pairwise rule with the critical
+covariance), its step-down version (``step_down=True``, systems in canonical order, as the
+preference leaderboards compute it) and Chatzi et al.'s chi-square projection (the same pairwise rule with the critical
 value sqrt(chi2_S(level)), computed here with :func:`debias.stats.ranking.rank_bounds`) on the
 same estimates and covariance; and the projection with the covariance normalised as their
 released ``estimate.py`` does (every model's sums divided by n^2 instead of n_m n_l). Prints
@@ -46,7 +47,7 @@ from scipy.stats import chi2  # noqa: E402
 
 from debias.io.pairs import read_pair_table  # noqa: E402
 from debias.stats.preferences import win_rate_draws, win_rates  # noqa: E402
-from debias.stats.ranking import max_contrast_quantile, point_ranks, rank_bounds  # noqa: E402
+from debias.stats.ranking import max_contrast_quantile, point_ranks, rank_bounds, rank_sets  # noqa: E402
 from debias.stats.resampling import setting_seed  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -135,6 +136,20 @@ def arena(args) -> None:
         ratio = results[name] / chatzi
         ratio_se = ratio.std(ddof=1) / np.sqrt(args.draws)
         print(f"  size ratio max-|t| / chi-square: {ratio.mean():.3f} (s.e. {ratio_se:.3f})")
+        sets = [
+            rank_sets(theta[d], cov[d], level=args.level, systems=systems, n_draws=args.mc, rng=rng, step_down=True)
+            for d in range(args.draws)
+        ]
+        low, high = np.array([r.rank_low for r in sets]), np.array([r.rank_high for r in sets])
+        print(f"  step-down critical value {np.mean([r.critical_value for r in sets]):.3f} on average (last step)")
+        down = summarise("step-down max-|t| (preference leaderboards)", low, high, truth, args.draws)
+        ratio = down / chatzi
+        ratio_se = ratio.std(ddof=1) / np.sqrt(args.draws)
+        print(f"  size ratio step-down / chi-square: {ratio.mean():.3f} (s.e. {ratio_se:.3f})")
+        ratio = down / results[name]
+        print(
+            f"  size ratio step-down / max-|t|: {ratio.mean():.3f} (s.e. {ratio.std(ddof=1) / np.sqrt(args.draws):.3f})"
+        )
         if name == "human":  # the released estimate.py divides every model's sums by n^2, not n_m n_l
             released = cov * (n_m[:, :, None] * n_m[:, None, :]) / args.n**2
             low, high, _ = rank_bounds(theta, released, chi)

@@ -331,3 +331,45 @@ def test_top_k_factor_in_the_leaderboard_is_the_estimators_top_k_question():
     assert every["factor_for_top_k"].isna().all()  # no fifth system to be better than
     with pytest.raises(ValueError, match="top_k"):
         debias.leaderboard(frame, item="seg", system="sys", judgment="score", top_k=0)
+
+
+@pytest.mark.parametrize(
+    "truth",
+    [
+        np.array([0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 3.0]),  # ties next to separated systems
+        np.array([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]),  # all tied: the level is attained exactly
+        np.array([0.0, 0.6, 1.2, 1.8, 2.4, 3.0, 3.6]),  # evenly spaced, a few s.e. apart
+    ],
+)
+def test_step_down_rank_sets_are_never_larger_and_hold_their_level(truth):
+    level, draws, s = 0.8, 800, truth.size
+    rng = np.random.default_rng(7)
+    spread = rng.normal(size=(s, s)) * 0.3
+    sigma = 0.04 * (np.eye(s) + spread @ spread.T / s)  # correlated estimates
+    estimates = rng.multivariate_normal(truth, sigma, size=draws)
+    true_rank = point_ranks(truth)
+    covered = {False: 0, True: 0}
+    smaller = 0
+    for theta in estimates:
+        single = rank_sets(theta, sigma, level=level, n_draws=2000)
+        down = rank_sets(theta, sigma, level=level, n_draws=2000, step_down=True)
+        assert np.all(down.rank_low >= single.rank_low) and np.all(down.rank_high <= single.rank_high)
+        assert down.critical_value <= single.critical_value
+        smaller += int(down.size.sum() < single.size.sum())
+        for step, ranks in ((False, single), (True, down)):
+            covered[step] += int(np.all((ranks.rank_low <= true_rank) & (true_rank <= ranks.rank_high)))
+    se = np.sqrt(level * (1 - level) / draws)
+    assert covered[True] / draws >= level - 3 * se
+    if np.ptp(truth) > 0:
+        assert smaller > 0  # the step-down declares more somewhere
+    else:
+        assert covered[True] == covered[False]  # nothing to drop: the first step is the last
+
+
+def test_step_down_keeps_the_first_steps_critical_value_when_nothing_is_declared():
+    sigma = np.eye(4) * 0.01
+    theta = np.array([0.0, 0.01, 0.02, 0.03])
+    single = rank_sets(theta, sigma, level=0.9)
+    down = rank_sets(theta, sigma, level=0.9, step_down=True)
+    assert down.critical_value == single.critical_value
+    assert np.array_equal(down.rank_low, single.rank_low) and np.array_equal(down.rank_high, single.rank_high)

@@ -172,13 +172,24 @@ def max_contrast_quantile(
     if n_draws < 100:
         raise ValueError(f"n_draws must be at least 100, got {n_draws}")
     sigma = np.asarray(covariance, dtype=float)
-    s = sigma.shape[0]
-    if s < 2:
+    if sigma.shape[0] < 2:
         return 0.0
+    return _contrast_quantile(sigma, level, n_draws, rng, _live_contrasts(sigma))
+
+
+def _live_contrasts(sigma: np.ndarray) -> np.ndarray:
+    """Which pairwise contrasts i < j have a positive standard deviation (up to rounding)."""
     sd = _contrast_sd(sigma)
-    live = sd > TOLERANCE * max(float(np.sqrt(np.max(np.diag(sigma)))), np.finfo(float).tiny)
+    return sd > TOLERANCE * max(float(np.sqrt(np.max(np.diag(sigma)))), np.finfo(float).tiny)
+
+
+def _contrast_quantile(sigma, level, n_draws, rng, live) -> float:
+    """The level-quantile of the maximum of the standardised contrasts ``live`` (a mask over the
+    pairs i < j); 0 when none is live. The draws are those of :func:`max_contrast_quantile`."""
+    s = sigma.shape[0]
     if not np.any(live):
         return 0.0
+    sd = _contrast_sd(sigma)
     i, j = (index[live] for index in _pair_indices(s))
     contrast = np.zeros((s, int(live.sum())))  # columns: e_i - e_j scaled by 1/s_ij
     columns = np.arange(contrast.shape[1])
@@ -255,6 +266,7 @@ def rank_sets(
     n_draws: int = N_DRAWS,
     rng: np.random.Generator | None = None,
     canonical: bool = False,
+    step_down: bool = False,
 ) -> RankSets:
     r"""Simultaneous rank-sets of S systems from their estimates and joint covariance.
 
@@ -278,6 +290,13 @@ def rank_sets(
         a function of the data alone: the same for any order of the inputs (the simulated
         maximum depends on the order of the covariance's rows through its square root and the
         draws). Default False: the order given.
+    step_down : bool
+        The step-down version of the max-|t| procedure (Mogstad, Romano, Shaikh and Wilhelm
+        2024; Romano and Wolf 2005): after the first step, the pairs declared different are left
+        out, the critical value is simulated again over the pairs that remain, and so on until a
+        step declares no new pair (Notes). The first step is the single-step procedure; the
+        critical value can only shrink, so the rank-sets are never larger, at the same
+        simultaneous level. Default False (single step).
 
     Returns
     -------
@@ -297,6 +316,18 @@ def rank_sets(
     If the estimates are Gaussian with covariance :math:`\hat\Sigma`, all S(S-1)/2 intervals
     hold at once with probability level, and then every true rank is in its set (module notes).
 
+    Step-down (``step_down=True``): with :math:`P_1` all pairs and :math:`c_k` the
+    level-quantile of :math:`\max_{(i,j) \in P_k}|Z_i - Z_j|/s_{ij}`, the pairs of :math:`P_k`
+    with :math:`|\hat\theta_i - \hat\theta_j| > c_k\,\hat s_{ij}` are declared different and
+    :math:`P_{k+1}` is what remains; it stops when :math:`P_{k+1} = P_k`, and the rank-sets are
+    :func:`rank_bounds` with the last :math:`c_k`. As :math:`c_{k+1} \le c_k`, a pair declared
+    different stays so. The familywise error of the pairwise decisions is at most
+    :math:`1 - \text{level}` (closed testing of the max-|t| statistic: the first false
+    declaration happens at a step whose pairs contain every true equality, whose critical value
+    is at least that of the true equalities alone), so the rank-sets keep the level
+    (Mogstad et al. 2024, their step-down Algorithm; computed as their csranks package does).
+    The same Gaussian draws serve every step.
+
     References
     ----------
     T. Hothorn, F. Bretz and P. Westfall. Simultaneous inference in general parametric models.
@@ -304,6 +335,13 @@ def rank_sets(
 
     I. Chatzi, E. Straitouri, S. Thejaswi and M. Gomez-Rodriguez. Prediction-powered ranking of
     large language models. *NeurIPS* 2024.
+
+    M. Mogstad, J. P. Romano, A. M. Shaikh and D. Wilhelm. Inference for ranks with applications
+    to mobility across neighbourhoods and academic achievement across countries. *Review of
+    Economic Studies* 91(1):476-518, 2024.
+
+    J. P. Romano and M. Wolf. Exact and approximate stepdown methods for multiple hypothesis
+    testing. *Journal of the American Statistical Association* 100(469):94-108, 2005.
 
     Examples
     --------
@@ -315,7 +353,10 @@ def rank_sets(
     check_level(level)
     theta, sigma, names = check_joint(estimate, covariance, systems)
     order = np.argsort(np.array(names, dtype=object), kind="stable") if canonical else np.arange(theta.size)
-    c = max_contrast_quantile(sigma[np.ix_(order, order)], level, n_draws=n_draws, rng=rng)
+    if step_down:
+        c = _step_down_value(theta[order], sigma[np.ix_(order, order)], level, n_draws, rng)
+    else:
+        c = max_contrast_quantile(sigma[np.ix_(order, order)], level, n_draws=n_draws, rng=rng)
     low, high, better = rank_bounds(theta, sigma, c, higher_is_better=higher_is_better)
     tied = tuple(tuple(names[j] for j in np.flatnonzero(theta == theta[i]) if j != i) for i in range(theta.size))
     return RankSets(
@@ -330,6 +371,29 @@ def rank_sets(
         critical_value=c,
         higher_is_better=bool(higher_is_better),
     )
+
+
+def _step_down_value(theta, sigma, level, n_draws, rng) -> float:
+    """The last critical value of the step-down max-|t| procedure (:func:`rank_sets`); every step
+    simulates from a generator in the same state, so its draws are the single step's."""
+    check_level(level)
+    if n_draws < 100:
+        raise ValueError(f"n_draws must be at least 100, got {n_draws}")
+    if theta.size < 2:
+        return 0.0
+    rng = np.random.default_rng(DEFAULT_SEED) if rng is None else rng
+    state = rng.bit_generator.state
+    remaining = _live_contrasts(sigma)
+    i, j = _pair_indices(theta.size)
+    t = np.abs(theta[i] - theta[j])
+    sd = _contrast_sd(sigma)
+    while True:
+        rng.bit_generator.state = state
+        c = _contrast_quantile(sigma, level, n_draws, rng, remaining)
+        declared = remaining & (t > c * sd)
+        if not declared.any():
+            return c
+        remaining = remaining & ~declared
 
 
 def separation_factor(estimate, covariance, pairs, *, critical_value: float, power: float = 0.8) -> np.ndarray:

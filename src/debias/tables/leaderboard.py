@@ -84,6 +84,7 @@ def leaderboard_rows(
     names: Sequence[str] = (),
     top_k: int | None = None,
     canonical: bool = False,
+    step_down: bool = False,
 ) -> pd.DataFrame:
     """One row per system x estimator: estimate, interval, point rank and simultaneous rank-set.
 
@@ -101,6 +102,9 @@ def leaderboard_rows(
         Simulate the critical value with the systems sorted by name
         (:func:`debias.stats.ranking.rank_sets`): the rows then do not depend on the order of the
         systems (the preference leaderboards; the ratings' keep the order of their tables).
+    step_down : bool
+        The step-down max-|t| procedure (:func:`debias.stats.ranking.rank_sets`): rank-sets never
+        larger at the same level (the preference leaderboards; the ratings' keep the single step).
 
     Returns
     -------
@@ -142,6 +146,7 @@ def leaderboard_rows(
             higher_is_better=higher_is_better,
             rng=rng,
             canonical=canonical,
+            step_down=step_down,
         )
         order = np.argsort(ranks.rank, kind="stable")
         following = np.full(len(ranks.systems), -1)
@@ -196,7 +201,14 @@ def preferences_leaderboard(
     """
     if isinstance(results, Mapping):
         return leaderboard_rows(
-            results, level=level, higher_is_better=True, seed=seed, names=names, top_k=top_k, canonical=True
+            results,
+            level=level,
+            higher_is_better=True,
+            seed=seed,
+            names=names,
+            top_k=top_k,
+            canonical=True,
+            step_down=True,
         )
     by_estimand: dict[str, dict[str, JointResult]] = {}
     for result in results:
@@ -204,7 +216,7 @@ def preferences_leaderboard(
     frames = []
     for estimand, of_estimand in by_estimand.items():
         table = leaderboard_rows(
-            of_estimand, level=level, seed=seed, names=(*names, estimand), top_k=top_k, canonical=True
+            of_estimand, level=level, seed=seed, names=(*names, estimand), top_k=top_k, canonical=True, step_down=True
         )
         table.insert(0, "estimand", estimand)
         frames.append(_best_first(table))
