@@ -239,6 +239,24 @@ def test_a_judge_table_with_the_systems_the_other_way_round_joins_with_its_verdi
         join_judge_tables(human, {"gpt": (twice, "gpt", "gpt.csv")}, item="q", system_a="A", system_b="B")
 
 
+def test_a_judge_answer_mapped_to_no_verdict_keeps_the_judges_other_verdicts(tmp_path):
+    frame = tidy(n_battles=30)
+    human = frame.drop(columns=["gpt", "claude"])
+    battles = frame.drop_duplicates("q")[["q", "A", "B", "gpt"]].reset_index(drop=True)
+    battles.loc[0, "gpt"] = "I cannot decide"
+    battles.to_json(tmp_path / "gpt.jsonl", orient="records", lines=True)  # as a file gives it back
+    table = read_pair_file(tmp_path / "gpt.jsonl", ["q", "A", "B", "gpt"])
+    joined = join_judge_tables(
+        human, {"gpt": (table, "gpt", "gpt.jsonl", {"I cannot decide": None})}, item="q", system_a="A", system_b="B"
+    )
+    got = read_pair_table(
+        joined, **COLUMNS, rater="rater", judges=["gpt"], judge_mappings={"gpt": {"I cannot decide": None}}
+    )
+    expected = read_pair_table(frame, **COLUMNS, rater="rater", judges=["gpt"])
+    assert np.isnan(got.judge_verdicts[0, 0]) and got.judge_unknown.tolist() == [1]
+    np.testing.assert_array_equal(got.judge_verdicts[1:], expected.judge_verdicts[1:])
+
+
 def test_a_judge_table_joins_in_either_order_through_a_preference_task(tmp_path):
     frame = tidy(n_battles=40)
     frame.drop(columns=["gpt", "claude"]).to_csv(tmp_path / "human.csv", index=False)

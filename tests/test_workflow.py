@@ -595,7 +595,7 @@ def test_comparison_and_plan_tables_and_the_command_agree(base_run):
 def preference_run(root: Path) -> Path:
     """A run directory with a configuration of one preference task alone: 60 battles of three
     systems, 40 with a human verdict (two raters on 10 of them), and a judge in its own table
-    holding 10 more battles (the pool) and one answer that is not a verdict, and a judge tossing
+    holding 10 more battles (the pool) and one answer mapped to no verdict, and a judge tossing
     a coin in a column of the battles table."""
     root.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(3)
@@ -629,7 +629,12 @@ def preference_run(root: Path) -> Path:
                 "verdict": "human",
                 "rater": "rater",
                 "judges": {
-                    "llm": {"label": "An LLM", "table": "data/judge.jsonl", "column": "verdict"},
+                    "llm": {
+                        "label": "An LLM",
+                        "table": "data/judge.jsonl",
+                        "column": "verdict",
+                        "mapping": {"I cannot decide": None},
+                    },
                     "coin": {"label": "A coin"},
                 },
             }

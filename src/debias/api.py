@@ -506,7 +506,8 @@ def preferences(
         Column naming the rater: several raters of a battle are averaged; their disagreement
         is ``rater_variance`` of :func:`debias.tables.preferences.preference_analysis`.
     judges : sequence of str
-        Columns with an LLM judge's verdict each (answers that are not verdicts count as missing).
+        Columns with an LLM judge's verdict each (an answer that is not a verdict is refused unless
+        ``mapping`` maps it, e.g. to ``None``: no verdict).
     pool : pandas.DataFrame, optional
         Battles without human verdicts, with ``item``, ``system_a``, ``system_b`` and the judges' columns.
     level : float, optional

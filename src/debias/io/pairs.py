@@ -426,14 +426,15 @@ def join_judge_tables(
 
 def _written(codes: np.ndarray, raw: np.ndarray, continuous: bool) -> np.ndarray:
     """Codes as a judge column: probabilities as numbers, verdicts as ``a``/``b``/``tie``; an
-    answer read as no verdict (``raw`` not None) as written, else empty."""
+    answer read as no verdict (``raw`` not null: a merge may have turned its None into NaN) as
+    written, else empty."""
     if continuous:
         out = codes.astype(object)
     else:
         out = np.full(codes.size, "", dtype=object)
         for code, spelling in ((1.0, "a"), (0.0, "b"), (0.5, "tie")):
             out[codes == code] = spelling
-    kept = np.array([r is not None for r in raw], dtype=bool) if raw.size else np.zeros(0, bool)
+    kept = pd.notna(raw).astype(bool) if raw.size else np.zeros(0, bool)
     out[kept] = raw[kept]
     return out
 

@@ -172,7 +172,7 @@ def validate_preferences(config: Mapping) -> dict[str, int]:
                 raise InputError(
                     f"config: preferences.{name}.judges.{judge}",
                     f"the judge gave no verdict on any of the {pairs.n_battles} battles "
-                    f"({int(pairs.judge_unknown[j])} answers that are not verdicts)",
+                    f"({int(pairs.judge_unknown[j])} answers mapped to no verdict)",
                 )
         battles[name] = pairs.n_battles
     return battles

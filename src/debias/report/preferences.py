@@ -102,7 +102,7 @@ def _what_lines(tables: PreferenceTables, config: Mapping) -> list[str]:
     unknown = {j: n for j, n in (s.get("judge_unknown") or {}).items() if n}
     if unknown:
         told = ", ".join(f"{_judge_label(config, name, j)} {n:,}" for j, n in unknown.items())
-        lines.append(f"Answers of the judges that were not verdicts, counted as missing (never a tie): {told}.")
+        lines.append(f"Answers of the judges mapped to no verdict, counted as missing (never a tie): {told}.")
     return [lines[0], "", *(f"- {line}" for line in lines[1:])] if len(lines) > 1 else lines
 
 
@@ -222,7 +222,7 @@ def _agreement_lines(tables: PreferenceTables, config: Mapping) -> list[str]:
         "Is a judge worth using? Its agreement with people on the battles both judged, and its bias "
         "(judge win rate minus human win rate; a system whose interval excludes 0 is misjudged):",
         "",
-        "| judge | human verdicts compared | accuracy | Cohen's κ | ties (people / judge) | not verdicts "
+        "| judge | human verdicts compared | accuracy | Cohen's κ | ties (people / judge) | no verdict "
         "| systems misjudged | largest bias |",
         "|---|---|---|---|---|---|---|---|",
     ]

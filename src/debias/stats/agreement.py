@@ -33,7 +33,7 @@ class JudgeAgreement:
     n_verdicts : int
         (battle, rater) pairs compared: human verdicts on battles the judge answered.
     n_missing, n_unknown : int
-        Battles the judge did not answer, and answers that were not verdicts (among them).
+        Battles the judge did not answer, and answers mapped to no verdict (among them).
     accuracy : float
         Share of compared pairs where judge and rater agree (A, tie or B).
     kappa : float

@@ -277,7 +277,7 @@ def preference_summary(pairs: JudgedPairs, analysis: PreferenceAnalysis) -> dict
     ``multiply_rated`` (battles with several raters) and ``rater_variance`` (the pooled variance
     of one rater's verdict around its battle's mean, ``None`` without a battle rated twice);
     ``systems`` and ``systems_without_human`` (no battle with a human verdict: no unbiased
-    estimate); ``judge_unknown`` (answers per judge that were not verdicts, counted as missing);
+    estimate); ``judge_unknown`` (answers per judge mapped to no verdict, counted as missing);
     ``judge_only_battles`` (per judge, the battles without a human verdict it judged:
     :func:`judge_only_battles`); ``human_agreement`` (how raters of the same battle agree:
     :func:`human_agreement`); ``data_efficiency`` (estimand -> estimator -> the mean over systems
