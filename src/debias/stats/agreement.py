@@ -1,10 +1,11 @@
-r"""How each LLM judge agrees with people, on the battles both judged.
+r"""How each LLM judge agrees with people, on the battles both judged, and how people agree.
 
 Accuracy and Cohen's kappa compare the judge's verdict with every human verdict of a battle
 (several raters: each counts once), over the three outcomes A, tie and B; each system's judge
 bias is its judge win rate minus its human win rate on the battles with both verdicts (ties
 half a win), with a normal interval (:func:`debias.stats.intervals.normal_interval`). A judge's
-missing verdict is never counted as a tie.
+missing verdict is never counted as a tie. The yardstick is people's agreement with each other
+(:func:`rater_agreement`: every pair of raters of one battle).
 
 Reference: J. Cohen. A coefficient of agreement for nominal scales. *Educational and
 Psychological Measurement* 20(1):37-46, 1960.
@@ -13,6 +14,7 @@ Psychological Measurement* 20(1):37-46, 1960.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -20,7 +22,10 @@ from debias.data import JudgedPairs
 from debias.stats.battles import check_pairs, per_system
 from debias.stats.intervals import check_level, normal_interval
 
-__all__ = ["JudgeAgreement", "judge_agreement"]
+__all__ = ["OUTCOMES", "JudgeAgreement", "RaterAgreement", "judge_agreement", "rater_agreement"]
+
+#: The three verdicts, as the score of A: B better, a tie, A better.
+OUTCOMES = (0.0, 0.5, 1.0)
 
 
 @dataclass(frozen=True, eq=False)
@@ -81,7 +86,7 @@ def judge_agreement(pairs: JudgedPairs, *, level: float) -> list[JudgeAgreement]
     check_level(level)
     a, b, n_systems = pairs.system_a, pairs.system_b, pairs.n_systems
     battle = np.repeat(np.arange(pairs.n_battles), pairs.human_counts)
-    outcomes = np.array([0.0, 0.5, 1.0])
+    outcomes = np.array(OUTCOMES)
     rows = []
     for j, judge in enumerate(pairs.judges):
         verdicts = pairs.judge_verdicts[:, j]
@@ -130,3 +135,46 @@ def judge_agreement(pairs: JudgedPairs, *, level: float) -> list[JudgeAgreement]
             )
         )
     return rows
+
+
+class RaterAgreement(NamedTuple):
+    """People's agreement with each other (:func:`rater_agreement`): battles with several raters,
+    the pairs of raters compared, the share that agree and Cohen's kappa (NaN without a pair)."""
+
+    battles: int
+    rater_pairs: int
+    accuracy: float
+    kappa: float
+
+
+def rater_agreement(pairs: JudgedPairs) -> RaterAgreement:
+    r"""How people agree with each other, where several raters judged a battle: the yardstick of a
+    judge's agreement with people (:func:`agreement_table`).
+
+    Every pair of raters of the same battle is compared (a battle of :math:`k` raters gives
+    :math:`k(k-1)/2` pairs). ``accuracy`` is the share of those pairs that agree (A, tie or B);
+    ``kappa`` is Cohen's kappa over them, :math:`(p_o - p_e)/(1 - p_e)` with
+    :math:`p_e = \sum_c p_c^2` and :math:`p_c` the share of verdict :math:`c` among the paired
+    verdicts (a pair of raters has no first and second rater: both orders are counted, so both
+    margins are the same). ``battles`` and ``rater_pairs`` count what was compared; without a
+    battle of several raters the shares are NaN.
+
+    Returns
+    -------
+    RaterAgreement
+    """
+    counts = np.asarray(pairs.human_counts, dtype=np.int64)
+    battle = np.repeat(np.arange(pairs.n_battles), counts)
+    several = counts >= 2
+    n_pairs = int(np.sum(counts * (counts - 1) // 2))
+    if not several.any() or n_pairs == 0:
+        return RaterAgreement(0, 0, float("nan"), float("nan"))
+    # per battle and verdict: how many of its raters gave it
+    per = np.stack([np.bincount(battle, pairs.human == c, pairs.n_battles) for c in OUTCOMES], axis=1)
+    observed = float(np.sum(per * (per - 1) / 2)) / n_pairs
+    # a verdict of a battle of k raters is in k - 1 of its ordered pairs
+    weight = np.maximum(counts - 1, 0)[:, None]
+    share = np.sum(per * weight, axis=0) / float(np.sum(counts * weight[:, 0]))
+    expected = float(share @ share)
+    kappa = (observed - expected) / (1.0 - expected) if expected < 1 else float("nan")
+    return RaterAgreement(int(several.sum()), n_pairs, observed, kappa)

@@ -375,11 +375,12 @@ def pair_matrix(diag_a, diag_b, cross, a, b, n_systems: int) -> np.ndarray:
 
 
 def judge_counts(pairs: JudgedPairs, columns):
-    """Per system: battles with a verdict of any of the judges, and verdicts missing (summed)."""
+    """Per system: battles with a verdict of any of the judges ``columns``, and battles with a
+    verdict of none of them (both 0 without judges), so that both count battles."""
     a, b, n_systems = pairs.system_a, pairs.system_b, pairs.n_systems
     answered = ~np.isnan(pairs.judge_verdicts[:, columns])
     any_answer = answered.any(axis=1).astype(float)
-    unanswered = (~answered).sum(axis=1).astype(float)
+    unanswered = (1.0 - any_answer) if len(columns) else np.zeros_like(any_answer)
     return (
         per_system(any_answer, any_answer, a, b, n_systems).astype(np.int64),
         per_system(unanswered, unanswered, a, b, n_systems).astype(np.int64),

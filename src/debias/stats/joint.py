@@ -79,7 +79,7 @@ class JointEstimate:
         Judged items (ratings) or battles with a human verdict (preferences) behind each estimate.
     n_judge, n_missing : numpy.ndarray of int, shape (S,)
         Preferences: each system's battles with a verdict of the estimator's judge(s), and
-        battles where one of them gave none (summed over judges); zeros for ratings.
+        battles with a verdict of none of them; zeros for ratings and for ``human``.
     notes : tuple of str
         Per system, why there is no estimate or no interval (``""`` when there is).
     weights : numpy.ndarray, shape (J,)

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from debias.data.pairs import JudgedPairs
+from debias.stats.agreement import rater_agreement
 from debias.stats.intervals import effective_n
 from debias.stats.joint import JointEstimate
 from debias.stats.preferences import (
@@ -24,7 +25,7 @@ from debias.stats.preferences import (
     judge_agreement,
     preference_estimates,
 )
-from debias.stats.vocabulary import describe, is_people_only
+from debias.stats.vocabulary import is_people_only
 from debias.tables.columns import CI_HIGH, CI_LOW, EFFECTIVE_N, LEVEL, N_JUDGED, NOTE, interval_of
 
 __all__ = [
@@ -103,18 +104,6 @@ class PreferenceAnalysis:
     n_multiply_rated: int
 
 
-def _missing_battles(pairs: JudgedPairs, result) -> np.ndarray:
-    """Each system's battles without a verdict of the estimator's judge(s): for an estimator
-    of every judge (``ppi++:combined``), the battles none of them judged, so that ``n_missing``
-    counts battles for every estimator (``n_judge + n_missing`` is the system's battles)."""
-    if not describe(str(result.estimator)).combined:
-        return result.n_missing
-    battles = np.bincount(pairs.system_a, minlength=pairs.n_systems) + np.bincount(
-        pairs.system_b, minlength=pairs.n_systems
-    )
-    return battles - np.asarray(result.n_judge, dtype=np.int64)
-
-
 def preference_analysis(
     pairs: JudgedPairs, *, level: float, ties: str = "half", estimands=ESTIMANDS
 ) -> PreferenceAnalysis:
@@ -152,7 +141,7 @@ def preference_analysis(
                     LEVEL: result.level,
                     N_JUDGED: result.n_judged,
                     "n_judge": result.n_judge,
-                    "n_missing": _missing_battles(pairs, result),
+                    "n_missing": result.n_missing,
                     EFFECTIVE_N: effective,
                     NOTE: list(result.notes),
                 }
@@ -212,46 +201,16 @@ def agreement_table(pairs: JudgedPairs, *, level: float) -> pd.DataFrame:
 
 
 #: The three human verdicts (score of A): B better, tie, A better.
-_OUTCOMES = (0.0, 0.5, 1.0)
-
-
 def human_agreement(pairs: JudgedPairs) -> dict:
-    r"""How people agree with each other, where several raters judged a battle: the yardstick of a
-    judge's agreement with people (:func:`agreement_table`).
-
-    Every pair of raters of the same battle is compared (a battle of :math:`k` raters gives
-    :math:`k(k-1)/2` pairs). ``accuracy`` is the share of those pairs that agree (A, tie or B);
-    ``kappa`` is Cohen's kappa over them, :math:`(p_o - p_e)/(1 - p_e)` with
-    :math:`p_e = \sum_c p_c^2` and :math:`p_c` the share of verdict :math:`c` among the paired
-    verdicts (a pair of raters has no first and second rater: both orders are counted, so both
-    margins are the same). ``battles`` and ``rater_pairs`` count what was compared; without a
-    battle of several raters the shares are ``None``.
-
-    Returns
-    -------
-    dict
-        ``{"battles", "rater_pairs", "accuracy", "kappa"}``, JSON-ready.
-    """
-    counts = np.asarray(pairs.human_counts, dtype=np.int64)
-    battle = np.repeat(np.arange(pairs.n_battles), counts)
-    several = counts >= 2
-    n_pairs = int(np.sum(counts * (counts - 1) // 2))
-    if not several.any() or n_pairs == 0:
-        return {"battles": 0, "rater_pairs": 0, "accuracy": None, "kappa": None}
-    # per battle and verdict: how many of its raters gave it
-    per = np.stack([np.bincount(battle, pairs.human == c, pairs.n_battles) for c in _OUTCOMES], axis=1)
-    agree = float(np.sum(per * (per - 1) / 2))
-    observed = agree / n_pairs
-    # a verdict of a battle of k raters is in k - 1 of its ordered pairs
-    weight = np.maximum(counts - 1, 0)[:, None]
-    share = np.sum(per * weight, axis=0) / float(np.sum(counts * weight[:, 0]))
-    expected = float(share @ share)
-    kappa = (observed - expected) / (1.0 - expected) if expected < 1 else float("nan")
+    """How people agree with each other where several raters judged a battle
+    (:func:`debias.stats.agreement.rater_agreement`), JSON-ready: ``{"battles", "rater_pairs",
+    "accuracy", "kappa"}``, the shares ``None`` without a battle of several raters."""
+    found = rater_agreement(pairs)
     return {
-        "battles": int(several.sum()),
-        "rater_pairs": n_pairs,
-        "accuracy": _number(observed),
-        "kappa": _number(kappa),
+        "battles": found.battles,
+        "rater_pairs": found.rater_pairs,
+        "accuracy": _number(found.accuracy),
+        "kappa": _number(found.kappa),
     }
 
 
