@@ -130,9 +130,10 @@ def load_preferences(config: Mapping, name: str):
     columns = {key: spec[key] for key in ("item", "system_a", "system_b", "verdict")}
     roles = {**columns, **({"rater": spec["rater"]} if spec.get("rater") else {})}
     judges = spec.get("judges") or {}
+    role_of = {column: role for role, column in reversed(roles.items())}
     for judge in judges:
-        if judge in roles.values():
-            role = next(r for r, c in roles.items() if c == judge)
+        if judge in role_of:
+            role = role_of[judge]
             raise InputError(
                 f"{where}.judges.{judge}",
                 f"the judge has the name of the task's {role} column ({role}: {judge}): give the judge another name"
@@ -145,8 +146,8 @@ def load_preferences(config: Mapping, name: str):
     judge_mappings = {judge: m for judge, m in judge_mappings.items() if m}
     in_table = {judge: j.get("column") or judge for judge, j in judges.items() if not j.get("table")}
     for judge, column in in_table.items():
-        if column in roles.values():
-            role = next(r for r, c in roles.items() if c == column)
+        if column in role_of:
+            role = role_of[column]
             raise InputError(
                 f"{where}.judges.{judge}",
                 f"the judge's column {column!r} is the task's {role} column: a judge's verdicts are a column of"
