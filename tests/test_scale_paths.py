@@ -140,3 +140,21 @@ def test_covered_equals_the_incidence_product(lead):
     mine = covered(groups)
     assert mine.shape == groups.count.shape
     np.testing.assert_array_equal(mine, _plain_covered(groups))
+
+
+def test_bounded_blas_limits_the_threads_inside_and_restores_them(monkeypatch):
+    from threadpoolctl import threadpool_info
+
+    from debias.stats.threads import blas_threads, bounded_blas
+
+    def seen():
+        return {pool["filepath"]: pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"}
+
+    before = seen()
+    assert bounded_blas(seen)() == {path: 1 for path in before}
+    assert seen() == before
+    monkeypatch.setenv("DEBIAS_BLAS_THREADS", "3")
+    assert blas_threads() == 3
+    monkeypatch.setenv("DEBIAS_BLAS_THREADS", "none")
+    with pytest.raises(ValueError, match="DEBIAS_BLAS_THREADS"):
+        blas_threads()
