@@ -106,6 +106,11 @@ def leaderboard_rows(
         The step-down max-|t| procedure (:func:`debias.stats.ranking.rank_sets`): rank-sets never
         larger at the same level (the preference leaderboards; the ratings' keep the single step).
 
+    Each result's ``df`` (degrees of freedom per system, when it has them: the ratings) gives the
+    rank-sets a multivariate-t critical value with the smallest of them
+    (:func:`debias.stats.ranking.rank_sets`), so that two systems are separated when a paired t
+    test of their difference would reject at the same level.
+
     Returns
     -------
     pandas.DataFrame
@@ -137,6 +142,8 @@ def leaderboard_rows(
             continue
         keep = np.flatnonzero(valid)
         theta, covariance = theta[keep], covariance[np.ix_(keep, keep)]
+        df = getattr(result, "df", None)  # t-type critical value with the fewest degrees of freedom
+        df = None if df is None else float(np.min(np.asarray(df, dtype=float)[keep]))
         rng = np.random.default_rng(setting_seed(seed, *names, estimator, "leaderboard"))
         ranks = rank_sets(
             theta,
@@ -147,6 +154,7 @@ def leaderboard_rows(
             rng=rng,
             canonical=canonical,
             step_down=step_down,
+            df=df,
         )
         order = np.argsort(ranks.rank, kind="stable")
         following = np.full(len(ranks.systems), -1)
@@ -298,6 +306,7 @@ def ratings_joint_estimates(
             n_missing=zeros,
             notes=("",) * len(systems),
             weights=np.zeros(0),
+            df=np.array([float(e[1].df) for e in entries]),
         )
         for system, _, _ in cells:
             if system not in notes and system not in systems:
