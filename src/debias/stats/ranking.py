@@ -64,6 +64,7 @@ import numpy as np
 
 from debias.stats.intervals import check_level
 from debias.stats.joint import TOLERANCE, check_joint
+from debias.stats.threads import bounded_blas
 
 __all__ = [
     "RankSets",
@@ -79,6 +80,8 @@ __all__ = [
 N_DRAWS = 20_000
 #: Draws per block of the simulation (bounds the memory of S(S-1)/2 contrasts per draw).
 BLOCK_VALUES = 4_000_000
+#: Systems per bucket of the bound that spares the simulated maximum most pairs (:func:`_pair_maxima`).
+BUCKET = 16
 #: Seed of the default generator: the critical value is deterministic unless ``rng`` is given.
 DEFAULT_SEED = 20_240_725
 
@@ -217,13 +220,124 @@ def _live_contrasts(sigma: np.ndarray) -> np.ndarray:
     return sd > TOLERANCE * max(float(np.sqrt(np.max(np.diag(sigma)))), np.finfo(float).tiny)
 
 
-def _contrast_quantile(sigma, level, n_draws, rng, live, df=None) -> float:
-    """The level-quantile of the maximum of the standardised contrasts ``live`` (a mask over the
+def _contrast_quantile(sigma, level, n_draws, rng, live, df=None, cache=None) -> float:
+    r"""The level-quantile of the maximum of the standardised contrasts ``live`` (a mask over the
     pairs i < j); 0 when none is live. The draws are those of :func:`max_contrast_quantile`
-    (``df``: each block's chi-square draws after its normal draws)."""
+    (``df``: each block's chi-square draws after its normal draws).
+
+    Gaussian and multivariate-t draws (``df`` None or above :data:`WISHART_MAX_DF`) take the
+    maximum of :math:`|Z_i - Z_j| / s_{ij}` from :math:`Z = L\varepsilon` by
+    :func:`_pair_maxima`, which computes it exactly for every draw that can be the quantile and
+    skips the pairs a bound proves below it; a Wishart studentisation (``df`` up to
+    :data:`WISHART_MAX_DF`) scales each contrast apart, pair by pair. ``cache`` (a dict) keeps
+    the draws between calls from a generator in the same state (the step-down's steps)."""
     s = sigma.shape[0]
     if not np.any(live):
         return 0.0
+    rng = np.random.default_rng(DEFAULT_SEED) if rng is None else rng
+    if df is not None and df <= WISHART_MAX_DF:
+        return _studentised_quantile(sigma, level, n_draws, rng, live, df)
+    z, scale = _gaussian_draws(sigma, n_draws, rng, int(live.sum()), df, {} if cache is None else cache)
+    sd = _contrast_sd(sigma)
+    i, j = (index[live] for index in _pair_indices(s))
+    inverse = np.zeros((s, s))  # 1 / s_ij of the live pairs, both ways; 0 elsewhere
+    inverse[i, j] = inverse[j, i] = 1.0 / sd[live]
+    rank = int(np.quantile(np.arange(n_draws), level, method="higher"))  # the quantile's draw, in order
+    maxima = _pair_maxima(z, inverse, scale, rank, np.sqrt(np.clip(np.diag(sigma), 0.0, None)))
+    return float(np.quantile(maxima, level, method="higher"))
+
+
+def _gaussian_draws(sigma, n_draws, rng, n_live, df, cache):
+    r"""``(Z, scale)``: the draws :math:`Z = L\varepsilon` (n_draws, S) and, with ``df``, each
+    draw's :math:`\sqrt{\chi^2_\nu/\nu}` (else ``None``), from ``rng`` in the order the
+    blocks of :data:`BLOCK_VALUES` contrast values draw them; ``cache`` keeps them per block size
+    with the generator's state after them."""
+    block = max(1, BLOCK_VALUES // n_live)
+    key = None if df is None else block  # Gaussian draws do not depend on the blocks
+    start_state = rng.bit_generator.state
+    if key in cache and cache[key][0] == start_state:
+        _, z, scale, end_state = cache[key]
+        rng.bit_generator.state = end_state
+        return z, scale
+    s = sigma.shape[0]
+    eps = np.empty((n_draws, s))
+    scale = None if df is None else np.empty(n_draws)
+    for start in range(0, n_draws, block):
+        stop = min(start + block, n_draws)
+        eps[start:stop] = rng.standard_normal((stop - start, s))
+        if df is not None:
+            scale[start:stop] = np.sqrt(rng.chisquare(df, stop - start) / df)
+    values, vectors = np.linalg.eigh(sigma)
+    root = vectors * np.sqrt(np.clip(values, 0.0, None))  # Sigma = root @ root.T
+    z = eps @ root.T
+    cache[key] = (start_state, z, scale, rng.bit_generator.state)
+    return z, scale
+
+
+def _pair_maxima(z, inverse, scale, rank, spread) -> np.ndarray:
+    r"""Per draw d, :math:`\max_{i,j} |z_{di} - z_{dj}|\,w_{ij} / \text{scale}_d` (``w`` =
+    ``inverse``, 0 for a pair left out), exactly for every draw whose maximum is at least the
+    ``rank``-th smallest of them (0-based) and below it for the others: the ``rank``-th order
+    statistic is the exact one, as are all above it.
+
+    The systems are put in buckets of :data:`BUCKET` by their spread. For two buckets A and B,
+    :math:`|z_i - z_j| \le \max(\max_A z - \min_B z, \max_B z - \min_A z)` and
+    :math:`w_{ij} \le \max_{A \times B} w`, so their product bounds every pair of the two
+    buckets; rounding is monotone, so the bound computed holds for the values computed. A lower
+    bound of the order statistic, :math:`\tau`, is the ``rank``-th smallest of the exact maxima
+    over each draw's bucket pair with the largest bound (each of those is at most the draw's
+    maximum). Only bucket pairs whose bound reaches :math:`\tau`, then only their rows
+    :math:`i` whose bound over B (:math:`\max(\max_B z - z_i, z_i - \min_B z)` times
+    :math:`\max_{j \in B} w_{ij}`) reaches it, are computed pair by pair. A draw whose maximum
+    is at least :math:`\tau` has every pair reaching it computed; one below keeps a value below
+    it; and the order statistic is at least :math:`\tau`. The arithmetic of a pair's value is
+    the same on every path."""
+    n, s = z.shape
+    parts = np.array_split(np.argsort(spread, kind="stable"), max(1, -(-s // BUCKET)))
+    width = max(len(p) for p in parts)
+    members = np.stack([np.pad(p, (0, width - len(p)), mode="edge") for p in parts])  # (B, m), padded by repeats
+    n_buckets = members.shape[0]
+    weight = inverse[members[:, None, :, None], members[None, :, None, :]]  # (B, B, m, m)
+    row_top = weight.max(axis=-1)  # (B, B, m)
+    top = row_top.max(axis=-1)  # (B, B)
+    top[np.tril_indices(n_buckets, k=-1)] = 0.0  # each pair of buckets once
+    maxima = np.empty(n)
+    coarse = np.empty((n, n_buckets, n_buckets))
+    chunk = max(1, BLOCK_VALUES // (n_buckets * width * width))
+    zb = z[:, members]  # (n, B, m)
+    high, low = zb.max(axis=-1), zb.min(axis=-1)
+    for first in range(0, n, chunk):  # blocks of draws: the bounds of every pair of buckets
+        d = slice(first, min(first + chunk, n))
+        bound = np.maximum(high[d, :, None] - low[d, None, :], high[d, None, :] - low[d, :, None]) * top
+        if scale is not None:
+            bound /= scale[d, None, None]
+        coarse[d] = bound
+        rows = np.arange(bound.shape[0])
+        a, b = np.divmod(bound.reshape(bound.shape[0], -1).argmax(axis=-1), n_buckets)
+        values = np.abs(zb[d][rows, a][:, :, None] - zb[d][rows, b][:, None, :]) * weight[a, b]
+        maxima[d] = values.reshape(values.shape[0], -1).max(axis=-1)
+        if scale is not None:
+            maxima[d] /= scale[d]
+    tau = np.partition(maxima, rank)[rank]
+    d, a, b = np.nonzero(coarse >= tau)
+    del coarse
+    zi = zb[d, a]  # (T, m): the rows of bucket A
+    bound = np.maximum(high[d, b][:, None] - zi, zi - low[d, b][:, None]) * row_top[a, b]
+    if scale is not None:
+        bound /= scale[d, None]
+    t, r = np.nonzero(bound >= tau)
+    d, a, b = d[t], a[t], b[t]
+    exact = (np.abs(zb[d, a, r][:, None] - zb[d, b]) * weight[a, b, r]).max(axis=-1)
+    if scale is not None:
+        exact /= scale[d]
+    np.maximum.at(maxima, d, exact)
+    return maxima
+
+
+def _studentised_quantile(sigma, level, n_draws, rng, live, df) -> float:
+    """:func:`_contrast_quantile` with a Wishart studentisation: every contrast of every draw
+    scaled apart (:func:`_wishart_scale`)."""
+    s = sigma.shape[0]
     sd = _contrast_sd(sigma)
     i, j = (index[live] for index in _pair_indices(s))
     contrast = np.zeros((s, int(live.sum())))  # columns: e_i - e_j scaled by 1/s_ij
@@ -233,8 +347,7 @@ def _contrast_quantile(sigma, level, n_draws, rng, live, df=None) -> float:
     values, vectors = np.linalg.eigh(sigma)
     root = vectors * np.sqrt(np.clip(values, 0.0, None))  # Sigma = root @ root.T
     loading = root.T @ contrast  # (S, P): eps @ loading = standardised contrasts
-    rng = np.random.default_rng(DEFAULT_SEED) if rng is None else rng
-    per_draw = loading.shape[1] * (1 if df is None or df > WISHART_MAX_DF else 1 + min(s, int(df)))
+    per_draw = loading.shape[1] * (1 + min(s, int(df)))
     block = max(1, BLOCK_VALUES // per_draw)
     maxima = np.empty(n_draws)
     for start in range(0, n_draws, block):  # blocks of draws, each one matrix product
@@ -323,6 +436,7 @@ def rank_bounds(estimate, covariance, critical_value, *, higher_is_better: bool 
     return rank_low, rank_high, better
 
 
+@bounded_blas
 def rank_sets(
     estimate,
     covariance,
@@ -460,9 +574,10 @@ def _step_down_value(theta, sigma, level, n_draws, rng, df=None) -> float:
     i, j = _pair_indices(theta.size)
     t = np.abs(theta[i] - theta[j])
     sd = _contrast_sd(sigma)
+    cache: dict = {}
     while True:
         rng.bit_generator.state = state
-        c = _contrast_quantile(sigma, level, n_draws, rng, remaining, df)
+        c = _contrast_quantile(sigma, level, n_draws, rng, remaining, df, cache)
         declared = remaining & (t > c * sd)
         if not declared.any():
             return c

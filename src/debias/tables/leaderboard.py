@@ -221,9 +221,7 @@ def preferences_leaderboard(
         by_estimand.setdefault(str(result.estimand), {})[str(result.estimator)] = result
     frames = []
     for estimand, of_estimand in by_estimand.items():
-        table = leaderboard_rows(
-            of_estimand, level=level, seed=seed, names=(*names, estimand), top_k=top_k
-        )
+        table = leaderboard_rows(of_estimand, level=level, seed=seed, names=(*names, estimand), top_k=top_k)
         table.insert(0, "estimand", estimand)
         frames.append(_best_first(table))
     if not frames:
