@@ -127,3 +127,29 @@ def test_rank_sets_at_two_hundred_systems_match_a_smaller_block_computation(monk
     assert first.critical_value == again.critical_value
     np.testing.assert_array_equal(first.rank_low, again.rank_low)
     np.testing.assert_array_equal(first.rank_high, again.rank_high)
+
+
+@pytest.mark.parametrize("left_out", [0.01, 0.6])
+def test_pair_maxima_of_a_later_step_equal_a_fresh_computation(left_out):
+    """A call on the same draws with pairs left out (few: the draws whose maximum's pair went
+    are recomputed; many: the order statistic falls below the bound and all is computed again)."""
+    rng = np.random.default_rng(13)
+    s, n = 50, 3000
+    sigma = _covariance(rng, s, "centred")
+    values, vectors = np.linalg.eigh(sigma)
+    z = rng.standard_normal((n, s)) @ (vectors * np.sqrt(np.clip(values, 0.0, None))).T
+    sd = np.sqrt(np.maximum(np.diag(sigma)[:, None] + np.diag(sigma)[None, :] - 2 * sigma, 0.0))
+    inverse = np.where(np.eye(s, dtype=bool), 0.0, 1.0 / np.where(sd > 0, sd, 1.0))
+    rank = int(np.quantile(np.arange(n), 0.9, method="higher"))
+    spread = np.sqrt(np.diag(sigma))
+    cache: dict = {}
+    _pair_maxima(z, inverse, None, rank, spread, cache)
+    later = inverse.copy()
+    gone = np.triu(rng.random((s, s)) < left_out, k=1)
+    later[gone | gone.T] = 0.0
+    again = _pair_maxima(z, later, None, rank, spread, cache)
+    fresh = _pair_maxima(z, later, None, rank, spread, {})
+    every = (np.abs(z[:, :, None] - z[:, None, :]) * later).reshape(n, -1).max(axis=1)
+    cut = np.sort(every)[rank]
+    assert np.sort(again)[rank] == np.sort(fresh)[rank] == cut
+    np.testing.assert_array_equal(again[every >= cut], every[every >= cut])

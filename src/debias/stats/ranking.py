@@ -237,13 +237,14 @@ def _contrast_quantile(sigma, level, n_draws, rng, live, df=None, cache=None) ->
     rng = np.random.default_rng(DEFAULT_SEED) if rng is None else rng
     if df is not None and df <= WISHART_MAX_DF:
         return _studentised_quantile(sigma, level, n_draws, rng, live, df)
-    z, scale = _gaussian_draws(sigma, n_draws, rng, int(live.sum()), df, {} if cache is None else cache)
+    cache = {} if cache is None else cache
+    z, scale = _gaussian_draws(sigma, n_draws, rng, int(live.sum()), df, cache)
     sd = _contrast_sd(sigma)
     i, j = (index[live] for index in _pair_indices(s))
     inverse = np.zeros((s, s))  # 1 / s_ij of the live pairs, both ways; 0 elsewhere
     inverse[i, j] = inverse[j, i] = 1.0 / sd[live]
     rank = int(np.quantile(np.arange(n_draws), level, method="higher"))  # the quantile's draw, in order
-    maxima = _pair_maxima(z, inverse, scale, rank, np.sqrt(np.clip(np.diag(sigma), 0.0, None)))
+    maxima = _pair_maxima(z, inverse, scale, rank, np.sqrt(np.clip(np.diag(sigma), 0.0, None)), cache)
     return float(np.quantile(maxima, level, method="higher"))
 
 
@@ -274,7 +275,7 @@ def _gaussian_draws(sigma, n_draws, rng, n_live, df, cache):
     return z, scale
 
 
-def _pair_maxima(z, inverse, scale, rank, spread) -> np.ndarray:
+def _pair_maxima(z, inverse, scale, rank, spread, cache=None) -> np.ndarray:
     r"""Per draw d, :math:`\max_{i,j} |z_{di} - z_{dj}|\,w_{ij} / \text{scale}_d` (``w`` =
     ``inverse``, 0 for a pair left out), exactly for every draw whose maximum is at least the
     ``rank``-th smallest of them (0-based) and below it for the others: the ``rank``-th order
@@ -288,26 +289,49 @@ def _pair_maxima(z, inverse, scale, rank, spread) -> np.ndarray:
     over each draw's bucket pair with the largest bound (each of those is at most the draw's
     maximum). Only bucket pairs whose bound reaches :math:`\tau`, then only their rows
     :math:`i` whose bound over B (:math:`\max(\max_B z - z_i, z_i - \min_B z)` times
-    :math:`\max_{j \in B} w_{ij}`) reaches it, are computed pair by pair. A draw whose maximum
-    is at least :math:`\tau` has every pair reaching it computed; one below keeps a value below
-    it; and the order statistic is at least :math:`\tau`. The arithmetic of a pair's value is
-    the same on every path."""
+    :math:`\max_{j \in B} w_{ij}`) reaches it, are computed pair by pair
+    (:func:`_exceeding`). A draw whose maximum is at least :math:`\tau` has every pair reaching
+    it computed; one below keeps a value below it; and the order statistic is at least
+    :math:`\tau`. The arithmetic of a pair's value is the same on every path.
+
+    ``cache`` (a dict) keeps the buckets, and the maxima with the pair attaining each, between
+    calls on the same draws. A later call with pairs only left out (the step-down's next step)
+    recomputes only the draws whose maximum's pair was left out, against the same
+    :math:`\tau`: the draws below it stay below, the others keep their maximum; when fewer than
+    ``n - rank`` draws still reach :math:`\tau` (the order statistic fell below it) everything
+    is computed again."""
     n, s = z.shape
-    parts = np.array_split(np.argsort(spread, kind="stable"), max(1, -(-s // BUCKET)))
-    width = max(len(p) for p in parts)
-    members = np.stack([np.pad(p, (0, width - len(p)), mode="edge") for p in parts])  # (B, m), padded by repeats
-    n_buckets = members.shape[0]
+    cache = {} if cache is None else cache
+    if cache.get("draws") is not z or cache.get("bucket") != BUCKET:  # the buckets of these draws
+        parts = np.array_split(np.argsort(spread, kind="stable"), max(1, -(-s // BUCKET)))
+        width = max(len(p) for p in parts)
+        members = np.stack([np.pad(p, (0, width - len(p)), mode="edge") for p in parts])  # (B, m), padded by repeats
+        zb = z[:, members]  # (n, B, m)
+        cache.update(draws=z, bucket=BUCKET, buckets=(members, zb, zb.max(axis=-1), zb.min(axis=-1)))
+        cache.pop("maxima", None)
+    members, zb, high, low = cache["buckets"]
+    n_buckets, width = members.shape
     weight = inverse[members[:, None, :, None], members[None, :, None, :]]  # (B, B, m, m)
     row_top = weight.max(axis=-1)  # (B, B, m)
     top = row_top.max(axis=-1)  # (B, B)
     top[np.tril_indices(n_buckets, k=-1)] = 0.0  # each pair of buckets once
+    buckets = (members, zb, high, low, weight, row_top, top, scale)
+    previous = cache.get("maxima")
+    if previous is not None and previous[0] == rank and not np.any((inverse > 0) & ~previous[1]):
+        _, _, tau, maxima, first, second = previous
+        maxima, first, second = maxima.copy(), first.copy(), second.copy()
+        lost = np.flatnonzero((maxima >= tau) & (inverse[first, second] == 0))  # their maximum's pair left out
+        maxima[lost] = -1.0
+        value, first[lost], second[lost] = _exceeding(buckets, lost, tau)
+        maxima[lost] = value
+        if np.count_nonzero(maxima >= tau) >= n - rank:
+            cache["maxima"] = (rank, inverse > 0, tau, maxima, first, second)
+            return maxima
     maxima = np.empty(n)
     coarse = np.empty((n, n_buckets, n_buckets))
     chunk = max(1, BLOCK_VALUES // (n_buckets * width * width))
-    zb = z[:, members]  # (n, B, m)
-    high, low = zb.max(axis=-1), zb.min(axis=-1)
-    for first in range(0, n, chunk):  # blocks of draws: the bounds of every pair of buckets
-        d = slice(first, min(first + chunk, n))
+    for start in range(0, n, chunk):  # blocks of draws: the bounds of every pair of buckets
+        d = slice(start, min(start + chunk, n))
         bound = np.maximum(high[d, :, None] - low[d, None, :], high[d, None, :] - low[d, :, None]) * top
         if scale is not None:
             bound /= scale[d, None, None]
@@ -319,19 +343,43 @@ def _pair_maxima(z, inverse, scale, rank, spread) -> np.ndarray:
         if scale is not None:
             maxima[d] /= scale[d]
     tau = np.partition(maxima, rank)[rank]
-    d, a, b = np.nonzero(coarse >= tau)
-    del coarse
+    value, first, second = _exceeding(buckets, np.arange(n), tau, coarse)
+    maxima = np.maximum(maxima, value)
+    cache["maxima"] = (rank, inverse > 0, tau, maxima, first, second)
+    return maxima
+
+
+def _exceeding(buckets, draws, tau, coarse=None):
+    """Of each of ``draws``, the largest pair value among the pairs the bounds of
+    :func:`_pair_maxima` cannot prove below ``tau`` (``-1`` when there is none) and its pair
+    ``(i, j)``: the draw's maximum whenever that reaches ``tau``. ``coarse``: the draws' bounds
+    of the pairs of buckets, when already computed."""
+    members, zb, high, low, weight, row_top, top, scale = buckets
+    if coarse is None:
+        h, lo = high[draws], low[draws]
+        coarse = np.maximum(h[:, :, None] - lo[:, None, :], h[:, None, :] - lo[:, :, None]) * top
+        if scale is not None:
+            coarse /= scale[draws, None, None]
+    k, a, b = np.nonzero(coarse >= tau)
+    d = draws[k]
     zi = zb[d, a]  # (T, m): the rows of bucket A
     bound = np.maximum(high[d, b][:, None] - zi, zi - low[d, b][:, None]) * row_top[a, b]
     if scale is not None:
         bound /= scale[d, None]
     t, r = np.nonzero(bound >= tau)
-    d, a, b = d[t], a[t], b[t]
-    exact = (np.abs(zb[d, a, r][:, None] - zb[d, b]) * weight[a, b, r]).max(axis=-1)
+    k, d, a, b = k[t], d[t], a[t], b[t]
+    values = np.abs(zb[d, a, r][:, None] - zb[d, b]) * weight[a, b, r]  # (T, m): the rows' pairs
+    column = values.argmax(axis=-1) if values.size else np.zeros(0, dtype=np.int64)
+    best = values[np.arange(len(t)), column]
     if scale is not None:
-        exact /= scale[d]
-    np.maximum.at(maxima, d, exact)
-    return maxima
+        best = best / scale[d]
+    value = np.full(len(draws), -1.0)
+    first, second = np.zeros(len(draws), dtype=np.int64), np.zeros(len(draws), dtype=np.int64)
+    order = np.lexsort((best, k))  # by draw, the largest last
+    last = order[np.r_[k[order][1:] != k[order][:-1], True]] if order.size else order
+    value[k[last]] = best[last]
+    first[k[last]], second[k[last]] = members[a[last], r[last]], members[b[last], column[last]]
+    return value, first, second
 
 
 def _studentised_quantile(sigma, level, n_draws, rng, live, df) -> float:
