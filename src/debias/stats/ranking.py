@@ -82,6 +82,9 @@ N_DRAWS = 20_000
 BLOCK_VALUES = 4_000_000
 #: Systems per bucket of the bound that spares the simulated maximum most pairs (:func:`_pair_maxima`).
 BUCKET = 16
+#: Up to this many pairs the simulated maximum takes every pair of every draw (kept between the
+#: step-down's steps: 8 bytes a pair and draw), beyond it the bound of :func:`_pair_maxima`.
+DIRECT_PAIRS = 300
 #: Seed of the default generator: the critical value is deterministic unless ``rng`` is given.
 DEFAULT_SEED = 20_240_725
 
@@ -243,6 +246,14 @@ def _contrast_quantile(sigma, level, n_draws, rng, live, df=None, cache=None) ->
     i, j = (index[live] for index in _pair_indices(s))
     inverse = np.zeros((s, s))  # 1 / s_ij of the live pairs, both ways; 0 elsewhere
     inverse[i, j] = inverse[j, i] = 1.0 / sd[live]
+    if i.size <= DIRECT_PAIRS:  # few pairs: every pair of every draw, kept between steps
+        if cache.get("direct") is None or cache["direct"][0] is not z:
+            every_i, every_j = _pair_indices(s)
+            cache["direct"] = (z, np.abs(z[:, every_i] - z[:, every_j]) * (1.0 / np.where(sd > 0, sd, 1.0)))
+        maxima = cache["direct"][1][:, live].max(axis=1)
+        if scale is not None:
+            maxima /= scale
+        return float(np.quantile(maxima, level, method="higher"))
     rank = int(np.quantile(np.arange(n_draws), level, method="higher"))  # the quantile's draw, in order
     maxima = _pair_maxima(z, inverse, scale, rank, np.sqrt(np.clip(np.diag(sigma), 0.0, None)), cache)
     return float(np.quantile(maxima, level, method="higher"))
