@@ -23,8 +23,9 @@ thread):
   estimates: both estimands x 8 estimators, step-down, canonical order), which grows with the
   models, not with the battles;
 
-each the median of ``--repeats``, and the process's peak resident memory (``ru_maxrss``, the
-frame included; the frame alone is printed beside it).
+each the median of ``--repeats`` after an untimed call on a small table (imports and first-call
+set-up), and the process's peak resident memory (``ru_maxrss``, the frame included; the frame
+alone is printed beside it).
 """
 
 from __future__ import annotations
@@ -98,18 +99,22 @@ def cpu_median(call, repeats: int) -> tuple[float, object]:
 
 def child(n_battles: int, n_models: int, repeats: int) -> dict:
     import debias
+    from debias.io.pairs import read_pair_table
     from debias.stats.preferences import preference_estimates
     from debias.tables.leaderboard import preferences_leaderboard
 
+    small = arena_like_frame(2_000, 5, seed=1)  # imports and first-call set-up, untimed
+    preferences_leaderboard(
+        preference_estimates(read_pair_table(small, **COLUMNS, judges=list(JUDGES)), level=0.9), level=0.9
+    )
+    debias.preferences(small, **COLUMNS, judges=list(JUDGES), level=0.9)
     frame = arena_like_frame(n_battles, n_models)
     frame_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
     floor_cpu, _ = cpu_median(lambda: floor(frame), repeats)
     call = lambda: debias.preferences(frame, **COLUMNS, judges=list(JUDGES), level=0.9)  # noqa: E731
     preferences_cpu, table = cpu_median(call, repeats)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
-    from debias.api import _pairs
-
-    pairs = _pairs(frame, "num", "model_a", "model_b", "winner", None, list(JUDGES), None, None)
+    pairs = read_pair_table(frame, **COLUMNS, judges=list(JUDGES))
     estimates = preference_estimates(pairs, level=0.9)
     board_cpu, board = cpu_median(lambda: preferences_leaderboard(estimates, level=0.9), repeats)
     return {
