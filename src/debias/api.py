@@ -634,7 +634,7 @@ def status(
     >>> s.resolved, s.answer
     (True, 'x better')
     """
-    from debias.stats.status import pairs_status
+    from debias.stats.status import QuestionError, pairs_status
 
     pairs = _status_pairs(frame, item, system_a, system_b, verdict, rater, judges, pool, mapping, level, ties)
     try:
@@ -647,8 +647,10 @@ def status(
             ties=ties,
             optimal_at=optimal_at,
         )
+    except QuestionError as error:
+        raise InputError(f"{error.option} {error.text}", error.message) from None
     except ValueError as error:
-        raise InputError("question", str(error)) from None
+        raise InputError("settings", str(error)) from None
 
 
 def next_battles(
@@ -683,7 +685,7 @@ def next_battles(
         pair has a battle left (``attrs["note"]`` says which).
     """
     from debias.stats.allocation import next_battles as draw
-    from debias.stats.status import pairs_status
+    from debias.stats.status import QuestionError, pairs_status
 
     if isinstance(budget, bool) or not isinstance(budget, int | np.integer) or budget < 1:
         raise InputError("budget", f"expected a whole number of battles >= 1, found {budget!r}")
@@ -699,8 +701,10 @@ def next_battles(
             ties=ties,
             optimal_at=optimal_at,
         )
+    except QuestionError as error:
+        raise InputError(f"{error.option} {error.text}", error.message) from None
     except ValueError as error:
-        raise InputError("question", str(error)) from None
+        raise InputError("settings", str(error)) from None
     chosen = draw(pairs, state, int(budget), np.random.default_rng(seed))
     index = chosen.battles
     names = np.asarray(pairs.systems, dtype=object)

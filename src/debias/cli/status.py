@@ -135,7 +135,7 @@ def _pairs_of(args):
 
 def _state(args, pairs):
     from debias.config.settings import section_defaults
-    from debias.stats.status import pairs_status
+    from debias.stats.status import QuestionError, pairs_status
 
     level = args.level if args.level is not None else section_defaults("estimates")["level"]
     try:
@@ -148,8 +148,10 @@ def _state(args, pairs):
             ties=args.ties,
             optimal_at=args.optimal_at,
         )
+    except QuestionError as error:
+        raise InputError(f"--{error.option} {error.text}", error.message) from None
     except ValueError as error:
-        raise InputError("--question" if "question" in str(error) else args.table, str(error)) from None
+        raise InputError(args.table, str(error)) from None
 
 
 def run_status(args, emit) -> int:

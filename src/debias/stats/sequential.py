@@ -52,16 +52,22 @@ Assumptions (what the guarantee rests on):
   so that all hold at every t together with probability at least :math:`1 - \alpha`, whatever
   their dependence. It is valid, and conservative (the multiplier grows only like
   :math:`\sqrt{\log P}`).
-* Adaptive choice of the next votes (:mod:`debias.stats.allocation`): a pair's head-to-head
-  votes stay independent draws from that pair's pool whatever rule (depending on past votes
-  only) chooses which pair is asked next; a sequence indexed by the pair's own vote count is
-  then still a confidence sequence for that pair's quantity (the chosen times are stopping
-  times of the pair's own stream; the choices only change how many votes each pair gets and
-  when). A *system's* win rate averages its battles against every opponent in the pool's
-  proportions; sending votes to some pairs only changes the proportions it is estimated from,
-  so under an adaptive choice the win rate estimated is that of the opponents actually met.
-  A decision taken at one look stays valid (the running intersection of a confidence sequence
-  is one), so status keeps every decision once taken.
+* Adaptive choice of the next votes (:mod:`debias.stats.allocation`). A contrast's sequence
+  is a sequence in the votes of its own *stream*: the battles that move it (for win rates the
+  battles of i or of j, for a head-to-head quantity the battles of the pair), indexed by the
+  stream's own count. What it relies on is that each vote landing in the stream is a uniform
+  draw from the stream's pool given everything before it. A rule that, from past votes only,
+  decides which *streams* are eligible next and then draws uniformly among the eligible battles
+  keeps this: given that a vote lands in the stream, it is uniform over the stream's battles
+  (all of them eligible while the stream is), so the stream's votes are still i.i.d. and the
+  looks at which it is read are stopping times. ``debias next`` makes every battle of a system
+  with an open contrast eligible (win rates), or every battle of an open pair (strengths). What
+  such a rule does change is the votes of streams no longer eligible: a system out of every open
+  contrast then only meets open systems, and its win rate leans towards them. So a decision is
+  to be kept once taken: it stays valid (the running intersection of a confidence sequence is
+  one), while a later look at a closed system reads a tilted estimate. Sending votes only to
+  the open *pairs* would tilt every system's mix of opponents and change the win rates being
+  estimated.
 
 References
 ----------

@@ -43,6 +43,7 @@ from debias.stats.sequential import (
 __all__ = [
     "KINDS",
     "Question",
+    "QuestionError",
     "QuestionStatus",
     "StatusRow",
     "contrast_times",
@@ -54,6 +55,17 @@ __all__ = [
 
 #: The kinds of question and how each is written.
 KINDS = {"better": "better:A,B", "top": "top:K", "ranks": "ranks", "within": "within:W"}
+
+
+class QuestionError(ValueError):
+    """A question (or the estimand or estimator to answer it with) that cannot be asked of these
+    systems: ``option`` names which, ``text`` is what was given."""
+
+    def __init__(self, text, message: str, option: str = "question"):
+        self.text = str(text)
+        self.message = message
+        self.option = option
+        super().__init__(f"{option} {text}: {message}")
 
 
 @dataclass(frozen=True)
@@ -82,19 +94,18 @@ class Question:
         if self.kind == "better":
             for name in self.systems:
                 if name not in systems:
-                    raise ValueError(f"--question {self.text}: unknown system {name!r}; the systems: {systems}")
+                    raise QuestionError(self.text, f"unknown system {name!r}; the systems: {systems}")
         if self.kind == "top" and not 1 <= self.k < len(systems):
-            raise ValueError(
-                f"--question {self.text}: K must be between 1 and {len(systems) - 1} for {len(systems)} systems"
-            )
+            raise QuestionError(self.text, f"K must be between 1 and {len(systems) - 1} for {len(systems)} systems")
 
 
 def parse_question(text) -> Question:
-    """A question from its written form (:data:`KINDS`); a clear ``ValueError`` otherwise."""
+    """A question from its written form (:data:`KINDS`); a :class:`QuestionError` (a
+    ``ValueError``) saying what was expected otherwise."""
     if isinstance(text, Question):
         return text
     if not isinstance(text, str) or not text.strip():
-        raise ValueError(f"question must be one of {', '.join(KINDS.values())}, got {text!r}")
+        raise QuestionError(text, f"expected one of {', '.join(KINDS.values())}")
     kind, _, rest = text.strip().partition(":")
     kind = kind.strip().lower()
     if kind == "ranks" and not rest:
@@ -102,27 +113,27 @@ def parse_question(text) -> Question:
     if kind == "better":
         names = [x.strip() for x in rest.split(",")]
         if len(names) != 2 or not all(names):
-            raise ValueError(f"question {text!r}: expected better:A,B (two system names separated by a comma)")
+            raise QuestionError(text, "expected better:A,B (two system names separated by a comma)")
         if names[0] == names[1]:
-            raise ValueError(f"question {text!r}: name two different systems")
+            raise QuestionError(text, "name two different systems")
         return Question("better", systems=(names[0], names[1]))
     if kind == "top":
         try:
             k = int(rest)
         except ValueError:
-            raise ValueError(f"question {text!r}: expected top:K with K a whole number >= 1") from None
+            raise QuestionError(text, "expected top:K with K a whole number >= 1") from None
         if k < 1:
-            raise ValueError(f"question {text!r}: expected top:K with K a whole number >= 1")
+            raise QuestionError(text, "expected top:K with K a whole number >= 1")
         return Question("top", k=k)
     if kind == "within":
         try:
             width = float(rest)
         except ValueError:
-            raise ValueError(f"question {text!r}: expected within:W with W a number > 0") from None
+            raise QuestionError(text, "expected within:W with W a number > 0") from None
         if not (np.isfinite(width) and width > 0):
-            raise ValueError(f"question {text!r}: expected within:W with W a number > 0")
+            raise QuestionError(text, "expected within:W with W a number > 0")
         return Question("within", width=width)
-    raise ValueError(f"unknown question {text!r}; expected one of {', '.join(KINDS.values())}")
+    raise QuestionError(text, f"unknown question; expected one of {', '.join(KINDS.values())}")
 
 
 @dataclass(frozen=True)
@@ -321,7 +332,7 @@ def question_status(
     if question.kind == "top":
         k = question.k
         surely_in = (rank_high <= k) & estimable
-        surely_out = (rank_low > k) | ~estimable
+        surely_out = (rank_low > k) & estimable
         resolved = int(surely_in.sum()) == k
         undecided = ~surely_in & ~surely_out
         for i, name in enumerate(systems):
@@ -336,8 +347,9 @@ def question_status(
             rows.append(_system_row(name, each, i, surely_in[i] or surely_out[i] or resolved, status, notes[i]))
         if not resolved:
             # contrasts still open that touch a system whose membership is undecided
+            # (a system without an estimate stays undecided: its battles are what it needs)
             touch = undecided[:, None] | undecided[None, :]
-            pending = touch & ~(better | better.T) & estimable[:, None] & estimable[None, :]
+            pending = touch & ~(better | better.T)
             np.fill_diagonal(pending, False)
             open_pairs = pending
         top = [systems[i] for i in np.flatnonzero(surely_in)]
@@ -358,7 +370,7 @@ def question_status(
                 status = f"ranks {int(rank_low[i])}-{int(rank_high[i])}: unresolved so far"
             rows.append(_system_row(name, each, i, single[i], status, notes[i]))
         if not resolved:
-            pending = ~(better | better.T) & estimable[:, None] & estimable[None, :]
+            pending = ~(better | better.T)
             np.fill_diagonal(pending, False)
             open_pairs = pending
         answer = (
@@ -437,18 +449,28 @@ def pairs_status(
 ) -> QuestionStatus:
     """:func:`question_status` of battles (:class:`~debias.data.JudgedPairs`): ``estimand``
     ``win_rate`` or ``strength`` by ``estimator`` (default :func:`default_estimator`)."""
-    from debias.stats.battles import Battles
+    from debias.stats.battles import Battles, resolve
     from debias.stats.preferences import ESTIMANDS
     from debias.stats.vocabulary import describe
 
     check_level(level)
     if estimand not in ESTIMANDS:
-        raise ValueError(f"unknown estimand {estimand!r}; available: {list(ESTIMANDS)}")
+        raise QuestionError(estimand, f"unknown estimand; available: {list(ESTIMANDS)}", "estimand")
     question = parse_question(question)
     question.check(pairs.systems)
     estimator = default_estimator(pairs.judges) if estimator is None else estimator
-    if describe(estimator).biased:
-        raise ValueError(f"{estimator} rests on a judge alone: it says nothing about people; use human or ppi++")
+    try:
+        biased = describe(estimator).biased
+    except ValueError:
+        biased = False
+    if biased:
+        raise QuestionError(
+            estimator, "rests on a judge alone: it says nothing about people; use human or ppi++", "estimator"
+        )
+    try:
+        resolve(estimator, pairs.judges)
+    except ValueError as error:
+        raise QuestionError(estimator, str(error), "estimator") from None
     if not pairs.labelled.any():
         raise ValueError("no battle has a human verdict: nothing to say about people yet")
     joint = ESTIMANDS[estimand](Battles.of(pairs, ties), estimator, level=level, ties=ties)
