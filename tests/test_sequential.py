@@ -224,7 +224,7 @@ def test_commands_on_odd_data_give_answers_or_clear_errors(tmp_path, capsys):
     three = write(table(3, 1.0), tmp_path / "three.csv")
     assert main(["status", three, *ARGS, "--question", "better:x,y", "--level", "0.9"]) == 0
     out = capsys.readouterr()
-    assert "unresolved so far" in out.err and "fewer than 30 votes" in out.out
+    assert "unresolved so far" in out.err and "fewer than 30 votes of a system" in out.out
     # all ties: equal systems, unresolved
     ties = write(table(200, 0.5, ties=200), tmp_path / "ties.csv")
     assert main(["status", ties, *ARGS, "--question", "top:1", "--level", "0.9"]) == 0

@@ -42,7 +42,8 @@ Assumptions (what the guarantee rests on):
   PPI++ with weights refitted at every look (weights converging), and the Bradley-Terry
   M-estimator are such estimates. The guarantee is asymptotic: it holds as the first look's
   sample grows (Waudby-Smith et al., Theorem 2.2); at a few votes a Wald-type interval is not
-  trusted, and so status reports nothing as resolved before ``MIN_VOTES`` votes.
+  trusted, and so nothing is declared before each estimate involved rests on ``MIN_VOTES``
+  votes (a contrast: each of its two systems).
 * A judge-only pool used by PPI++ is a fixed draw: its sampling error is one term that does not
   shrink with t. It is covered because :math:`m_t > z_{1-\alpha/2}` for every t; the pool's
   share of the variance is usually small (the pool is large). When the pool is the whole
@@ -109,8 +110,8 @@ __all__ = [
 
 #: Default :math:`t^\star`: the votes at which the boundary is tightest.
 OPTIMAL_AT = 1000
-#: Fewer votes than this behind a quantity and nothing about it is declared resolved: the
-#: asymptotic guarantee needs a sample of some size (module notes).
+#: Fewer votes than this behind a quantity (behind either system of a contrast) and nothing
+#: about it is declared resolved: the asymptotic guarantee needs a sample of some size.
 MIN_VOTES = 30
 #: The largest t the votes-needed search looks at (beyond: reported as not reachable).
 HORIZON = 1e12
@@ -265,7 +266,8 @@ class ContrastSequences:
     sequence : ConfidenceSequence
         Of the differences :math:`\\hat\\theta_i - \\hat\\theta_j`, shape (P,).
     better : numpy.ndarray of bool, shape (S, S)
-        ``better[i, j]``: the sequence says i is better than j (its lower end above 0).
+        ``better[i, j]``: the sequence says i is better than j (its lower end above 0), once
+        each of the two systems has at least :data:`MIN_VOTES` votes.
     """
 
     systems: tuple[str, ...]
@@ -338,7 +340,7 @@ def contrast_sequences(
         optimal_at=optimal_at,
         tests=tests,
     )
-    enough = known & (t >= MIN_VOTES)
+    enough = known & (t >= MIN_VOTES) & (n[i] >= MIN_VOTES) & (n[j] >= MIN_VOTES)
     better = np.zeros((s, s), dtype=bool)
     with np.errstate(invalid="ignore"):
         better[i, j] = enough & (cs.low > 0)

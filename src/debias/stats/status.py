@@ -311,8 +311,9 @@ def question_status(
             more = 0.0
         else:
             status = status_open
-            more = max(needed[p] - cs.n[p], 1.0) if cs.n[p] >= MIN_VOTES else needed[p] - cs.n[p]
-        note = "" if cs.n[p] >= MIN_VOTES else f"fewer than {MIN_VOTES} votes: nothing is declared yet"
+            more = max(needed[p] - cs.n[p], 1.0)
+        few = min(cs.n[p], joint.n_judged[i], joint.n_judged[j]) < MIN_VOTES
+        note = f"fewer than {MIN_VOTES} votes of a system: nothing is declared yet" if few else ""
         return StatusRow(
             systems[i], systems[j], float(est), float(low), float(high), float(cs.n[p]), bool(decided), status,
             _float(more), note,
