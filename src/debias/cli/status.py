@@ -5,48 +5,10 @@ from __future__ import annotations
 
 import sys
 
-import numpy as np
-import pandas as pd
-
 from debias.cli.preferences import add_pair_columns, pair_mappings, read_pair_inputs
 from debias.io.canonical import InputError
 from debias.io.reader import FORMATS
 from debias.io.scores import number_in
-
-#: Columns of the status table.
-STATUS_COLUMNS = [
-    "system_a",
-    "system_b",
-    "estimate",
-    "low",
-    "high",
-    "votes",
-    "resolved",
-    "status",
-    "more_votes",
-    "note",
-]
-
-
-def status_table(state) -> pd.DataFrame:
-    """The rows of a :class:`~debias.stats.status.QuestionStatus`: one per system (``system_b``
-    empty) and per contrast ``system_a - system_b``."""
-    rows = [
-        {
-            "system_a": r.first,
-            "system_b": r.second,
-            "estimate": r.estimate,
-            "low": r.low,
-            "high": r.high,
-            "votes": int(r.votes) if np.isfinite(r.votes) else r.votes,
-            "resolved": r.resolved,
-            "status": r.status,
-            "more_votes": r.more_votes if not np.isfinite(r.more_votes) else int(np.ceil(r.more_votes)),
-            "note": r.note,
-        }
-        for r in state.rows
-    ]
-    return pd.DataFrame(rows, columns=STATUS_COLUMNS)
 
 
 def _common(sub) -> None:
@@ -156,6 +118,8 @@ def _state(args, pairs):
 
 def run_status(args, emit) -> int:
     """Run ``debias status``; exit status 2 with a one-line message on bad input."""
+    from debias.tables.status import status_table
+
     try:
         pairs = _pairs_of(args)
         state = _state(args, pairs)
@@ -173,6 +137,8 @@ def run_status(args, emit) -> int:
 
 
 def _votes(more: float) -> str:
+    import numpy as np
+
     if np.isnan(more):
         return "an unknown number of"
     if np.isinf(more):
@@ -182,6 +148,9 @@ def _votes(more: float) -> str:
 
 def run_next(args, emit) -> int:
     """Run ``debias next``: write the battles atomically; exit status 2 on bad input."""
+    import numpy as np
+    import pandas as pd
+
     from debias.io.atomic import write_csv
     from debias.stats.allocation import next_battles
 

@@ -24,7 +24,7 @@ guide (:func:`debias.stats.sequential.votes_to_resolve`), infinite for an estima
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -45,12 +45,15 @@ __all__ = [
     "Question",
     "QuestionError",
     "QuestionStatus",
+    "StatusPath",
     "StatusRow",
     "contrast_times",
     "default_estimator",
+    "first_votes",
     "pairs_status",
     "parse_question",
     "question_status",
+    "status_path",
 ]
 
 #: The kinds of question and how each is written.
@@ -254,7 +257,11 @@ def question_status(
     alpha = 1.0 - level
     n_votes = int(np.sum(joint.n_judged) // 2) if n_votes is None else int(n_votes)
     notes = tuple(joint.notes)
-    each = system_sequences(joint, level=level, optimal_at=optimal_at, simultaneous=question.kind != "better")
+    each = _bounded(
+        system_sequences(joint, level=level, optimal_at=optimal_at, simultaneous=question.kind != "better"),
+        joint.estimand,
+        1.0,
+    )
     open_pairs = np.zeros((s, s), dtype=bool)
 
     if question.kind == "within":
@@ -290,7 +297,7 @@ def question_status(
         live = np.zeros((s, s), dtype=bool)
         live[a, b] = live[b, a] = True
     contrasts = contrast_sequences(joint, level=level, optimal_at=optimal_at, times=times, live=live)
-    cs, better = contrasts.sequence, contrasts.better
+    cs, better = _bounded(contrasts.sequence, joint.estimand, 2.0), contrasts.better
     tests = cs.tests
     sd = cs.se * np.sqrt(cs.n)
     needed = votes_to_resolve(cs.estimate, sd, cs.n, alpha=alpha / tests, optimal_at=optimal_at)
@@ -382,6 +389,15 @@ def question_status(
     for i, j in zip(*np.nonzero(np.triu(open_pairs, 1))):
         rows.append(contrast_row(int(i), int(j)))
     return _result(question, resolved, answer, rows, level, optimal_at, joint, n_votes, open_pairs)
+
+
+def _bounded(cs: ConfidenceSequence, estimand: str, width: float) -> ConfidenceSequence:
+    """A win rate's sequence clipped to [0, 1] (a difference of two: [-1, 1]); the truth lies
+    there, so the clipped interval covers whenever the unclipped one does."""
+    if estimand != "win_rate":
+        return cs
+    low, high = (0.0, 1.0) if width == 1.0 else (-1.0, 1.0)
+    return replace(cs, low=np.clip(cs.low, low, high), high=np.clip(cs.high, low, high))
 
 
 def _system_row(name, each: ConfidenceSequence, i, resolved, status, note) -> StatusRow:
@@ -479,3 +495,95 @@ def pairs_status(
     return question_status(
         joint, question, level=level, optimal_at=optimal_at, times=times, n_votes=int(pairs.labelled.sum())
     )
+
+
+@dataclass(frozen=True, eq=False)
+class StatusPath:
+    """A question's sequences as the votes arrived: the status at each of L looks over the
+    battles with a human verdict in the order of the table.
+
+    ``votes`` (L,): votes at each look; ``estimate``, ``low``, ``high`` (L, S): each system's
+    estimate and anytime-valid interval (all S together); ``contrast`` (L, 3) for ``better``:
+    the estimate and interval of A - B (NaN otherwise); ``resolved`` (L,): the question settled
+    at that look, or at an earlier one (a decision is kept once taken); ``status``: the last
+    look's."""
+
+    question: Question
+    systems: tuple[str, ...]
+    votes: np.ndarray
+    estimate: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    contrast: np.ndarray
+    resolved: np.ndarray
+    status: QuestionStatus
+
+
+def first_votes(pairs, t: int):
+    """``pairs`` with only the first ``t`` battles that have a human verdict keeping it (the
+    others join the pool): the data as it stood after t votes."""
+    from debias.data import JudgedPairs
+
+    order = np.flatnonzero(pairs.labelled)
+    keep = np.zeros(pairs.n_battles, dtype=bool)
+    keep[order[:t]] = True
+    counts = np.where(keep, pairs.human_counts, 0)
+    verdicts = pairs.human[np.repeat(keep, pairs.human_counts)]
+    return JudgedPairs(
+        pairs.systems,
+        pairs.system_a,
+        pairs.system_b,
+        verdicts,
+        counts,
+        pairs.judges,
+        pairs.judge_verdicts,
+        pairs.items,
+        pairs.judge_unknown,
+    )
+
+
+def status_path(
+    pairs,
+    question,
+    *,
+    level: float,
+    looks: int = 20,
+    estimand: str = "win_rate",
+    estimator: str | None = None,
+    ties: str = "half",
+    optimal_at: float = OPTIMAL_AT,
+) -> StatusPath:
+    """:func:`pairs_status` at ``looks`` looks spread evenly over the battles with a human
+    verdict, in the order of the table (the first look after :data:`MIN_VOTES` votes)."""
+    if isinstance(looks, bool) or not isinstance(looks, int | np.integer) or looks < 1:
+        raise ValueError(f"looks must be a whole number >= 1, got {looks!r}")
+    n = int(pairs.labelled.sum())
+    if n == 0:
+        raise ValueError("no battle has a human verdict: nothing to say about people yet")
+    start = min(n, MIN_VOTES)
+    votes = np.unique(np.rint(np.linspace(start, n, looks)).astype(np.int64))
+    question = parse_question(question)
+    s = pairs.n_systems
+    estimate, low, high = (np.full((votes.size, s), np.nan) for _ in range(3))
+    contrast = np.full((votes.size, 3), np.nan)
+    resolved = np.zeros(votes.size, dtype=bool)
+    state = None
+    for look, t in enumerate(votes):
+        state = pairs_status(
+            first_votes(pairs, int(t)) if t < n else pairs,
+            question,
+            level=level,
+            estimand=estimand,
+            estimator=estimator,
+            ties=ties,
+            optimal_at=optimal_at,
+        )
+        rows = {r.first: r for r in state.rows if not r.second}
+        for i, name in enumerate(pairs.systems):
+            if name in rows:
+                estimate[look, i], low[look, i], high[look, i] = rows[name].estimate, rows[name].low, rows[name].high
+        if question.kind == "better":
+            row = state.rows[0]
+            contrast[look] = (row.estimate, row.low, row.high)
+        resolved[look] = state.resolved or (look > 0 and resolved[look - 1])
+    return StatusPath(question, pairs.systems, votes, estimate, low, high, contrast, resolved, state)
