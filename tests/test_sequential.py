@@ -272,3 +272,50 @@ def test_judged_pairs_status_uses_ppi_with_judges():
     alone = pairs_status(pairs, "better:x,y", level=0.9, estimator="human")
     assert with_judge.estimator == "ppi++:j" and alone.estimator == "human"
     assert with_judge.rows[0].high - with_judge.rows[0].low < alone.rows[0].high - alone.rows[0].low
+
+
+def test_status_path_follows_the_votes_in_order_and_keeps_a_decision_once_taken():
+    from debias.plots.sequences import draw_status_path
+    from debias.stats.status import first_votes, status_path
+
+    frame = arena_like(n=2000, labelled=1500)
+    pairs = debias.api._pairs(frame, "q", "A", "B", "winner", None, (), None, None)
+    path = status_path(pairs, "better:s0,s3", level=0.9, looks=8)
+    assert path.votes[0] == 30 and path.votes[-1] == 1500 and np.all(np.diff(path.votes) > 0)
+    assert path.resolved[-1] and np.all(np.diff(path.resolved.astype(int)) >= 0)
+    assert not path.resolved[0]
+    full = pairs_status(pairs, "better:s0,s3", level=0.9)
+    assert np.allclose(path.contrast[-1], [full.rows[0].estimate, full.rows[0].low, full.rows[0].high])
+    early = first_votes(pairs, 100)
+    assert early.labelled.sum() == 100 and early.n_battles == pairs.n_battles
+    assert np.array_equal(early.human, pairs.human[:100])  # one verdict a battle here: the first 100
+    widths = path.contrast[:, 2] - path.contrast[:, 1]
+    assert widths[-1] < widths[np.isfinite(widths)][0]
+    figure = draw_status_path(path, title="T")
+    assert figure.axes[0].get_lines()
+    top = status_path(pairs, "top:2", level=0.9, looks=4)
+    assert np.isfinite(top.estimate[-1]).all() and np.all(top.low[-1] <= top.high[-1])
+    assert draw_status_path(top).axes[0].get_lines()
+
+
+def test_a_task_declares_its_question_and_the_report_states_the_answer():
+    from debias.config.settings import schema_problem
+    from debias.report.preferences import _status_lines
+    from debias.tables.status import status_summary, status_table
+
+    config = {"results_dir": "r", "preferences": {"t": {"label": "T", "battles": "b.csv", "question": "top:2"}}}
+    assert schema_problem(config) is None
+    config["preferences"]["t"]["question"] = "top:0"
+    assert "question" in schema_problem(config)
+    frame = arena_like()
+    pairs = debias.api._pairs(frame, "q", "A", "B", "winner", None, (), None, None)
+    state = pairs_status(pairs, "top:1", level=0.9)
+    table = status_table(state)
+    assert list(table.columns)[:3] == ["system_a", "system_b", "estimate"] and len(table) == len(state.rows)
+    summary = status_summary(state)
+    assert summary["resolved"] is False and summary["answer"].startswith("unresolved so far")
+    (line,) = _status_lines(summary, "tables")
+    assert "Question `top:1`: unresolved so far" in line and "more votes" in line and "level 0.9" in line
+    settled = status_summary(pairs_status(pairs, "top:2", level=0.9))
+    (line,) = _status_lines(settled, "tables")
+    assert "Question `top:2`: top 2: s0, s1" in line and "more votes" not in line

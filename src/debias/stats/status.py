@@ -175,7 +175,9 @@ class QuestionStatus:
     rows : tuple of StatusRow
         Per system (and per contrast still open, or the one asked about).
     more_votes : float
-        The most further votes any open part needs (0 when resolved).
+        The most further votes an open part needs (0 when resolved): for ``top:K`` over the open
+        pairs with one system inside the estimated top K and one outside (those that confirm
+        it), otherwise over every open part.
     level, optimal_at : float
         Simultaneous level of the sequences and their :math:`t^\\star`.
     estimand, estimator : str
@@ -360,6 +362,11 @@ def question_status(
             pending = touch & ~(better | better.T)
             np.fill_diagonal(pending, False)
             open_pairs = pending
+            # the votes needed: the open pairs that straddle the estimated top K (one inside,
+            # one outside), which must all be settled for that set to be confirmed
+            inside = np.zeros(s, dtype=bool)
+            inside[np.argsort(-np.where(estimable, joint.estimate, -np.inf), kind="stable")[:k]] = True
+            straddle = pending & (inside[:, None] != inside[None, :])
         top = [systems[i] for i in np.flatnonzero(surely_in)]
         answer = (
             f"top {k}: {', '.join(top)}"
@@ -386,9 +393,13 @@ def question_status(
             if resolved
             else f"unresolved so far: {int((~single).sum())} of {s} systems without a single rank"
         )
+    more = None
     for i, j in zip(*np.nonzero(np.triu(open_pairs, 1))):
-        rows.append(contrast_row(int(i), int(j)))
-    return _result(question, resolved, answer, rows, level, optimal_at, joint, n_votes, open_pairs)
+        row = contrast_row(int(i), int(j))
+        rows.append(row)
+        if question.kind == "top" and straddle[i, j] and not np.isnan(row.more_votes):
+            more = row.more_votes if more is None else max(more, row.more_votes)
+    return _result(question, resolved, answer, rows, level, optimal_at, joint, n_votes, open_pairs, more)
 
 
 def _bounded(cs: ConfidenceSequence, estimand: str, width: float) -> ConfidenceSequence:
@@ -406,9 +417,12 @@ def _system_row(name, each: ConfidenceSequence, i, resolved, status, note) -> St
     return _row(name, "", each, i, resolved, status, 0.0 if resolved else np.nan, note)
 
 
-def _result(question, resolved, answer, rows, level, optimal_at, joint, n_votes, open_pairs) -> QuestionStatus:
-    pending = [r.more_votes for r in rows if not r.resolved and not np.isnan(r.more_votes)]
-    more = 0.0 if resolved else (float(max(pending)) if pending else float("nan"))
+def _result(question, resolved, answer, rows, level, optimal_at, joint, n_votes, open_pairs, more=None):
+    """The status; ``more`` (default: the most any open row needs) the further votes."""
+    if more is None:
+        pending = [r.more_votes for r in rows if not r.resolved and not np.isnan(r.more_votes)]
+        more = float(max(pending)) if pending else float("nan")
+    more = 0.0 if resolved else float(more)
     return QuestionStatus(
         question=question,
         resolved=bool(resolved),
