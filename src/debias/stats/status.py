@@ -242,7 +242,8 @@ def question_status(
     optimal_at : float
         :math:`t^\\star` of the sequences (fixed in advance).
     times : array_like, shape (S, S), optional
-        Votes behind each contrast (default :math:`n_i + n_j`).
+        Votes behind each contrast (default
+        :func:`~debias.stats.sequential.contrast_sequences`'s).
     n_votes : int, optional
         Total votes, for the record (default half the sum of ``joint.n_judged``).
 
