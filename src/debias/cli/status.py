@@ -126,7 +126,7 @@ def run_status(args, emit) -> int:
     except (InputError, ValueError) as error:
         print(f"debias status: error: {error}", file=sys.stderr)
         return 2
-    more = "" if state.resolved else f"; about {_votes(state.more_votes)} more votes on the open pairs"
+    more = "" if state.resolved else f"; {_votes(state.more_votes)}"
     print(
         f"{state.question.text}: {state.answer} ({state.estimand}, {state.estimator}, {state.n_votes} votes, "
         f"level {state.level:g} at every look{more})",
@@ -140,10 +140,10 @@ def _votes(more: float) -> str:
     import numpy as np
 
     if np.isnan(more):
-        return "an unknown number of"
+        return "no estimate of the votes still needed (a system without an estimate)"
     if np.isinf(more):
-        return "unboundedly many (an estimated gap of 0)"
-    return f"{int(np.ceil(more)):,}"
+        return "no number of votes is expected to settle it (an open pair's estimated gap is 0)"
+    return f"about {int(np.ceil(more)):,} more votes on the open pairs' battles"
 
 
 def run_next(args, emit) -> int:
