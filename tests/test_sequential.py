@@ -319,3 +319,32 @@ def test_a_task_declares_its_question_and_the_report_states_the_answer():
     settled = status_summary(pairs_status(pairs, "top:2", level=0.9))
     (line,) = _status_lines(settled, "tables")
     assert "Question `top:2`: top 2: s0, s1" in line and "more votes" not in line
+
+
+def test_a_paired_difference_on_shared_items_uses_their_covariance():
+    """Two systems rated on the same items: the item effect cancels in the difference, so its
+    sequence settles what independent samples of the same size could not."""
+    from debias.stats.joint import shared_item_covariance
+
+    rng = np.random.default_rng(4)
+    n = 400
+    item = rng.normal(scale=2.0, size=n)
+    terms = [3.0 + item + rng.normal(scale=0.3, size=n), 3.1 + item + rng.normal(scale=0.3, size=n)]
+    ids = [np.arange(n), np.arange(n)]
+    variances = [t.var(ddof=1) / n for t in terms]
+    shared = shared_item_covariance(terms, ids, variances)
+    independent = np.diag(variances)
+
+    def ratings(cov):
+        s = np.sqrt(np.diag(cov))
+        z = np.zeros(2)
+        return JointEstimate(
+            "mean", "mean", ("a", "b"), np.array([t.mean() for t in terms]), cov, s, z, z, 0.9,
+            np.array([n, n]), np.zeros(2, int), np.zeros(2, int), ("", ""), np.zeros(0),
+        )  # fmt: skip
+
+    paired = question_status(ratings(shared), "better:b,a", level=0.9)
+    apart = question_status(ratings(independent), "better:b,a", level=0.9)
+    assert paired.resolved and paired.answer == "b better" and paired.rows[0].votes == n
+    assert not apart.resolved
+    assert paired.rows[0].high - paired.rows[0].low < 0.2 * (apart.rows[0].high - apart.rows[0].low)
