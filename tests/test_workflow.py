@@ -707,8 +707,11 @@ def test_a_preference_tasks_question_gets_its_status_figure_and_report_paragraph
     assert "![status_toy](figures/status_toy.png)" in report
     config["preferences"]["toy"]["question"] = "better:alpha,nobody"
     write_config(run, config)
+    before = result_files(run)
     out = snakemake(run, check=False)
-    assert out.returncode != 0 and "unknown system 'nobody'" in out.stdout + out.stderr
+    assert out.returncode != 0
+    assert "config: preferences.toy.question: unknown system 'nobody'" in out.stdout + out.stderr
+    assert result_files(run) == before, "stopped before any job"
 
 
 def test_bad_preference_table_stops_before_any_job(tmp_path):
