@@ -202,10 +202,6 @@ class QuestionStatus:
     systems: tuple[str, ...]
 
 
-def _float(x) -> float:
-    return float(x) if np.isfinite(x) else float(x) if not np.isnan(x) else float("nan")
-
-
 def _row(first, second, cs: ConfidenceSequence, index, resolved, status, more, note="") -> StatusRow:
     return StatusRow(
         first,
@@ -216,7 +212,7 @@ def _row(first, second, cs: ConfidenceSequence, index, resolved, status, more, n
         float(cs.n[index]),
         bool(resolved),
         status,
-        _float(more),
+        float(more),
         note,
     )
 
@@ -326,7 +322,7 @@ def question_status(
         note = f"fewer than {MIN_VOTES} votes of a system: nothing is declared yet" if few else ""
         return StatusRow(
             systems[i], systems[j], float(est), float(low), float(high), float(cs.n[p]), bool(decided), status,
-            _float(more), note,
+            float(more), note,
         )  # fmt: skip
 
     if question.kind == "better":
