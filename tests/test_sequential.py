@@ -70,7 +70,7 @@ def test_peeking_at_a_fixed_n_interval_errs_far_more_often_than_the_sequence():
     mean = sums / t
     se = np.sqrt(np.maximum(squares / t - mean**2, 0.0) / t)
     cs = confidence_sequence(mean, se, t, level=0.95, optimal_at=500)
-    sequence_error = np.mean(np.any((cs.low > 0.5) | (cs.high < 0.5), axis=1))
+    sequence_error = np.mean(np.any((cs.ci_low > 0.5) | (cs.ci_high < 0.5), axis=1))
     z = fixed_n_multiplier(0.05)
     peeking_error = np.mean(np.any(np.abs(mean - 0.5) > z * se, axis=1))
     assert sequence_error <= 0.05 + 2 * np.sqrt(0.05 * 0.95 / streams)
@@ -139,16 +139,16 @@ def test_status_resolves_a_huge_gap_and_leaves_two_equal_systems_unresolved_so_f
     huge = debias.api.status(table(400, 0.9), **COLUMNS, question="better:x,y", level=0.95)
     assert huge.resolved and huge.answer == "x better"
     row = huge.rows[0]
-    assert row.low > 0 and row.more_votes == 0
+    assert row.ci_low > 0 and row.more_votes == 0
     equal = debias.api.status(table(400, 0.5, seed=3), **COLUMNS, question="better:x,y", level=0.95)
     assert not equal.resolved and equal.answer.startswith("unresolved so far")
-    assert equal.rows[0].low < 0 < equal.rows[0].high
+    assert equal.rows[0].ci_low < 0 < equal.rows[0].ci_high
     assert equal.rows[0].more_votes > 0
     # the anytime-valid interval is wider than the fixed-n one of the same estimate
     fixed = debias.api.preferences(table(400, 0.5, seed=3), **COLUMNS, level=0.95)
     x = fixed.query("estimand == 'win_rate' and estimator == 'human' and system == 'x'").iloc[0]
     s = debias.api.status(table(400, 0.5, seed=3), **COLUMNS, question="within:1", level=0.95)
-    assert s.rows[0].high - s.rows[0].low > x.ci_high - x.ci_low
+    assert s.rows[0].ci_high - s.rows[0].ci_low > x.ci_high - x.ci_low
 
 
 def arena_like(seed=0, n=3000, labelled=600):
@@ -271,7 +271,7 @@ def test_judged_pairs_status_uses_ppi_with_judges():
     with_judge = pairs_status(pairs, "better:x,y", level=0.9)
     alone = pairs_status(pairs, "better:x,y", level=0.9, estimator="human")
     assert with_judge.estimator == "ppi++:j" and alone.estimator == "human"
-    assert with_judge.rows[0].high - with_judge.rows[0].low < alone.rows[0].high - alone.rows[0].low
+    assert with_judge.rows[0].ci_high - with_judge.rows[0].ci_low < alone.rows[0].ci_high - alone.rows[0].ci_low
 
 
 def test_status_path_follows_the_votes_in_order_and_keeps_a_decision_once_taken():
@@ -285,7 +285,7 @@ def test_status_path_follows_the_votes_in_order_and_keeps_a_decision_once_taken(
     assert path.resolved[-1] and np.all(np.diff(path.resolved.astype(int)) >= 0)
     assert not path.resolved[0]
     full = pairs_status(pairs, "better:s0,s3", level=0.9)
-    assert np.allclose(path.contrast[-1], [full.rows[0].estimate, full.rows[0].low, full.rows[0].high])
+    assert np.allclose(path.contrast[-1], [full.rows[0].estimate, full.rows[0].ci_low, full.rows[0].ci_high])
     early = first_votes(pairs, 100)
     assert early.labelled.sum() == 100 and early.n_battles == pairs.n_battles
     assert np.array_equal(early.human, pairs.human[:100])  # one verdict a battle here: the first 100
@@ -294,7 +294,7 @@ def test_status_path_follows_the_votes_in_order_and_keeps_a_decision_once_taken(
     figure = draw_status_path(path, title="T")
     assert figure.axes[0].get_lines()
     top = status_path(pairs, "top:2", level=0.9, looks=4)
-    assert np.isfinite(top.estimate[-1]).all() and np.all(top.low[-1] <= top.high[-1])
+    assert np.isfinite(top.estimate[-1]).all() and np.all(top.ci_low[-1] <= top.ci_high[-1])
     assert draw_status_path(top).axes[0].get_lines()
 
 
@@ -347,4 +347,4 @@ def test_a_paired_difference_on_shared_items_uses_their_covariance():
     apart = question_status(ratings(independent), "better:b,a", level=0.9)
     assert paired.resolved and paired.answer == "b better" and paired.rows[0].votes == n
     assert not apart.resolved
-    assert paired.rows[0].high - paired.rows[0].low < 0.2 * (apart.rows[0].high - apart.rows[0].low)
+    assert paired.rows[0].ci_high - paired.rows[0].ci_low < 0.2 * (apart.rows[0].ci_high - apart.rows[0].ci_low)

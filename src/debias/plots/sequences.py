@@ -48,7 +48,7 @@ def draw_status_path(path, *, title: str = "", axis_label: str = "win rate") -> 
                 if not np.isfinite(last[i]):
                     continue
                 colour = _COLOURS[k % len(_COLOURS)]
-                ax.fill_between(votes, path.low[:, i], path.high[:, i], color=colour, alpha=0.15, linewidth=0)
+                ax.fill_between(votes, path.ci_low[:, i], path.ci_high[:, i], color=colour, alpha=0.15, linewidth=0)
                 ax.plot(votes, path.estimate[:, i], color=colour, label=path.systems[i])
             ax.set_ylabel(axis_label)
         if path.resolved.any():

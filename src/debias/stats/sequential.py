@@ -162,7 +162,7 @@ class ConfidenceSequence:
     ----------
     estimate, se, n : numpy.ndarray
         The estimates, their fixed-n standard errors and the votes behind them.
-    low, high : numpy.ndarray
+    ci_low, ci_high : numpy.ndarray
         The sequence's ends :math:`\\hat\\theta_t \\mp \\hat s_t m_t` (NaN where the estimate or
         its standard error is NaN or n = 0).
     multiplier : numpy.ndarray
@@ -178,8 +178,8 @@ class ConfidenceSequence:
     estimate: np.ndarray
     se: np.ndarray
     n: np.ndarray
-    low: np.ndarray
-    high: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
     multiplier: np.ndarray
     level: float
     tests: int
@@ -187,7 +187,7 @@ class ConfidenceSequence:
 
     @property
     def half_width(self) -> np.ndarray:
-        return (self.high - self.low) / 2.0
+        return (self.ci_high - self.ci_low) / 2.0
 
 
 def confidence_sequence(
@@ -214,7 +214,7 @@ def confidence_sequence(
     Examples
     --------
     >>> cs = confidence_sequence(0.1, 0.02, 1000, level=0.95)
-    >>> round(float(cs.multiplier), 3), round(float(cs.low), 4)
+    >>> round(float(cs.multiplier), 3), round(float(cs.ci_low), 4)
     (3.035, 0.0393)
     """
     check_level(level)
@@ -233,8 +233,8 @@ def confidence_sequence(
         estimate=estimate,
         se=se,
         n=n,
-        low=estimate - half,
-        high=estimate + half,
+        ci_low=estimate - half,
+        ci_high=estimate + half,
         multiplier=m,
         level=float(level),
         tests=int(tests),
@@ -345,8 +345,8 @@ def contrast_sequences(
     enough = known & (t >= MIN_VOTES) & (n[i] >= MIN_VOTES) & (n[j] >= MIN_VOTES)
     better = np.zeros((s, s), dtype=bool)
     with np.errstate(invalid="ignore"):
-        better[i, j] = enough & (cs.low > 0)
-        better[j, i] = enough & (cs.high < 0)
+        better[i, j] = enough & (cs.ci_low > 0)
+        better[j, i] = enough & (cs.ci_high < 0)
     return ContrastSequences(joint.systems, i, j, cs, better)
 
 

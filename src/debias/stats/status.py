@@ -143,7 +143,7 @@ def parse_question(text) -> Question:
 class StatusRow:
     """One part of the answer: a system (``second`` empty) or a contrast ``first - second``.
 
-    ``estimate``, ``low``, ``high``: the estimate and its anytime-valid interval; ``votes``:
+    ``estimate``, ``ci_low``, ``ci_high``: the estimate and its anytime-valid interval; ``votes``:
     the votes behind it; ``resolved`` and ``status`` (what is settled, in words);
     ``more_votes``: the further votes on its own battles the plug-in guide expects it to need
     (0 when resolved, ``inf`` when the estimated gap is 0, NaN when it cannot say);
@@ -152,8 +152,8 @@ class StatusRow:
     first: str
     second: str
     estimate: float
-    low: float
-    high: float
+    ci_low: float
+    ci_high: float
     votes: float
     resolved: bool
     status: str
@@ -207,8 +207,8 @@ def _row(first, second, cs: ConfidenceSequence, index, resolved, status, more, n
         first,
         second,
         float(cs.estimate[index]),
-        float(cs.low[index]),
-        float(cs.high[index]),
+        float(cs.ci_low[index]),
+        float(cs.ci_high[index]),
         float(cs.n[index]),
         bool(resolved),
         status,
@@ -305,7 +305,7 @@ def question_status(
     def contrast_row(i, j, status_open="unresolved so far"):
         p = position[(min(i, j), max(i, j))]
         sign = 1.0 if i < j else -1.0
-        est, low, high = sign * cs.estimate[p], cs.low[p], cs.high[p]
+        est, low, high = sign * cs.estimate[p], cs.ci_low[p], cs.ci_high[p]
         if sign < 0:
             low, high = -high, -low
         decided = better[i, j] or better[j, i]
@@ -405,7 +405,7 @@ def _bounded(cs: ConfidenceSequence, estimand: str, width: float) -> ConfidenceS
     if estimand != "win_rate":
         return cs
     low, high = (0.0, 1.0) if width == 1.0 else (-1.0, 1.0)
-    return replace(cs, low=np.clip(cs.low, low, high), high=np.clip(cs.high, low, high))
+    return replace(cs, ci_low=np.clip(cs.ci_low, low, high), ci_high=np.clip(cs.ci_high, low, high))
 
 
 def _system_row(name, each: ConfidenceSequence, i, resolved, status, note) -> StatusRow:
@@ -513,7 +513,7 @@ class StatusPath:
     """A question's sequences as the votes arrived: the status at each of L looks over the
     battles with a human verdict in the order of the table.
 
-    ``votes`` (L,): votes at each look; ``estimate``, ``low``, ``high`` (L, S): each system's
+    ``votes`` (L,): votes at each look; ``estimate``, ``ci_low``, ``ci_high`` (L, S): each system's
     estimate and anytime-valid interval (all S together); ``contrast`` (L, 3) for ``better``:
     the estimate and interval of A - B (NaN otherwise); ``resolved`` (L,): the question settled
     at that look, or at an earlier one (a decision is kept once taken); ``status``: the last
@@ -523,8 +523,8 @@ class StatusPath:
     systems: tuple[str, ...]
     votes: np.ndarray
     estimate: np.ndarray
-    low: np.ndarray
-    high: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
     contrast: np.ndarray
     resolved: np.ndarray
     status: QuestionStatus
@@ -592,9 +592,10 @@ def status_path(
         rows = {r.first: r for r in state.rows if not r.second}
         for i, name in enumerate(pairs.systems):
             if name in rows:
-                estimate[look, i], low[look, i], high[look, i] = rows[name].estimate, rows[name].low, rows[name].high
+                row = rows[name]
+                estimate[look, i], low[look, i], high[look, i] = row.estimate, row.ci_low, row.ci_high
         if question.kind == "better":
             row = state.rows[0]
-            contrast[look] = (row.estimate, row.low, row.high)
+            contrast[look] = (row.estimate, row.ci_low, row.ci_high)
         resolved[look] = state.resolved or (look > 0 and resolved[look - 1])
     return StatusPath(question, pairs.systems, votes, estimate, low, high, contrast, resolved, state)

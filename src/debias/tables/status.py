@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from debias.tables.columns import CI_HIGH, CI_LOW, NOTE
+
 __all__ = ["STATUS_COLUMNS", "status_summary", "status_table"]
 
 #: Columns of the status table.
@@ -13,13 +15,13 @@ STATUS_COLUMNS = [
     "system_a",
     "system_b",
     "estimate",
-    "low",
-    "high",
+    CI_LOW,
+    CI_HIGH,
     "votes",
     "resolved",
     "status",
     "more_votes",
-    "note",
+    NOTE,
 ]
 
 
@@ -30,8 +32,8 @@ def _count(x: float):
 
 def status_table(state) -> pd.DataFrame:
     """The rows of a :class:`~debias.stats.status.QuestionStatus`: one per system (``system_b``
-    empty) and per contrast ``system_a - system_b``, with its anytime-valid interval (``low``,
-    ``high``), the votes behind it, whether it is resolved, what is settled in words
+    empty) and per contrast ``system_a - system_b``, with its anytime-valid interval (``ci_low``,
+    ``ci_high``), the votes behind it, whether it is resolved, what is settled in words
     (``status``), the further votes it needs (``more_votes``) and why there is no estimate or
     decision (``note``)."""
     rows = [
@@ -39,13 +41,13 @@ def status_table(state) -> pd.DataFrame:
             "system_a": r.first,
             "system_b": r.second,
             "estimate": r.estimate,
-            "low": r.low,
-            "high": r.high,
+            CI_LOW: r.ci_low,
+            CI_HIGH: r.ci_high,
             "votes": _count(r.votes),
             "resolved": r.resolved,
             "status": r.status,
             "more_votes": _count(r.more_votes),
-            "note": r.note,
+            NOTE: r.note,
         }
         for r in state.rows
     ]
