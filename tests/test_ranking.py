@@ -421,3 +421,21 @@ def test_ratings_leaderboard_separates_two_systems_exactly_when_compare_rejects(
         mean = board[board["estimator"] == "mean"]
         separated = bool((mean["rank_low"] == mean["rank_high"]).all())
         assert separated == (p < 1 - level), (n, level, p)
+
+
+def test_factors_ask_for_the_single_steps_critical_value_not_the_step_downs_last():
+    """Well-separated systems: the step-down declares every pair and ends at c = 0, but a new
+    study must clear the first step's c to separate a pair."""
+    theta = np.array([0.0, 1.0, 2.0, 3.0])
+    sigma = np.eye(4) * 0.01
+    ranks = rank_sets(theta, sigma, level=0.9, step_down=True)
+    assert ranks.critical_value == 0.0 and ranks.first_critical_value > 2.0
+    assert np.array_equal(ranks.rank_low, ranks.rank_high)
+    frame = pd.DataFrame({"seg": [f"s{i}" for i in range(30)] * 3, "sys": ["a"] * 30 + ["b"] * 30 + ["c"] * 30})
+    rng = np.random.default_rng(2)
+    frame["score"] = rng.normal(size=90) * 0.1 + np.repeat([0.0, 1.0, 2.0], 30)
+    board = debias.leaderboard(frame, item="seg", system="sys", judgment="score", level=0.9)
+    mean = board[board["estimator"] == "mean"].set_index("system")
+    first = mean.loc["c", "factor_to_separate_next"]
+    d = mean.loc["c", "estimate"] - mean.loc["b", "estimate"]
+    assert first > (0.84 * 0.1 * np.sqrt(2 / 30) / d) ** 2 * 4  # (c + z)^2 with c > 1, not z^2 alone

@@ -13,7 +13,7 @@ from debias.stats.ranking import (
     _contrast_quantile,
     _live_contrasts,
     _pair_maxima,
-    _step_down_value,
+    _step_down_values,
     rank_sets,
 )
 
@@ -93,7 +93,7 @@ def test_step_down_equals_the_literal_steps_and_leaves_the_generator_as_they_do(
     sigma = _covariance(rng, s, "centred")
     theta = rng.normal(0.0, 0.15, s)
     given = np.random.default_rng(DEFAULT_SEED)
-    c = _step_down_value(theta, sigma, 0.9, 2000, given, None)
+    first, c = _step_down_values(theta, sigma, 0.9, 2000, given, None)
     # the literal steps: the same draws at every step, the declared pairs left out
     literal_rng = np.random.default_rng(DEFAULT_SEED)
     state = literal_rng.bit_generator.state
@@ -102,9 +102,11 @@ def test_step_down_equals_the_literal_steps_and_leaves_the_generator_as_they_do(
     t = np.abs(theta[i] - theta[j])
     sd = np.sqrt(np.maximum(sigma[i, i] + sigma[j, j] - 2 * sigma[i, j], 0.0))
     steps = 0
+    literal_first = None
     while True:
         literal_rng.bit_generator.state = state
         literal = _literal_quantile(sigma, 0.9, 2000, literal_rng, remaining)
+        literal_first = literal if literal_first is None else literal_first
         declared = remaining & (t > literal * sd)
         steps += 1
         if not declared.any():
@@ -112,6 +114,7 @@ def test_step_down_equals_the_literal_steps_and_leaves_the_generator_as_they_do(
         remaining &= ~declared
     assert steps >= 2  # the case has a second step
     assert c == pytest.approx(literal, rel=1e-12, abs=0)
+    assert first == pytest.approx(literal_first, rel=1e-12, abs=0)
     assert given.bit_generator.state == literal_rng.bit_generator.state
 
 

@@ -115,9 +115,13 @@ class RankSets:
     level : float
         Simultaneous coverage of the rank-sets.
     critical_value : float
-        The multiplier c of the pairwise differences' standard errors.
+        The multiplier c of the pairwise differences' standard errors (the step-down's last).
     higher_is_better : bool
         Whether a higher estimate ranks better.
+    first_critical_value : float
+        The single-step procedure's c (the step-down's first; equal to ``critical_value``
+        without it): what a new study must clear to separate a pair, whatever else it
+        separates (:func:`separation_factor`, :func:`top_k_factor`).
     """
 
     systems: tuple[str, ...]
@@ -130,6 +134,7 @@ class RankSets:
     level: float
     critical_value: float
     higher_is_better: bool
+    first_critical_value: float
 
     @property
     def size(self) -> np.ndarray:
@@ -600,9 +605,9 @@ def rank_sets(
     theta, sigma, names = check_joint(estimate, covariance, systems)
     order = np.argsort(np.array(names, dtype=object), kind="stable") if canonical else np.arange(theta.size)
     if step_down:
-        c = _step_down_value(theta[order], sigma[np.ix_(order, order)], level, n_draws, rng, _check_df(df))
+        first, c = _step_down_values(theta[order], sigma[np.ix_(order, order)], level, n_draws, rng, _check_df(df))
     else:
-        c = max_contrast_quantile(sigma[np.ix_(order, order)], level, n_draws=n_draws, rng=rng, df=df)
+        first = c = max_contrast_quantile(sigma[np.ix_(order, order)], level, n_draws=n_draws, rng=rng, df=df)
     low, high, better = rank_bounds(theta, sigma, c, higher_is_better=higher_is_better)
     tied = tuple(tuple(names[j] for j in np.flatnonzero(theta == theta[i]) if j != i) for i in range(theta.size))
     return RankSets(
@@ -616,17 +621,19 @@ def rank_sets(
         level=float(level),
         critical_value=c,
         higher_is_better=bool(higher_is_better),
+        first_critical_value=first,
     )
 
 
-def _step_down_value(theta, sigma, level, n_draws, rng, df=None) -> float:
-    """The last critical value of the step-down max-|t| procedure (:func:`rank_sets`); every step
-    simulates from a generator in the same state, so its draws are the single step's."""
+def _step_down_values(theta, sigma, level, n_draws, rng, df=None) -> tuple[float, float]:
+    """The first and the last critical value of the step-down max-|t| procedure
+    (:func:`rank_sets`); every step simulates from a generator in the same state, so its draws
+    are the single step's."""
     check_level(level)
     if n_draws < 100:
         raise ValueError(f"n_draws must be at least 100, got {n_draws}")
     if theta.size < 2:
-        return 0.0
+        return 0.0, 0.0
     rng = np.random.default_rng(DEFAULT_SEED) if rng is None else rng
     state = rng.bit_generator.state
     remaining = _live_contrasts(sigma)
@@ -634,12 +641,14 @@ def _step_down_value(theta, sigma, level, n_draws, rng, df=None) -> float:
     t = np.abs(theta[i] - theta[j])
     sd = _contrast_sd(sigma)
     cache: dict = {}
+    first = None
     while True:
         rng.bit_generator.state = state
         c = _contrast_quantile(sigma, level, n_draws, rng, remaining, df, cache)
+        first = c if first is None else first
         declared = remaining & (t > c * sd)
         if not declared.any():
-            return c
+            return first, c
         remaining = remaining & ~declared
 
 
@@ -653,7 +662,8 @@ def separation_factor(estimate, covariance, pairs, *, critical_value: float, pow
     pairs : array_like of int, shape (P, 2)
         The pairs (i, j) to separate.
     critical_value : float
-        The rank-sets' multiplier c (:attr:`RankSets.critical_value`).
+        The rank-sets' multiplier c: the single step's (:attr:`RankSets.first_critical_value`),
+        which a new study must clear whatever else it separates.
     power : float
         Probability, in [0.5, 1), that the pair comes out separated if its true difference is the
         estimated one.
@@ -704,5 +714,7 @@ def top_k_factor(ranks: RankSets, covariance, k: int, *, power: float = 0.8) -> 
     order = np.argsort(ranks.rank, kind="stable")
     inside, outside = order[:k], order[k:]
     pairs = np.array([(a, b) for a in inside for b in outside])
-    factors = separation_factor(ranks.estimate, covariance, pairs, critical_value=ranks.critical_value, power=power)
+    factors = separation_factor(
+        ranks.estimate, covariance, pairs, critical_value=ranks.first_critical_value, power=power
+    )
     return float(factors.max())

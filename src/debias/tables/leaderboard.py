@@ -160,9 +160,8 @@ def leaderboard_rows(
         following = np.full(len(ranks.systems), -1)
         following[order[:-1]] = order[1:]  # the next system down the point ranking
         pairs = np.array([(i, following[i]) for i in range(len(ranks.systems)) if following[i] >= 0]).reshape(-1, 2)
-        factors = dict(
-            zip(pairs[:, 0].tolist(), separation_factor(theta, covariance, pairs, critical_value=ranks.critical_value))
-        )
+        separation = separation_factor(theta, covariance, pairs, critical_value=ranks.first_critical_value)
+        factors = dict(zip(pairs[:, 0].tolist(), separation))
         ranked = len(ranks.systems)
         top = top_k_factor(ranks, covariance, top_k) if top_k is not None and top_k < ranked else np.nan
         for i, system in enumerate(ranks.systems):
