@@ -376,25 +376,33 @@ def _exceeding(buckets, draws, tau, coarse=None):
         coarse = np.maximum(h[:, :, None] - lo[:, None, :], h[:, None, :] - lo[:, :, None]) * top
         if scale is not None:
             coarse /= scale[draws, None, None]
-    k, a, b = np.nonzero(coarse >= tau)
+    k, a, b = np.nonzero(coarse >= tau)  # k in order
+    n_buckets, width = zb.shape[1:]
     d = draws[k]
-    zi = zb[d, a]  # (T, m): the rows of bucket A
-    bound = np.maximum(high[d, b][:, None] - zi, zi - low[d, b][:, None]) * row_top[a, b]
+    zi = zb.reshape(-1, width)[d * n_buckets + a]  # (T, m): the rows of bucket A
+    bound = (
+        np.maximum(high[d, b][:, None] - zi, zi - low[d, b][:, None]) * row_top.reshape(-1, width)[a * n_buckets + b]
+    )
     if scale is not None:
         bound /= scale[d, None]
     t, r = np.nonzero(bound >= tau)
     k, d, a, b = k[t], d[t], a[t], b[t]
-    values = np.abs(zb[d, a, r][:, None] - zb[d, b]) * weight[a, b, r]  # (T, m): the rows' pairs
+    rows = zi[t, r][:, None]
+    values = np.abs(rows - zb.reshape(-1, width)[d * n_buckets + b])
+    values *= weight.reshape(-1, width)[(a * n_buckets + b) * width + r]  # (T, m): the rows' pairs
     column = values.argmax(axis=-1) if values.size else np.zeros(0, dtype=np.int64)
     best = values[np.arange(len(t)), column]
     if scale is not None:
         best = best / scale[d]
     value = np.full(len(draws), -1.0)
     first, second = np.zeros(len(draws), dtype=np.int64), np.zeros(len(draws), dtype=np.int64)
-    order = np.lexsort((best, k))  # by draw, the largest last
-    last = order[np.r_[k[order][1:] != k[order][:-1], True]] if order.size else order
-    value[k[last]] = best[last]
-    first[k[last]], second[k[last]] = members[a[last], r[last]], members[b[last], column[last]]
+    if len(t):  # per draw, its largest (the first row reaching it)
+        start = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
+        owner = np.repeat(np.arange(start.size), np.diff(np.r_[start, len(k)]))
+        hits = np.flatnonzero(best == np.maximum.reduceat(best, start)[owner])
+        last = hits[np.r_[True, owner[hits][1:] != owner[hits][:-1]]]
+        value[k[last]] = best[last]
+        first[k[last]], second[k[last]] = members[a[last], r[last]], members[b[last], column[last]]
     return value, first, second
 
 
