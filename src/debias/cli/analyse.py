@@ -20,6 +20,7 @@ from pathlib import Path
 
 from debias.io.canonical import InputError, read_references, read_system, resolve_jsonl
 from debias.io.scores import number_in, read_scores_csv, workflow_scores_file
+from debias.cli.shared import DebiasParser, add_output_options, emit, plain_text, progress, run_with_output
 from debias.pipeline.inputs import check_shared_judgments
 
 COMPUTABLE = {"bleu": "sacrebleu", "rouge1": "rouge-score-1", "rouge2": "rouge-score-2", "rougeL": "rouge-score-L"}
@@ -105,11 +106,13 @@ def _joined(args, config, path: Path, scores_path, task: str):
         unknown = [m for m in args.compute if m not in COMPUTABLE]
         if unknown:
             raise InputError("--compute", f"cannot compute '{unknown[0]}' here (choose from {', '.join(COMPUTABLE)})")
-        table = score_outputs(
-            [i.output for i in items],
-            [references[i.id] for i in items],
-            metrics={m: COMPUTABLE[m] for m in dict.fromkeys(args.compute)},
-        )
+        wanted = list(dict.fromkeys(args.compute))
+        with progress(f"scoring {', '.join(wanted)} on the {len(items):,} outputs of {system}"):
+            table = score_outputs(
+                [i.output for i in items],
+                [references[i.id] for i in items],
+                metrics={m: COMPUTABLE[m] for m in wanted},
+            )
         table.insert(0, "id", [i.id for i in items])
         computed = list(dict.fromkeys(args.compute))
     found = provided + [m for m in computed if m not in provided]
@@ -127,12 +130,7 @@ def _joined(args, config, path: Path, scores_path, task: str):
 
 
 def _emit(table, fmt: str, out) -> None:
-    if fmt == "markdown":
-        from debias.tables.render import to_markdown
-
-        out.write(to_markdown(table, digits=4))
-    else:
-        table.to_csv(out, index=False, float_format="%.6g", lineterminator="\n")
+    emit(table, fmt, out)
 
 
 def _estimate(args, config):
@@ -193,9 +191,10 @@ def _plan(args, config):
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="debias", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    import debias
+
+    parser = DebiasParser(prog="debias", description=plain_text(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"debias {debias.__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 
     def common(sub):
@@ -230,9 +229,7 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument(
             "--level", type=number_in(0, 1), help="interval level in (0, 1) (default: estimates.level of the config)"
         )
-        sub.add_argument(
-            "--format", choices=("csv", "markdown"), default="csv", help="output format (default: %(default)s)"
-        )
+        add_output_options(sub)
 
     estimate = commands.add_parser(
         "estimate",
@@ -340,6 +337,11 @@ def main(argv=None) -> int:
     argv = _pairwise_leaderboard(given)
     args = _parser().parse_args(argv)
     args.invoked = given[0] if given else args.command
+    return run_with_output(getattr(args, "output_file", None), lambda: _run(args), f"debias {args.invoked}")
+
+
+def _run(args) -> int:
+    """Run the parsed command; its exit status."""
     if args.command == "import":
         from debias.cli.importing import run_command
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from debias.cli.shared import add_output_options
 from debias.io.canonical import InputError
 from debias.io.reader import FORMATS
 from debias.io.scores import number_in
@@ -108,9 +109,7 @@ def add_command(commands) -> None:
     sub.add_argument(
         "--table-format", choices=sorted(set(FORMATS.values())), help="format of the tables (default: from the name)"
     )
-    sub.add_argument(
-        "--format", choices=("csv", "markdown"), default="csv", help="output format (default: %(default)s)"
-    )
+    add_output_options(sub)
 
 
 def pair_leaderboard(pairs, *, level: float, ties: str = "half", top_k: int | None = None):
