@@ -16,17 +16,18 @@ PIP := $(BIN)/python -m pip install --quiet --disable-pip-version-check -c requi
 CORES  ?= all
 TEST_CONFIG := .test/config/config.yaml
 
-.PHONY: setup setup-vecsim setup-cluster system-packages reproduce test lint test-config install-check cluster-test benchmark clean
+.PHONY: setup setup-vecsim setup-cluster system-packages reproduce test test-oldest lint test-config install-check cluster-test benchmark clean
 
 setup: $(STAMP) $(WORDNET_STAMP) $(SYSTEM_STAMP)
 
-# Every package at the version in requirements.lock, the project itself editable. The setup
-# script of rouge 0.2.1 imports numpy, so it is built without isolation once numpy is there.
+# Every package at the version in requirements.lock, the project itself editable with every
+# extra the workflow, the paper and the tests use. The setup script of rouge 0.2.1 (the extra
+# paper-rouge) imports numpy, so it is built without isolation once numpy is there.
 $(STAMP): pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) numpy wheel setuptools
 	$(PIP) --no-build-isolation rouge
-	$(PIP) -e '.[test]'
+	$(PIP) -e '.[workflow,paper,paper-rouge,test]'
 	touch $@
 
 # Debian packages: installed with apt-get when running as root; otherwise the step stops and
@@ -61,6 +62,23 @@ $(BROWSER_STAMP): $(STAMP)
 
 test: setup $(BROWSER_STAMP)
 	$(BIN)/python -m pytest
+
+# The lower bounds of pyproject.toml: a new virtual environment with the oldest numpy, scipy,
+# pandas and pyarrow the package supports (from PyPI, not the lock) runs the tests of the
+# statistics core and the API on the source tree.
+OLDEST := numpy==1.26.4 scipy==1.11.4 pandas==2.1.4 pyarrow==14.0.2
+OLDEST_TESTS := tests/test_api.py tests/test_estimators.py tests/test_control_variates.py \
+	tests/test_variance.py tests/test_bootstrap.py tests/test_ppi.py tests/test_comparisons.py \
+	tests/test_planning.py tests/test_preferences.py tests/test_ranking.py tests/test_data.py \
+	tests/test_edges.py tests/test_pair_reading.py tests/test_reader.py tests/test_one_judgment.py \
+	tests/test_scale.py tests/test_packaging.py
+test-oldest:
+	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && \
+	$(PYTHON) -m venv "$$dir/venv" && \
+	"$$dir/venv/bin/python" -m pip install --quiet --disable-pip-version-check $(OLDEST) \
+		pyyaml jsonschema pytest ppi-python && \
+	PYTHONPATH=$(CURDIR)/src "$$dir/venv/bin/python" -m pytest -q -p no:cacheprovider \
+		-m "not workflow" $(OLDEST_TESTS)
 
 # Static checks of the code and the workflow.
 lint: setup

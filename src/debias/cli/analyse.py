@@ -18,9 +18,10 @@ import os
 import sys
 from pathlib import Path
 
+from debias.cli.shared import DebiasParser, add_output_options, emit, plain_text, progress, run_with_output
+from debias.extras import MissingExtraError
 from debias.io.canonical import InputError, read_references, read_system, resolve_jsonl
 from debias.io.scores import number_in, read_scores_csv, workflow_scores_file
-from debias.cli.shared import DebiasParser, add_output_options, emit, plain_text, progress, run_with_output
 from debias.pipeline.inputs import check_shared_judgments
 
 COMPUTABLE = {"bleu": "sacrebleu", "rouge1": "rouge-score-1", "rouge2": "rouge-score-2", "rougeL": "rouge-score-L"}
@@ -193,7 +194,9 @@ def _plan(args, config):
 def _parser() -> argparse.ArgumentParser:
     import debias
 
-    parser = DebiasParser(prog="debias", description=plain_text(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = DebiasParser(
+        prog="debias", description=plain_text(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--version", action="version", version=f"debias {debias.__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 
@@ -365,7 +368,7 @@ def _run(args) -> int:
         table = {"estimate": _estimate, "compare": _compare, "leaderboard": _compare, "plan": _plan}[args.command](
             args, config
         )
-    except (InputError, ValueError) as error:  # ValueError: what the data model refuses
+    except (InputError, ValueError, MissingExtraError) as error:  # ValueError: what the data model refuses
         print(f"debias {args.command}: error: {error}", file=sys.stderr)
         return 2
     try:

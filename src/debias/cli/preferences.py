@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from debias.cli.shared import add_output_options
+from debias.extras import MissingExtraError
 from debias.io.canonical import InputError
 from debias.io.reader import FORMATS
 from debias.io.scores import number_in
@@ -169,7 +170,7 @@ def run_command(args, emit) -> int:
                     save_figure(draw_preferences(table, title=Path(args.table).name), args.figure)
                 except OSError as error:
                     raise InputError(args.figure, f"cannot write the figure ({error.strerror or error})") from None
-    except (InputError, ValueError) as error:
+    except (InputError, ValueError, MissingExtraError) as error:
         print(f"debias {getattr(args, 'invoked', 'preferences')}: error: {error}", file=sys.stderr)
         return 2
     emit(table, args.format, sys.stdout)

@@ -106,9 +106,7 @@ def emit(table, fmt: str, out) -> None:
         out.write(to_markdown(table, digits=4))
     elif fmt == "json":
         columns = [str(c) for c in table.columns]
-        rows = [
-            {c: _json_value(v) for c, v in zip(columns, row)} for row in table.itertuples(index=False, name=None)
-        ]
+        rows = [{c: _json_value(v) for c, v in zip(columns, row)} for row in table.itertuples(index=False, name=None)]
         out.write("[\n" + ",\n".join(json.dumps(r, ensure_ascii=False, allow_nan=False) for r in rows) + "\n]\n")
     else:
         table.to_csv(out, index=False, float_format="%.6g", lineterminator="\n")
