@@ -316,10 +316,12 @@ def _parser() -> argparse.ArgumentParser:
     from debias.cli.import_pairs import add_command as add_import_pairs
     from debias.cli.importing import add_command as add_import
     from debias.cli.preferences import add_command as add_preferences
+    from debias.cli.run import add_command as add_run
 
     add_import(commands)
     add_import_pairs(commands)
     add_preferences(commands)
+    add_run(commands)
     return parser
 
 
@@ -337,6 +339,10 @@ def _pairwise_leaderboard(argv: list[str]) -> list[str]:
 
 def main(argv=None) -> int:
     given = list(sys.argv[1:] if argv is None else argv)
+    if given[:1] == ["run"] and given[1:] not in (["-h"], ["--help"]):  # Snakemake's arguments, as given
+        from debias.cli.run import run_command
+
+        return run_command(given[1:])
     argv = _pairwise_leaderboard(given)
     args = _parser().parse_args(argv)
     args.invoked = given[0] if given else args.command
