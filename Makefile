@@ -92,14 +92,17 @@ test-config: setup
 	$(BIN)/snakemake --cores 2 --configfile $(TEST_CONFIG)
 	$(BIN)/snakemake --configfile $(TEST_CONFIG) --report .test/results/report.html
 
-# The package as users install it: `pip install .` (not editable) into a new virtual environment,
-# then the public API and the debias command run from a directory outside the checkout.
+# The package as users install it: its wheel (not editable) with the extra `workflow` into a new
+# virtual environment, then the public API, the debias command and `debias run` from a directory
+# outside the checkout, and the wheel's contents (LICENSE, workflow, the paper's values).
 install-check:
 	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && \
 	$(PYTHON) -m venv "$$dir/venv" && \
-	"$$dir/venv/bin/python" -m pip install --quiet --disable-pip-version-check -c requirements.lock . && \
+	"$$dir/venv/bin/python" -m pip wheel --quiet --disable-pip-version-check --no-deps -w "$$dir/wheel" . && \
+	wheel=$$(ls "$$dir"/wheel/debias-*.whl) && \
+	"$$dir/venv/bin/python" -m pip install --quiet --disable-pip-version-check -c requirements.lock "$$wheel[workflow]" && \
 	mkdir "$$dir/elsewhere" && cd "$$dir/elsewhere" && \
-	"$$dir/venv/bin/python" $(CURDIR)/.ci/installed_package.py $(CURDIR)
+	"$$dir/venv/bin/python" $(CURDIR)/.ci/installed_package.py $(CURDIR) "$$wheel"
 
 # Opt-in, as root (not part of `test`): starts a single-node SLURM in a temporary directory
 # (Debian's slurm-wlm and munge, installed if missing), runs the test config through
