@@ -71,7 +71,7 @@ OLDEST_TESTS := tests/test_api.py tests/test_estimators.py tests/test_control_va
 	tests/test_variance.py tests/test_bootstrap.py tests/test_ppi.py tests/test_comparisons.py \
 	tests/test_planning.py tests/test_preferences.py tests/test_ranking.py tests/test_data.py \
 	tests/test_edges.py tests/test_pair_reading.py tests/test_reader.py tests/test_one_judgment.py \
-	tests/test_scale.py tests/test_packaging.py
+	tests/test_scale.py
 test-oldest:
 	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && \
 	$(PYTHON) -m venv "$$dir/venv" && \
