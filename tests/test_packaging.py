@@ -145,10 +145,15 @@ def test_json_holds_the_csv_rows_and_output_writes_a_file(tmp_path, capsys):
     code, printed, _ = run(capsys, "estimate", system, "--config", config, "--format", "json", "--output", out)
     assert code == 0 and printed == "" and json.loads(out.read_text()) == rows
     # a failing command leaves the earlier file as it was, and writes no new one
-    code, _, err = run(capsys, "estimate", tmp_path / "data/toy/systems/nope.jsonl", "--config", config, "--output", out)
+    code, _, err = run(
+        capsys, "estimate", tmp_path / "data/toy/systems/nope.jsonl", "--config", config, "--output", out
+    )
     assert code == 2 and "nope.jsonl" in err and json.loads(out.read_text()) == rows
     missing = tmp_path / "never.csv"
-    assert run(capsys, "estimate", tmp_path / "data/toy/systems/nope.jsonl", "--config", config, "--output", missing)[0] == 2
+    assert (
+        run(capsys, "estimate", tmp_path / "data/toy/systems/nope.jsonl", "--config", config, "--output", missing)[0]
+        == 2
+    )
     assert not missing.exists() and not list(tmp_path.glob(".never*"))
 
 
@@ -467,3 +472,18 @@ def test_strengths_on_the_elo_scale(tmp_path, capsys):
     assert code == 2 and "--anchor" in err and "--scale elo" in err
     code, _, err = run(capsys, *args, "--scale", "elo", "--anchor", "nobody")
     assert code == 2 and "no system 'nobody'" in err
+
+
+def test_import_pairs_writes_a_config_that_runs_from_any_folder(tmp_path, capsys, monkeypatch):
+    from debias.config.settings import schema_problem
+
+    monkeypatch.chdir(tmp_path)
+    _battles(tmp_path / "raw.csv")
+    argv = ["import-pairs", "raw.csv", "--task", "mine", "--item", "q", "--system-a", "A", "--system-b", "B",
+            "--verdict", "winner", "--judge", "j", "--config", "config/pairs.yaml"]  # fmt: skip
+    assert run(capsys, *argv)[0] == 0
+    config = yaml.safe_load((tmp_path / "config/pairs.yaml").read_text())
+    assert config["relative_to_config"] is True and schema_problem(config) is None
+    assert config["results_dir"] == "../results/mine"
+    battles = config["preferences"]["mine"]["battles"]
+    assert battles == "../data/mine/battles.csv" and (tmp_path / "config" / battles).is_file()

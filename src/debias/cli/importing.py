@@ -15,6 +15,8 @@ from debias.io.importer import (
     config_block,
     config_lock,
     judged_reference,
+    path_for_config,
+    project_folder,
     read_config_for_adding,
     reference_judged_items,
     task_name,
@@ -39,18 +41,14 @@ def starter_config(out: Path, spec: ImportSpec, language: str = "en", config_pat
     matches English stems and synonyms, for English only) when the table has outputs and
     references, the bootstrap's replicates and seed; every other setting takes its default from
     the schema."""
-    import os
-
     import debias
     from debias.metrics import COMPUTED_METRICS, DEFAULT_IMPLEMENTATIONS, ENGLISH_ONLY, IMPLEMENTATIONS
 
-    folder = Path(config_path).absolute().parent if config_path is not None else Path.cwd()
-    # The project's folder: the current one when the configuration is inside it, else the
-    # configuration's own (no path climbs out of the project).
-    project = Path.cwd() if folder.is_relative_to(Path.cwd()) else folder
+    config_path = Path(config_path) if config_path is not None else Path("config.yaml")
+    project = project_folder(config_path)
 
     def relative(path: Path) -> str:
-        return Path(os.path.relpath(Path(path).absolute(), folder)).as_posix()
+        return path_for_config(path, config_path)
 
     provisioned = Path(debias.__file__).resolve().parents[2] / "nltk_data"
     if not ((provisioned / "corpora/wordnet").is_dir() and provisioned.is_relative_to(project)):

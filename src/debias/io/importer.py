@@ -41,6 +41,8 @@ from debias.io.reader import (
 __all__ = [
     "ImportSpec",
     "judged_reference",
+    "path_for_config",
+    "project_folder",
     "reference_judged_items",
     "written_scale",
     "add_task",
@@ -86,6 +88,20 @@ def task_name(task: str) -> str:
         shown = task if len(task) <= 40 else task[:37] + "..."
         raise InputError("--task", f"task name {shown!r} {reason}")
     return name
+
+
+def project_folder(config_path: str | Path) -> Path:
+    """The folder a new configuration's results go under: the current one when the configuration
+    is inside it, else the configuration's own folder (no path of it climbs out of the project)."""
+    folder = Path(config_path).absolute().parent
+    return Path.cwd() if folder.is_relative_to(Path.cwd()) else folder
+
+
+def path_for_config(path: str | Path, config_path: str | Path) -> str:
+    """``path`` (absolute, or relative to the current folder) as a configuration with
+    ``relative_to_config: true`` at ``config_path`` writes it: relative to its folder."""
+    folder = Path(config_path).absolute().parent
+    return Path(os.path.relpath(Path(path).absolute(), folder)).as_posix()
 
 
 def reference_judged_items(table: EvaluationTable, spec: ImportSpec) -> int:
