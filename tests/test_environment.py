@@ -9,7 +9,9 @@ import yaml
 
 
 def split(requirement: str) -> tuple[str, str]:
-    name, spec = re.match(r"^([A-Za-z0-9_.\-]+)\s*(.*)$", requirement.strip()).groups()
+    """A requirement's name and version range, without its extras (conda's snakemake holds the
+    report's packages that pip's snakemake[reports] adds)."""
+    name, spec = re.match(r"^([A-Za-z0-9_.\-]+)(?:\[[^\]]*\])?\s*(.*)$", requirement.strip()).groups()
     return name.lower().replace("_", "-"), spec.replace(" ", "")
 
 

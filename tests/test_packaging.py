@@ -247,9 +247,11 @@ def test_run_passes_snakemakes_arguments_with_the_package_snakefile(tmp_path, ca
 
     argv = ["--configfile", "my.yaml", "--cores", "2", "-n"]
     assert snakemake_argv(argv) == ["snakemake", "--snakefile", str(snakefile()), *argv]
+    monkeypatch.chdir(tmp_path)
+    assert snakemake_argv(["--report", "r.html"])[-1] == str(tmp_path / "r.html")
+    assert snakemake_argv(["--report=r.html"])[-1] == f"--report={tmp_path / 'r.html'}"
     with pytest.raises(ValueError, match="--snakefile"):
         snakemake_argv(["--snakefile", "other/Snakefile"])
-    monkeypatch.chdir(tmp_path)  # no config/config.yaml here
     code, _, err = run(capsys, "run", "--cores", "1")
     assert code == 2 and "give --configfile FILE" in err
 

@@ -46,13 +46,21 @@ def _names_config(argv: list[str]) -> bool:
 
 def snakemake_argv(argv: list[str]) -> list[str]:
     """Snakemake's command line for ``debias run ARGV``: the package's Snakefile and the
-    arguments as given (a ``--snakefile`` of their own is refused: this command runs the
-    package's workflow)."""
+    arguments as given, a relative ``--report`` path made absolute (a configuration with
+    ``relative_to_config: true`` moves the workflow to its folder; the report is written where
+    the command was started). A ``--snakefile`` of their own is refused: this command runs the
+    package's workflow."""
     from debias.packaged import snakefile
 
     if any(a in ("-s", "--snakefile") or a.startswith("--snakefile=") for a in argv):
         raise ValueError("--snakefile: debias run runs the package's workflow; run snakemake for another one")
-    return ["snakemake", "--snakefile", str(snakefile()), *argv]
+    given = list(argv)
+    for i, arg in enumerate(given):  # the report where the command runs, not in the configuration's folder
+        if arg == "--report" and i + 1 < len(given) and not given[i + 1].startswith("-"):
+            given[i + 1] = str(Path(given[i + 1]).absolute())
+        elif arg.startswith("--report="):
+            given[i] = f"--report={Path(arg.split('=', 1)[1]).absolute()}"
+    return ["snakemake", "--snakefile", str(snakefile()), *given]
 
 
 def run_command(argv: list[str]) -> int:
