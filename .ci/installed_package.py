@@ -57,7 +57,7 @@ for shipped in (
     "debias/_paper/reported_values.yaml",
 ):
     assert shipped in names, f"{shipped} not in the wheel"
-from debias.packaged import paper_values_file, snakefile  # noqa: E402
+from debias.distribution.files import paper_values_file, snakefile  # noqa: E402
 
 assert checkout not in snakefile().parents and snakefile().is_file(), snakefile()
 assert paper_values_file().is_file()

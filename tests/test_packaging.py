@@ -172,7 +172,6 @@ def test_computing_metrics_reports_progress_on_stderr(tmp_path, capsys, monkeypa
     import debias.cli.shared
 
     monkeypatch.setattr(debias.cli.shared, "PROGRESS_AFTER", 0.0)
-    monkeypatch.setattr(debias.cli.shared.progress, "__kwdefaults__", {"after": 0.0, "stream": None})
     config = _config(tmp_path)
     code, out, err = run(capsys, "estimate", tmp_path / "data/toy/systems/a.jsonl", "--config", config,
                          "--compute", "bleu")  # fmt: skip
@@ -231,7 +230,7 @@ def test_a_metric_missing_its_package_is_named_at_start_up(monkeypatch):
 
 
 def test_the_workflow_and_the_paper_values_are_found():
-    from debias.packaged import paper_values_file, snakefile, workflow_dir
+    from debias.distribution.files import paper_values_file, snakefile, workflow_dir
 
     assert snakefile() == REPO / "workflow" / "Snakefile"  # in a checkout: the checkout's own
     assert paper_values_file(workflow_dir()) == REPO / "data/paper/reported_values.yaml"
@@ -243,7 +242,7 @@ def test_the_workflow_and_the_paper_values_are_found():
 
 def test_run_passes_snakemakes_arguments_with_the_package_snakefile(tmp_path, capsys, monkeypatch):
     from debias.cli.run import snakemake_argv
-    from debias.packaged import snakefile
+    from debias.distribution.files import snakefile
 
     argv = ["--configfile", "my.yaml", "--cores", "2", "-n"]
     assert snakemake_argv(argv) == ["snakemake", "--snakefile", str(snakefile()), *argv]

@@ -23,7 +23,7 @@ from debias.config.tasks import (
 from debias.io.canonical import InputError
 from debias.pipeline.metric_chunks import line_blocks
 from debias.metrics import resolve_implementations
-from debias.packaged import paper_values_file
+from debias.distribution.files import paper_values_file
 from debias.config.settings import SCHEMA_PATH, schema_problem
 from debias_tools.startup import (
     checked_inputs,

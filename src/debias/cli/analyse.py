@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from debias.cli.shared import DebiasParser, add_output_options, emit, plain_text, progress, run_with_output
-from debias.extras import MissingExtraError
+from debias.distribution.extras import MissingExtraError
 from debias.io.canonical import InputError, read_references, read_system, resolve_jsonl
 from debias.io.scores import number_in, read_scores_csv, workflow_scores_file
 from debias.pipeline.inputs import check_shared_judgments

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from debias.cli.shared import add_output_options
-from debias.extras import MissingExtraError
+from debias.distribution.extras import MissingExtraError
 from debias.io.canonical import InputError
 from debias.io.reader import FORMATS
 from debias.io.scores import number_in

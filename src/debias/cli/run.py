@@ -4,7 +4,7 @@
 Snakefile> --configfile my.yaml --cores 2``: every argument after ``run`` goes to Snakemake
 (``-n`` for a dry run, ``--report report.html`` for the HTML report, ...). The Snakefile is the
 checkout's ``workflow/Snakefile`` when the package runs from a checkout, else the copy installed
-with the package (:mod:`debias.packaged`), so that a pip install runs the pipeline in any folder.
+with the package (:mod:`debias.distribution.files`), so that a pip install runs the pipeline in any folder.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from debias.extras import MissingExtraError, require
+from debias.distribution.extras import MissingExtraError, require
 
 __all__ = ["add_command", "run_command"]
 
@@ -50,7 +50,7 @@ def snakemake_argv(argv: list[str]) -> list[str]:
     ``relative_to_config: true`` moves the workflow to its folder; the report is written where
     the command was started). A ``--snakefile`` of their own is refused: this command runs the
     package's workflow."""
-    from debias.packaged import snakefile
+    from debias.distribution.files import snakefile
 
     if any(a in ("-s", "--snakefile") or a.startswith("--snakefile=") for a in argv):
         raise ValueError("--snakefile: debias run runs the package's workflow; run snakemake for another one")

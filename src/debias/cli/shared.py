@@ -144,11 +144,13 @@ def run_with_output(path: str | None, command: Callable[[], int], name: str = "d
 
 
 @contextlib.contextmanager
-def progress(message: str, *, after: float = PROGRESS_AFTER, stream=None) -> Iterator[None]:
-    """Say on stderr what a step is doing when it runs longer than ``after`` seconds, and how long
+def progress(message: str, *, after: float | None = None, stream=None) -> Iterator[None]:
+    """Say on stderr what a step is doing when it runs longer than ``after`` seconds (default
+    :data:`PROGRESS_AFTER`), and how long
     it took once done: ``debias: <message> ...`` then ``debias: <message>: done in 12.3 s``. A
     step that ends sooner says nothing."""
     stream = sys.stderr if stream is None else stream
+    after = PROGRESS_AFTER if after is None else after
     start = time.perf_counter()
     shown = threading.Event()
     lock = threading.Lock()

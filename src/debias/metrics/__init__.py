@@ -184,7 +184,7 @@ def implementation_unavailable(implementation: str) -> str | None:
     if IMPLEMENTATIONS[implementation].family == "modern":
         from importlib.util import find_spec
 
-        from debias.extras import install_hint
+        from debias.distribution.extras import install_hint
 
         # Its packages are the extra 'workflow'; WordNet is checked on its own.
         for module in ("sacrebleu", "rouge_score", "nltk"):

@@ -36,7 +36,7 @@ from importlib import metadata
 
 import numpy as np
 
-from debias.extras import missing
+from debias.distribution.extras import missing
 
 try:
     import nltk

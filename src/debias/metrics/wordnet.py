@@ -18,7 +18,7 @@ import threading
 import warnings
 from pathlib import Path
 
-from debias.extras import missing
+from debias.distribution.extras import missing
 
 try:
     import nltk

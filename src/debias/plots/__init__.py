@@ -12,7 +12,7 @@ from ``results/tables/best_metrics.csv``, see :mod:`debias.tables.selection`). :
 writes a figure as PDF and PNG.
 """
 
-from debias.extras import missing
+from debias.distribution.extras import missing
 
 try:
     from debias.plots.comparisons import draw_comparisons

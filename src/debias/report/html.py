@@ -18,7 +18,7 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from debias.extras import missing
+from debias.distribution.extras import missing
 
 try:
     from markdown_it import MarkdownIt

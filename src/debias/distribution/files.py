@@ -9,7 +9,7 @@ from pathlib import Path
 
 __all__ = ["paper_values_file", "snakefile", "workflow_dir"]
 
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parents[1]
 #: The source tree's root when the package runs from a checkout (src/debias -> the checkout).
 _CHECKOUT = _PACKAGE.parents[1]
 
