@@ -287,15 +287,15 @@ def _unprovisioned_config(tmp_path: Path) -> Path:
 
 
 def test_commands_that_compute_nothing_skip_the_provisioning_checks(tmp_path):
-    from debias.metrics.wordnet import WordNetUnavailableError, use_wordnet
-
-    try:
-        use_wordnet(str(tmp_path / "no_nltk_data"))
-        pytest.skip("WordNet is on NLTK's search path here")
-    except WordNetUnavailableError:
-        pass
     config = _unprovisioned_config(tmp_path)
     env = {**PYTHON_ENV, "HOME": str(tmp_path), "NLTK_DATA": str(tmp_path / "no_nltk_data")}
+    probe = (  # in a fresh process: this one's NLTK search path holds what earlier tests added
+        "from debias.metrics.wordnet import WordNetUnavailableError, use_wordnet\n"
+        f"try:\n    use_wordnet({str(tmp_path / 'no_nltk_data')!r})\nexcept WordNetUnavailableError:\n"
+        "    raise SystemExit(3)"
+    )
+    if subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True).returncode != 3:
+        pytest.skip("WordNet is on NLTK's search path of a new process here")
     base = [str(Path(sys.executable).with_name("snakemake")), "--snakefile", str(REPO / "workflow/Snakefile")]
     base += ["--configfile", str(config), "--directory", str(tmp_path)]
     dry = subprocess.run([*base, "-n", "--cores", "1"], capture_output=True, text=True, env=env)

@@ -26,7 +26,16 @@ from debias.stats.preferences import (
     preference_estimates,
 )
 from debias.stats.vocabulary import is_people_only
-from debias.tables.columns import CI_HIGH, CI_LOW, EFFECTIVE_N, LEVEL, N_JUDGED, NOTE, interval_of
+from debias.tables.columns import (
+    CI_HIGH,
+    CI_LOW,
+    EFFECTIVE_N,
+    LEADERBOARD_INTERVAL,
+    LEVEL,
+    N_JUDGED,
+    NOTE,
+    interval_of,
+)
 
 __all__ = [
     "AGREEMENT_COLUMNS",
@@ -165,7 +174,7 @@ def preference_table(pairs: JudgedPairs, *, level: float, ties: str = "half", es
 
 
 #: Columns in the strengths' unit, scaled with them (:func:`strengths_as_elo`).
-STRENGTH_UNIT_COLUMNS = ("estimate", CI_LOW, CI_HIGH, "lower", "upper")
+IN_STRENGTH_UNITS = ("estimate", CI_LOW, CI_HIGH, *LEADERBOARD_INTERVAL)
 
 
 def strengths_as_elo(table: pd.DataFrame, anchor: str | None = None) -> pd.DataFrame:
@@ -182,7 +191,7 @@ def strengths_as_elo(table: pd.DataFrame, anchor: str | None = None) -> pd.DataF
         raise ValueError(f"--anchor: no system '{anchor}' (systems: {', '.join(sorted(set(table['system'])))})")
     table = table.copy()
     strength = table["estimand"] == "strength" if "estimand" in table else pd.Series(True, index=table.index)
-    columns = [c for c in STRENGTH_UNIT_COLUMNS if c in table]
+    columns = [c for c in IN_STRENGTH_UNITS if c in table]
     for estimator in table.loc[strength, "estimator"].unique():
         rows = strength & (table["estimator"] == estimator)
         shift = 0.0
