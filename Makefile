@@ -16,7 +16,7 @@ PIP := $(BIN)/python -m pip install --quiet --disable-pip-version-check -c requi
 CORES  ?= all
 TEST_CONFIG := .test/config/config.yaml
 
-.PHONY: setup setup-vecsim setup-cluster system-packages reproduce test test-oldest lint test-config install-check cluster-test benchmark clean
+.PHONY: setup setup-vecsim setup-cluster system-packages reproduce test test-fast test-oldest lint test-config install-check cluster-test benchmark clean
 
 setup: $(STAMP) $(WORDNET_STAMP) $(SYSTEM_STAMP)
 
@@ -62,6 +62,11 @@ $(BROWSER_STAMP): $(STAMP)
 
 test: setup $(BROWSER_STAMP)
 	$(BIN)/python -m pytest
+
+# The tests without the end-to-end runs of the workflow (about 3.5 CPU-minutes; `make test`
+# runs every test).
+test-fast: setup
+	$(BIN)/python -m pytest -m "not workflow"
 
 # The lower bounds of pyproject.toml: a new virtual environment with the oldest numpy, scipy,
 # pandas and pyarrow the package supports (from PyPI, not the lock) runs the tests of the
