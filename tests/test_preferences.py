@@ -336,7 +336,7 @@ def test_ppi_strengths_equal_ppi_pythons_logistic_ppi(n_systems):
     x = _design(pairs)
     args = (x[labelled], pairs.human_mean[labelled], pairs.judge_verdicts[labelled, 0], x[~labelled])
     unlabelled = pairs.judge_verdicts[~labelled, 0]
-    ours = bradley_terry(pairs, "ppi++:j0", level=0.9)
+    ours = bradley_terry(pairs, "ppi++:j0", level=0.9, small_sample=False)  # ppi-python's sandwich
     lam = float(ours.weights[0])
     assert 0 < lam < 1
     if n_systems == 2:
@@ -348,6 +348,46 @@ def test_ppi_strengths_equal_ppi_pythons_logistic_ppi(n_systems):
     c = ours.covariance
     se_difference = np.sqrt(c.diagonal()[1:] + c[0, 0] - 2 * c[0, 1:])
     np.testing.assert_allclose(se_difference * 2 * 1.6448536269514722, high - low, rtol=1e-5)
+
+
+def test_small_sample_correction_widens_only_what_few_human_battles_carry():
+    """The t-type widening: by the Satterthwaite factor of each system, so that the interval is
+    the sandwich one with Student's t in place of the normal quantile; systems with many human
+    battles barely move, the estimate never does."""
+    from scipy.stats import norm, t
+
+    from debias.stats.bradley_terry import satterthwaite_df, small_sample_scale
+
+    pairs, _ = _world(5, ties=False, n_systems=4, n_judges=1)
+    for name in ("human", "ppi++:j0"):
+        plain = bradley_terry(pairs, name, level=0.9, small_sample=False)
+        wide = bradley_terry(pairs, name, level=0.9)
+        np.testing.assert_array_equal(plain.estimate, wide.estimate)
+        ratio = wide.se / plain.se
+        assert np.all(ratio > 1.0) and np.all(ratio < 1.2)
+    assert satterthwaite_df([1.0], [0.0], [5])[0] == 4.0  # people alone: m - 1
+    assert satterthwaite_df([1.0], [1.0], [5])[0] == 16.0  # half from the pool: (m - 1) * 4
+    assert satterthwaite_df([0.0], [1.0], [1])[0] == np.inf
+    np.testing.assert_allclose(small_sample_scale([4.0], 0.9), t.ppf(0.95, 4) / norm.ppf(0.95))
+    assert small_sample_scale([0.0], 0.9)[0] == np.inf
+
+
+def test_a_strength_resting_on_one_human_battle_has_no_interval_and_says_so():
+    from debias.stats.battles import FEW_HUMAN
+
+    rng = np.random.default_rng(4)
+    a = list(rng.choice(["x", "y", "z"], 300))
+    b = [{"x": "y", "y": "z", "z": "x"}[s] for s in a] + ["w"] * 40
+    a = a + list(rng.choice(["x", "y"], 40))
+    human = rng.integers(0, 2, 340).astype(float)
+    human[300:] = np.nan
+    human[300] = 0.5  # w ties its one human battle (a win or a loss alone leaves it unidentifiable)
+    judge = rng.integers(0, 2, 340).astype(float)
+    pairs = JudgedPairs.from_arrays(a, b, human, {"j": judge})
+    fit = bradley_terry(pairs, "ppi++:j", level=0.9)
+    w = fit.systems.index("w")
+    assert np.isfinite(fit.estimate[w]) and np.isnan(fit.se[w]) and fit.notes[w] == FEW_HUMAN
+    assert np.all(np.isfinite(np.delete(fit.se, w)))
 
 
 def test_combined_weights_beat_each_judge_on_the_trace_they_minimise():

@@ -373,3 +373,69 @@ def test_step_down_keeps_the_first_steps_critical_value_when_nothing_is_declared
     down = rank_sets(theta, sigma, level=0.9, step_down=True)
     assert down.critical_value == single.critical_value
     assert np.array_equal(down.rank_low, single.rank_low) and np.array_equal(down.rank_high, single.rank_high)
+
+
+def test_studentised_critical_value_of_two_systems_is_students_t():
+    from scipy.stats import t
+
+    c = max_contrast_quantile(np.eye(2), 0.9, n_draws=200_000, rng=np.random.default_rng(5), df=5)
+    assert c == pytest.approx(t.ppf(0.95, 5), abs=0.03)  # 2.015; Monte-Carlo s.e. about 0.008
+    assert max_contrast_quantile(np.eye(2), 0.9, rng=np.random.default_rng(5)) == pytest.approx(1.645, abs=0.03)
+    with pytest.raises(ValueError, match="degrees of freedom"):
+        max_contrast_quantile(np.eye(2), 0.9, df=0)
+
+
+def test_rank_sets_from_few_shared_items_hold_their_level_only_when_studentised():
+    """Four equal systems judged on the same 6 items (an item effect shared by all): the
+    covariance is estimated from 6 items. A Gaussian critical value separates some pair in about
+    30% of draws at level 0.9; the studentised one (Wishart with 5 degrees of freedom) in 10%."""
+    rng = np.random.default_rng(11)
+    n_systems, n_items, reps = 4, 6, 600
+    wrong = {None: 0, n_items - 1: 0}
+    for r in range(reps):
+        y = rng.normal(size=n_items)[None, :] + rng.normal(size=(n_systems, n_items))
+        theta, covariance = y.mean(axis=1), np.cov(y) / n_items
+        for df in wrong:
+            ranks = rank_sets(theta, covariance, level=0.9, n_draws=2_000, rng=np.random.default_rng(r), df=df)
+            wrong[df] += bool(np.any(ranks.rank_low != 1) or np.any(ranks.rank_high != n_systems))
+    studentised, gaussian = wrong[n_items - 1] / reps, wrong[None] / reps
+    assert studentised <= 0.10 + 3 * np.sqrt(0.09 / reps)  # 0.137; measured 0.11 (s.e. 0.012)
+    assert gaussian > 0.2  # measured 0.31
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_ratings_leaderboard_separates_two_systems_exactly_when_compare_rejects(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(5, 12))
+    item = rng.normal(size=n)
+    scores = {s: item + rng.normal(size=n) + shift for s, shift in (("A", 0.0), ("B", rng.uniform(0.3, 1.2)))}
+    ratings = pd.DataFrame(
+        [{"seg": f"s{i}", "system": s, "score": float(v[i])} for s, v in scores.items() for i in range(n)]
+    )
+    p = debias.compare(ratings, item="seg", system="system", judgment="score", min_items=3)
+    p = float(p.loc[p["estimator"] == "mean", "p_value"].iloc[0])
+    for level in (0.8, 0.9, 0.95):
+        if abs(p - (1 - level)) < 0.01:  # too close to call with a simulated critical value
+            continue
+        board = debias.leaderboard(ratings, item="seg", system="system", judgment="score", level=level)
+        mean = board[board["estimator"] == "mean"]
+        separated = bool((mean["rank_low"] == mean["rank_high"]).all())
+        assert separated == (p < 1 - level), (n, level, p)
+
+
+def test_factors_ask_for_the_single_steps_critical_value_not_the_step_downs_last():
+    """Well-separated systems: the step-down declares every pair and ends at c = 0, but a new
+    study must clear the first step's c to separate a pair."""
+    theta = np.array([0.0, 1.0, 2.0, 3.0])
+    sigma = np.eye(4) * 0.01
+    ranks = rank_sets(theta, sigma, level=0.9, step_down=True)
+    assert ranks.critical_value == 0.0 and ranks.first_critical_value > 2.0
+    assert np.array_equal(ranks.rank_low, ranks.rank_high)
+    frame = pd.DataFrame({"seg": [f"s{i}" for i in range(30)] * 3, "sys": ["a"] * 30 + ["b"] * 30 + ["c"] * 30})
+    rng = np.random.default_rng(2)
+    frame["score"] = rng.normal(size=90) * 0.1 + np.repeat([0.0, 1.0, 2.0], 30)
+    board = debias.leaderboard(frame, item="seg", system="sys", judgment="score", level=0.9)
+    mean = board[board["estimator"] == "mean"].set_index("system")
+    first = mean.loc["c", "factor_to_separate_next"]
+    d = mean.loc["c", "estimate"] - mean.loc["b", "estimate"]
+    assert first > (0.84 * 0.1 * np.sqrt(2 / 30) / d) ** 2 * 4  # (c + z)^2 with c > 1, not z^2 alone

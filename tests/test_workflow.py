@@ -687,6 +687,33 @@ def test_preference_task_alone_end_to_end(tmp_path):
     assert "Nothing to be done" in snakemake(run).stdout + snakemake(run).stderr
 
 
+def test_a_preference_tasks_question_gets_its_status_figure_and_report_paragraph(tmp_path):
+    run = preference_run(tmp_path / "prefs")
+    config = read_config(run)
+    config["preferences"]["toy"]["question"] = "better:alpha,beta"
+    write_config(run, config)
+    snakemake(run)
+    tables = run / "results/tables/preferences/toy"
+    status = json.loads((tables / "status.json").read_text())
+    assert status["question"] == "better:alpha,beta" and status["votes"] == 40
+    assert status["answer"].startswith("unresolved so far")  # 40 coin-flip verdicts settle nothing
+    table = pd.read_csv(tables / "status.csv", keep_default_na=False, na_values=[""])
+    assert table[["system_a", "system_b"]].values.tolist() == [["alpha", "beta"]]
+    assert (table["low"] <= table["estimate"]).all() and (table["estimate"] <= table["high"]).all()
+    for suffix in ("pdf", "png"):
+        assert (run / f"results/figures/status_toy.{suffix}").stat().st_size > 0
+    report = (run / "results/report.md").read_text()
+    assert "**Question `better:alpha,beta`: unresolved so far" in report
+    assert "![status_toy](figures/status_toy.png)" in report
+    config["preferences"]["toy"]["question"] = "better:alpha,nobody"
+    write_config(run, config)
+    before = result_files(run)
+    out = snakemake(run, check=False)
+    assert out.returncode != 0
+    assert "config: preferences.toy.question: unknown system 'nobody'" in out.stdout + out.stderr
+    assert result_files(run) == before, "stopped before any job"
+
+
 def test_bad_preference_table_stops_before_any_job(tmp_path):
     run = preference_run(tmp_path / "prefs")
     frame = pd.read_csv(run / "data/battles.csv", keep_default_na=False)

@@ -576,3 +576,147 @@ def judge_agreement(
     _check_settings(estimates={"level": level})
     pairs = _pairs(frame, item, system_a, system_b, verdict, rater, judges, pool, mapping)
     return agreement_table(pairs, level=_level(level))
+
+
+__all__ += ["next_battles", "status"]
+
+
+def status(
+    frame: pd.DataFrame,
+    *,
+    item: str,
+    system_a: str,
+    system_b: str,
+    verdict: str,
+    question: str,
+    rater: str | None = None,
+    judges: Sequence[str] = (),
+    pool: pd.DataFrame | None = None,
+    level: float | None = None,
+    ties: str = "half",
+    mapping: Mapping | None = None,
+    estimand: str = "win_rate",
+    estimator: str | None = None,
+    optimal_at: float = 1000,
+):
+    """What the votes so far settle about a question, with anytime-valid intervals.
+
+    Parameters as in :func:`preferences`, and:
+
+    question : str
+        ``better:A,B`` (is A better than B), ``top:K`` (which are the top K), ``ranks`` (every
+        rank) or ``within:W`` (every system's score within ±W) (:mod:`debias.stats.status`).
+    level : float, optional
+        Probability that every interval the question uses covers its truth at every look at
+        once (default: the configuration's ``estimates.level``).
+    estimand : {"win_rate", "strength"}
+    estimator : str, optional
+        ``human`` or ``ppi++:<judge>`` / ``ppi++:combined``; default PPI++ with the judges given
+        (people alone without judges).
+    optimal_at : float
+        Votes at which the intervals are tightest, fixed in advance (default 1,000).
+
+    Returns
+    -------
+    debias.stats.status.QuestionStatus
+        ``resolved``, ``answer`` ("unresolved so far: ..." when it is not), one row per system
+        and per open contrast with its confidence-sequence interval
+        (:mod:`debias.stats.sequential`) and the further votes it needs (a plug-in guide), and
+        ``open_pairs`` (where :func:`next_battles` sends votes).
+
+    Examples
+    --------
+    >>> import pandas as pd, debias.api
+    >>> frame = pd.DataFrame({"q": range(200), "A": ["x"] * 200, "B": ["y"] * 200,
+    ...                       "winner": ["model_a"] * 180 + ["model_b"] * 20})
+    >>> s = debias.api.status(frame, item="q", system_a="A", system_b="B", verdict="winner",
+    ...                       question="better:x,y", level=0.95)
+    >>> s.resolved, s.answer
+    (True, 'x better')
+    """
+    from debias.stats.status import QuestionError, pairs_status
+
+    pairs = _status_pairs(frame, item, system_a, system_b, verdict, rater, judges, pool, mapping, level, ties)
+    try:
+        return pairs_status(
+            pairs,
+            question,
+            level=_level(level),
+            estimand=estimand,
+            estimator=estimator,
+            ties=ties,
+            optimal_at=optimal_at,
+        )
+    except QuestionError as error:
+        raise InputError(f"{error.option} {error.text}", error.message) from None
+    except ValueError as error:
+        raise InputError("settings", str(error)) from None
+
+
+def next_battles(
+    frame: pd.DataFrame,
+    *,
+    item: str,
+    system_a: str,
+    system_b: str,
+    verdict: str,
+    question: str,
+    budget: int,
+    seed: int = 0,
+    rater: str | None = None,
+    judges: Sequence[str] = (),
+    pool: pd.DataFrame | None = None,
+    level: float | None = None,
+    ties: str = "half",
+    mapping: Mapping | None = None,
+    estimand: str = "win_rate",
+    estimator: str | None = None,
+    optimal_at: float = 1000,
+) -> pd.DataFrame:
+    """The ``budget`` battles without a human verdict to put in front of people next, drawn
+    from the pairs :func:`status` leaves open (:func:`debias.stats.allocation.next_battles`),
+    reproducibly from ``seed``; parameters as in :func:`status`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The chosen battles' ``item``, ``system_a`` and ``system_b`` columns (named as given), in
+        the order of the table (then the pool); empty when the question is settled or no open
+        pair has a battle left (``attrs["note"]`` says which).
+    """
+    from debias.stats.allocation import next_battles as draw
+    from debias.stats.status import QuestionError, pairs_status
+
+    if isinstance(budget, bool) or not isinstance(budget, int | np.integer) or budget < 1:
+        raise InputError("budget", f"expected a whole number of battles >= 1, found {budget!r}")
+    _check_ranking(seed, None)
+    pairs = _status_pairs(frame, item, system_a, system_b, verdict, rater, judges, pool, mapping, level, ties)
+    try:
+        state = pairs_status(
+            pairs,
+            question,
+            level=_level(level),
+            estimand=estimand,
+            estimator=estimator,
+            ties=ties,
+            optimal_at=optimal_at,
+        )
+    except QuestionError as error:
+        raise InputError(f"{error.option} {error.text}", error.message) from None
+    except ValueError as error:
+        raise InputError("settings", str(error)) from None
+    chosen = draw(pairs, state, int(budget), np.random.default_rng(seed))
+    index = chosen.battles
+    names = np.asarray(pairs.systems, dtype=object)
+    items = pairs.items[index] if pairs.items is not None else index
+    table = pd.DataFrame({item: items, system_a: names[pairs.system_a[index]], system_b: names[pairs.system_b[index]]})
+    table.attrs["note"] = chosen.note
+    table.attrs["answer"] = state.answer
+    return table
+
+
+def _status_pairs(frame, item, system_a, system_b, verdict, rater, judges, pool, mapping, level, ties):
+    """The battles of a status question, after the settings' checks."""
+    _check_settings(estimates={"level": level})
+    _check_ties(ties)
+    return _pairs(frame, item, system_a, system_b, verdict, rater, judges, pool, mapping)

@@ -57,7 +57,18 @@ def get_preference_outputs(suffixes=("pdf", "png")):
             for kind in ("preferences", "preference_leaderboard")
             for ext in suffixes
         ]
+        outputs += get_status_outputs(name, suffixes)
     return outputs
+
+
+def get_status_outputs(name, suffixes=("pdf", "png")):
+    """A preference task's question status (status.smk), when it declares a question."""
+    if not config["preferences"][name].get("question"):
+        return []
+    folder = f"{RESULTS}/tables/preferences/{name}"
+    return [f"{folder}/status.csv", f"{folder}/status.json"] + [
+        f"{RESULTS}/figures/status_{name}.{ext}" for ext in suffixes
+    ]
 
 
 def get_final_tables():

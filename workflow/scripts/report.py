@@ -29,9 +29,16 @@ def preference_tables(paths):
                 na_values=[""],
             ),
             json.loads((folder / "summary.json").read_text(encoding="utf-8")),
+            _status(folder),
         )
         for folder in folders
     ]
+
+
+def _status(folder):
+    """The task's question status (status.json), when it declares a question."""
+    path = folder / "status.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
 
 
 def main(smk, log):

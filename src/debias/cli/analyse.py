@@ -322,6 +322,9 @@ def _parser() -> argparse.ArgumentParser:
     add_import_pairs(commands)
     add_preferences(commands)
     add_run(commands)
+    from debias.cli.status import add_command as add_status
+
+    add_status(commands)  # debias status, debias next
     return parser
 
 
@@ -367,6 +370,8 @@ def _run(args) -> int:
         except BrokenPipeError:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return 0
+    if getattr(args, "run", None) is not None:  # commands that run themselves (debias status, next)
+        return args.run(args, _emit)
     if args.command in ("compare", "leaderboard") and len(args.systems) < 2:
         _parser().error(f"{args.command} needs at least two system files")
     try:

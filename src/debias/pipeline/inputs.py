@@ -156,8 +156,8 @@ def validate_preferences(config: Mapping) -> dict[str, int]:
 
     Raises :class:`InputError` on the first problem found: a missing file or column, a bad row
     (naming the file and row), an unknown human verdict (with the unknown values and their
-    counts), a judge without verdicts on any battle, or ``human_battles`` above the battles
-    with a human verdict.
+    counts), a judge without verdicts on any battle, ``human_battles`` above the battles
+    with a human verdict, or a ``question`` about a system the battles do not have.
     """
     from debias.config.tasks import load_preferences, preference_files
 
@@ -174,5 +174,13 @@ def validate_preferences(config: Mapping) -> dict[str, int]:
                     f"the judge gave no verdict on any of the {pairs.n_battles} battles "
                     f"({int(pairs.judge_unknown[j])} answers mapped to no verdict)",
                 )
+        question = (config["preferences"][name] or {}).get("question")
+        if question:
+            from debias.stats.status import QuestionError, parse_question
+
+            try:
+                parse_question(question).check(pairs.systems)
+            except QuestionError as error:
+                raise InputError(f"config: preferences.{name}.question", error.message) from None
         battles[name] = pairs.n_battles
     return battles

@@ -37,6 +37,8 @@ class PreferenceTables:
     table: pd.DataFrame
     agreement: pd.DataFrame
     summary: Mapping
+    #: ``status.json`` (parsed) when the task declares a question, else ``None``.
+    status: Mapping | None = None
 
 
 def _label(config: Mapping, name: str) -> str:
@@ -250,6 +252,28 @@ def _agreement_lines(tables: PreferenceTables, config: Mapping) -> list[str]:
     return lines
 
 
+def _status_lines(status: Mapping, folder: str) -> list[str]:
+    """The paragraph about the task's question (``status.json``)."""
+    settled = status.get("settled_at_votes")
+    if status["resolved"]:
+        when = f", settled at {settled:,} votes" if settled else ""
+        head = f"**Question `{status['question']}`: {status['answer']}** ({status['votes']:,} votes{when})."
+        more = ""
+    else:
+        head = f"**Question `{status['question']}`: {status['answer']}** after {status['votes']:,} votes."
+        if status.get("more_votes") is not None:
+            more = f" About {status['more_votes']:,} more votes on the open pairs' battles would settle it"
+            more += " if the estimated gaps are the true ones (a rough guide)."
+        else:
+            more = f" No estimate of the votes still needed: {status.get('more_votes_note') or 'unknown'}."
+    return [
+        f"{head} The intervals ({status['estimand'].replace('_', ' ')}, `{status['estimator']}`) are confidence "
+        f"sequences: all of them hold at level {status['level']:g} at every look at once, so the answer may be "
+        f"read after every batch of votes.{more} Table: [`{folder}/status.csv`]({folder}/status.csv) (what is "
+        "settled, and each pair still open with the votes it needs)."
+    ]
+
+
 def preference_lines(
     tables: PreferenceTables,
     config: Mapping,
@@ -269,6 +293,11 @@ def preference_lines(
         if figure in figures:
             lines += ["", f"![{figure}]({figures_dir}/{figure}.png)"]
     folder = f"{tables_dir}/preferences/{tables.name}"
+    if tables.status is not None:
+        lines += ["", *_status_lines(tables.status, folder)]
+        figure = f"status_{tables.name}"
+        if figure in figures:
+            lines += ["", f"![{figure}]({figures_dir}/{figure}.png)"]
     lines += [
         "",
         f"Tables: [`{folder}/preferences.csv`]({folder}/preferences.csv) (every system × estimand × "

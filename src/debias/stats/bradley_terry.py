@@ -24,11 +24,12 @@ from __future__ import annotations
 import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
-from scipy.special import expit
+from scipy.special import expit, ndtri, stdtrit
 
 from debias.data import JudgedPairs
 from debias.stats.battles import (
     FEW_BATTLES,
+    FEW_HUMAN,
     NO_HUMAN,
     NO_JUDGE,
     Battles,
@@ -56,6 +57,8 @@ __all__ = [
     "NEWTON_TOLERANCE",
     "bradley_terry",
     "elo_points",
+    "satterthwaite_df",
+    "small_sample_scale",
     "strength_estimate",
 ]
 
@@ -218,13 +221,54 @@ def _bt_core(groups: Groups, human, predictions, *, weights=None):
         rj = residual_form(p, predictions[j])
         residual = plus(residual, scaled(rj, -weights[j]))
         pool = scaled(rj, weights[j]) if pool is None else plus(pool, scaled(rj, weights[j]))
-    middle = covariance_of(residual, residual, lab, n) / n
+    labelled_part = inverse @ (covariance_of(residual, residual, lab, n) / n) @ inverse
+    pool_part = np.zeros_like(labelled_part)
     if pool is not None:
-        middle = middle + covariance_of(pool, pool, unl, n_pool) / n_pool
-    return theta, inverse @ middle @ inverse, weights
+        pool_part = inverse @ (covariance_of(pool, pool, unl, n_pool) / n_pool) @ inverse
+    human_battles = per_system(count * lab, count * lab, a, b, n_systems)
+    df = satterthwaite_df(np.diag(labelled_part), np.diag(pool_part), human_battles)
+    return theta, labelled_part + pool_part, weights, df
 
 
-def bradley_terry(pairs: JudgedPairs, estimator: str = "human", *, level: float) -> JointEstimate:
+def satterthwaite_df(labelled_variance, pool_variance, human_battles) -> np.ndarray:
+    r"""Per system, the degrees of freedom of its strength's variance (Welch-Satterthwaite).
+
+    The variance is :math:`v_L + v_P`: the part of the battles with a human verdict, estimated
+    from the system's :math:`m` human battles (:math:`m - 1` degrees of freedom), and PPI++'s
+    judge-only pool (many battles: treated as known), so
+
+    .. math::
+
+        \nu = (m - 1)\,\frac{(v_L + v_P)^2}{v_L^2},
+
+    :math:`m - 1` for ``human`` (no pool) and 0 for a single human battle. Infinite where
+    :math:`v_L = 0`.
+
+    Reference: F. E. Satterthwaite. An approximate distribution of estimates of variance
+    components. *Biometrics Bulletin* 2(6):110-114, 1946.
+    """
+    v_l = np.maximum(np.asarray(labelled_variance, dtype=float), 0.0)
+    total = v_l + np.maximum(np.asarray(pool_variance, dtype=float), 0.0)
+    m = np.asarray(human_battles, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        df = np.maximum(m - 1.0, 0.0) * total**2 / v_l**2
+    return np.where(v_l > 0, df, np.inf)
+
+
+def small_sample_scale(df, level: float) -> np.ndarray:
+    r"""Per system, :math:`t_{\nu, (1+\text{level})/2} / z_{(1+\text{level})/2}`: how much wider
+    a Student-t interval with :math:`\nu` degrees of freedom is than the normal one (1 for
+    :math:`\nu = \infty`, infinite for :math:`\nu = 0`)."""
+    df = np.asarray(df, dtype=float)
+    q = 0.5 + level / 2.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scale = stdtrit(np.where(df > 0, df, 1.0), q) / ndtri(q)
+    return np.where(np.isinf(df), 1.0, np.where(df > 0, scale, np.inf))
+
+
+def bradley_terry(
+    pairs: JudgedPairs, estimator: str = "human", *, level: float, small_sample: bool = True
+) -> JointEstimate:
     r"""Bradley-Terry strengths of the systems with intervals and joint covariance, by one estimator.
 
     Parameters
@@ -235,6 +279,16 @@ def bradley_terry(pairs: JudgedPairs, estimator: str = "human", *, level: float)
         ``human``, ``judge:<j>``, ``ppi++:<j>`` or ``ppi++:combined`` (module notes).
     level : float
         Nominal coverage of the intervals, in (0, 1).
+    small_sample : bool
+        Default True: each system's standard error is widened by
+        :math:`t_{\nu,(1+\text{level})/2}/z_{(1+\text{level})/2}` with :math:`\nu` the
+        Welch-Satterthwaite degrees of freedom of its variance (:func:`satterthwaite_df`: the
+        part from its own m human battles has m - 1), and the covariance with it
+        (:math:`D\hat\Sigma D`, still positive semi-definite); a system with one human battle
+        behind a strength keeps it but gets no interval: the note
+        :data:`~debias.stats.battles.FEW_HUMAN`. False: the
+        sandwich covariance as it is (``ppi_py.ppi_logistic_ci``'s). ``judge:<j>`` is never
+        widened (its verdicts are all known).
 
     Returns
     -------
@@ -259,10 +313,12 @@ def bradley_terry(pairs: JudgedPairs, estimator: str = "human", *, level: float)
     [0.255, -0.255]
     """
     check_level(level)
-    return strength_estimate(Battles.of(pairs), estimator, level=level)
+    return strength_estimate(Battles.of(pairs), estimator, level=level, small_sample=small_sample)
 
 
-def strength_estimate(battles: Battles, estimator: str, *, level: float, ties: str = "half") -> JointEstimate:
+def strength_estimate(
+    battles: Battles, estimator: str, *, level: float, ties: str = "half", small_sample: bool = True
+) -> JointEstimate:
     """:func:`bradley_terry` on battles already checked and grouped (:class:`~debias.stats.battles.Battles`);
     ``ties`` is accepted for a common signature with the other estimands: strengths always count
     a tie as half a win."""
@@ -305,8 +361,14 @@ def strength_estimate(battles: Battles, estimator: str, *, level: float, ties: s
         renumber = np.full(n_systems, -1)
         renumber[kept] = np.arange(kept.size)
         sub = groups.select(chosen, renumber, kept.size)
-        sub_theta, sub_cov, weights = _bt_core(sub, forms[0][0], predictions)
+        sub_theta, sub_cov, weights, sub_df = _bt_core(sub, forms[0][0], predictions)
         theta[kept] = sub_theta
+        if small_sample and kind != "judge":  # t-type: the human part's variance from few battles
+            scale = small_sample_scale(sub_df, level)
+            finite = np.isfinite(scale)
+            sub_cov = sub_cov * np.outer(np.where(finite, scale, 1.0), np.where(finite, scale, 1.0))
+            for k in np.flatnonzero(~finite):
+                notes[kept[k]] = notes[kept[k]] or FEW_HUMAN
         covariance[np.ix_(kept, kept)] = sub_cov
     elif kept.size < 2:
         notes = [r or "fewer than two systems with a finite strength" for r in notes]

@@ -84,6 +84,11 @@ class JointEstimate:
         Per system, why there is no estimate or no interval (``""`` when there is).
     weights : numpy.ndarray, shape (J,)
         The PPI++ weight of each of the estimator's judges (empty otherwise).
+    df : numpy.ndarray, shape (S,), optional
+        Degrees of freedom of each estimate's t interval (ratings: the judged items less the
+        coefficients fitted, :func:`debias.stats.intervals.t_interval`); ``None`` where the
+        intervals are normal (preferences). Rank-sets then use a multivariate-t critical value
+        with the smallest of them (:func:`debias.stats.ranking.rank_sets`).
     """
 
     estimand: str
@@ -100,6 +105,7 @@ class JointEstimate:
     n_missing: np.ndarray
     notes: tuple[str, ...]
     weights: np.ndarray
+    df: np.ndarray | None = None
 
     @property
     def width(self) -> np.ndarray:

@@ -46,7 +46,7 @@ NOTE = "note"
 LEVEL = "level"
 #: Former names, used by no table: ``n_human`` (now :data:`N_JUDGED`), ``reason`` (now
 #: :data:`NOTE`), ``bias_lower``/``bias_upper`` (now ``bias_ci_low``/``bias_ci_high``).
-RETIRED = ("n_human", "reason", "bias_lower", "bias_upper")
+RETIRED = ("n_human", "reason", "bias_lower", "bias_upper", "low", "high")
 
 
 def interval_of(quantity: str) -> tuple[str, str]:

@@ -83,8 +83,8 @@ def leaderboard_rows(
     seed: int = 0,
     names: Sequence[str] = (),
     top_k: int | None = None,
-    canonical: bool = False,
-    step_down: bool = False,
+    canonical: bool = True,
+    step_down: bool = True,
 ) -> pd.DataFrame:
     """One row per system x estimator: estimate, interval, point rank and simultaneous rank-set.
 
@@ -99,12 +99,17 @@ def leaderboard_rows(
     seed, names
         The critical value's draws come from ``setting_seed(seed, *names, estimator, "leaderboard")``.
     canonical : bool
-        Simulate the critical value with the systems sorted by name
+        Default True: simulate the critical value with the systems sorted by name
         (:func:`debias.stats.ranking.rank_sets`): the rows then do not depend on the order of the
-        systems (the preference leaderboards; the ratings' keep the order of their tables).
+        systems.
     step_down : bool
-        The step-down max-|t| procedure (:func:`debias.stats.ranking.rank_sets`): rank-sets never
-        larger at the same level (the preference leaderboards; the ratings' keep the single step).
+        Default True: the step-down max-|t| procedure (:func:`debias.stats.ranking.rank_sets`):
+        rank-sets never larger than the single step's, at the same level.
+
+    Each result's ``df`` (degrees of freedom per system, when it has them: the ratings) gives the
+    rank-sets a studentised critical value with the smallest of them
+    (:func:`debias.stats.ranking.rank_sets`), so that two systems are separated when a paired t
+    test of their difference would reject at the same level.
 
     Returns
     -------
@@ -137,6 +142,8 @@ def leaderboard_rows(
             continue
         keep = np.flatnonzero(valid)
         theta, covariance = theta[keep], covariance[np.ix_(keep, keep)]
+        df = getattr(result, "df", None)  # t-type critical value with the fewest degrees of freedom
+        df = None if df is None else float(np.min(np.asarray(df, dtype=float)[keep]))
         rng = np.random.default_rng(setting_seed(seed, *names, estimator, "leaderboard"))
         ranks = rank_sets(
             theta,
@@ -147,14 +154,14 @@ def leaderboard_rows(
             rng=rng,
             canonical=canonical,
             step_down=step_down,
+            df=df,
         )
         order = np.argsort(ranks.rank, kind="stable")
         following = np.full(len(ranks.systems), -1)
         following[order[:-1]] = order[1:]  # the next system down the point ranking
         pairs = np.array([(i, following[i]) for i in range(len(ranks.systems)) if following[i] >= 0]).reshape(-1, 2)
-        factors = dict(
-            zip(pairs[:, 0].tolist(), separation_factor(theta, covariance, pairs, critical_value=ranks.critical_value))
-        )
+        separation = separation_factor(theta, covariance, pairs, critical_value=ranks.first_critical_value)
+        factors = dict(zip(pairs[:, 0].tolist(), separation))
         ranked = len(ranks.systems)
         top = top_k_factor(ranks, covariance, top_k) if top_k is not None and top_k < ranked else np.nan
         for i, system in enumerate(ranks.systems):
@@ -207,17 +214,13 @@ def preferences_leaderboard(
             seed=seed,
             names=names,
             top_k=top_k,
-            canonical=True,
-            step_down=True,
         )
     by_estimand: dict[str, dict[str, JointResult]] = {}
     for result in results:
         by_estimand.setdefault(str(result.estimand), {})[str(result.estimator)] = result
     frames = []
     for estimand, of_estimand in by_estimand.items():
-        table = leaderboard_rows(
-            of_estimand, level=level, seed=seed, names=(*names, estimand), top_k=top_k, canonical=True, step_down=True
-        )
+        table = leaderboard_rows(of_estimand, level=level, seed=seed, names=(*names, estimand), top_k=top_k)
         table.insert(0, "estimand", estimand)
         frames.append(_best_first(table))
     if not frames:
@@ -298,6 +301,7 @@ def ratings_joint_estimates(
             n_missing=zeros,
             notes=("",) * len(systems),
             weights=np.zeros(0),
+            df=np.array([float(e[1].df) for e in entries]),
         )
         for system, _, _ in cells:
             if system not in notes and system not in systems:

@@ -1,0 +1,86 @@
+r"""Where to send the next votes: battles of the judge-only pool that can still settle a question.
+
+Given a question's status (:func:`debias.stats.status.question_status`), ``open_pairs`` marks
+the contrasts still open that matter to it: for ``better`` the pair asked about, for ``top:K``
+the undecided contrasts touching a system whose membership is undecided, for ``ranks`` every
+undecided contrast, for ``within:W`` every pair touching a system not yet within W. Which
+battles narrow an open contrast depends on the estimand:
+
+* a **win rate** is a system's expected score over *all* its battles (the pool's mix of
+  opponents), so the votes that narrow the contrast of i and j are the battles of i or of j:
+  the *open systems* are those in an open contrast, and every battle of an open system is
+  eligible. Drawn uniformly from those battles, each open system's votes stay a uniform draw of
+  its own battles whatever the earlier votes made the rule choose, so its win rate (and every
+  open contrast's sequence) keeps its target and its validity. A system no longer in any open
+  contrast then gets votes only against open systems: its estimate leans towards those
+  opponents, which is why a decision is to be kept once taken (it stays valid) rather than
+  re-read from later looks.
+* a **Bradley-Terry strength** difference does not depend on which pairs meet (when the model
+  holds): the eligible battles are those of the open pairs themselves (head-to-head).
+
+:func:`next_battles` draws the budget uniformly at random, without replacement, from the
+eligible battles of the pool (no human verdict yet), from an explicit
+``numpy.random.Generator``: the same seed and data give the same battles.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from debias.data import JudgedPairs
+from debias.stats.status import QuestionStatus
+
+__all__ = ["Allocation", "next_battles"]
+
+
+@dataclass(frozen=True)
+class Allocation:
+    """The battles to put in front of people next.
+
+    ``battles``: their indices in the :class:`~debias.data.JudgedPairs` (in its order);
+    ``eligible``: the pool battles there were to choose from (module notes); ``by``:
+    ``"systems"`` (win rates: every battle of an open system) or ``"pairs"`` (strengths: battles
+    of the open pairs); ``note``: why fewer than the budget were chosen ("" when it was met)."""
+
+    battles: np.ndarray
+    eligible: int
+    budget: int
+    by: str
+    note: str
+
+
+def next_battles(pairs: JudgedPairs, status: QuestionStatus, budget: int, rng: np.random.Generator) -> Allocation:
+    """Draw ``budget`` battles without a human verdict from those that can still settle what
+    ``status`` leaves open (module notes); all of them when fewer are left, none when the
+    question is settled."""
+    if isinstance(budget, bool) or not isinstance(budget, int | np.integer) or budget < 1:
+        raise ValueError(f"budget must be a whole number of battles >= 1, got {budget!r}")
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    if tuple(status.systems) != tuple(pairs.systems):
+        raise ValueError("the status is of other systems than these battles")
+    open_pairs = np.asarray(status.open_pairs, dtype=bool)
+    a, b = pairs.system_a, pairs.system_b
+    if status.estimand == "strength":
+        by, wanted = "pairs", open_pairs[a, b]
+    else:
+        by = "systems"
+        open_systems = open_pairs.any(axis=1)
+        wanted = open_systems[a] | open_systems[b]
+    eligible = np.flatnonzero(~pairs.labelled & wanted)
+    note = ""
+    if status.resolved:
+        note = f"the question is settled ({status.answer}): no battle needed"
+        chosen = np.zeros(0, dtype=np.int64)
+    elif eligible.size == 0:
+        note = f"no battle without a human verdict left for the open {by}: add battles of them to the pool"
+        chosen = np.zeros(0, dtype=np.int64)
+    elif eligible.size <= budget:
+        chosen = eligible
+        if eligible.size < budget:
+            note = f"only {eligible.size} battles without a human verdict left for the open {by} (budget {budget})"
+    else:
+        chosen = np.sort(rng.choice(eligible, size=budget, replace=False))
+    return Allocation(chosen.astype(np.int64), int(eligible.size), int(budget), by, note)

@@ -1,0 +1,601 @@
+r"""A question about the systems and its status now: what the confidence sequences settle.
+
+Questions (:func:`parse_question`):
+
+``better:A,B``
+    Is A better than B? One contrast, tested alone (the whole :math:`\alpha` on it).
+``top:K``
+    Which are the top K? Settled when K systems are each surely better than S - K others
+    (their rank-sets' upper ends at most K); every pairwise contrast tested together.
+``ranks``
+    Every system's rank: settled when every rank-set is a single rank.
+``within:W``
+    Every system's score within :math:`\pm W`: settled when every system's sequence (all S
+    together) has a half-width at most W.
+
+Rank-sets come from the pairwise sequences of :func:`debias.stats.sequential.contrast_sequences`
+(a union bound over the contrasts) as :func:`debias.stats.ranking.rank_bounds` forms them.
+Because every sequence holds at every look at once, what is settled at one look stays valid
+later; a status is one look (it keeps no history, so a decision seen at an earlier look is
+still valid even if the current interval reaches back over 0). "Unresolved so far" is an
+answer: the data do not settle it yet at this level. The votes still needed are a plug-in
+guide (:func:`debias.stats.sequential.votes_to_resolve`), infinite for an estimated gap of 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from debias.stats.intervals import check_level
+from debias.stats.joint import JointEstimate
+from debias.stats.sequential import (
+    MIN_VOTES,
+    OPTIMAL_AT,
+    ConfidenceSequence,
+    check_optimal_at,
+    contrast_sequences,
+    system_sequences,
+    votes_to_resolve,
+)
+
+__all__ = [
+    "KINDS",
+    "Question",
+    "QuestionError",
+    "QuestionStatus",
+    "StatusPath",
+    "StatusRow",
+    "contrast_times",
+    "default_estimator",
+    "first_votes",
+    "pairs_status",
+    "parse_question",
+    "question_status",
+    "status_path",
+]
+
+#: The kinds of question and how each is written.
+KINDS = {"better": "better:A,B", "top": "top:K", "ranks": "ranks", "within": "within:W"}
+
+
+class QuestionError(ValueError):
+    """A question (or the estimand or estimator to answer it with) that cannot be asked of these
+    systems: ``option`` names which, ``text`` is what was given."""
+
+    def __init__(self, text, message: str, option: str = "question"):
+        self.text = str(text)
+        self.message = message
+        self.option = option
+        super().__init__(f"{option} {text}: {message}")
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question about the systems (module notes): ``kind`` one of :data:`KINDS`; ``systems``
+    (A, B) for ``better``; ``k`` for ``top``; ``width`` (the half-width W) for ``within``."""
+
+    kind: str
+    systems: tuple[str, ...] = ()
+    k: int = 0
+    width: float = 0.0
+
+    @property
+    def text(self) -> str:
+        if self.kind == "better":
+            return f"better:{self.systems[0]},{self.systems[1]}"
+        if self.kind == "top":
+            return f"top:{self.k}"
+        if self.kind == "within":
+            return f"within:{self.width:g}"
+        return "ranks"
+
+    def check(self, systems) -> None:
+        """Refuse a question about systems not in ``systems`` or a K out of range."""
+        systems = list(systems)
+        if self.kind == "better":
+            for name in self.systems:
+                if name not in systems:
+                    raise QuestionError(self.text, f"unknown system {name!r}; the systems: {systems}")
+        if self.kind == "top" and not 1 <= self.k < len(systems):
+            raise QuestionError(self.text, f"K must be between 1 and {len(systems) - 1} for {len(systems)} systems")
+
+
+def parse_question(text) -> Question:
+    """A question from its written form (:data:`KINDS`); a :class:`QuestionError` (a
+    ``ValueError``) saying what was expected otherwise."""
+    if isinstance(text, Question):
+        return text
+    if not isinstance(text, str) or not text.strip():
+        raise QuestionError(text, f"expected one of {', '.join(KINDS.values())}")
+    kind, _, rest = text.strip().partition(":")
+    kind = kind.strip().lower()
+    if kind == "ranks" and not rest:
+        return Question("ranks")
+    if kind == "better":
+        names = [x.strip() for x in rest.split(",")]
+        if len(names) != 2 or not all(names):
+            raise QuestionError(text, "expected better:A,B (two system names separated by a comma)")
+        if names[0] == names[1]:
+            raise QuestionError(text, "name two different systems")
+        return Question("better", systems=(names[0], names[1]))
+    if kind == "top":
+        try:
+            k = int(rest)
+        except ValueError:
+            raise QuestionError(text, "expected top:K with K a whole number >= 1") from None
+        if k < 1:
+            raise QuestionError(text, "expected top:K with K a whole number >= 1")
+        return Question("top", k=k)
+    if kind == "within":
+        try:
+            width = float(rest)
+        except ValueError:
+            raise QuestionError(text, "expected within:W with W a number > 0") from None
+        if not (np.isfinite(width) and width > 0):
+            raise QuestionError(text, "expected within:W with W a number > 0")
+        return Question("within", width=width)
+    raise QuestionError(text, f"unknown question; expected one of {', '.join(KINDS.values())}")
+
+
+@dataclass(frozen=True)
+class StatusRow:
+    """One part of the answer: a system (``second`` empty) or a contrast ``first - second``.
+
+    ``estimate``, ``ci_low``, ``ci_high``: the estimate and its anytime-valid interval; ``votes``:
+    the votes behind it; ``resolved`` and ``status`` (what is settled, in words);
+    ``more_votes``: the further votes on its own battles the plug-in guide expects it to need
+    (0 when resolved, ``inf`` when the estimated gap is 0, NaN when it cannot say);
+    ``note``: why there is no estimate or no decision."""
+
+    first: str
+    second: str
+    estimate: float
+    ci_low: float
+    ci_high: float
+    votes: float
+    resolved: bool
+    status: str
+    more_votes: float
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class QuestionStatus:
+    """The status of a question now.
+
+    Attributes
+    ----------
+    question : Question
+    resolved : bool
+        The whole question is settled.
+    answer : str
+        The answer in words ("unresolved so far" when it is not settled).
+    rows : tuple of StatusRow
+        Per system (and per contrast still open, or the one asked about).
+    more_votes : float
+        The most further votes an open part needs (0 when resolved): for ``top:K`` over the open
+        pairs with one system inside the estimated top K and one outside (those that confirm
+        it), otherwise over every open part.
+    level, optimal_at : float
+        Simultaneous level of the sequences and their :math:`t^\\star`.
+    estimand, estimator : str
+    n_votes : int
+        Votes (battles with a human verdict) behind the status.
+    open_pairs : numpy.ndarray of bool, shape (S, S)
+        Pairs of systems whose battles would help settle what is open (symmetric).
+    systems : tuple of str
+    """
+
+    question: Question
+    resolved: bool
+    answer: str
+    rows: tuple[StatusRow, ...]
+    more_votes: float
+    level: float
+    optimal_at: float
+    estimand: str
+    estimator: str
+    n_votes: int
+    open_pairs: np.ndarray
+    systems: tuple[str, ...]
+
+
+def _row(first, second, cs: ConfidenceSequence, index, resolved, status, more, note="") -> StatusRow:
+    return StatusRow(
+        first,
+        second,
+        float(cs.estimate[index]),
+        float(cs.ci_low[index]),
+        float(cs.ci_high[index]),
+        float(cs.n[index]),
+        bool(resolved),
+        status,
+        float(more),
+        note,
+    )
+
+
+def question_status(
+    joint: JointEstimate,
+    question,
+    *,
+    level: float,
+    optimal_at: float = OPTIMAL_AT,
+    times=None,
+    n_votes: int | None = None,
+) -> QuestionStatus:
+    """The status of ``question`` (:func:`parse_question`) from one estimator's estimates.
+
+    Parameters
+    ----------
+    joint : JointEstimate
+        Win rates, strengths or mean ratings of the systems, with their joint covariance.
+    question : str or Question
+    level : float
+        Simultaneous coverage of the sequences the question uses, at every look.
+    optimal_at : float
+        :math:`t^\\star` of the sequences (fixed in advance).
+    times : array_like, shape (S, S), optional
+        Votes behind each contrast (default
+        :func:`~debias.stats.sequential.contrast_sequences`'s).
+    n_votes : int, optional
+        Total votes, for the record (default half the sum of ``joint.n_judged``).
+
+    Returns
+    -------
+    QuestionStatus
+    """
+    check_level(level)
+    optimal_at = check_optimal_at(optimal_at)
+    question = parse_question(question)
+    question.check(joint.systems)
+    systems = joint.systems
+    s = len(systems)
+    alpha = 1.0 - level
+    n_votes = int(np.sum(joint.n_judged) // 2) if n_votes is None else int(n_votes)
+    notes = tuple(joint.notes)
+    each = _bounded(
+        system_sequences(joint, level=level, optimal_at=optimal_at, simultaneous=question.kind != "better"),
+        joint.estimand,
+        1.0,
+    )
+    open_pairs = np.zeros((s, s), dtype=bool)
+
+    if question.kind == "within":
+        half = each.half_width
+        alpha_each = alpha / s
+        sd = each.se * np.sqrt(each.n)
+        needed = votes_to_resolve(question.width, sd, each.n, alpha=alpha_each, optimal_at=optimal_at)
+        rows, open_systems = [], np.zeros(s, dtype=bool)
+        for i, name in enumerate(systems):
+            if not np.isfinite(half[i]):
+                rows.append(_row(name, "", each, i, False, "no estimate", np.nan, notes[i] or "no interval"))
+                open_systems[i] = True
+                continue
+            ok = bool(half[i] <= question.width and each.n[i] >= MIN_VOTES)
+            status = f"within ±{question.width:g}" if ok else f"±{half[i]:.4g}: unresolved so far"
+            note = "" if ok or each.n[i] >= MIN_VOTES else f"fewer than {MIN_VOTES} votes"
+            more = 0.0 if ok else max(needed[i] - each.n[i], 1.0)
+            rows.append(_row(name, "", each, i, ok, status, more, note))
+            open_systems[i] = not ok
+        resolved = not open_systems.any()
+        open_pairs = open_systems[:, None] | open_systems[None, :]
+        np.fill_diagonal(open_pairs, False)
+        answer = (
+            f"every system within ±{question.width:g}"
+            if resolved
+            else f"unresolved so far: {int(open_systems.sum())} of {s} systems not yet within ±{question.width:g}"
+        )
+        return _result(question, resolved, answer, rows, level, optimal_at, joint, n_votes, open_pairs)
+
+    live = None
+    if question.kind == "better":
+        a, b = systems.index(question.systems[0]), systems.index(question.systems[1])
+        live = np.zeros((s, s), dtype=bool)
+        live[a, b] = live[b, a] = True
+    contrasts = contrast_sequences(joint, level=level, optimal_at=optimal_at, times=times, live=live)
+    cs, better = _bounded(contrasts.sequence, joint.estimand, 2.0), contrasts.better
+    tests = cs.tests
+    sd = cs.se * np.sqrt(cs.n)
+    needed = votes_to_resolve(cs.estimate, sd, cs.n, alpha=alpha / tests, optimal_at=optimal_at)
+    position = {(int(i), int(j)): p for p, (i, j) in enumerate(zip(contrasts.first, contrasts.second))}
+
+    def contrast_row(i, j, status_open="unresolved so far"):
+        p = position[(min(i, j), max(i, j))]
+        sign = 1.0 if i < j else -1.0
+        est, low, high = sign * cs.estimate[p], cs.ci_low[p], cs.ci_high[p]
+        if sign < 0:
+            low, high = -high, -low
+        decided = better[i, j] or better[j, i]
+        if np.isnan(est):
+            note = notes[i] or notes[j] or "no estimate"
+            return StatusRow(systems[i], systems[j], est, low, high, float(cs.n[p]), False, "no estimate", np.nan, note)
+        if decided:
+            status = f"{systems[i]} better" if better[i, j] else f"{systems[j]} better"
+            more = 0.0
+        else:
+            status = status_open
+            more = max(needed[p] - cs.n[p], 1.0)
+        few = min(cs.n[p], joint.n_judged[i], joint.n_judged[j]) < MIN_VOTES
+        note = f"fewer than {MIN_VOTES} votes of a system: nothing is declared yet" if few else ""
+        return StatusRow(
+            systems[i], systems[j], float(est), float(low), float(high), float(cs.n[p]), bool(decided), status,
+            float(more), note,
+        )  # fmt: skip
+
+    if question.kind == "better":
+        row = contrast_row(a, b)
+        resolved = row.resolved
+        if not resolved:
+            open_pairs[a, b] = open_pairs[b, a] = True
+        answer = row.status if resolved else f"unresolved so far: {systems[a]} vs {systems[b]}"
+        return _result(question, resolved, answer, [row], level, optimal_at, joint, n_votes, open_pairs)
+
+    rank_low, rank_high = contrasts.rank_bounds()
+    estimable = np.isfinite(joint.estimate)
+    rows = []
+    if question.kind == "top":
+        k = question.k
+        surely_in = (rank_high <= k) & estimable
+        surely_out = (rank_low > k) & estimable
+        resolved = int(surely_in.sum()) == k
+        undecided = ~surely_in & ~surely_out
+        for i, name in enumerate(systems):
+            if not estimable[i]:
+                status = "no estimate"
+            elif surely_in[i]:
+                status = f"in the top {k}"
+            elif surely_out[i] or resolved:
+                status = f"not in the top {k}"
+            else:
+                status = "unresolved so far"
+            rows.append(_system_row(name, each, i, surely_in[i] or surely_out[i] or resolved, status, notes[i]))
+        if not resolved:
+            # contrasts still open that touch a system whose membership is undecided
+            # (a system without an estimate stays undecided: its battles are what it needs)
+            touch = undecided[:, None] | undecided[None, :]
+            pending = touch & ~(better | better.T)
+            np.fill_diagonal(pending, False)
+            open_pairs = pending
+            # the votes needed: the open pairs that straddle the estimated top K (one inside,
+            # one outside), which must all be settled for that set to be confirmed
+            inside = np.zeros(s, dtype=bool)
+            inside[np.argsort(-np.where(estimable, joint.estimate, -np.inf), kind="stable")[:k]] = True
+            straddle = pending & (inside[:, None] != inside[None, :])
+        top = [systems[i] for i in np.flatnonzero(surely_in)]
+        answer = (
+            f"top {k}: {', '.join(top)}"
+            if resolved
+            else f"unresolved so far: {len(top)} of {k} settled" + (f" ({', '.join(top)})" if top else "")
+        )
+    else:  # ranks
+        single = (rank_low == rank_high) & estimable
+        resolved = bool(single.all())
+        for i, name in enumerate(systems):
+            if not estimable[i]:
+                status = "no estimate"
+            elif single[i]:
+                status = f"rank {int(rank_low[i])}"
+            else:
+                status = f"ranks {int(rank_low[i])}-{int(rank_high[i])}: unresolved so far"
+            rows.append(_system_row(name, each, i, single[i], status, notes[i]))
+        if not resolved:
+            pending = ~(better | better.T)
+            np.fill_diagonal(pending, False)
+            open_pairs = pending
+        answer = (
+            "every rank settled"
+            if resolved
+            else f"unresolved so far: {int((~single).sum())} of {s} systems without a single rank"
+        )
+    more = None
+    for i, j in zip(*np.nonzero(np.triu(open_pairs, 1))):
+        row = contrast_row(int(i), int(j))
+        rows.append(row)
+        if question.kind == "top" and straddle[i, j] and not np.isnan(row.more_votes):
+            more = row.more_votes if more is None else max(more, row.more_votes)
+    return _result(question, resolved, answer, rows, level, optimal_at, joint, n_votes, open_pairs, more)
+
+
+def _bounded(cs: ConfidenceSequence, estimand: str, width: float) -> ConfidenceSequence:
+    """A win rate's sequence clipped to [0, 1] (a difference of two: [-1, 1]); the truth lies
+    there, so the clipped interval covers whenever the unclipped one does."""
+    if estimand != "win_rate":
+        return cs
+    low, high = (0.0, 1.0) if width == 1.0 else (-1.0, 1.0)
+    return replace(cs, ci_low=np.clip(cs.ci_low, low, high), ci_high=np.clip(cs.ci_high, low, high))
+
+
+def _system_row(name, each: ConfidenceSequence, i, resolved, status, note) -> StatusRow:
+    """A system's row for top/ranks: its own sequence (all S together) and no votes guide (the
+    open contrasts carry it)."""
+    return _row(name, "", each, i, resolved, status, 0.0 if resolved else np.nan, note)
+
+
+def _result(question, resolved, answer, rows, level, optimal_at, joint, n_votes, open_pairs, more=None):
+    """The status; ``more`` (default: the most any open row needs) the further votes."""
+    if more is None:
+        pending = [r.more_votes for r in rows if not r.resolved and not np.isnan(r.more_votes)]
+        more = float(max(pending)) if pending else float("nan")
+    more = 0.0 if resolved else float(more)
+    return QuestionStatus(
+        question=question,
+        resolved=bool(resolved),
+        answer=answer,
+        rows=tuple(rows),
+        more_votes=more,
+        level=float(level),
+        optimal_at=float(optimal_at),
+        estimand=joint.estimand,
+        estimator=joint.estimator,
+        n_votes=n_votes,
+        open_pairs=open_pairs,
+        systems=joint.systems,
+    )
+
+
+def default_estimator(judges) -> str:
+    """The estimator a status uses unless told: PPI++ with every judge (two or more), with the
+    one judge, or people alone."""
+    from debias.stats.vocabulary import estimator_name
+
+    judges = list(judges)
+    if len(judges) >= 2:
+        return estimator_name("ppi++")
+    if judges:
+        return estimator_name("ppi++", judges[0])
+    return estimator_name("human")
+
+
+def contrast_times(pairs, estimand: str) -> np.ndarray:
+    """Votes behind each contrast (S, S): for win rates the battles with a human verdict of i or
+    of j (a contrast's stream); for strengths every battle with a human verdict (the fit uses
+    them all)."""
+    labelled = pairs.labelled
+    s = pairs.n_systems
+    a, b = pairs.system_a[labelled], pairs.system_b[labelled]
+    if estimand == "strength":
+        return np.full((s, s), float(labelled.sum()))
+    n = np.bincount(a, minlength=s) + np.bincount(b, minlength=s)
+    shared = np.zeros((s, s))
+    np.add.at(shared, (a, b), 1.0)
+    shared = shared + shared.T
+    return (n[:, None] + n[None, :] - shared).astype(float)
+
+
+def pairs_status(
+    pairs,
+    question,
+    *,
+    level: float,
+    estimand: str = "win_rate",
+    estimator: str | None = None,
+    ties: str = "half",
+    optimal_at: float = OPTIMAL_AT,
+) -> QuestionStatus:
+    """:func:`question_status` of battles (:class:`~debias.data.JudgedPairs`): ``estimand``
+    ``win_rate`` or ``strength`` by ``estimator`` (default :func:`default_estimator`)."""
+    from debias.stats.battles import Battles, resolve
+    from debias.stats.preferences import ESTIMANDS
+    from debias.stats.vocabulary import describe
+
+    check_level(level)
+    if estimand not in ESTIMANDS:
+        raise QuestionError(estimand, f"unknown estimand; available: {list(ESTIMANDS)}", "estimand")
+    question = parse_question(question)
+    question.check(pairs.systems)
+    estimator = default_estimator(pairs.judges) if estimator is None else estimator
+    try:
+        biased = describe(estimator).biased
+    except ValueError:
+        biased = False
+    if biased:
+        raise QuestionError(
+            estimator, "rests on a judge alone: it says nothing about people; use human or ppi++", "estimator"
+        )
+    try:
+        resolve(estimator, pairs.judges)
+    except ValueError as error:
+        raise QuestionError(estimator, str(error), "estimator") from None
+    if not pairs.labelled.any():
+        raise ValueError("no battle has a human verdict: nothing to say about people yet")
+    joint = ESTIMANDS[estimand](Battles.of(pairs, ties), estimator, level=level, ties=ties)
+    times = contrast_times(pairs, estimand)
+    return question_status(
+        joint, question, level=level, optimal_at=optimal_at, times=times, n_votes=int(pairs.labelled.sum())
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class StatusPath:
+    """A question's sequences as the votes arrived: the status at each of L looks over the
+    battles with a human verdict in the order of the table.
+
+    ``votes`` (L,): votes at each look; ``estimate``, ``ci_low``, ``ci_high`` (L, S): each system's
+    estimate and anytime-valid interval (all S together); ``contrast`` (L, 3) for ``better``:
+    the estimate and interval of A - B (NaN otherwise); ``resolved`` (L,): the question settled
+    at that look, or at an earlier one (a decision is kept once taken); ``status``: the last
+    look's."""
+
+    question: Question
+    systems: tuple[str, ...]
+    votes: np.ndarray
+    estimate: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    contrast: np.ndarray
+    resolved: np.ndarray
+    status: QuestionStatus
+
+
+def first_votes(pairs, t: int):
+    """``pairs`` with only the first ``t`` battles that have a human verdict keeping it (the
+    others join the pool): the data as it stood after t votes."""
+    from debias.data import JudgedPairs
+
+    order = np.flatnonzero(pairs.labelled)
+    keep = np.zeros(pairs.n_battles, dtype=bool)
+    keep[order[:t]] = True
+    counts = np.where(keep, pairs.human_counts, 0)
+    verdicts = pairs.human[np.repeat(keep, pairs.human_counts)]
+    return JudgedPairs(
+        pairs.systems,
+        pairs.system_a,
+        pairs.system_b,
+        verdicts,
+        counts,
+        pairs.judges,
+        pairs.judge_verdicts,
+        pairs.items,
+        pairs.judge_unknown,
+    )
+
+
+def status_path(
+    pairs,
+    question,
+    *,
+    level: float,
+    looks: int = 20,
+    estimand: str = "win_rate",
+    estimator: str | None = None,
+    ties: str = "half",
+    optimal_at: float = OPTIMAL_AT,
+) -> StatusPath:
+    """:func:`pairs_status` at ``looks`` looks spread evenly over the battles with a human
+    verdict, in the order of the table (the first look after :data:`MIN_VOTES` votes)."""
+    if isinstance(looks, bool) or not isinstance(looks, int | np.integer) or looks < 1:
+        raise ValueError(f"looks must be a whole number >= 1, got {looks!r}")
+    n = int(pairs.labelled.sum())
+    if n == 0:
+        raise ValueError("no battle has a human verdict: nothing to say about people yet")
+    start = min(n, MIN_VOTES)
+    votes = np.unique(np.rint(np.linspace(start, n, looks)).astype(np.int64))
+    question = parse_question(question)
+    s = pairs.n_systems
+    estimate, low, high = (np.full((votes.size, s), np.nan) for _ in range(3))
+    contrast = np.full((votes.size, 3), np.nan)
+    resolved = np.zeros(votes.size, dtype=bool)
+    state = None
+    for look, t in enumerate(votes):
+        state = pairs_status(
+            first_votes(pairs, int(t)) if t < n else pairs,
+            question,
+            level=level,
+            estimand=estimand,
+            estimator=estimator,
+            ties=ties,
+            optimal_at=optimal_at,
+        )
+        rows = {r.first: r for r in state.rows if not r.second}
+        for i, name in enumerate(pairs.systems):
+            if name in rows:
+                row = rows[name]
+                estimate[look, i], low[look, i], high[look, i] = row.estimate, row.ci_low, row.ci_high
+        if question.kind == "better":
+            row = state.rows[0]
+            contrast[look] = (row.estimate, row.ci_low, row.ci_high)
+        resolved[look] = state.resolved or (look > 0 and resolved[look - 1])
+    return StatusPath(question, pairs.systems, votes, estimate, low, high, contrast, resolved, state)
