@@ -16,17 +16,18 @@ PIP := $(BIN)/python -m pip install --quiet --disable-pip-version-check -c requi
 CORES  ?= all
 TEST_CONFIG := .test/config/config.yaml
 
-.PHONY: setup setup-vecsim setup-cluster system-packages reproduce test lint test-config install-check cluster-test benchmark clean
+.PHONY: setup setup-vecsim setup-cluster system-packages reproduce test test-fast test-oldest lint test-config install-check cluster-test benchmark clean
 
 setup: $(STAMP) $(WORDNET_STAMP) $(SYSTEM_STAMP)
 
-# Every package at the version in requirements.lock, the project itself editable. The setup
-# script of rouge 0.2.1 imports numpy, so it is built without isolation once numpy is there.
+# Every package at the version in requirements.lock, the project itself editable with every
+# extra the workflow, the paper and the tests use. The setup script of rouge 0.2.1 (the extra
+# paper-rouge) imports numpy, so it is built without isolation once numpy is there.
 $(STAMP): pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) numpy wheel setuptools
 	$(PIP) --no-build-isolation rouge
-	$(PIP) -e '.[test]'
+	$(PIP) -e '.[workflow,paper,paper-rouge,test]'
 	touch $@
 
 # Debian packages: installed with apt-get when running as root; otherwise the step stops and
@@ -62,6 +63,28 @@ $(BROWSER_STAMP): $(STAMP)
 test: setup $(BROWSER_STAMP)
 	$(BIN)/python -m pytest
 
+# The tests without the end-to-end runs of the workflow (about 3.5 CPU-minutes; `make test`
+# runs every test).
+test-fast: setup
+	$(BIN)/python -m pytest -m "not workflow"
+
+# The lower bounds of pyproject.toml: a new virtual environment with the oldest numpy, scipy,
+# pandas and pyarrow the package supports (from PyPI, not the lock) runs the tests of the
+# statistics core and the API on the source tree.
+OLDEST := numpy==1.26.4 scipy==1.11.4 pandas==2.1.4 pyarrow==14.0.2
+OLDEST_TESTS := tests/test_api.py tests/test_estimators.py tests/test_control_variates.py \
+	tests/test_variance.py tests/test_bootstrap.py tests/test_ppi.py tests/test_comparisons.py \
+	tests/test_planning.py tests/test_preferences.py tests/test_ranking.py tests/test_data.py \
+	tests/test_edges.py tests/test_pair_reading.py tests/test_reader.py tests/test_one_judgment.py \
+	tests/test_scale.py
+test-oldest:
+	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && \
+	$(PYTHON) -m venv "$$dir/venv" && \
+	"$$dir/venv/bin/python" -m pip install --quiet --disable-pip-version-check $(OLDEST) \
+		pyyaml jsonschema pytest ppi-python && \
+	PYTHONPATH=$(CURDIR)/src "$$dir/venv/bin/python" -m pytest -q -p no:cacheprovider \
+		-m "not workflow" $(OLDEST_TESTS)
+
 # Static checks of the code and the workflow.
 lint: setup
 	$(BIN)/ruff check .
@@ -74,14 +97,17 @@ test-config: setup
 	$(BIN)/snakemake --cores 2 --configfile $(TEST_CONFIG)
 	$(BIN)/snakemake --configfile $(TEST_CONFIG) --report .test/results/report.html
 
-# The package as users install it: `pip install .` (not editable) into a new virtual environment,
-# then the public API and the debias command run from a directory outside the checkout.
+# The package as users install it: its wheel (not editable) with the extra `workflow` into a new
+# virtual environment, then the public API, the debias command and `debias run` from a directory
+# outside the checkout, and the wheel's contents (LICENSE, workflow, the paper's values).
 install-check:
 	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && \
 	$(PYTHON) -m venv "$$dir/venv" && \
-	"$$dir/venv/bin/python" -m pip install --quiet --disable-pip-version-check -c requirements.lock . && \
+	"$$dir/venv/bin/python" -m pip wheel --quiet --disable-pip-version-check --no-deps -w "$$dir/wheel" . && \
+	wheel=$$(ls "$$dir"/wheel/debias-*.whl) && \
+	"$$dir/venv/bin/python" -m pip install --quiet --disable-pip-version-check -c requirements.lock "$$wheel[workflow]" && \
 	mkdir "$$dir/elsewhere" && cd "$$dir/elsewhere" && \
-	"$$dir/venv/bin/python" $(CURDIR)/.ci/installed_package.py $(CURDIR)
+	"$$dir/venv/bin/python" $(CURDIR)/.ci/installed_package.py $(CURDIR) "$$wheel"
 
 # Opt-in, as root (not part of `test`): starts a single-node SLURM in a temporary directory
 # (Debian's slurm-wlm and munge, installed if missing), runs the test config through

@@ -1,5 +1,7 @@
-"""The package as a user installs it (`pip install .`, not editable), used from outside the
-checkout: the public API on a long table, the schema's defaults, and the `debias` command.
+"""The package as a user installs it (a wheel of `pip wheel .` with the extra `workflow`, not
+editable), used from outside the checkout: the public API on a long table, the schema's defaults,
+the `debias` command (its version, `python -m debias`, plain-text help), the workflow shipped in
+the package (`debias run`, a dry run of a configuration), and the LICENSE in the wheel.
 
 Run with the installed environment's Python from a directory outside the checkout; exits non-zero
 with the failing check's message."""
@@ -7,9 +9,11 @@ with the failing check's message."""
 import os
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pandas as pd
+import yaml
 
 import debias
 from debias.config.settings import SCHEMA_PATH, section_defaults
@@ -33,7 +37,38 @@ assert table["estimator"].tolist() == ["mean", "cv:bleu", "mean", "cv:bleu"], ta
 assert abs(table["estimate"].iloc[0] - 3.375) < 1e-12
 
 command = Path(sys.executable).with_name("debias")
-for argv in (["--help"], ["estimate", "--help"], ["import", "--help"]):
+for argv in (["--help"], ["estimate", "--help"], ["import", "--help"], ["run", "--help"]):
     done = subprocess.run([str(command), *argv], capture_output=True, text=True, cwd=os.getcwd())
     assert done.returncode == 0 and "usage: debias" in done.stdout, (argv, done.stderr)
-print(f"installed package at {where.parent}: import, estimate and the debias command work")
+    assert "``" not in done.stdout and ":func:`" not in done.stdout, (argv, "reST markup in the help")
+done = subprocess.run([str(command), "--version"], capture_output=True, text=True, check=True)
+assert done.stdout.strip() == f"debias {debias.__version__}" != "debias 0+unknown", done.stdout
+done = subprocess.run([sys.executable, "-m", "debias", "--help"], capture_output=True, text=True, check=True)
+assert "usage: debias" in done.stdout
+
+# The wheel holds the LICENSE, the workflow and the paper's values; the installed package finds them.
+wheel = Path(sys.argv[2])
+with zipfile.ZipFile(wheel) as archive:
+    names = archive.namelist()
+assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names), "no LICENSE in the wheel"
+for shipped in (
+    "debias/_workflow/Snakefile",
+    "debias/_workflow/rules/common.smk",
+    "debias/_paper/reported_values.yaml",
+):
+    assert shipped in names, f"{shipped} not in the wheel"
+from debias.distribution.files import paper_values_file, snakefile  # noqa: E402
+
+assert checkout not in snakefile().parents and snakefile().is_file(), snakefile()
+assert paper_values_file().is_file()
+
+# `debias run` from here, on the checkout's small test configuration (data read there): a dry run.
+config = yaml.safe_load((checkout / ".test/config/config.yaml").read_text())
+config["data_dir"] = str(checkout / ".test/data")
+config["results_dir"] = "results"
+Path("config.yaml").write_text(yaml.safe_dump(config))
+done = subprocess.run([str(command), "run", "--configfile", "config.yaml", "-n", "--cores", "1"],
+                      capture_output=True, text=True)  # fmt: skip
+assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+assert not Path("results").exists()
+print(f"installed package at {where.parent}: import, estimate, the debias command and debias run work")

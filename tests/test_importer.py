@@ -4,6 +4,7 @@ workflow accepts; bad rows are named with their row and column."""
 from __future__ import annotations
 
 import csv
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -141,7 +142,9 @@ def test_a_new_config_file_runs_as_it_is(tmp_path, capsys):
             "--output", "target", "--reference-system", "Human ref", "--out", tmp_path / "data" / "de"]  # fmt: skip
     assert run(capsys, *args, "--language", "de", "--config", tmp_path / "de.yaml")[0] == 0
     config = load_config(tmp_path / "de.yaml")  # the workflow's schema, every required key
-    assert config["data_dir"] == str(tmp_path / "data") and config["results_dir"] == "results/de"
+    # Paths relative to the configuration's folder, whatever folder the import ran in.
+    assert config["relative_to_config"] is True and config["data_dir"] == "data"
+    assert config["results_dir"] == "results/de" and not Path(config["nltk_data"]).is_absolute()
     assert config["tasks"]["de"]["language"] == "de"
     assert list(config["metrics"]) == ["bleu", "chrf", "chrfpp", "rouge1", "rouge2", "rougeL"]
     assert run(capsys, *args[:-1], tmp_path / "en", "--config", tmp_path / "en.yaml")[0] == 0

@@ -100,7 +100,8 @@ def test_the_statistics_core_imports_no_pandas_and_no_file_format():
 
 #: The package's layers, lowest first: a module may import from its own layer and the ones below.
 LAYERS = (
-    ("debias.data",),
+    # The data model; which extra installs an optional package; where the shipped workflow is.
+    ("debias.data", "debias.distribution"),
     ("debias.stats",),
     ("debias.io",),
     ("debias.config",),

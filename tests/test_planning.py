@@ -424,12 +424,14 @@ def test_one_metric_keeps_the_checks_numbers():
         judgments, {"m": metric}, target_width=target, rng=np.random.default_rng(2), **common
     )
     got = [(r["met"], r["median_planned_n"], r["median_planned_k"], r["median_ratio"]) for r in fresh + resampled]
-    assert got == [
+    # Equal up to rounding (the oldest supported numpy and scipy differ in the last digits).
+    expected = [
         (0.7666666666666667, 146.0, 2.0, 0.9091356971633915),
         (0.8333333333333334, 122.5, 2.0, 0.9038049522780738),
         (0.9, 120.0, 1.0, 0.8892421564080251),
         (0.95, 94.0, 1.0, 0.8933494547302769),
     ]
+    assert np.allclose(np.array(got), np.array(expected), rtol=1e-9, atol=0), got
 
 
 def test_one_metric_plan_is_the_fixed_metric_plan():

@@ -195,7 +195,7 @@ def test_report_section_of_raters_who_disagree_and_of_ties_only(tmp_path):
     assert "no saving" in text and "covariance" not in text
 
 
-def test_import_pairs_writes_a_canonical_table_the_task_reads_as_the_original(tmp_path, capsys):
+def test_import_pairs_writes_a_canonical_table_the_task_reads_as_the_original(tmp_path, capsys, monkeypatch):
     from debias.cli.analyse import main
 
     frame = battles(n=120)
@@ -216,6 +216,8 @@ def test_import_pairs_writes_a_canonical_table_the_task_reads_as_the_original(tm
     canonical = pd.read_csv(tmp_path / "data/battles.csv", keep_default_na=False)
     assert list(canonical.columns) == ["item", "system_a", "system_b", "verdict", "rater", "judge"]
     assert set(canonical["verdict"]) == {"a", "b", "tie", ""} and "" in set(canonical["judge"])
+    assert written["relative_to_config"] is True  # its paths are read from its folder, as the workflow does
+    monkeypatch.chdir(config.parent)
     imported = load_preferences(with_defaults(written), "mine")
     original = load_preferences(
         config_of(

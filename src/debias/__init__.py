@@ -17,6 +17,12 @@ first use, so ``import debias`` stays light.
 from __future__ import annotations
 
 import importlib
+from importlib.metadata import PackageNotFoundError, version
+
+try:  # one source of truth: the version in pyproject.toml, as installed
+    __version__ = version("debias")
+except PackageNotFoundError:  # the source tree on sys.path without an installed copy
+    __version__ = "0+unknown"
 
 __all__ = [
     "EvalSample",

@@ -6,7 +6,8 @@ here runs often: the configuration is checked against its schema with a message 
 kept in a small cache keyed by the files' sha256 and the settings the check reads
 (:func:`checked_inputs`), and so is every preference task's table (:func:`checked_preferences`);
 WordNet and the configured metric implementations are looked for
-(:func:`wordnet_problem`, :func:`implementation_problems`).
+(:func:`wordnet_problem`, :func:`implementation_problems`), unless the command computes nothing
+(:func:`computes_nothing`: ``--report``, ``--lint``, a dry run, ...).
 """
 
 from __future__ import annotations
@@ -26,9 +27,11 @@ from debias.pipeline.inputs import check_config, validate_inputs, validate_prefe
 
 __all__ = [
     "CACHE_DIR",
+    "COMPUTING_NOTHING",
     "CheckedInputs",
     "checked_inputs",
     "checked_preferences",
+    "computes_nothing",
     "implementation_problems",
     "preference_outputs",
     "preference_results_problem",
@@ -275,6 +278,57 @@ def checked_preferences(config: Mapping, cache_dir: str | Path = CACHE_DIR) -> d
     except OSError:
         pass  # a cache that cannot be written only means checking again next time
     return battles
+
+
+#: Snakemake's options (their argparse names) that make a command compute nothing: the report,
+#: the linter, a dry run or a touch, listings, graphs, summaries, clean-ups, exports.
+COMPUTING_NOTHING = (
+    "dryrun",
+    "touch",
+    "lint",
+    "report",
+    "list_rules",
+    "list_target_rules",
+    "summary",
+    "detailed_summary",
+    "dag",
+    "rulegraph",
+    "filegraph",
+    "d3dag",
+    "unlock",
+    "cleanup_metadata",
+    "list_changes",
+    "list_input_changes",
+    "list_params_changes",
+    "list_untracked",
+    "print_compilation",
+    "archive",
+    "containerize",
+    "export_cwl",
+    "generate_unit_tests",
+    "list_conda_envs",
+    "conda_create_envs_only",
+    "cleanup_shadow",
+    "delete_all_output",
+    "delete_temp_output",
+)
+
+
+def computes_nothing(argv: list[str] | None = None) -> bool:
+    """Whether the Snakemake command running (``argv``, default ``sys.argv``) computes nothing
+    (:data:`COMPUTING_NOTHING`): then the metrics' provisioning (WordNet, Perl, Java, the paper's
+    packages) is not checked, as no metric runs. ``False`` when the program is not Snakemake's
+    command line (a job of a cluster run, the Python API): the checks run."""
+    argv = sys.argv if argv is None else argv
+    if not argv or not (Path(argv[0]).name == "snakemake" or argv[0].endswith("snakemake/__main__.py")):
+        return False
+    try:
+        from snakemake.cli import get_argument_parser
+
+        args, _ = get_argument_parser().parse_known_args(argv[1:])
+    except (ImportError, SystemExit):
+        return False
+    return any(getattr(args, name, None) not in (None, False) for name in COMPUTING_NOTHING)
 
 
 def wordnet_problem(config: Mapping) -> str | None:

@@ -23,10 +23,12 @@ from debias.config.tasks import (
 from debias.io.canonical import InputError
 from debias.pipeline.metric_chunks import line_blocks
 from debias.metrics import resolve_implementations
+from debias.distribution.files import paper_values_file
 from debias.config.settings import SCHEMA_PATH, schema_problem
 from debias_tools.startup import (
     checked_inputs,
     checked_preferences,
+    computes_nothing,
     implementation_problems,
     wordnet_problem,
 )
@@ -37,6 +39,12 @@ problem = schema_problem(config, SCHEMA_PATH)
 if problem:
     raise WorkflowError(f"invalid configuration: {problem}")
 validate(config, schema=str(SCHEMA_PATH))
+
+# A configuration that says so (as `debias import` writes them) reads its relative paths from
+# its own folder: the workflow runs there, unless --directory names another folder.
+if config["relative_to_config"]:
+    given = [Path(f) for f in workflow.overwrite_configfiles or workflow.configfiles]
+    workflow.workdir(str(given[-1].resolve().parent))
 
 # Every input is checked now, before any job runs: a bad line stops the whole workflow with
 # its file and line number, and nothing in results/ is touched. A check that passed on the same
@@ -51,11 +59,13 @@ except InputError as error:
     raise WorkflowError(f"invalid input: {error}") from None
 
 # METEOR is never computed without WordNet, nor a metric whose program is missing: stop now
-# rather than in the first metrics job.
-problem = wordnet_problem(config) if RATED else None
+# rather than in the first metrics job. A command that computes nothing (--report, --lint, a dry
+# run) runs without them.
+PROVISIONING_CHECKED = RATED and not computes_nothing()
+problem = wordnet_problem(config) if PROVISIONING_CHECKED else None
 if problem:
     raise WorkflowError(problem)
-problems = implementation_problems(config) if RATED else []
+problems = implementation_problems(config) if PROVISIONING_CHECKED else []
 if problems:
     raise WorkflowError(
         "configured metrics cannot run on this machine:\n  " + "\n  ".join(problems)

@@ -44,7 +44,8 @@ rule report:
         ),
         # Each preference task's tables, summary and figure (its own section).
         preferences=get_preference_outputs(("png",)),
-        paper_values=Path(workflow.basedir).parent / "data/paper/reported_values.yaml",
+        # The checkout's data/paper/, or the copy inside the installed package.
+        paper_values=paper_values_file(workflow.basedir),
         tables=[table for table in get_final_tables() if table.endswith(".csv")],
     output:
         report=f"{RESULTS}/report.md",

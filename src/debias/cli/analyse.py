@@ -18,6 +18,8 @@ import os
 import sys
 from pathlib import Path
 
+from debias.cli.shared import DebiasParser, add_output_options, emit, plain_text, progress, run_with_output
+from debias.distribution.extras import MissingExtraError
 from debias.io.canonical import InputError, read_references, read_system, resolve_jsonl
 from debias.io.scores import number_in, read_scores_csv, workflow_scores_file
 from debias.pipeline.inputs import check_shared_judgments
@@ -105,11 +107,13 @@ def _joined(args, config, path: Path, scores_path, task: str):
         unknown = [m for m in args.compute if m not in COMPUTABLE]
         if unknown:
             raise InputError("--compute", f"cannot compute '{unknown[0]}' here (choose from {', '.join(COMPUTABLE)})")
-        table = score_outputs(
-            [i.output for i in items],
-            [references[i.id] for i in items],
-            metrics={m: COMPUTABLE[m] for m in dict.fromkeys(args.compute)},
-        )
+        wanted = list(dict.fromkeys(args.compute))
+        with progress(f"scoring {', '.join(wanted)} on the {len(items):,} outputs of {system}"):
+            table = score_outputs(
+                [i.output for i in items],
+                [references[i.id] for i in items],
+                metrics={m: COMPUTABLE[m] for m in wanted},
+            )
         table.insert(0, "id", [i.id for i in items])
         computed = list(dict.fromkeys(args.compute))
     found = provided + [m for m in computed if m not in provided]
@@ -127,12 +131,7 @@ def _joined(args, config, path: Path, scores_path, task: str):
 
 
 def _emit(table, fmt: str, out) -> None:
-    if fmt == "markdown":
-        from debias.tables.render import to_markdown
-
-        out.write(to_markdown(table, digits=4))
-    else:
-        table.to_csv(out, index=False, float_format="%.6g", lineterminator="\n")
+    emit(table, fmt, out)
 
 
 def _estimate(args, config):
@@ -193,9 +192,12 @@ def _plan(args, config):
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="debias", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    import debias
+
+    parser = DebiasParser(
+        prog="debias", description=plain_text(__doc__), formatter_class=argparse.RawDescriptionHelpFormatter
     )
+    parser.add_argument("--version", action="version", version=f"debias {debias.__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 
     def common(sub):
@@ -230,9 +232,7 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument(
             "--level", type=number_in(0, 1), help="interval level in (0, 1) (default: estimates.level of the config)"
         )
-        sub.add_argument(
-            "--format", choices=("csv", "markdown"), default="csv", help="output format (default: %(default)s)"
-        )
+        add_output_options(sub)
 
     estimate = commands.add_parser(
         "estimate",
@@ -316,10 +316,12 @@ def _parser() -> argparse.ArgumentParser:
     from debias.cli.import_pairs import add_command as add_import_pairs
     from debias.cli.importing import add_command as add_import
     from debias.cli.preferences import add_command as add_preferences
+    from debias.cli.run import add_command as add_run
 
     add_import(commands)
     add_import_pairs(commands)
     add_preferences(commands)
+    add_run(commands)
     from debias.cli.status import add_command as add_status
 
     add_status(commands)  # debias status, debias next
@@ -340,9 +342,18 @@ def _pairwise_leaderboard(argv: list[str]) -> list[str]:
 
 def main(argv=None) -> int:
     given = list(sys.argv[1:] if argv is None else argv)
+    if given[:1] == ["run"] and given[1:] not in (["-h"], ["--help"]):  # Snakemake's arguments, as given
+        from debias.cli.run import run_command
+
+        return run_command(given[1:])
     argv = _pairwise_leaderboard(given)
     args = _parser().parse_args(argv)
     args.invoked = given[0] if given else args.command
+    return run_with_output(getattr(args, "output_file", None), lambda: _run(args), f"debias {args.invoked}")
+
+
+def _run(args) -> int:
+    """Run the parsed command; its exit status."""
     if args.command == "import":
         from debias.cli.importing import run_command
 
@@ -368,7 +379,7 @@ def main(argv=None) -> int:
         table = {"estimate": _estimate, "compare": _compare, "leaderboard": _compare, "plan": _plan}[args.command](
             args, config
         )
-    except (InputError, ValueError) as error:  # ValueError: what the data model refuses
+    except (InputError, ValueError, MissingExtraError) as error:  # ValueError: what the data model refuses
         print(f"debias {args.command}: error: {error}", file=sys.stderr)
         return 2
     try:

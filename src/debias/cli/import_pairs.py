@@ -91,9 +91,10 @@ def judge_names(args) -> dict[str, str]:
 def preference_config(path: str | Path, name: str, spec: Mapping) -> dict:
     """The configuration at ``path`` (``{}`` when missing) with the preference task ``name`` added;
     refused: a name the configuration has (a preference task or a task of ratings), a block the
-    schema refuses. A new configuration writes its results to ``results/<name>``."""
+    schema refuses. A new configuration writes its results to ``results/<name>`` and runs from any
+    folder (``relative_to_config: true``, its paths relative to its own folder)."""
     from debias.config.settings import key_rules, schema_problem
-    from debias.io.importer import read_config_for_adding
+    from debias.io.importer import path_for_config, project_folder, read_config_for_adding
 
     config = read_config_for_adding(path)
     for section in ("preferences", "tasks"):
@@ -102,8 +103,14 @@ def preference_config(path: str | Path, name: str, spec: Mapping) -> dict:
     problem = schema_problem({"preferences": {name: dict(spec)}}, key_rules())
     if problem:
         raise InputError(str(path), f"the imported task cannot be added: {problem}")
-    config.setdefault("results_dir", str(Path("results") / name) if not config else "results")
-    config["preferences"] = {**(config.get("preferences") or {}), name: dict(spec)}
+    spec = dict(spec)
+    if not config:  # a new configuration runs from any folder: paths relative to its own
+        config["relative_to_config"] = True
+        config["results_dir"] = path_for_config(project_folder(path) / "results" / name, path)
+    config.setdefault("results_dir", "results")
+    if config.get("relative_to_config") and spec.get("battles", "-") != "-":
+        spec["battles"] = path_for_config(spec["battles"], path)
+    config["preferences"] = {**(config.get("preferences") or {}), name: spec}
     return config
 
 
@@ -231,6 +238,6 @@ def run_command(args) -> int:
     if args.config:
         print(f"{told}; added preference task '{name}' to {args.config}", file=sys.stderr)
     else:
-        print(f"# {told}; add to config/config.yaml:", file=sys.stderr)
+        print(f"# {told}; add this block to your configuration (or give --config FILE):", file=sys.stderr)
         print(yaml.safe_dump({"preferences": {name: spec}}, sort_keys=False, allow_unicode=True), end="")
     return 0

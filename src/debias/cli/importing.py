@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from debias.io.canonical import InputError
@@ -13,7 +14,11 @@ from debias.io.importer import (
     add_task,
     config_block,
     config_lock,
+    judged_reference,
+    path_for_config,
+    project_folder,
     read_config_for_adding,
+    reference_judged_items,
     task_name,
     write_import,
 )
@@ -22,27 +27,42 @@ from debias.io.reader import FORMATS, TableColumns, read_evaluation_table
 __all__ = ["add_command", "run_command", "starter_config"]
 
 
-def starter_config(out: Path, spec: ImportSpec, language: str = "en") -> dict:
+def starter_config(out: Path, spec: ImportSpec, language: str = "en", config_path: str | Path | None = None) -> dict:
     """The settings of a configuration file that does not exist yet, so that the imported task
-    runs as it is: the folders (``data_dir`` the parent of ``out``, ``results_dir``
-    ``results/<task>`` beside the paper's ``results/``; WordNet from the project's ``nltk_data``
-    when it was provisioned), the metrics computed by default (:data:`debias.metrics.COMPUTED_METRICS`,
-    labelled as their implementations; METEOR, which matches English stems and synonyms, for
-    English only) when the table has outputs and references, the bootstrap's replicates and
-    seed; every other setting takes its default from the schema."""
+    runs as it is, from any folder: ``relative_to_config: true`` and every path relative to the
+    configuration's folder (``config_path``; default: the current folder): ``data_dir`` the
+    parent of ``out``; ``results_dir`` ``results/<task>`` of the project's folder (the current
+    one when the configuration is inside it, else the configuration's own folder: beside the
+    paper's ``results/`` in a checkout); ``nltk_data`` the checkout's provisioned WordNet when the
+    project holds it, else ``nltk_data`` of the project's folder (where
+    ``debias-provision-wordnet --target nltk_data`` puts it; METEOR also finds WordNet wherever
+    NLTK looks); the metrics computed by default
+    (:data:`debias.metrics.COMPUTED_METRICS`, labelled as their implementations; METEOR, which
+    matches English stems and synonyms, for English only) when the table has outputs and
+    references, the bootstrap's replicates and seed; every other setting takes its default from
+    the schema."""
     import debias
     from debias.metrics import COMPUTED_METRICS, DEFAULT_IMPLEMENTATIONS, ENGLISH_ONLY, IMPLEMENTATIONS
 
+    config_path = Path(config_path) if config_path is not None else Path("config.yaml")
+    project = project_folder(config_path)
+
+    def relative(path: Path) -> str:
+        return path_for_config(path, config_path)
+
     provisioned = Path(debias.__file__).resolve().parents[2] / "nltk_data"
+    if not ((provisioned / "corpora/wordnet").is_dir() and provisioned.is_relative_to(project)):
+        provisioned = project / "nltk_data"
     metrics = {
         name: {"label": IMPLEMENTATIONS[DEFAULT_IMPLEMENTATIONS[name]].label}
         for name in COMPUTED_METRICS
         if language == "en" or DEFAULT_IMPLEMENTATIONS[name] not in ENGLISH_ONLY
     }
     return {
-        "data_dir": str(out.parent),
-        "results_dir": str(Path("results") / task_name(spec.task)),
-        "nltk_data": str(provisioned) if (provisioned / "corpora/wordnet").is_dir() else "nltk_data",
+        "relative_to_config": True,
+        "data_dir": relative(out.parent),
+        "results_dir": relative(project / "results" / task_name(spec.task)),
+        "nltk_data": relative(provisioned),
         "metrics": metrics if spec.has_text else {},
         "bootstrap": {"replicates": 1000, "seed": 20180715},
         "figures": {},
@@ -70,7 +90,12 @@ def add_command(commands) -> None:
     sub.add_argument("--output", metavar="COL", help="column with the output text (needed to compute metrics)")
     ref = sub.add_mutually_exclusive_group()
     ref.add_argument("--reference", metavar="COL", help="column with the item's reference text")
-    ref.add_argument("--reference-system", metavar="NAME", help="the system whose outputs are the references")
+    ref.add_argument(
+        "--reference-system",
+        metavar="NAME",
+        help="the system whose outputs are the references (not scored); judged on at least min_judged_items "
+        "items (default 20) it is also the task's judged reference_system, otherwise only the references' texts",
+    )
     sub.add_argument("--score", action="append", default=[], metavar="COL", help="per-output metric score (repeatable)")
     sub.add_argument("--lower-is-better", action="store_true", help="a lower rating is better (error counts, MQM)")
     sub.add_argument(
@@ -177,6 +202,8 @@ def run_command(args) -> int:
         existing = read_config_for_adding(args.config) if args.config else None
         if existing and name in (existing.get("tasks") or {}):
             raise InputError(args.config, f"tasks already has ['{name}']")
+        if existing and existing.get("min_judged_items") is not None:
+            spec = replace(spec, min_judged_items=int(existing["min_judged_items"]))
         table = read_evaluation_table(args.table, columns, fmt=args.format, quoting=args.quoting, scale=args.scale)
         out = Path(args.out or Path("data") / name)
         block = config_block(table, spec)
@@ -184,7 +211,9 @@ def run_command(args) -> int:
             config = None
             if args.config:
                 existing = read_config_for_adding(args.config)
-                base, block = with_task_metrics(existing or starter_config(out, spec, args.language), block, spec)
+                base, block = with_task_metrics(
+                    existing or starter_config(out, spec, args.language, args.config), block, spec
+                )
                 config = (args.config, checked(add_task(base, block, args.config), block))
             write_import(table, spec, out, config=config, force=args.force)
     except InputError as error:
@@ -196,10 +225,21 @@ def run_command(args) -> int:
                 f"# prompt '{prompt}': scale inferred as [{low:g}, {high:g}] (declare it with --scale MIN MAX)",
                 file=sys.stderr,
             )
+    if args.reference_system is not None and not judged_reference(table, spec):
+        print(
+            f"# reference system '{args.reference_system}': {reference_judged_items(table, spec)} judged items "
+            f"(fewer than min_judged_items, {spec.min_judged_items}): its outputs are the references only, "
+            "not a judged system of the task",
+            file=sys.stderr,
+        )
     task = next(iter(block["tasks"].values()))
     if args.config:
         print(f"wrote {len(task['systems'])} systems to {out}; added task '{name}' to {args.config}", file=sys.stderr)
     else:
-        print(f"# wrote {len(task['systems'])} systems to {out}; add to config/config.yaml:", file=sys.stderr)
+        print(
+            f"# wrote {len(task['systems'])} systems to {out}; add this block to your configuration under tasks "
+            "(or give --config FILE to write a configuration that runs as it is):",
+            file=sys.stderr,
+        )
         print(yaml.safe_dump(block, sort_keys=False, allow_unicode=True), end="")
     return 0

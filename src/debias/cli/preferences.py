@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from debias.cli.shared import add_output_options
+from debias.distribution.extras import MissingExtraError
 from debias.io.canonical import InputError
 from debias.io.reader import FORMATS
 from debias.io.scores import number_in
@@ -101,6 +103,20 @@ def add_command(commands) -> None:
         help="with --leaderboard: how many more battles would settle the top K systems (column factor_for_top_k)",
     )
     sub.add_argument(
+        "--scale",
+        choices=("log-odds", "elo"),
+        default="log-odds",
+        help="the Bradley-Terry strengths' scale: natural-log odds centred to mean 0, or Elo points, "
+        "400/ln(10) per log-odds unit (400 points: odds of 10 to 1), the mean system at 1000 (as FastChat's "
+        "Arena ratings) or --anchor at 1000; intervals and se scaled alike (default: %(default)s)",
+    )
+    sub.add_argument(
+        "--anchor",
+        metavar="SYSTEM",
+        help="with --scale elo: the system rated 1000 (default: the mean of the systems); the intervals stay "
+        "those of each strength relative to the mean, shifted",
+    )
+    sub.add_argument(
         "--figure",
         metavar="PATH",
         help="also draw the win rates with their intervals per estimator to PATH.pdf and PATH.png",
@@ -108,9 +124,7 @@ def add_command(commands) -> None:
     sub.add_argument(
         "--table-format", choices=sorted(set(FORMATS.values())), help="format of the tables (default: from the name)"
     )
-    sub.add_argument(
-        "--format", choices=("csv", "markdown"), default="csv", help="output format (default: %(default)s)"
-    )
+    add_output_options(sub)
 
 
 def pair_leaderboard(pairs, *, level: float, ties: str = "half", top_k: int | None = None):
@@ -151,6 +165,10 @@ def run_command(args, emit) -> int:
             judge_mappings=judge_mappings,
             source=args.table,
         )
+        if args.anchor is not None and args.scale != "elo":
+            raise InputError("--anchor", "goes with --scale elo")
+        if args.scale == "elo" and args.agreement:
+            raise InputError("--scale", "the agreement table has no strengths: give --scale elo without --agreement")
         if args.top_k is not None and not args.leaderboard:
             raise InputError("--top-k", "goes with --leaderboard")
         if args.leaderboard:
@@ -170,7 +188,11 @@ def run_command(args, emit) -> int:
                     save_figure(draw_preferences(table, title=Path(args.table).name), args.figure)
                 except OSError as error:
                     raise InputError(args.figure, f"cannot write the figure ({error.strerror or error})") from None
-    except (InputError, ValueError) as error:
+        if args.scale == "elo":
+            from debias.tables.preferences import strengths_as_elo
+
+            table = strengths_as_elo(table, args.anchor)
+    except (InputError, ValueError, MissingExtraError) as error:
         print(f"debias {getattr(args, 'invoked', 'preferences')}: error: {error}", file=sys.stderr)
         return 2
     emit(table, args.format, sys.stdout)

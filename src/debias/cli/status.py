@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 
 from debias.cli.preferences import add_pair_columns, pair_mappings, read_pair_inputs
+from debias.cli.shared import add_output_options
 from debias.io.canonical import InputError
 from debias.io.reader import FORMATS
 from debias.io.scores import number_in
@@ -55,9 +56,7 @@ def add_command(commands) -> None:
         "stderr) is the answer; 'unresolved so far' means the votes do not settle it yet.",
     )
     _common(sub)
-    sub.add_argument(
-        "--format", choices=("csv", "markdown"), default="csv", help="output format (default: %(default)s)"
-    )
+    add_output_options(sub)  # --format csv|markdown|json, --output FILE
     sub.set_defaults(run=run_status)
     nxt = commands.add_parser(
         "next",

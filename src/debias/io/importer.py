@@ -40,6 +40,11 @@ from debias.io.reader import (
 
 __all__ = [
     "ImportSpec",
+    "judged_reference",
+    "path_for_config",
+    "project_folder",
+    "reference_judged_items",
+    "written_scale",
     "add_task",
     "config_block",
     "config_lock",
@@ -55,7 +60,7 @@ COMPRESSION = 6
 @dataclass(frozen=True)
 class ImportSpec:
     """What the command line says besides the columns: the task's name, the system whose
-    outputs are the references (judged, not scored), the prompts' direction, the outputs'
+    outputs are the references (judged or not; not scored), the prompts' direction, the outputs'
     language."""
 
     task: str
@@ -63,6 +68,9 @@ class ImportSpec:
     reference_system: str | None = None
     lower_is_better: bool = False
     language: str = "en"
+    #: Judged items the reference system needs to be the task's judged ``reference_system``
+    #: (the configuration's ``min_judged_items``); with fewer its outputs are the references only.
+    min_judged_items: int = 20
 
     @property
     def has_text(self) -> bool:
@@ -80,6 +88,54 @@ def task_name(task: str) -> str:
         shown = task if len(task) <= 40 else task[:37] + "..."
         raise InputError("--task", f"task name {shown!r} {reason}")
     return name
+
+
+def project_folder(config_path: str | Path) -> Path:
+    """The folder a new configuration's results go under: the current one when the configuration
+    is inside it, else the configuration's own folder (no path of it climbs out of the project)."""
+    folder = Path(config_path).absolute().parent
+    return Path.cwd() if folder.is_relative_to(Path.cwd()) else folder
+
+
+def path_for_config(path: str | Path, config_path: str | Path) -> str:
+    """``path`` (absolute, or relative to the current folder) as a configuration with
+    ``relative_to_config: true`` at ``config_path`` writes it: relative to its folder."""
+    folder = Path(config_path).absolute().parent
+    return Path(os.path.relpath(Path(path).absolute(), folder)).as_posix()
+
+
+def reference_judged_items(table: EvaluationTable, spec: ImportSpec) -> int:
+    """Items on which the reference system's outputs were judged (0 without a reference system)."""
+    if spec.reference_system is None or spec.reference_system not in table.systems:
+        return 0
+    position = table.judgment_cells(table.systems.index(spec.reference_system), texts=False)[0]
+    return len(np.unique(position))
+
+
+def judged_reference(table: EvaluationTable, spec: ImportSpec) -> bool:
+    """The reference system is judged on enough items (``spec.min_judged_items``) to be the
+    task's judged ``reference_system`` (as in the paper's data: its judgments kept, Table 1 can
+    count items with a judged reference); otherwise its outputs are the references only, and
+    it is neither a system of the task nor written as one."""
+    return reference_judged_items(table, spec) >= spec.min_judged_items
+
+
+def written_scale(low: float, high: float) -> tuple[float | int, float | int]:
+    """An inferred rating scale as a user would write it: widened outwards to two significant
+    digits of its range (``[-24.67, 0]`` -> ``[-25, 0]``, ``[0.1000000015, 0.8999999762]`` ->
+    ``[0.1, 0.9]``), whole numbers as integers. Every judgment stays inside."""
+    import math
+
+    span = high - low
+    if not (math.isfinite(low) and math.isfinite(high)) or span <= 0:
+        bounds = (low, high)
+    else:
+        step = 10.0 ** (math.floor(math.log10(span)) - 1)
+        bounds = (
+            round(math.floor(round(low / step, 9)) * step, 12),
+            round(math.ceil(round(high / step, 9)) * step, 12),
+        )
+    return tuple(int(b) if math.isfinite(b) and float(b).is_integer() else float(b) for b in bounds)
 
 
 def _json_pieces(strings) -> list[str]:
@@ -132,7 +188,10 @@ def write_canonical(table: EvaluationTable, spec: ImportSpec, folder: Path) -> N
         own = table.output_system == table.systems.index(spec.reference_system)
         texts = table.output_text[own] if table.output_text is not None else np.full(own.sum(), "", dtype=object)
         references = dict(zip(table.output_item[own].tolist(), texts.tolist()))
+    keep_reference = judged_reference(table, spec)
     for index, name in enumerate(table.systems):
+        if name == spec.reference_system and not keep_reference:
+            continue  # its texts are the references; it is no system of the task
         lines = system_lines(table, index, table.prompts, metrics, scored=name != spec.reference_system)
         write_gzip(folder / "systems" / f"{systems[index]}.jsonl.gz", [lines], COMPRESSION)
     if references is not None:
@@ -142,8 +201,20 @@ def write_canonical(table: EvaluationTable, spec: ImportSpec, folder: Path) -> N
         write_gzip(folder / "references.jsonl.gz", [lines], COMPRESSION)
 
 
+def _scale_of(table: EvaluationTable, prompt: str) -> tuple:
+    """A prompt's scale as the configuration states it: as declared, or inferred and written as a
+    user would write it (:func:`written_scale`); ``(None, None)`` for a prompt nobody judged."""
+    if prompt not in table.scale:
+        return (None, None)
+    low, high = table.scale[prompt]
+    if table.scale_declared:
+        return tuple(int(b) if float(b).is_integer() else float(b) for b in (low, high))
+    return written_scale(low, high)
+
+
 def config_block(table: EvaluationTable, spec: ImportSpec) -> dict:
-    """The ``tasks`` entry (and the ``metrics`` entries of provided scores) for the imported task;
+    """The ``tasks`` entry (and the ``metrics`` entries of provided scores) for the imported task
+    (a reference system judged on enough items is its ``reference_system``: :func:`judged_reference`);
     a reference system the table lacks, or a table with nothing to set beside the judgments
     (neither scores nor texts with references), is an error."""
     systems, prompts, metrics = _names(table)
@@ -159,19 +230,17 @@ def config_block(table: EvaluationTable, spec: ImportSpec) -> dict:
             "with references (--output COLUMN and --reference COLUMN or --reference-system NAME)",
         )
     direction = {"higher_is_better": False} if spec.lower_is_better else {}
-    unjudged = (None, None)
     task = {
         "label": spec.task,
         "systems": {
             safe: {"label": name} for name, safe in zip(table.systems, systems) if name != spec.reference_system
         },
         "prompts": {
-            safe: {"label": name, "min": table.scale.get(name, unjudged)[0], "max": table.scale.get(name, unjudged)[1]}
-            | direction
+            safe: dict(zip(("label", "min", "max"), (name, *_scale_of(table, name)))) | direction
             for name, safe in zip(table.prompts, prompts)
         },
     }
-    if spec.reference_system:
+    if spec.reference_system and judged_reference(table, spec):
         task["reference_system"] = systems[table.systems.index(spec.reference_system)]
     if spec.language != "en":
         task["language"] = spec.language

@@ -182,7 +182,15 @@ def __getattr__(name: str):
 def implementation_unavailable(implementation: str) -> str | None:
     """Why ``implementation`` cannot run on this machine (naming what to install), or None."""
     if IMPLEMENTATIONS[implementation].family == "modern":
-        return None  # its packages are dependencies of this one; WordNet is checked on its own
+        from importlib.util import find_spec
+
+        from debias.distribution.extras import install_hint
+
+        # Its packages are the extra 'workflow'; WordNet is checked on its own.
+        for module in ("sacrebleu", "rouge_score", "nltk"):
+            if find_spec(module) is None:
+                return f"the Python package {module} is not installed ({install_hint(module)})"
+        return None
     family = _family(IMPLEMENTATIONS[implementation].family)
     check = getattr(family, "unavailable", None)
     return check() if check else None

@@ -34,14 +34,20 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from importlib import metadata
 
-import nltk
 import numpy as np
-import sacrebleu
-from nltk.stem.porter import PorterStemmer
-from nltk.translate.meteor_score import meteor_score
-from rouge_score import rouge_scorer, tokenize, tokenizers
-from sacrebleu.metrics import BLEU, CHRF
-from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+from debias.distribution.extras import missing
+
+try:
+    import nltk
+    import sacrebleu
+    from nltk.stem.porter import PorterStemmer
+    from nltk.translate.meteor_score import meteor_score
+    from rouge_score import rouge_scorer, tokenize, tokenizers
+    from sacrebleu.metrics import BLEU, CHRF
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+except ModuleNotFoundError as error:
+    raise missing(error, "Computing BLEU, chrF, ROUGE and METEOR from texts") from None
 
 from debias.metrics import IMPLEMENTATIONS
 from debias.metrics.wordnet import (

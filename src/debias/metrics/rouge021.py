@@ -38,7 +38,10 @@ def unavailable() -> str | None:
     try:
         installed = metadata.version("rouge")
     except metadata.PackageNotFoundError:
-        return f"the Python package rouge=={VERSION} is not installed (run `make setup`)"
+        return (
+            f"the Python package rouge=={VERSION} is not installed (with numpy installed: "
+            f"pip install --no-build-isolation rouge=={VERSION}; or `make setup`)"
+        )
     if installed != VERSION:
         return f"the Python package rouge is at {installed}, not {VERSION} (run `make setup`)"
     return None

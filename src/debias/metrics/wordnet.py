@@ -18,9 +18,14 @@ import threading
 import warnings
 from pathlib import Path
 
-import nltk
-from nltk.corpus.reader.wordnet import WordNetCorpusReader
-from nltk.data import FileSystemPathPointer
+from debias.distribution.extras import missing
+
+try:
+    import nltk
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+    from nltk.data import FileSystemPathPointer
+except ModuleNotFoundError as error:
+    raise missing(error, "WordNet for METEOR") from None
 
 __all__ = [
     "PROVISION_HINT",

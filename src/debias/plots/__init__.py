@@ -12,16 +12,21 @@ from ``results/tables/best_metrics.csv``, see :mod:`debias.tables.selection`). :
 writes a figure as PDF and PNG.
 """
 
-from debias.plots.comparisons import draw_comparisons
-from debias.plots.figure1 import draw_figure1a, draw_figure1b
-from debias.plots.figure3 import draw_figure3
-from debias.plots.figure5 import draw_figure5
-from debias.plots.figure6 import draw_figure6
-from debias.plots.labels import place_labels
-from debias.plots.leaderboard import draw_leaderboard, draw_preference_leaderboard
-from debias.plots.preferences import draw_preferences
-from debias.plots.style import DPI, FIGSIZE, PALETTE, STYLE, new_figure, save_figure
-from debias.plots.system_scores import draw_system_scores
+from debias.distribution.extras import missing
+
+try:
+    from debias.plots.comparisons import draw_comparisons
+    from debias.plots.figure1 import draw_figure1a, draw_figure1b
+    from debias.plots.figure3 import draw_figure3
+    from debias.plots.figure5 import draw_figure5
+    from debias.plots.figure6 import draw_figure6
+    from debias.plots.labels import place_labels
+    from debias.plots.leaderboard import draw_leaderboard, draw_preference_leaderboard
+    from debias.plots.preferences import draw_preferences
+    from debias.plots.style import DPI, FIGSIZE, PALETTE, STYLE, new_figure, save_figure
+    from debias.plots.system_scores import draw_system_scores
+except ModuleNotFoundError as error:
+    raise missing(error, "Drawing figures (debias.plots)") from None
 
 __all__ = [
     "DPI",

@@ -18,7 +18,12 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from markdown_it import MarkdownIt
+from debias.distribution.extras import missing
+
+try:
+    from markdown_it import MarkdownIt
+except ModuleNotFoundError as error:
+    raise missing(error, "The report's HTML page") from None
 
 __all__ = ["CSS", "report_html", "table_html"]
 

@@ -4,7 +4,8 @@ r"""Bradley-Terry strengths of the systems, by people, a judge, or PPI++.
 maximum likelihood with ties as half wins (the fractional logistic likelihood
 :math:`v\log\sigma + (1 - v)\log(1 - \sigma)`), by Newton's method on the battles grouped per
 (A, B) pair (:mod:`debias.stats.battles`). **Scale**: natural-log odds (a difference of 1 is odds
-of e to 1; multiply by :math:`400/\ln 10 \approx 173.7` for Elo points). **Reference**: the
+of e to 1); on request Elo points (:func:`elo_points`: :math:`400/\ln 10 \approx 173.7` points per
+unit, so that 400 points are odds of 10 to 1, anchored at 1000 as FastChat's Arena ratings). **Reference**: the
 strengths of the systems that have one are centred to mean 0, and the covariance is the
 sandwich :math:`H^+ V H^+` with the Moore-Penrose inverse of the Hessian (a weighted graph
 Laplacian, singular along the common shift of all strengths). PPI++ solves the rectified
@@ -50,13 +51,30 @@ from debias.stats.ppi import power_tuned_weights
 
 __all__ = [
     "DIVERGED",
+    "ELO_ANCHOR_RATING",
+    "ELO_POINTS_PER_UNIT",
     "NEWTON_STEPS",
     "NEWTON_TOLERANCE",
     "bradley_terry",
+    "elo_points",
     "satterthwaite_df",
     "small_sample_scale",
     "strength_estimate",
 ]
+
+#: Elo points per natural-log-odds unit: 400 points are odds of 10 to 1.
+ELO_POINTS_PER_UNIT = 400.0 / np.log(10.0)
+#: The Elo rating of the anchor (the mean strength, or a named system), as FastChat's.
+ELO_ANCHOR_RATING = 1000.0
+
+
+def elo_points(strength, anchor: float = 0.0):
+    """Strengths (natural-log odds) as Elo ratings: ``1000 + 400/ln(10) * (strength - anchor)``.
+    With the strengths centred to mean 0 and ``anchor`` 0 the mean system is at 1000; with
+    ``anchor`` a system's strength that system is. A difference of ``d`` points is odds of
+    ``10 ** (d / 400)`` to 1."""
+    return ELO_ANCHOR_RATING + ELO_POINTS_PER_UNIT * (np.asarray(strength, dtype=float) - anchor)
+
 
 #: Newton steps at most for a Bradley-Terry fit, and the step size at which it stops.
 NEWTON_STEPS, NEWTON_TOLERANCE = 100, 1e-12

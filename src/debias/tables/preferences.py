@@ -26,7 +26,16 @@ from debias.stats.preferences import (
     preference_estimates,
 )
 from debias.stats.vocabulary import is_people_only
-from debias.tables.columns import CI_HIGH, CI_LOW, EFFECTIVE_N, LEVEL, N_JUDGED, NOTE, interval_of
+from debias.tables.columns import (
+    CI_HIGH,
+    CI_LOW,
+    EFFECTIVE_N,
+    LEADERBOARD_INTERVAL,
+    LEVEL,
+    N_JUDGED,
+    NOTE,
+    interval_of,
+)
 
 __all__ = [
     "AGREEMENT_COLUMNS",
@@ -162,6 +171,43 @@ def preference_analysis(
 def preference_table(pairs: JudgedPairs, *, level: float, ties: str = "half", estimands=ESTIMANDS) -> pd.DataFrame:
     """The table of :func:`preference_analysis` alone (columns :data:`PREFERENCE_COLUMNS`)."""
     return preference_analysis(pairs, level=level, ties=ties, estimands=estimands).table
+
+
+#: Columns in the strengths' unit, scaled with them (:func:`strengths_as_elo`).
+IN_STRENGTH_UNITS = ("estimate", CI_LOW, CI_HIGH, *LEADERBOARD_INTERVAL)
+
+
+def strengths_as_elo(table: pd.DataFrame, anchor: str | None = None) -> pd.DataFrame:
+    """``table`` (a preference table or leaderboard) with its ``strength`` rows in Elo points
+    (:func:`debias.stats.bradley_terry.elo_points`): per estimator, the mean system at 1000
+    (``anchor`` ``None``; the strengths are centred to mean 0) or the system ``anchor`` at 1000.
+    Estimates and interval ends are mapped, ``se`` multiplied by 400/ln(10); win rates, ranks
+    and rank-sets are unchanged. With a named anchor the intervals are those of each strength
+    relative to the mean, shifted by the anchor's estimate (the anchor's own uncertainty is not
+    added); an estimator without a strength of the anchor gets no ratings and a note."""
+    from debias.stats.bradley_terry import ELO_POINTS_PER_UNIT, elo_points
+
+    if anchor is not None and anchor not in set(table["system"]):
+        raise ValueError(f"--anchor: no system '{anchor}' (systems: {', '.join(sorted(set(table['system'])))})")
+    table = table.copy()
+    strength = table["estimand"] == "strength" if "estimand" in table else pd.Series(True, index=table.index)
+    columns = [c for c in IN_STRENGTH_UNITS if c in table]
+    for estimator in table.loc[strength, "estimator"].unique():
+        rows = strength & (table["estimator"] == estimator)
+        shift = 0.0
+        if anchor is not None:
+            mine = table.loc[rows & (table["system"] == anchor), "estimate"]
+            shift = float(mine.iloc[0]) if len(mine) else float("nan")
+        for column in columns:
+            table.loc[rows, column] = elo_points(table.loc[rows, column].astype(float), shift)
+        if "se" in table:
+            table.loc[rows, "se"] = table.loc[rows, "se"].astype(float) * ELO_POINTS_PER_UNIT
+        if np.isnan(shift) and NOTE in table:
+            reason = f"no Elo rating: the anchor {anchor} has no strength by this estimator"
+            table.loc[rows, NOTE] = [
+                f"{n}; {reason}" if isinstance(n, str) and n else reason for n in table.loc[rows, NOTE]
+            ]
+    return table
 
 
 def agreement_table(pairs: JudgedPairs, *, level: float) -> pd.DataFrame:

@@ -1,0 +1,92 @@
+"""``debias run``: the workflow of the installed package, run by Snakemake in the current folder.
+
+``debias run --configfile my.yaml --cores 2`` is ``snakemake --snakefile <the package's
+Snakefile> --configfile my.yaml --cores 2``: every argument after ``run`` goes to Snakemake
+(``-n`` for a dry run, ``--report report.html`` for the HTML report, ...). The Snakefile is the
+checkout's ``workflow/Snakefile`` when the package runs from a checkout, else the copy installed
+with the package (:mod:`debias.distribution.files`), so that a pip install runs the pipeline in any folder.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from debias.distribution.extras import MissingExtraError, require
+
+__all__ = ["add_command", "run_command"]
+
+DESCRIPTION = (
+    "Run the analysis workflow with Snakemake in the current folder: every argument after 'run' is "
+    "Snakemake's (--cores N, -n for a dry run, --report report.html for the HTML report). Give the "
+    "configuration with --configfile FILE (debias import writes one; its relative paths are read from "
+    "its own folder when it says relative_to_config: true); without it, config/config.yaml of the current folder. "
+    "Needs the extra 'workflow': pip install 'debias[workflow]'."
+)
+
+#: Snakemake's options that name configuration files.
+CONFIG_OPTIONS = ("--configfile", "--configfiles")
+
+
+def add_command(commands) -> None:
+    """``debias run`` in the list of subcommands (its arguments are Snakemake's, read by
+    :func:`run_command`)."""
+    commands.add_parser(
+        "run",
+        help="run the analysis workflow (Snakemake) on a configuration, from any folder",
+        description=DESCRIPTION,
+        usage="debias run [--configfile FILE] [SNAKEMAKE OPTION ...]",
+        add_help=True,
+    )
+
+
+def _names_config(argv: list[str]) -> bool:
+    return any(a in CONFIG_OPTIONS or a.startswith(tuple(f"{o}=" for o in CONFIG_OPTIONS)) for a in argv)
+
+
+def snakemake_argv(argv: list[str]) -> list[str]:
+    """Snakemake's command line for ``debias run ARGV``: the package's Snakefile and the
+    arguments as given, a relative ``--report`` path made absolute (a configuration with
+    ``relative_to_config: true`` moves the workflow to its folder; the report is written where
+    the command was started). A ``--snakefile`` of their own is refused: this command runs the
+    package's workflow."""
+    from debias.distribution.files import snakefile
+
+    if any(a in ("-s", "--snakefile") or a.startswith("--snakefile=") for a in argv):
+        raise ValueError("--snakefile: debias run runs the package's workflow; run snakemake for another one")
+    given = list(argv)
+    for i, arg in enumerate(given):  # the report where the command runs, not in the configuration's folder
+        if arg == "--report" and i + 1 < len(given) and not given[i + 1].startswith("-"):
+            given[i + 1] = str(Path(given[i + 1]).absolute())
+        elif arg.startswith("--report="):
+            given[i] = f"--report={Path(arg.split('=', 1)[1]).absolute()}"
+    return ["snakemake", "--snakefile", str(snakefile()), *given]
+
+
+def run_command(argv: list[str]) -> int:
+    """Run Snakemake on the package's workflow with ``argv``; its exit status."""
+    if not _names_config(argv) and not Path("config/config.yaml").is_file():
+        print(
+            "debias run: error: no configuration: give --configfile FILE (debias import --config FILE writes one), "
+            "or run where config/config.yaml is",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        require("snakemake", "debias run")
+        command = snakemake_argv(argv)
+    except (MissingExtraError, ValueError, FileNotFoundError) as error:
+        print(f"debias run: error: {error}", file=sys.stderr)
+        return 2
+    from snakemake.cli import main as snakemake_main
+
+    saved = sys.argv
+    sys.argv = command  # what the workflow's start-up sees (debias_tools.startup.computes_nothing)
+    try:
+        snakemake_main(command[1:])
+    except SystemExit as done:
+        code = done.code
+        return code if isinstance(code, int) else (0 if code is None else 1)
+    finally:
+        sys.argv = saved
+    return 0

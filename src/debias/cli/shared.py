@@ -1,0 +1,175 @@
+"""What every ``debias`` subcommand shares: the parser (plain-text help, ``--version``), the
+output options of a command that prints a table (``--format csv|markdown|json``, ``--output
+FILE``), and progress messages on stderr for steps that take more than a few seconds.
+
+A subcommand that prints a table adds :func:`add_output_options` to its parser and prints
+with :func:`emit`; :func:`run_with_output` (called by :func:`debias.cli.analyse.main` for every
+subcommand) sends what the command prints to ``--output`` instead of the terminal, written only
+when the command succeeds (atomically: :func:`debias.io.atomic.atomic_path`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import math
+import re
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+__all__ = [
+    "FORMATS",
+    "DebiasParser",
+    "add_output_options",
+    "emit",
+    "plain_text",
+    "progress",
+    "run_with_output",
+]
+
+#: What a command that prints a table can print.
+FORMATS = ("csv", "markdown", "json")
+
+#: Seconds a step runs before its progress message is shown.
+PROGRESS_AFTER = 2.0
+
+_ROLE = re.compile(r":(?:[a-z]+:)?[a-z]+:`~?([^`<]*?)(?:\s*<[^`>]*>)?`")
+_LITERAL = re.compile(r"``(.+?)``")
+_INTERPRETED = re.compile(r"(?<![`\w])`([^`\n]+)`(?![`\w])")
+
+
+def plain_text(text: str) -> str:
+    """``text`` without reStructuredText markup, as a terminal shows it: a role
+    (``:func:`debias.estimate```, ``:math:`\\lambda```) becomes its target (``~a.b`` its last
+    part), a literal (````x````) and an interpreted text (```x```) their content."""
+
+    def role(match: re.Match) -> str:
+        whole, target = match.group(0), match.group(1).strip()
+        return target.rsplit(".", 1)[-1] if whole.split("`", 1)[1].startswith("~") else target
+
+    text = _ROLE.sub(role, text)
+    text = _LITERAL.sub(r"\1", text)
+    return _INTERPRETED.sub(r"\1", text)
+
+
+class DebiasParser(argparse.ArgumentParser):
+    """An argument parser whose help is plain text (:func:`plain_text`); its subcommands'
+    parsers are of the same class, so they show plain text too."""
+
+    def format_help(self) -> str:
+        return plain_text(super().format_help())
+
+
+def add_output_options(sub: argparse.ArgumentParser) -> None:
+    """``--format`` and ``--output FILE`` of a subcommand that prints a table."""
+    sub.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="csv",
+        help="output format: csv, markdown, or json (a list of rows, missing values null) (default: %(default)s)",
+    )
+    sub.add_argument(
+        "--output",
+        dest="output_file",
+        metavar="FILE",
+        help="write the table to FILE instead of the terminal (only when the command succeeds)",
+    )
+
+
+def _json_value(value):
+    if hasattr(value, "item"):  # numpy scalars
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    try:
+        import pandas as pd
+
+        if pd.isna(value):
+            return None
+    except (TypeError, ValueError):
+        pass
+    return str(value)
+
+
+def emit(table, fmt: str, out) -> None:
+    """Print ``table`` (a pandas frame) as CSV (6 significant digits), Markdown (4 decimals) or
+    JSON (a list of objects, one per row, with full precision and ``null`` for a missing value)."""
+    if fmt == "markdown":
+        from debias.tables.render import to_markdown
+
+        out.write(to_markdown(table, digits=4))
+    elif fmt == "json":
+        columns = [str(c) for c in table.columns]
+        rows = [{c: _json_value(v) for c, v in zip(columns, row)} for row in table.itertuples(index=False, name=None)]
+        out.write("[\n" + ",\n".join(json.dumps(r, ensure_ascii=False, allow_nan=False) for r in rows) + "\n]\n")
+    else:
+        table.to_csv(out, index=False, float_format="%.6g", lineterminator="\n")
+
+
+class _Failed(Exception):
+    """The command did not succeed: nothing is written to ``--output``."""
+
+
+def run_with_output(path: str | None, command: Callable[[], int], name: str = "debias") -> int:
+    """Run ``command`` (returning an exit status) with what it prints going to ``path``, or to
+    the terminal when ``path`` is ``None``. The file is replaced only when the command succeeds;
+    a folder that cannot hold it is refused before the command runs."""
+    if path is None:
+        return command()
+    from debias.io.atomic import atomic_path
+
+    target = Path(path)
+    if target.is_dir():
+        print(f"{name}: error: --output {path}: is a folder, not a file", file=sys.stderr)
+        return 2
+    status = 0
+    try:
+        with atomic_path(target) as tmp:
+            with open(tmp, "w", encoding="utf-8", newline="") as handle, contextlib.redirect_stdout(handle):
+                status = command()
+            if status:
+                raise _Failed
+    except _Failed:
+        return status
+    except OSError as error:
+        print(f"{name}: error: --output {path}: cannot write ({error.strerror or error})", file=sys.stderr)
+        return 2
+    return status
+
+
+@contextlib.contextmanager
+def progress(message: str, *, after: float | None = None, stream=None) -> Iterator[None]:
+    """Say on stderr what a step is doing when it runs longer than ``after`` seconds (default
+    :data:`PROGRESS_AFTER`), and how long
+    it took once done: ``debias: <message> ...`` then ``debias: <message>: done in 12.3 s``. A
+    step that ends sooner says nothing."""
+    stream = sys.stderr if stream is None else stream
+    after = PROGRESS_AFTER if after is None else after
+    start = time.perf_counter()
+    shown = threading.Event()
+    lock = threading.Lock()
+
+    def announce():
+        with lock:
+            if not finished:
+                print(f"debias: {message} ...", file=stream, flush=True)
+                shown.set()
+
+    finished = False
+    timer = threading.Timer(after, announce)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        with lock:
+            finished = True
+        timer.cancel()
+        if shown.is_set():
+            print(f"debias: {message}: done in {time.perf_counter() - start:.1f} s", file=stream, flush=True)
