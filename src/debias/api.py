@@ -27,6 +27,7 @@ from debias.io.reader import TableColumns, read_evaluation_table, with_populatio
 from debias.stats.estimate import estimate_mean as _estimate_sample
 from debias.stats.intervals import MeanEstimate, check_level
 from debias.stats.theory import theory_data_efficiency
+from debias.stats.threads import bounded_blas
 from debias.stats.variance import variance_components as _variance_components
 
 #: Task name the API's rows carry (the workflow's tables have one per configured task).
@@ -51,6 +52,7 @@ def _level(level: float | None) -> float:
     return section_defaults("estimates")["level"] if level is None else level
 
 
+@bounded_blas
 def estimate(
     frame: pd.DataFrame,
     *,
@@ -116,6 +118,7 @@ def estimate(
     return system_estimates_table(tables, {TASK: prompts}, _score_columns(scores), level=_level(level))
 
 
+@bounded_blas
 def compare(
     frame: pd.DataFrame,
     *,
@@ -155,6 +158,7 @@ def compare(
     return system_comparisons_table(tables, {TASK: prompts}, _score_columns(scores), spec, min_items=min_items)
 
 
+@bounded_blas
 def leaderboard(
     frame: pd.DataFrame,
     *,
@@ -478,6 +482,7 @@ def data_efficiency(rho, gamma):
     return theory_data_efficiency(rho, gamma)
 
 
+@bounded_blas
 def preferences(
     frame: pd.DataFrame,
     *,
@@ -549,6 +554,7 @@ def preferences(
     return preference_table(pairs, level=_level(level), ties=ties)
 
 
+@bounded_blas
 def judge_agreement(
     frame: pd.DataFrame,
     *,

@@ -224,9 +224,13 @@ def read_pair_table(
     human[:n_rows] = _verdicts(frame[verdict].reset_index(drop=True), verdict, rows, mapping)[0]
     n_systems = len(systems)
     # a battle is the item and the unordered pair; its orientation is its first row's
-    low, high = np.minimum(code_a, code_b), np.maximum(code_a, code_b)
-    battle, _ = pd.factorize((item_codes.astype(np.int64) * n_systems + low) * n_systems + high)
-    del low, high
+    if np.bincount(item_codes, minlength=len(item_names)).max() == 1:
+        # every item on one row: each row is its own battle, in the items' order of first appearance
+        battle = item_codes.astype(np.int64)
+    else:
+        low, high = np.minimum(code_a, code_b), np.maximum(code_a, code_b)
+        battle, _ = pd.factorize((item_codes.astype(np.int64) * n_systems + low) * n_systems + high)
+        del low, high
     n_battles = int(battle.max()) + 1
     first_row = np.full(n_battles, -1, dtype=np.int64)
     first_row[battle[::-1]] = np.arange(battle.size)[::-1]

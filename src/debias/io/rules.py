@@ -27,6 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from debias.io.canonical import InputError
 
@@ -136,15 +138,46 @@ def code_names(
     n = len(parts[0])
     joined = parts[0] if len(parts) == 1 else pd.concat([p.reset_index(drop=True) for p in parts], ignore_index=True)
     codes, uniques = cell_codes(joined, columns, rows)
-    texts = pd.Series(pd.Index(uniques).astype(str), dtype=object).str.strip()
-    merged, names = pd.factorize(texts.where(texts != ""), use_na_sentinel=True)  # empty: -1
+    merged, names = _trimmed_codes(uniques)
     codes = np.append(merged, -1).astype(np.int32)[codes]
     blank = codes < 0
     bad = blank if empty_ok is None else blank & ~np.tile(np.asarray(empty_ok, dtype=bool), len(parts))
     if bad.any():
         part, position = divmod(int(np.flatnonzero(bad)[0]), n)
         raise rows.error(position, f"column '{columns[part]}' is empty", columns[part])
-    return codes, [str(name) for name in names]
+    return codes, names
+
+
+#: The characters ``str.strip()`` removes (those ``str.isspace()`` calls whitespace), for Arrow's trim.
+WHITESPACE = (
+    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
+    "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+
+
+def _texts(uniques) -> tuple[pa.Array, bool]:
+    """Distinct values (of :func:`cell_codes`) as Arrow text: text as it is, any other value as
+    ``str`` writes it; and whether they were all text (then they are still distinct)."""
+    was_text = isinstance(getattr(uniques, "dtype", None), pd.StringDtype)
+    was_text = was_text or pd.api.types.infer_dtype(uniques, skipna=False) == "string"
+    texts = pd.Index(uniques).astype(str)
+    if isinstance(texts.array, pd.arrays.ArrowStringArray):
+        return pa.array(texts.array), was_text
+    return pa.array(np.asarray(texts, dtype=object), type=pa.large_string()), was_text
+
+
+def _trimmed_codes(uniques) -> tuple[np.ndarray, list[str]]:
+    """``(codes, names)``: each distinct value's code among its trimmed names (``-1``: empty),
+    and the names in order of first appearance. Trimmed and coded as arrays: the values are
+    only coded again when trimming (or writing a non-text value as text) merged or emptied some."""
+    texts, distinct = _texts(uniques)
+    trimmed = pc.utf8_trim(texts, characters=WHITESPACE)
+    empty = pc.equal(pc.binary_length(trimmed), 0)
+    if distinct and trimmed.equals(texts) and not pc.any(empty).as_py():
+        return np.arange(len(texts), dtype=np.int64), trimmed.to_pylist()
+    encoded = pc.dictionary_encode(pc.if_else(empty, pa.scalar(None, trimmed.type), trimmed))
+    codes = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False)
+    return codes.astype(np.int64), encoded.dictionary.to_pylist()
 
 
 def trimmed_names(values: pd.Series, column: str, rows: Rows) -> pd.Series:
@@ -152,7 +185,8 @@ def trimmed_names(values: pd.Series, column: str, rows: Rows) -> pd.Series:
     once), null cells kept null (NaN); the index is kept. A nested value is refused
     (:func:`cell_codes`)."""
     codes, uniques = cell_codes(values, column, rows)
-    texts = np.append(pd.Series(pd.Index(uniques).astype(str), dtype=object).str.strip().to_numpy(), np.nan)
+    trimmed = pc.utf8_trim(_texts(uniques)[0], characters=WHITESPACE).to_numpy(zero_copy_only=False)
+    texts = np.append(np.asarray(trimmed, dtype=object), np.nan)
     return pd.Series(texts[codes], index=values.index, dtype=object)
 
 

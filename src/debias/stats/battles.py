@@ -72,6 +72,9 @@ ALL_TIES = "every human verdict in its battles is a tie: no win rate without tie
 ZERO_VARIANCE = "no variation in the verdicts behind it (every one the same): no interval"
 #: An interval resting on fewer battles than this carries a note (:func:`few_battles`).
 FEW_BATTLES = 10
+#: Up to this many judges, the counts of who answered come from one pass over the battles
+#: (:attr:`Battles.human_counts`, :meth:`Battles.judge_counts`).
+COUNTED_JUDGES = 10
 #: A standard error at most this (times the estimate's size, at least 1) is 0 up to rounding.
 ROUNDING = 1e-9
 
@@ -240,10 +243,14 @@ def covered(groups: Groups) -> np.ndarray:
     and absent from the labelled battles says they are not, so its pool battles are left out."""
     low, high = np.minimum(groups.a, groups.b), np.maximum(groups.a, groups.b)
     _, pair = np.unique(low * groups.n_systems + high, return_inverse=True)
-    incidence = np.zeros((pair.size, int(pair.max()) + 1 if pair.size else 0))
-    incidence[np.arange(pair.size), pair] = 1.0
-    labelled = (groups.count * groups.labelled) @ incidence  # (..., pairs)
-    return ((labelled > 0).astype(float) @ incidence.T > 0).astype(float)
+    pair = pair.reshape(-1)
+    n_pairs = int(pair.max()) + 1 if pair.size else 0
+    count = np.asarray(groups.count, dtype=float)
+    rows = int(np.prod(count.shape[:-1])) if count.ndim > 1 else 1
+    # the labelled battles per pair and labelling: one scatter sum (counts are whole numbers)
+    index = ((np.arange(rows) * n_pairs)[:, None] + pair).ravel()
+    labelled = np.bincount(index, (count * groups.labelled).reshape(rows, -1).ravel(), rows * n_pairs)
+    return (labelled.reshape(rows, n_pairs)[:, pair] > 0).astype(float).reshape(count.shape)
 
 
 def group_total(groups: Groups, form):
@@ -331,13 +338,39 @@ class Battles:
         return self._memo(("judge", j, ties), lambda: judge_groups(self.pairs, j, ties))
 
     @cached_property
+    def _answer_counts(self) -> np.ndarray | None:
+        """Per system (S, 2^(J+1)), its battles by who answered them: bit 0 people, bit j + 1
+        judge j; one pass over the battles serves every count below (``None`` with more than
+        :data:`COUNTED_JUDGES` judges: the counts are then taken battle by battle)."""
+        pairs = self.pairs
+        n_judges = len(pairs.judges)
+        if n_judges > COUNTED_JUDGES:
+            return None
+        pattern = pairs.labelled.astype(np.int64)
+        for j in range(n_judges):
+            pattern |= (~np.isnan(pairs.judge_verdicts[:, j])).astype(np.int64) << (j + 1)
+        size = 2 ** (n_judges + 1)
+        index = np.concatenate([pairs.system_a * size + pattern, pairs.system_b * size + pattern])
+        return np.bincount(index, minlength=pairs.n_systems * size).reshape(pairs.n_systems, size)
+
+    @cached_property
     def human_counts(self) -> np.ndarray:
-        """Per system, its battles with a human verdict."""
-        return human_counts(self.pairs)
+        """Per system, its battles with a human verdict (:func:`human_counts`)."""
+        counts = self._answer_counts
+        if counts is None:
+            return human_counts(self.pairs)
+        return counts[:, 1::2].sum(axis=1).astype(np.int64)
 
     def judge_counts(self, columns) -> tuple[np.ndarray, np.ndarray]:
-        """:func:`judge_counts` of the judges ``columns``."""
-        return judge_counts(self.pairs, columns)
+        """:func:`judge_counts` of the judges ``columns``, from the one pass of :attr:`_answer_counts`."""
+        counts = self._answer_counts
+        if counts is None:
+            return judge_counts(self.pairs, columns)
+        mask = sum(1 << (int(j) + 1) for j in np.atleast_1d(np.asarray(columns, dtype=np.int64)))
+        answered = (np.arange(counts.shape[1]) & mask) != 0
+        n_judge = counts[:, answered].sum(axis=1).astype(np.int64)
+        n_missing = counts[:, ~answered].sum(axis=1).astype(np.int64) if mask else np.zeros_like(n_judge)
+        return n_judge, n_missing
 
 
 # Scatter sums -------------------------------------------------------------------------------------

@@ -158,9 +158,12 @@ def _bt_core(groups: Groups, human, predictions, *, weights=None):
         if np.any(weight < 0) or not _connected(a, b, (weight > 0) & (count > 0), n_systems):
             weight = np.full_like(weight, 1.0 / (n + n_pool))
         theta = np.zeros(n_systems)
+        # group_total(groups, residual_form(p, target)) = count (p - alpha) + the sources' part,
+        # which no step changes: summed once per fit
+        fixed = [np.sum(groups.sums * residual_form(0.0, target)[1], axis=-1) for _, target in terms]
         for _ in range(NEWTON_STEPS):
             p = expit(theta[a] - theta[b])
-            residual = sum(c * group_total(groups, residual_form(p, target)) for c, target in terms)
+            residual = sum(c * (count * (p - target[0]) + part) for (c, target), part in zip(terms, fixed))
             gradient = _bt_gradient_sums(residual, a, b, n_systems)
             hessian = _laplacian(weight * count * p * (1 - p), a, b, n_systems)
             try:

@@ -121,6 +121,7 @@ from debias.stats.battles import (
 from debias.stats.bradley_terry import bradley_terry, strength_estimate
 from debias.stats.intervals import check_level
 from debias.stats.joint import JointEstimate
+from debias.stats.threads import bounded_blas
 from debias.stats.win_rate import win_rate_draws, win_rate_estimate, win_rates
 
 __all__ = [
@@ -148,6 +149,7 @@ ESTIMANDS: dict[str, Callable[..., JointEstimate]] = {
 }
 
 
+@bounded_blas
 def preference_estimates(
     pairs: JudgedPairs,
     *,

@@ -64,6 +64,7 @@ import numpy as np
 
 from debias.stats.intervals import check_level
 from debias.stats.joint import TOLERANCE, check_joint
+from debias.stats.threads import bounded_blas
 
 __all__ = [
     "RankSets",
@@ -79,6 +80,11 @@ __all__ = [
 N_DRAWS = 20_000
 #: Draws per block of the simulation (bounds the memory of S(S-1)/2 contrasts per draw).
 BLOCK_VALUES = 4_000_000
+#: Systems per bucket of the bound that spares the simulated maximum most pairs (:func:`_pair_maxima`).
+BUCKET = 16
+#: Up to this many pairs the simulated maximum takes every pair of every draw (kept between the
+#: step-down's steps: 8 bytes a pair and draw), beyond it the bound of :func:`_pair_maxima`.
+DIRECT_PAIRS = 300
 #: Seed of the default generator: the critical value is deterministic unless ``rng`` is given.
 DEFAULT_SEED = 20_240_725
 
@@ -222,13 +228,188 @@ def _live_contrasts(sigma: np.ndarray) -> np.ndarray:
     return sd > TOLERANCE * max(float(np.sqrt(np.max(np.diag(sigma)))), np.finfo(float).tiny)
 
 
-def _contrast_quantile(sigma, level, n_draws, rng, live, df=None) -> float:
-    """The level-quantile of the maximum of the standardised contrasts ``live`` (a mask over the
+def _contrast_quantile(sigma, level, n_draws, rng, live, df=None, cache=None) -> float:
+    r"""The level-quantile of the maximum of the standardised contrasts ``live`` (a mask over the
     pairs i < j); 0 when none is live. The draws are those of :func:`max_contrast_quantile`
-    (``df``: each block's chi-square draws after its normal draws)."""
+    (``df``: each block's chi-square draws after its normal draws).
+
+    Gaussian and multivariate-t draws (``df`` None or above :data:`WISHART_MAX_DF`) take the
+    maximum of :math:`|Z_i - Z_j| / s_{ij}` from :math:`Z = L\varepsilon` by
+    :func:`_pair_maxima`, which computes it exactly for every draw that can be the quantile and
+    skips the pairs a bound proves below it; a Wishart studentisation (``df`` up to
+    :data:`WISHART_MAX_DF`) scales each contrast apart, pair by pair. ``cache`` (a dict) keeps
+    the draws between calls from a generator in the same state (the step-down's steps)."""
     s = sigma.shape[0]
     if not np.any(live):
         return 0.0
+    rng = np.random.default_rng(DEFAULT_SEED) if rng is None else rng
+    if df is not None and df <= WISHART_MAX_DF:
+        return _studentised_quantile(sigma, level, n_draws, rng, live, df)
+    cache = {} if cache is None else cache
+    z, scale = _gaussian_draws(sigma, n_draws, rng, int(live.sum()), df, cache)
+    sd = _contrast_sd(sigma)
+    i, j = (index[live] for index in _pair_indices(s))
+    inverse = np.zeros((s, s))  # 1 / s_ij of the live pairs, both ways; 0 elsewhere
+    inverse[i, j] = inverse[j, i] = 1.0 / sd[live]
+    if i.size <= DIRECT_PAIRS:  # few pairs: every pair of every draw, kept between steps
+        if cache.get("direct") is None or cache["direct"][0] is not z:
+            every_i, every_j = _pair_indices(s)
+            cache["direct"] = (z, np.abs(z[:, every_i] - z[:, every_j]) * (1.0 / np.where(sd > 0, sd, 1.0)))
+        maxima = cache["direct"][1][:, live].max(axis=1)
+        if scale is not None:
+            maxima /= scale
+        return float(np.quantile(maxima, level, method="higher"))
+    rank = int(np.quantile(np.arange(n_draws), level, method="higher"))  # the quantile's draw, in order
+    maxima = _pair_maxima(z, inverse, scale, rank, np.sqrt(np.clip(np.diag(sigma), 0.0, None)), cache)
+    return float(np.quantile(maxima, level, method="higher"))
+
+
+def _gaussian_draws(sigma, n_draws, rng, n_live, df, cache):
+    r"""``(Z, scale)``: the draws :math:`Z = L\varepsilon` (n_draws, S) and, with ``df``, each
+    draw's :math:`\sqrt{\chi^2_\nu/\nu}` (else ``None``), from ``rng`` in the order the
+    blocks of :data:`BLOCK_VALUES` contrast values draw them; ``cache`` keeps them per block size
+    with the generator's state after them."""
+    block = max(1, BLOCK_VALUES // n_live)
+    key = None if df is None else block  # Gaussian draws do not depend on the blocks
+    start_state = rng.bit_generator.state
+    if key in cache and cache[key][0] == start_state:
+        _, z, scale, end_state = cache[key]
+        rng.bit_generator.state = end_state
+        return z, scale
+    s = sigma.shape[0]
+    eps = np.empty((n_draws, s))
+    scale = None if df is None else np.empty(n_draws)
+    for start in range(0, n_draws, block):
+        stop = min(start + block, n_draws)
+        eps[start:stop] = rng.standard_normal((stop - start, s))
+        if df is not None:
+            scale[start:stop] = np.sqrt(rng.chisquare(df, stop - start) / df)
+    values, vectors = np.linalg.eigh(sigma)
+    root = vectors * np.sqrt(np.clip(values, 0.0, None))  # Sigma = root @ root.T
+    z = eps @ root.T
+    cache[key] = (start_state, z, scale, rng.bit_generator.state)
+    return z, scale
+
+
+def _pair_maxima(z, inverse, scale, rank, spread, cache=None) -> np.ndarray:
+    r"""Per draw d, :math:`\max_{i,j} |z_{di} - z_{dj}|\,w_{ij} / \text{scale}_d` (``w`` =
+    ``inverse``, 0 for a pair left out), exactly for every draw whose maximum is at least the
+    ``rank``-th smallest of them (0-based) and below it for the others: the ``rank``-th order
+    statistic is the exact one, as are all above it.
+
+    The systems are put in buckets of :data:`BUCKET` by their spread. For two buckets A and B,
+    :math:`|z_i - z_j| \le \max(\max_A z - \min_B z, \max_B z - \min_A z)` and
+    :math:`w_{ij} \le \max_{A \times B} w`, so their product bounds every pair of the two
+    buckets; rounding is monotone, so the bound computed holds for the values computed. A lower
+    bound of the order statistic, :math:`\tau`, is the ``rank``-th smallest of the exact maxima
+    over each draw's bucket pair with the largest bound (each of those is at most the draw's
+    maximum). Only bucket pairs whose bound reaches :math:`\tau`, then only their rows
+    :math:`i` whose bound over B (:math:`\max(\max_B z - z_i, z_i - \min_B z)` times
+    :math:`\max_{j \in B} w_{ij}`) reaches it, are computed pair by pair
+    (:func:`_exceeding`). A draw whose maximum is at least :math:`\tau` has every pair reaching
+    it computed; one below keeps a value below it; and the order statistic is at least
+    :math:`\tau`. The arithmetic of a pair's value is the same on every path.
+
+    ``cache`` (a dict) keeps the buckets, and the maxima with the pair attaining each, between
+    calls on the same draws. A later call with pairs only left out (the step-down's next step)
+    recomputes only the draws whose maximum's pair was left out, against the same
+    :math:`\tau`: the draws below it stay below, the others keep their maximum; when fewer than
+    ``n - rank`` draws still reach :math:`\tau` (the order statistic fell below it) everything
+    is computed again."""
+    n, s = z.shape
+    cache = {} if cache is None else cache
+    if cache.get("draws") is not z or cache.get("bucket") != BUCKET:  # the buckets of these draws
+        parts = np.array_split(np.argsort(spread, kind="stable"), max(1, -(-s // BUCKET)))
+        width = max(len(p) for p in parts)
+        members = np.stack([np.pad(p, (0, width - len(p)), mode="edge") for p in parts])  # (B, m), padded by repeats
+        zb = z[:, members]  # (n, B, m)
+        cache.update(draws=z, bucket=BUCKET, buckets=(members, zb, zb.max(axis=-1), zb.min(axis=-1)))
+        cache.pop("maxima", None)
+    members, zb, high, low = cache["buckets"]
+    n_buckets, width = members.shape
+    weight = inverse[members[:, None, :, None], members[None, :, None, :]]  # (B, B, m, m)
+    row_top = weight.max(axis=-1)  # (B, B, m)
+    top = row_top.max(axis=-1)  # (B, B)
+    top[np.tril_indices(n_buckets, k=-1)] = 0.0  # each pair of buckets once
+    buckets = (members, zb, high, low, weight, row_top, top, scale)
+    previous = cache.get("maxima")
+    if previous is not None and previous[0] == rank and not np.any((inverse > 0) & ~previous[1]):
+        _, _, tau, maxima, first, second = previous
+        maxima, first, second = maxima.copy(), first.copy(), second.copy()
+        lost = np.flatnonzero((maxima >= tau) & (inverse[first, second] == 0))  # their maximum's pair left out
+        maxima[lost] = -1.0
+        value, first[lost], second[lost] = _exceeding(buckets, lost, tau)
+        maxima[lost] = value
+        if np.count_nonzero(maxima >= tau) >= n - rank:
+            cache["maxima"] = (rank, inverse > 0, tau, maxima, first, second)
+            return maxima
+    maxima = np.empty(n)
+    coarse = np.empty((n, n_buckets, n_buckets))
+    chunk = max(1, BLOCK_VALUES // (n_buckets * width * width))
+    for start in range(0, n, chunk):  # blocks of draws: the bounds of every pair of buckets
+        d = slice(start, min(start + chunk, n))
+        bound = np.maximum(high[d, :, None] - low[d, None, :], high[d, None, :] - low[d, :, None]) * top
+        if scale is not None:
+            bound /= scale[d, None, None]
+        coarse[d] = bound
+        rows = np.arange(bound.shape[0])
+        a, b = np.divmod(bound.reshape(bound.shape[0], -1).argmax(axis=-1), n_buckets)
+        values = np.abs(zb[d][rows, a][:, :, None] - zb[d][rows, b][:, None, :]) * weight[a, b]
+        maxima[d] = values.reshape(values.shape[0], -1).max(axis=-1)
+        if scale is not None:
+            maxima[d] /= scale[d]
+    tau = np.partition(maxima, rank)[rank]
+    value, first, second = _exceeding(buckets, np.arange(n), tau, coarse)
+    maxima = np.maximum(maxima, value)
+    cache["maxima"] = (rank, inverse > 0, tau, maxima, first, second)
+    return maxima
+
+
+def _exceeding(buckets, draws, tau, coarse=None):
+    """Of each of ``draws``, the largest pair value among the pairs the bounds of
+    :func:`_pair_maxima` cannot prove below ``tau`` (``-1`` when there is none) and its pair
+    ``(i, j)``: the draw's maximum whenever that reaches ``tau``. ``coarse``: the draws' bounds
+    of the pairs of buckets, when already computed."""
+    members, zb, high, low, weight, row_top, top, scale = buckets
+    if coarse is None:
+        h, lo = high[draws], low[draws]
+        coarse = np.maximum(h[:, :, None] - lo[:, None, :], h[:, None, :] - lo[:, :, None]) * top
+        if scale is not None:
+            coarse /= scale[draws, None, None]
+    k, a, b = np.nonzero(coarse >= tau)  # k in order
+    n_buckets, width = zb.shape[1:]
+    d = draws[k]
+    zi = zb.reshape(-1, width)[d * n_buckets + a]  # (T, m): the rows of bucket A
+    bound = (
+        np.maximum(high[d, b][:, None] - zi, zi - low[d, b][:, None]) * row_top.reshape(-1, width)[a * n_buckets + b]
+    )
+    if scale is not None:
+        bound /= scale[d, None]
+    t, r = np.nonzero(bound >= tau)
+    k, d, a, b = k[t], d[t], a[t], b[t]
+    rows = zi[t, r][:, None]
+    values = np.abs(rows - zb.reshape(-1, width)[d * n_buckets + b])
+    values *= weight.reshape(-1, width)[(a * n_buckets + b) * width + r]  # (T, m): the rows' pairs
+    column = values.argmax(axis=-1) if values.size else np.zeros(0, dtype=np.int64)
+    best = values[np.arange(len(t)), column]
+    if scale is not None:
+        best = best / scale[d]
+    value = np.full(len(draws), -1.0)
+    first, second = np.zeros(len(draws), dtype=np.int64), np.zeros(len(draws), dtype=np.int64)
+    if len(t):  # per draw, its largest (the first row reaching it)
+        start = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
+        owner = np.repeat(np.arange(start.size), np.diff(np.r_[start, len(k)]))
+        hits = np.flatnonzero(best == np.maximum.reduceat(best, start)[owner])
+        last = hits[np.r_[True, owner[hits][1:] != owner[hits][:-1]]]
+        value[k[last]] = best[last]
+        first[k[last]], second[k[last]] = members[a[last], r[last]], members[b[last], column[last]]
+    return value, first, second
+
+
+def _studentised_quantile(sigma, level, n_draws, rng, live, df) -> float:
+    """:func:`_contrast_quantile` with a Wishart studentisation: every contrast of every draw
+    scaled apart (:func:`_wishart_scale`)."""
+    s = sigma.shape[0]
     sd = _contrast_sd(sigma)
     i, j = (index[live] for index in _pair_indices(s))
     contrast = np.zeros((s, int(live.sum())))  # columns: e_i - e_j scaled by 1/s_ij
@@ -238,8 +419,7 @@ def _contrast_quantile(sigma, level, n_draws, rng, live, df=None) -> float:
     values, vectors = np.linalg.eigh(sigma)
     root = vectors * np.sqrt(np.clip(values, 0.0, None))  # Sigma = root @ root.T
     loading = root.T @ contrast  # (S, P): eps @ loading = standardised contrasts
-    rng = np.random.default_rng(DEFAULT_SEED) if rng is None else rng
-    per_draw = loading.shape[1] * (1 if df is None or df > WISHART_MAX_DF else 1 + min(s, int(df)))
+    per_draw = loading.shape[1] * (1 + min(s, int(df)))
     block = max(1, BLOCK_VALUES // per_draw)
     maxima = np.empty(n_draws)
     for start in range(0, n_draws, block):  # blocks of draws, each one matrix product
@@ -328,6 +508,7 @@ def rank_bounds(estimate, covariance, critical_value, *, higher_is_better: bool 
     return rank_low, rank_high, better
 
 
+@bounded_blas
 def rank_sets(
     estimate,
     covariance,
@@ -467,10 +648,11 @@ def _step_down_values(theta, sigma, level, n_draws, rng, df=None) -> tuple[float
     i, j = _pair_indices(theta.size)
     t = np.abs(theta[i] - theta[j])
     sd = _contrast_sd(sigma)
+    cache: dict = {}
     first = None
     while True:
         rng.bit_generator.state = state
-        c = _contrast_quantile(sigma, level, n_draws, rng, remaining, df)
+        c = _contrast_quantile(sigma, level, n_draws, rng, remaining, df, cache)
         first = c if first is None else first
         declared = remaining & (t > c * sd)
         if not declared.any():

@@ -1,0 +1,158 @@
+"""The simulated critical value at scale equals the literal computation it replaces: the same
+draws, every pair's standardised contrast from one matrix product, the maximum per draw."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from debias.stats import ranking
+from debias.stats.ranking import (
+    BLOCK_VALUES,
+    DEFAULT_SEED,
+    _contrast_quantile,
+    _live_contrasts,
+    _pair_maxima,
+    _step_down_values,
+    rank_sets,
+)
+
+
+def _literal_quantile(sigma, level, n_draws, rng, live, df=None) -> float:
+    """Every live pair's draws materialised (blocks of draws, one matrix product each)."""
+    s = sigma.shape[0]
+    i, j = (index[live] for index in np.triu_indices(s, k=1))
+    sd = np.sqrt(np.maximum(sigma[i, i] + sigma[j, j] - 2 * sigma[i, j], 0.0))
+    contrast = np.zeros((s, i.size))
+    contrast[i, np.arange(i.size)] = 1.0 / sd
+    contrast[j, np.arange(i.size)] = -1.0 / sd
+    values, vectors = np.linalg.eigh(sigma)
+    loading = (vectors * np.sqrt(np.clip(values, 0.0, None))).T @ contrast
+    block = max(1, BLOCK_VALUES // i.size)
+    maxima = np.empty(n_draws)
+    for start in range(0, n_draws, block):
+        stop = min(start + block, n_draws)
+        eps = rng.standard_normal((stop - start, s))
+        scale = 1.0 if df is None else np.sqrt(rng.chisquare(df, stop - start) / df)[:, None]
+        maxima[start:stop] = np.max(np.abs(eps @ loading) / scale, axis=1)
+    return float(np.quantile(maxima, level, method="higher"))
+
+
+def _covariance(rng, s: int, kind: str) -> np.ndarray:
+    spread = np.exp(rng.normal(0.0, 1.0, s))  # log-normal: a few systems with many battles
+    if kind == "independent":
+        return np.diag(spread**2) * 1e-3
+    if kind == "centred":  # strengths centred to mean 0: singular, correlated
+        base = np.diag(spread**2)
+        centre = np.eye(s) - 1.0 / s
+        return centre @ base @ centre * 1e-3
+    factor = rng.normal(size=(s, 3))
+    return (np.diag(spread**2) + factor @ factor.T) * 1e-3
+
+
+@pytest.mark.parametrize("kind", ["independent", "centred", "factor"])
+@pytest.mark.parametrize(("s", "df"), [(3, None), (20, None), (45, None), (45, 250.0)])
+def test_fast_critical_value_equals_the_literal_one(kind, s, df):
+    rng = np.random.default_rng(s)
+    sigma = _covariance(rng, s, kind)
+    live = _live_contrasts(sigma)
+    if s > 3:
+        live &= rng.random(live.size) < 0.8  # some pairs already declared (a step-down's later step)
+    for level in (0.8, 0.9, 0.99):
+        fast = _contrast_quantile(sigma, level, 3000, np.random.default_rng(7), live, df)
+        literal = _literal_quantile(sigma, level, 3000, np.random.default_rng(7), live, df)
+        assert fast == pytest.approx(literal, rel=1e-12, abs=0)
+
+
+def test_pair_maxima_are_exact_at_and_above_the_quantile():
+    """Against every pair's value computed the same way: equal (not merely close) from the
+    quantile's draw up, below it elsewhere."""
+    rng = np.random.default_rng(11)
+    s, n = 60, 4000
+    sigma = _covariance(rng, s, "factor")
+    values, vectors = np.linalg.eigh(sigma)
+    z = rng.standard_normal((n, s)) @ (vectors * np.sqrt(np.clip(values, 0.0, None))).T
+    sd = np.sqrt(np.maximum(np.diag(sigma)[:, None] + np.diag(sigma)[None, :] - 2 * sigma, 0.0))
+    inverse = np.where(np.eye(s, dtype=bool), 0.0, 1.0 / np.where(sd > 0, sd, 1.0))
+    inverse[rng.random((s, s)) < 0.3] = 0.0
+    inverse = np.minimum(inverse, inverse.T)  # pairs left out, both ways
+    scale = np.sqrt(rng.chisquare(150.0, n) / 150.0)
+    every = (np.abs(z[:, :, None] - z[:, None, :]) * inverse).reshape(n, -1).max(axis=1) / scale
+    rank = int(np.quantile(np.arange(n), 0.9, method="higher"))
+    fast = _pair_maxima(z, inverse, scale, rank, np.sqrt(np.diag(sigma)))
+    cut = np.sort(every)[rank]
+    assert np.sort(fast)[rank] == cut
+    np.testing.assert_array_equal(fast[every >= cut], every[every >= cut])
+    assert np.all(fast[every < cut] < cut)
+    assert np.all(fast <= every)
+
+
+def test_step_down_equals_the_literal_steps_and_leaves_the_generator_as_they_do():
+    rng = np.random.default_rng(3)
+    s = 30
+    sigma = _covariance(rng, s, "centred")
+    theta = rng.normal(0.0, 0.15, s)
+    given = np.random.default_rng(DEFAULT_SEED)
+    first, c = _step_down_values(theta, sigma, 0.9, 2000, given, None)
+    # the literal steps: the same draws at every step, the declared pairs left out
+    literal_rng = np.random.default_rng(DEFAULT_SEED)
+    state = literal_rng.bit_generator.state
+    remaining = _live_contrasts(sigma)
+    i, j = np.triu_indices(s, k=1)
+    t = np.abs(theta[i] - theta[j])
+    sd = np.sqrt(np.maximum(sigma[i, i] + sigma[j, j] - 2 * sigma[i, j], 0.0))
+    steps = 0
+    literal_first = None
+    while True:
+        literal_rng.bit_generator.state = state
+        literal = _literal_quantile(sigma, 0.9, 2000, literal_rng, remaining)
+        literal_first = literal if literal_first is None else literal_first
+        declared = remaining & (t > literal * sd)
+        steps += 1
+        if not declared.any():
+            break
+        remaining &= ~declared
+    assert steps >= 2  # the case has a second step
+    assert c == pytest.approx(literal, rel=1e-12, abs=0)
+    assert first == pytest.approx(literal_first, rel=1e-12, abs=0)
+    assert given.bit_generator.state == literal_rng.bit_generator.state
+
+
+def test_rank_sets_at_two_hundred_systems_match_a_smaller_block_computation(monkeypatch):
+    """The bound's buckets change the work, not the result."""
+    rng = np.random.default_rng(5)
+    s = 200
+    sigma = _covariance(rng, s, "independent")
+    theta = rng.normal(0.0, 0.2, s)
+    first = rank_sets(theta, sigma, level=0.9, n_draws=500, step_down=True)
+    monkeypatch.setattr(ranking, "BUCKET", 5)
+    again = rank_sets(theta, sigma, level=0.9, n_draws=500, step_down=True)
+    assert first.critical_value == again.critical_value
+    np.testing.assert_array_equal(first.rank_low, again.rank_low)
+    np.testing.assert_array_equal(first.rank_high, again.rank_high)
+
+
+@pytest.mark.parametrize("left_out", [0.01, 0.6])
+def test_pair_maxima_of_a_later_step_equal_a_fresh_computation(left_out):
+    """A call on the same draws with pairs left out (few: the draws whose maximum's pair went
+    are recomputed; many: the order statistic falls below the bound and all is computed again)."""
+    rng = np.random.default_rng(13)
+    s, n = 50, 3000
+    sigma = _covariance(rng, s, "centred")
+    values, vectors = np.linalg.eigh(sigma)
+    z = rng.standard_normal((n, s)) @ (vectors * np.sqrt(np.clip(values, 0.0, None))).T
+    sd = np.sqrt(np.maximum(np.diag(sigma)[:, None] + np.diag(sigma)[None, :] - 2 * sigma, 0.0))
+    inverse = np.where(np.eye(s, dtype=bool), 0.0, 1.0 / np.where(sd > 0, sd, 1.0))
+    rank = int(np.quantile(np.arange(n), 0.9, method="higher"))
+    spread = np.sqrt(np.diag(sigma))
+    cache: dict = {}
+    _pair_maxima(z, inverse, None, rank, spread, cache)
+    later = inverse.copy()
+    gone = np.triu(rng.random((s, s)) < left_out, k=1)
+    later[gone | gone.T] = 0.0
+    again = _pair_maxima(z, later, None, rank, spread, cache)
+    fresh = _pair_maxima(z, later, None, rank, spread, {})
+    every = (np.abs(z[:, :, None] - z[:, None, :]) * later).reshape(n, -1).max(axis=1)
+    cut = np.sort(every)[rank]
+    assert np.sort(again)[rank] == np.sort(fresh)[rank] == cut
+    np.testing.assert_array_equal(again[every >= cut], every[every >= cut])

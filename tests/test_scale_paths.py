@@ -1,0 +1,160 @@
+"""The array-operation paths of the readers and of the battle counts equal the plain ones they
+replace: names trimmed and coded, battles' counts per judge, the pairs the human battles cover."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from debias.data import JudgedPairs
+from debias.io.pairs import read_pair_table
+from debias.io.rules import WHITESPACE, Rows, code_names, trimmed_names
+from debias.stats.battles import Battles, Groups, covered, group_battles, human_counts, judge_counts
+
+
+def _plain_code_names(values: pd.Series) -> tuple[np.ndarray, list[str]]:
+    """Each distinct value written as text, trimmed by Python one at a time, coded again."""
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    texts = pd.Series([str(v).strip() for v in pd.Index(uniques).astype(str)], dtype=object)
+    merged, names = pd.factorize(texts.where(texts != ""), use_na_sentinel=True)
+    return np.append(merged, -1).astype(np.int32)[codes], [str(n) for n in names]
+
+
+HOSTILE = [
+    ["a", " a", "a ", "\ta\n", "b", "\u3000b\u2003", "c\x1c", "\x85c", "d\u200b", "\u200bd"],
+    ["x", "x\xa0", "\u2028x\u2029", "y", "\u202fy\u205f", "z", "Z", "é", "e\u0301"],
+    ["1", 1, " 1", 2.5, "2.5", True, "True", "t"],
+    [10, 20, 10, 30],
+    [1.0, 2.0, 1.0],
+    ["only"] * 5,
+]
+
+
+CASES = [(values, object) for values in HOSTILE] + [
+    (values, "str") for values in HOSTILE if all(isinstance(v, str) for v in values)
+]
+
+
+@pytest.mark.parametrize(("values", "dtype"), CASES)
+def test_code_names_equals_python_trimming(values, dtype):
+    series = pd.Series(values, dtype=dtype)
+    codes, names = code_names(series, "name", Rows.of(("table", len(series))))
+    plain_codes, plain_names = _plain_code_names(series)
+    assert names == plain_names
+    assert codes.tolist() == plain_codes.tolist()
+
+
+def test_code_names_empty_after_trimming_is_refused_on_its_row():
+    series = pd.Series(["a", "b", " \u3000 "], dtype="str")
+    with pytest.raises(Exception, match="row 4"):
+        code_names(series, "name", Rows.of(("table", 3)))
+    codes, names = code_names(series, "name", Rows.of(("table", 3)), empty_ok=np.array([False, False, True]))
+    assert codes.tolist() == [0, 1, -1] and names == ["a", "b"]
+
+
+def test_whitespace_is_what_python_strips():
+    assert WHITESPACE == "".join(c for c in map(chr, range(0x110000)) if c.isspace())
+
+
+def test_trimmed_names_equals_python_trimming():
+    values = pd.Series([" a", None, "b\u3000", 3, "\u200bc "], dtype=object)
+    out = trimmed_names(values, "name", Rows.of(("table", 5)))
+    expected = [None if v is None else str(v).strip() for v in values]
+    assert [None if pd.isna(v) else v for v in out] == expected
+
+
+def _pair_frame(rng, n: int, unique_items: bool) -> pd.DataFrame:
+    systems = np.array(["m1", " m1", "m2", "m3\u3000", "m4"], dtype=object)
+    a = rng.integers(0, 5, n)
+    b = (a + rng.integers(1, 4, n)) % 5
+    same = np.char.strip(systems[a].astype(str)) == np.char.strip(systems[b].astype(str))
+    b = np.where(same, (b + 1) % 5, b)
+    same = np.char.strip(systems[a].astype(str)) == np.char.strip(systems[b].astype(str))
+    b = np.where(same, (b + 1) % 5, b)
+    items = np.arange(n) if unique_items else rng.integers(0, n // 3, n)
+    verdicts = np.array(["model_a", "model_b", "tie", None], dtype=object)
+    return pd.DataFrame(
+        {
+            "q": [f" q{i}" if i % 7 == 0 else f"q{i}" for i in items],
+            "a": systems[a],
+            "b": systems[b],
+            "winner": verdicts[rng.integers(0, 4, n)],
+            "judge": verdicts[rng.integers(0, 4, n)],
+        }
+    )
+
+
+def test_unique_items_read_as_their_own_battles():
+    """Every item on one row (the battle-number shortcut) reads as the general grouping does."""
+    rng = np.random.default_rng(3)
+    frame = _pair_frame(rng, 300, unique_items=True)
+    fast = read_pair_table(frame, item="q", system_a="a", system_b="b", verdict="winner", judges=["judge"])
+    twice = pd.concat([frame, frame.iloc[:1].assign(winner="tie")], ignore_index=True)  # one item on two rows
+    general = read_pair_table(twice, item="q", system_a="a", system_b="b", verdict="winner", judges=["judge"])
+    assert general.n_battles == fast.n_battles
+    assert fast.items.tolist() == general.items.tolist()
+    np.testing.assert_array_equal(fast.system_a, general.system_a)
+    np.testing.assert_array_equal(fast.judge_verdicts, general.judge_verdicts)
+    assert fast.systems == general.systems and set(fast.systems) == {"m1", "m2", "m3", "m4"}
+
+
+def _pairs(rng, n_battles=400, n_systems=6, n_judges=3) -> JudgedPairs:
+    a = rng.integers(0, n_systems, n_battles)
+    b = (a + rng.integers(1, n_systems, n_battles)) % n_systems
+    counts = rng.integers(0, 3, n_battles)
+    human = rng.choice([0.0, 0.5, 1.0], int(counts.sum()))
+    verdicts = rng.choice([0.0, 0.5, 1.0, np.nan], (n_battles, n_judges))
+    return JudgedPairs(
+        tuple(f"s{k}" for k in range(n_systems)), a, b, human, counts, tuple(f"j{k}" for k in range(n_judges)), verdicts
+    )
+
+
+def test_battle_counts_from_one_pass_equal_the_direct_counts():
+    rng = np.random.default_rng(5)
+    pairs = _pairs(rng)
+    battles = Battles.of(pairs)
+    np.testing.assert_array_equal(battles.human_counts, human_counts(pairs))
+    for columns in ([], [0], [1], [2], [0, 2], [0, 1, 2]):
+        for mine, direct in zip(battles.judge_counts(columns), judge_counts(pairs, columns)):
+            assert mine.dtype == direct.dtype
+            np.testing.assert_array_equal(mine, direct)
+
+
+def _plain_covered(groups: Groups) -> np.ndarray:
+    """The pairs' incidence matrix, as a dense matrix product."""
+    low, high = np.minimum(groups.a, groups.b), np.maximum(groups.a, groups.b)
+    _, pair = np.unique(low * groups.n_systems + high, return_inverse=True)
+    incidence = np.zeros((pair.size, int(pair.max()) + 1 if pair.size else 0))
+    incidence[np.arange(pair.size), pair] = 1.0
+    labelled = (groups.count * groups.labelled) @ incidence
+    return ((labelled > 0).astype(float) @ incidence.T > 0).astype(float)
+
+
+@pytest.mark.parametrize("lead", [(), (4,), (2, 3)])
+def test_covered_equals_the_incidence_product(lead):
+    rng = np.random.default_rng(7)
+    pairs = _pairs(rng, n_battles=60, n_systems=7)
+    labelled = rng.random((*lead, pairs.n_battles)) < 0.2
+    groups = group_battles(pairs.system_a, pairs.system_b, pairs.n_systems, labelled, np.ones((pairs.n_battles, 1)))
+    mine = covered(groups)
+    assert mine.shape == groups.count.shape
+    np.testing.assert_array_equal(mine, _plain_covered(groups))
+
+
+def test_bounded_blas_limits_the_threads_inside_and_restores_them(monkeypatch):
+    from threadpoolctl import threadpool_info
+
+    from debias.stats.threads import blas_threads, bounded_blas
+
+    def seen():
+        return {pool["filepath"]: pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"}
+
+    before = seen()
+    assert bounded_blas(seen)() == {path: 1 for path in before}
+    assert seen() == before
+    monkeypatch.setenv("DEBIAS_BLAS_THREADS", "3")
+    assert blas_threads() == 3
+    monkeypatch.setenv("DEBIAS_BLAS_THREADS", "none")
+    with pytest.raises(ValueError, match="DEBIAS_BLAS_THREADS"):
+        blas_threads()
