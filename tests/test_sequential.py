@@ -195,7 +195,8 @@ def test_api_next_battles_and_bad_input():
     frame = arena_like()
     chosen = debias.api.next_battles(frame, **COLUMNS, question="top:1", budget=20, seed=5, level=0.9)
     again = debias.api.next_battles(frame, **COLUMNS, question="top:1", budget=20, seed=5, level=0.9)
-    assert list(chosen.columns) == ["q", "A", "B"] and len(chosen) == 20 and chosen.equals(again)
+    assert list(chosen.battles.columns) == ["q", "A", "B"] and len(chosen.battles) == 20
+    assert chosen.battles.equals(again.battles) and chosen.note == "" and chosen.answer
     for kwargs, where in (
         ({"question": "better:s0,nobody"}, "unknown system 'nobody'"),
         ({"question": "top:9"}, "K must be between 1 and 3"),

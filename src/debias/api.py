@@ -16,6 +16,7 @@ columns; judged outputs may be in it too. Without it the judged outputs are the 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -584,7 +585,7 @@ def judge_agreement(
     return agreement_table(pairs, level=_level(level))
 
 
-__all__ += ["next_battles", "status"]
+__all__ += ["NextBattles", "next_battles", "status"]
 
 
 def status(
@@ -640,23 +641,8 @@ def status(
     >>> s.resolved, s.answer
     (True, 'x better')
     """
-    from debias.stats.status import QuestionError, pairs_status
-
     pairs = _status_pairs(frame, item, system_a, system_b, verdict, rater, judges, pool, mapping, level, ties)
-    try:
-        return pairs_status(
-            pairs,
-            question,
-            level=_level(level),
-            estimand=estimand,
-            estimator=estimator,
-            ties=ties,
-            optimal_at=optimal_at,
-        )
-    except QuestionError as error:
-        raise InputError(f"{error.option} {error.text}", error.message) from None
-    except ValueError as error:
-        raise InputError("settings", str(error)) from None
+    return _question_status(pairs, question, level, estimand, estimator, ties, optimal_at)
 
 
 def next_battles(
@@ -678,47 +664,54 @@ def next_battles(
     estimand: str = "win_rate",
     estimator: str | None = None,
     optimal_at: float = 1000,
-) -> pd.DataFrame:
+) -> NextBattles:
     """The ``budget`` battles without a human verdict to put in front of people next, drawn
     from the pairs :func:`status` leaves open (:func:`debias.stats.allocation.next_battles`),
     reproducibly from ``seed``; parameters as in :func:`status`.
 
     Returns
     -------
-    pandas.DataFrame
-        The chosen battles' ``item``, ``system_a`` and ``system_b`` columns (named as given), in
-        the order of the table (then the pool); empty when the question is settled or no open
-        pair has a battle left (``attrs["note"]`` says which).
+    NextBattles
+        ``battles``: the chosen battles' ``item``, ``system_a`` and ``system_b`` columns (named
+        as given), in the order of the table (then the pool); empty when the question is settled
+        or no open pair has a battle left (``note`` says which).
     """
     from debias.stats.allocation import next_battles as draw
-    from debias.stats.status import QuestionError, pairs_status
 
     if isinstance(budget, bool) or not isinstance(budget, int | np.integer) or budget < 1:
         raise InputError("budget", f"expected a whole number of battles >= 1, found {budget!r}")
     _check_ranking(seed, None)
     pairs = _status_pairs(frame, item, system_a, system_b, verdict, rater, judges, pool, mapping, level, ties)
-    try:
-        state = pairs_status(
-            pairs,
-            question,
-            level=_level(level),
-            estimand=estimand,
-            estimator=estimator,
-            ties=ties,
-            optimal_at=optimal_at,
-        )
-    except QuestionError as error:
-        raise InputError(f"{error.option} {error.text}", error.message) from None
-    except ValueError as error:
-        raise InputError("settings", str(error)) from None
+    state = _question_status(pairs, question, level, estimand, estimator, ties, optimal_at)
     chosen = draw(pairs, state, int(budget), np.random.default_rng(seed))
     index = chosen.battles
     names = np.asarray(pairs.systems, dtype=object)
     items = pairs.items[index] if pairs.items is not None else index
     table = pd.DataFrame({item: items, system_a: names[pairs.system_a[index]], system_b: names[pairs.system_b[index]]})
-    table.attrs["note"] = chosen.note
-    table.attrs["answer"] = state.answer
-    return table
+    return NextBattles(battles=table, note=chosen.note, answer=state.answer)
+
+
+@dataclass(frozen=True)
+class NextBattles:
+    """What :func:`next_battles` chose: ``battles`` (the table), ``note`` (why fewer than the
+    budget, ``""`` when it was met) and ``answer`` (the question's status when they were chosen)."""
+
+    battles: pd.DataFrame
+    note: str
+    answer: str
+
+
+def _question_status(pairs, question, level, estimand, estimator, ties, optimal_at):
+    """:func:`debias.stats.status.pairs_status`, its errors as :class:`InputError` naming the option."""
+    from debias.stats.status import QuestionError, pairs_status
+
+    try:
+        settings = {"estimand": estimand, "estimator": estimator, "ties": ties, "optimal_at": optimal_at}
+        return pairs_status(pairs, question, level=_level(level), **settings)
+    except QuestionError as error:
+        raise InputError(f"{error.option} {error.text}", error.message) from None
+    except ValueError as error:
+        raise InputError("settings", str(error)) from None
 
 
 def _status_pairs(frame, item, system_a, system_b, verdict, rater, judges, pool, mapping, level, ties):
