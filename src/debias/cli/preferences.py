@@ -70,6 +70,29 @@ def read_pair_inputs(args, fmt: str | None):
     return frame, pool
 
 
+def read_pairs(args):
+    """The battles of a pair command (``debias preferences``, ``leaderboard``, ``status``,
+    ``next``) as :class:`~debias.data.JudgedPairs`, by the reading rules of
+    :func:`debias.io.pairs.read_pair_table`."""
+    from debias.io.pairs import read_pair_table
+
+    mapping, judge_mappings = pair_mappings(args)
+    frame, pool = read_pair_inputs(args, args.table_format)
+    return read_pair_table(
+        frame,
+        item=args.item,
+        system_a=args.system_a,
+        system_b=args.system_b,
+        verdict=args.verdict,
+        rater=args.rater,
+        judges=args.judge,
+        pool=pool,
+        mapping=mapping,
+        judge_mappings=judge_mappings,
+        source=args.table,
+    )
+
+
 def add_command(commands) -> None:
     """The ``debias preferences`` subcommand's arguments."""
     sub = commands.add_parser(
@@ -141,7 +164,6 @@ def pair_leaderboard(pairs, *, level: float, ties: str = "half", top_k: int | No
 def run_command(args, emit) -> int:
     """Run ``debias preferences``; exit status 2 with a one-line message on bad input."""
     from debias.config.settings import section_defaults
-    from debias.io.pairs import read_pair_table
     from debias.tables.preferences import agreement_table, preference_table
 
     level = args.level if args.level is not None else section_defaults("estimates")["level"]
@@ -150,21 +172,7 @@ def run_command(args, emit) -> int:
             from debias.io.importer import _writable_folder
 
             _writable_folder(Path(args.figure).parent)
-        mapping, judge_mappings = pair_mappings(args)
-        frame, pool = read_pair_inputs(args, args.table_format)
-        pairs = read_pair_table(
-            frame,
-            item=args.item,
-            system_a=args.system_a,
-            system_b=args.system_b,
-            verdict=args.verdict,
-            rater=args.rater,
-            judges=args.judge,
-            pool=pool,
-            mapping=mapping,
-            judge_mappings=judge_mappings,
-            source=args.table,
-        )
+        pairs = read_pairs(args)
         if args.anchor is not None and args.scale != "elo":
             raise InputError("--anchor", "goes with --scale elo")
         if args.scale == "elo" and args.agreement:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from debias.cli.preferences import add_pair_columns, pair_mappings, read_pair_inputs
+from debias.cli.preferences import add_pair_columns, read_pairs
 from debias.cli.shared import add_output_options
 from debias.io.canonical import InputError
 from debias.io.reader import FORMATS
@@ -74,26 +74,6 @@ def add_command(commands) -> None:
     nxt.set_defaults(run=run_next)
 
 
-def _pairs_of(args):
-    from debias.io.pairs import read_pair_table
-
-    mapping, judge_mappings = pair_mappings(args)
-    frame, pool = read_pair_inputs(args, args.table_format)
-    return read_pair_table(
-        frame,
-        item=args.item,
-        system_a=args.system_a,
-        system_b=args.system_b,
-        verdict=args.verdict,
-        rater=args.rater,
-        judges=args.judge,
-        pool=pool,
-        mapping=mapping,
-        judge_mappings=judge_mappings,
-        source=args.table,
-    )
-
-
 def _state(args, pairs):
     from debias.config.settings import section_defaults
     from debias.stats.status import QuestionError, pairs_status
@@ -120,7 +100,7 @@ def run_status(args, emit) -> int:
     from debias.tables.status import status_table
 
     try:
-        pairs = _pairs_of(args)
+        pairs = read_pairs(args)
         state = _state(args, pairs)
     except (InputError, ValueError) as error:
         print(f"debias status: error: {error}", file=sys.stderr)
@@ -158,7 +138,7 @@ def run_next(args, emit) -> int:
             raise InputError("--budget", f"expected a whole number of battles >= 1, found {args.budget}")
         if args.seed < 0:
             raise InputError("--seed", f"expected a whole number >= 0, found {args.seed}")
-        pairs = _pairs_of(args)
+        pairs = read_pairs(args)
         state = _state(args, pairs)
         chosen = next_battles(pairs, state, args.budget, np.random.default_rng(args.seed))
         index = chosen.battles
