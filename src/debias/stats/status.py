@@ -310,7 +310,8 @@ def question_status(
             low, high = -high, -low
         decided = better[i, j] or better[j, i]
         if np.isnan(est):
-            note = notes[i] or notes[j] or "no estimate"
+            without = [k for k in (i, j) if not np.isfinite(joint.covariance[k, k])]  # whose interval is missing
+            note = next((notes[k] for k in without if notes[k]), "") or notes[i] or notes[j] or "no estimate"
             return StatusRow(systems[i], systems[j], est, low, high, float(cs.n[p]), False, "no estimate", np.nan, note)
         if decided:
             status = f"{systems[i]} better" if better[i, j] else f"{systems[j]} better"
