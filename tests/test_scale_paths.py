@@ -153,8 +153,32 @@ def test_bounded_blas_limits_the_threads_inside_and_restores_them(monkeypatch):
     before = seen()
     assert bounded_blas(seen)() == {path: 1 for path in before}
     assert seen() == before
+    nested = bounded_blas(lambda: bounded_blas(seen)())  # an inner call keeps the outer bound
+    assert nested() == {path: 1 for path in before}
+    assert seen() == before
     monkeypatch.setenv("DEBIAS_BLAS_THREADS", "3")
     assert blas_threads() == 3
     monkeypatch.setenv("DEBIAS_BLAS_THREADS", "none")
     with pytest.raises(ValueError, match="DEBIAS_BLAS_THREADS"):
         blas_threads()
+
+
+def test_bounded_calls_inside_a_bounded_call_do_not_look_the_libraries_up_again(monkeypatch):
+    import threadpoolctl
+
+    from debias.stats.threads import bounded_blas
+
+    entered = []
+    real = threadpoolctl.threadpool_limits
+
+    def counting(*args, **kwargs):
+        entered.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(threadpoolctl, "threadpool_limits", counting)
+    inner = bounded_blas(lambda: 1)
+    assert bounded_blas(lambda: sum(inner() for _ in range(5)))() == 5
+    assert len(entered) == 1
+    with pytest.raises(ZeroDivisionError):  # the flag is cleared when the call fails
+        bounded_blas(lambda: 1 / 0)()
+    assert inner() == 1 and len(entered) == 3

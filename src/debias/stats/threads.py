@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -45,9 +46,20 @@ def bounded_blas(function: F) -> F:
 
     @functools.wraps(function)
     def bounded(*args, **kwargs):
+        if getattr(_STATE, "inside", False):  # an outer call has bounded them already
+            return function(*args, **kwargs)
         from threadpoolctl import threadpool_limits
 
         with threadpool_limits(limits=blas_threads(), user_api="blas"):
-            return function(*args, **kwargs)
+            _STATE.inside = True
+            try:
+                return function(*args, **kwargs)
+            finally:
+                _STATE.inside = False
 
     return bounded  # type: ignore[return-value]
+
+
+#: Per thread, whether a bounded call is running: the calls inside it (e.g. every estimator's
+#: rank-sets inside a leaderboard) do not look the libraries up again (some milliseconds each).
+_STATE = threading.local()

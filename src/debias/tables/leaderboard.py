@@ -26,6 +26,7 @@ from debias.stats.estimators import estimator_names
 from debias.stats.joint import JointEstimate, shared_item_covariance
 from debias.stats.ranking import rank_sets, separation_factor, top_k_factor
 from debias.stats.resampling import setting_seed
+from debias.stats.threads import bounded_blas
 from debias.stats.variance import item_noise
 from debias.stats.vocabulary import baseline, describe, estimator_name
 from debias.tables.columns import LEADERBOARD_INTERVAL, LEVEL, NOTE
@@ -75,6 +76,7 @@ class JointResult(Protocol):
     ci_high: np.ndarray
 
 
+@bounded_blas
 def leaderboard_rows(
     results: Mapping[str, JointResult],
     *,
