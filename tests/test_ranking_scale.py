@@ -79,7 +79,7 @@ def test_pair_maxima_are_exact_at_and_above_the_quantile():
     scale = np.sqrt(rng.chisquare(150.0, n) / 150.0)
     every = (np.abs(z[:, :, None] - z[:, None, :]) * inverse).reshape(n, -1).max(axis=1) / scale
     rank = int(np.quantile(np.arange(n), 0.9, method="higher"))
-    fast = _pair_maxima(z, inverse, scale, rank, np.sqrt(np.diag(sigma)))
+    fast = _pair_maxima(z, inverse, scale, rank)
     cut = np.sort(every)[rank]
     assert np.sort(fast)[rank] == cut
     np.testing.assert_array_equal(fast[every >= cut], every[every >= cut])
@@ -118,18 +118,61 @@ def test_step_down_equals_the_literal_steps_and_leaves_the_generator_as_they_do(
     assert given.bit_generator.state == literal_rng.bit_generator.state
 
 
-def test_rank_sets_at_two_hundred_systems_match_a_smaller_block_computation(monkeypatch):
-    """The bound's buckets change the work, not the result."""
+def test_rank_sets_at_two_hundred_systems_do_not_depend_on_the_bound(monkeypatch):
+    """The intervals' radii and the blocks of candidate pairs change the work, not the result:
+    radii left at their feasible start (no widening rounds) and blocks of a few hundred pairs
+    give the same critical value and rank-sets."""
     rng = np.random.default_rng(5)
     s = 200
     sigma = _covariance(rng, s, "independent")
     theta = rng.normal(0.0, 0.2, s)
     first = rank_sets(theta, sigma, level=0.9, n_draws=500, step_down=True)
-    monkeypatch.setattr(ranking, "BUCKET", 5)
+    monkeypatch.setattr(ranking, "RADIUS_ROUNDS", 0)
+    monkeypatch.setattr(ranking, "BLOCK_VALUES", 300)
     again = rank_sets(theta, sigma, level=0.9, n_draws=500, step_down=True)
     assert first.critical_value == again.critical_value
+    assert first.first_critical_value == again.first_critical_value
     np.testing.assert_array_equal(first.rank_low, again.rank_low)
     np.testing.assert_array_equal(first.rank_high, again.rank_high)
+
+
+@pytest.mark.parametrize("kind", ["independent", "centred", "factor", "twins"])
+def test_interval_radii_fit_inside_every_live_pair(kind):
+    """h_i + h_j < s_ij for every pair still in play, none for a system in no pair, and the
+    radii of equal independent systems reach half of their pairs' s_ij."""
+    rng = np.random.default_rng(17)
+    s = 40
+    sigma = _covariance(rng, s, "factor" if kind == "twins" else kind)
+    if kind == "twins":  # two systems almost the same: a tiny s_ij
+        sigma[1], sigma[:, 1] = sigma[0], sigma[:, 0]
+        sigma[1, 1] += 1e-9
+    sd = np.sqrt(np.maximum(np.diag(sigma)[:, None] + np.diag(sigma)[None, :] - 2 * sigma, 0.0))
+    live = ~np.eye(s, dtype=bool) & (rng.random((s, s)) < 0.7) & (sd > 0)
+    live &= live.T
+    live[5, :] = live[:, 5] = False  # a system whose pairs are all declared
+    inverse = np.where(live, 1.0 / np.where(sd > 0, sd, 1.0), 0.0)
+    radius = ranking._interval_radii(inverse)
+    assert np.isnan(radius[5]) and not np.isnan(np.delete(radius, 5)).any()
+    total = radius[:, None] + radius[None, :]
+    assert np.all(total[live] < sd[live])
+    equal = ranking._interval_radii(np.where(np.eye(8, dtype=bool), 0.0, 1.0 / np.sqrt(2.0)))
+    np.testing.assert_allclose(equal, np.sqrt(2.0) / 2, rtol=1e-8)
+
+
+@pytest.mark.parametrize("kind", ["twins", "centred"])
+def test_fast_critical_value_with_nearly_equal_systems_equals_the_literal_one(kind):
+    """Two systems almost the same force small radii on their neighbours (a loose bound): the
+    value stays the literal one."""
+    rng = np.random.default_rng(23)
+    s = 30
+    sigma = _covariance(rng, s, "factor" if kind == "twins" else kind)
+    sigma[1], sigma[:, 1] = sigma[0], sigma[:, 0]
+    sigma[1, 1] += 1e-7
+    live = _live_contrasts(sigma)
+    for level in (0.5, 0.9):
+        fast = _contrast_quantile(sigma, level, 2000, np.random.default_rng(3), live)
+        literal = _literal_quantile(sigma, level, 2000, np.random.default_rng(3), live)
+        assert fast == pytest.approx(literal, rel=1e-12, abs=0)
 
 
 @pytest.mark.parametrize("left_out", [0.01, 0.6])
@@ -144,14 +187,13 @@ def test_pair_maxima_of_a_later_step_equal_a_fresh_computation(left_out):
     sd = np.sqrt(np.maximum(np.diag(sigma)[:, None] + np.diag(sigma)[None, :] - 2 * sigma, 0.0))
     inverse = np.where(np.eye(s, dtype=bool), 0.0, 1.0 / np.where(sd > 0, sd, 1.0))
     rank = int(np.quantile(np.arange(n), 0.9, method="higher"))
-    spread = np.sqrt(np.diag(sigma))
     cache: dict = {}
-    _pair_maxima(z, inverse, None, rank, spread, cache)
+    _pair_maxima(z, inverse, None, rank, cache)
     later = inverse.copy()
     gone = np.triu(rng.random((s, s)) < left_out, k=1)
     later[gone | gone.T] = 0.0
-    again = _pair_maxima(z, later, None, rank, spread, cache)
-    fresh = _pair_maxima(z, later, None, rank, spread, {})
+    again = _pair_maxima(z, later, None, rank, cache)
+    fresh = _pair_maxima(z, later, None, rank, {})
     every = (np.abs(z[:, :, None] - z[:, None, :]) * later).reshape(n, -1).max(axis=1)
     cut = np.sort(every)[rank]
     assert np.sort(again)[rank] == np.sort(fresh)[rank] == cut

@@ -80,10 +80,12 @@ __all__ = [
 N_DRAWS = 20_000
 #: Draws per block of the simulation (bounds the memory of S(S-1)/2 contrasts per draw).
 BLOCK_VALUES = 4_000_000
-#: Systems per bucket of the bound that spares the simulated maximum most pairs (:func:`_pair_maxima`).
-BUCKET = 16
-#: Up to this many pairs the simulated maximum takes every pair of every draw (kept between the
-#: step-down's steps: 8 bytes a pair and draw), beyond it the bound of :func:`_pair_maxima`.
+#: Rounds that widen the intervals of the bound that spares the simulated maximum most pairs
+#: (:func:`_interval_radii`), and the relative margin that keeps the bound true after rounding.
+RADIUS_ROUNDS = 30
+RADIUS_SLACK = 1e-9
+#: Up to this many pairs left in play the simulated maximum takes every one of them in every
+#: draw; beyond it the interval bound of :func:`_pair_maxima` spares most of them.
 DIRECT_PAIRS = 300
 #: Seed of the default generator: the critical value is deterministic unless ``rng`` is given.
 DEFAULT_SEED = 20_240_725
@@ -234,11 +236,13 @@ def _contrast_quantile(sigma, level, n_draws, rng, live, df=None, cache=None) ->
     (``df``: each block's chi-square draws after its normal draws).
 
     Gaussian and multivariate-t draws (``df`` None or above :data:`WISHART_MAX_DF`) take the
-    maximum of :math:`|Z_i - Z_j| / s_{ij}` from :math:`Z = L\varepsilon` by
-    :func:`_pair_maxima`, which computes it exactly for every draw that can be the quantile and
-    skips the pairs a bound proves below it; a Wishart studentisation (``df`` up to
-    :data:`WISHART_MAX_DF`) scales each contrast apart, pair by pair. ``cache`` (a dict) keeps
-    the draws between calls from a generator in the same state (the step-down's steps)."""
+    maximum of :math:`|Z_i - Z_j| / s_{ij}` from :math:`Z = L\varepsilon`: up to
+    :data:`DIRECT_PAIRS` live pairs every one of them in every draw (:func:`_every_pair_maxima`),
+    beyond it :func:`_pair_maxima`, which computes it exactly for every draw that can be the
+    quantile and skips the pairs an interval bound proves below it; a Wishart studentisation
+    (``df`` up to :data:`WISHART_MAX_DF`) scales each contrast apart, pair by pair. ``cache`` (a
+    dict) keeps the draws between calls from a generator in the same state (the step-down's
+    steps)."""
     s = sigma.shape[0]
     if not np.any(live):
         return 0.0
@@ -251,24 +255,21 @@ def _contrast_quantile(sigma, level, n_draws, rng, live, df=None, cache=None) ->
     i, j = (index[live] for index in _pair_indices(s))
     inverse = np.zeros((s, s))  # 1 / s_ij of the live pairs, both ways; 0 elsewhere
     inverse[i, j] = inverse[j, i] = 1.0 / sd[live]
-    if i.size <= DIRECT_PAIRS:  # few pairs: every pair of every draw, kept between steps
-        if cache.get("direct") is None or cache["direct"][0] is not z:
-            every_i, every_j = _pair_indices(s)
-            cache["direct"] = (z, np.abs(z[:, every_i] - z[:, every_j]) * (1.0 / np.where(sd > 0, sd, 1.0)))
-        maxima = cache["direct"][1][:, live].max(axis=1)
-        if scale is not None:
-            maxima /= scale
-        return float(np.quantile(maxima, level, method="higher"))
-    rank = int(np.quantile(np.arange(n_draws), level, method="higher"))  # the quantile's draw, in order
-    maxima = _pair_maxima(z, inverse, scale, rank, np.sqrt(np.clip(np.diag(sigma), 0.0, None)), cache)
+    if i.size <= DIRECT_PAIRS:
+        if cache.get("columns", (None,))[0] is not z:  # a system's draws contiguous, kept between steps
+            cache["columns"] = (z, np.ascontiguousarray(z.T))
+        maxima = _every_pair_maxima(cache["columns"][1], inverse, scale)
+    else:
+        rank = int(np.quantile(np.arange(n_draws), level, method="higher"))  # the quantile's draw, in order
+        maxima = _pair_maxima(z, inverse, scale, rank, cache)
     return float(np.quantile(maxima, level, method="higher"))
 
 
 def _gaussian_draws(sigma, n_draws, rng, n_live, df, cache):
     r"""``(Z, scale)``: the draws :math:`Z = L\varepsilon` (n_draws, S) and, with ``df``, each
-    draw's :math:`\sqrt{\chi^2_\nu/\nu}` (else ``None``), from ``rng`` in the order the
-    blocks of :data:`BLOCK_VALUES` contrast values draw them; ``cache`` keeps them per block size
-    with the generator's state after them."""
+    draw's :math:`\sqrt{\chi^2_\nu/\nu}` (else ``None``), from ``rng`` in
+    the order the blocks of :data:`BLOCK_VALUES` contrast values draw them; ``cache`` keeps them
+    per block size with the generator's state after them."""
     block = max(1, BLOCK_VALUES // n_live)
     key = None if df is None else block  # Gaussian draws do not depend on the blocks
     start_state = rng.bit_generator.state
@@ -291,118 +292,183 @@ def _gaussian_draws(sigma, n_draws, rng, n_live, df, cache):
     return z, scale
 
 
-def _pair_maxima(z, inverse, scale, rank, spread, cache=None) -> np.ndarray:
-    r"""Per draw d, :math:`\max_{i,j} |z_{di} - z_{dj}|\,w_{ij} / \text{scale}_d` (``w`` =
-    ``inverse``, 0 for a pair left out), exactly for every draw whose maximum is at least the
-    ``rank``-th smallest of them (0-based) and below it for the others: the ``rank``-th order
-    statistic is the exact one, as are all above it.
+def _pair_values(z, inverse, scale, d, i, j) -> np.ndarray:
+    """The standardised contrasts :math:`|z_{di} - z_{dj}|\\,w_{ij} / \\text{scale}_d` of the
+    triples (d, i, j): the one arithmetic of a pair's value on every path (dividing the maximum
+    of several by a positive scale gives the maximum of the divided values: rounding is
+    monotone)."""
+    value = np.abs(z[d, i] - z[d, j]) * inverse[i, j]
+    return value if scale is None else value / scale[d]
 
-    The systems are put in buckets of :data:`BUCKET` by their spread. For two buckets A and B,
-    :math:`|z_i - z_j| \le \max(\max_A z - \min_B z, \max_B z - \min_A z)` and
-    :math:`w_{ij} \le \max_{A \times B} w`, so their product bounds every pair of the two
-    buckets; rounding is monotone, so the bound computed holds for the values computed. A lower
-    bound of the order statistic, :math:`\tau`, is the ``rank``-th smallest of the exact maxima
-    over each draw's bucket pair with the largest bound (each of those is at most the draw's
-    maximum). Only bucket pairs whose bound reaches :math:`\tau`, then only their rows
-    :math:`i` whose bound over B (:math:`\max(\max_B z - z_i, z_i - \min_B z)` times
-    :math:`\max_{j \in B} w_{ij}`) reaches it, are computed pair by pair
-    (:func:`_exceeding`). A draw whose maximum is at least :math:`\tau` has every pair reaching
-    it computed; one below keeps a value below it; and the order statistic is at least
-    :math:`\tau`. The arithmetic of a pair's value is the same on every path.
 
-    ``cache`` (a dict) keeps the buckets, and the maxima with the pair attaining each, between
+def _every_pair_maxima(draws, inverse, scale) -> np.ndarray:
+    """Per draw (a column of ``draws``: one row a system, contiguous), the maximum of every live
+    pair's standardised contrast (``inverse`` > 0): one system against its live partners at a
+    time, in one reused buffer (fresh large arrays cost more than the arithmetic)."""
+    maxima = np.zeros(draws.shape[1])
+    partners = [np.flatnonzero(inverse[i, i + 1 :] > 0) + i + 1 for i in range(draws.shape[0])]
+    buffer = np.empty((max(p.size for p in partners), draws.shape[1]))
+    for i, columns in enumerate(partners):
+        if columns.size:
+            values = buffer[: columns.size]
+            if columns[-1] - columns[0] + 1 == columns.size:  # a run of systems: no gathering
+                np.subtract(draws[columns[0] : columns[-1] + 1], draws[i], out=values)
+            else:
+                np.subtract(draws[columns], draws[i], out=values)
+            np.abs(values, out=values)
+            values *= inverse[i, columns][:, None]
+            np.maximum(maxima, values.max(axis=0), out=maxima)
+    return maxima if scale is None else maxima / scale
+
+
+def _interval_radii(inverse) -> np.ndarray:
+    r"""Radii :math:`h_i \ge 0` with :math:`h_i + h_j < s_{ij} = 1/w_{ij}` for every pair with
+    :math:`w_{ij}` = ``inverse[i, j]`` > 0 (``NaN`` for a system in no such pair), as large as a
+    few rounds find them.
+
+    They start at half of each system's smallest :math:`s_{ij}` (feasible), and each round adds
+    to every :math:`h_i` half of its smallest slack :math:`\min_j (s_{ij} - h_i - h_j)`: two
+    systems together take at most the slack of their pair, so every round stays feasible, and
+    equal systems grow alike. For independent estimates of equal variance the radii reach
+    :math:`s_{ij}/2` exactly; unequal variances or correlations leave part of some pairs'
+    :math:`s_{ij}` unused, which costs work in :func:`_pair_maxima`, never exactness. The radii
+    are shrunk by :data:`RADIUS_SLACK` so that the bound holds for the rounded values too."""
+    with np.errstate(divide="ignore"):
+        sd = np.where(inverse > 0, 1.0 / np.where(inverse > 0, inverse, 1.0), np.inf)
+    nearest = sd.min(axis=1)
+    linked = np.isfinite(nearest)
+    radius = np.where(linked, nearest / 2, 0.0)
+    for _ in range(RADIUS_ROUNDS):
+        slack = (sd - radius[:, None]) - radius[None, :]
+        grow = np.where(linked, np.maximum(slack.min(axis=1), 0.0) / 2, 0.0)
+        radius = radius + grow
+        if not np.any(grow > 1e-3 * radius):
+            break
+    return np.where(linked, radius * (1.0 - RADIUS_SLACK), np.nan)
+
+
+def _pair_maxima(z, inverse, scale, rank, cache=None) -> np.ndarray:
+    r"""Per draw d (a row of ``z``), :math:`M_d = \max_{i,j} |z_{di} - z_{dj}|\,w_{ij} /
+    \text{scale}_d` (``w`` = ``inverse``, 0 for a pair left out), exactly for every draw whose
+    maximum is at least the ``rank``-th smallest of them (0-based), and a value below that order
+    statistic for the others: the ``rank``-th order statistic is the exact one, as are all above
+    it.
+
+    With radii :math:`h` such that :math:`h_i + h_j < s_{ij}` for every pair
+    (:func:`_interval_radii`), a pair's value exceeds :math:`t` only if the intervals
+    :math:`[z_i - t h_i, z_i + t h_i]` and :math:`[z_j - t h_j, z_j + t h_j]` are disjoint:
+    otherwise :math:`|z_i - z_j| \le t (h_i + h_j) < t\,s_{ij}`. Intervals on a line all meet
+    when the largest lower end is at most the smallest upper end, which one pass over a draw
+    checks; a draw that fails it has its disjoint pairs found among the few systems whose lower
+    end is above the smallest upper end and the few whose upper end is below the largest lower
+    end, and computed exactly. The threshold :math:`\tau` is the ``rank``-th smallest of each
+    draw's exact value at two promising pairs (:func:`_promising_pairs`), a lower bound of the
+    order statistic: a draw whose maximum reaches it has every pair reaching it computed, and its
+    maximum is exact; one below keeps a value below it.
+
+    ``cache`` (a dict) keeps the radii, and the maxima with the pair attaining each, between
     calls on the same draws. A later call with pairs only left out (the step-down's next step)
     recomputes only the draws whose maximum's pair was left out, against the same
-    :math:`\tau`: the draws below it stay below, the others keep their maximum; when fewer than
-    ``n - rank`` draws still reach :math:`\tau` (the order statistic fell below it) everything
-    is computed again."""
-    n, s = z.shape
+    :math:`\tau` and radii (still valid for fewer pairs); when fewer than ``n - rank`` draws
+    still reach :math:`\tau` (the order statistic fell below it) everything is computed again."""
+    n = z.shape[0]
     cache = {} if cache is None else cache
-    if cache.get("draws") is not z or cache.get("bucket") != BUCKET:  # the buckets of these draws
-        parts = np.array_split(np.argsort(spread, kind="stable"), max(1, -(-s // BUCKET)))
-        width = max(len(p) for p in parts)
-        members = np.stack([np.pad(p, (0, width - len(p)), mode="edge") for p in parts])  # (B, m), padded by repeats
-        zb = z[:, members]  # (n, B, m)
-        cache.update(draws=z, bucket=BUCKET, buckets=(members, zb, zb.max(axis=-1), zb.min(axis=-1)))
-        cache.pop("maxima", None)
-    members, zb, high, low = cache["buckets"]
-    n_buckets, width = members.shape
-    weight = inverse[members[:, None, :, None], members[None, :, None, :]]  # (B, B, m, m)
-    row_top = weight.max(axis=-1)  # (B, B, m)
-    top = row_top.max(axis=-1)  # (B, B)
-    top[np.tril_indices(n_buckets, k=-1)] = 0.0  # each pair of buckets once
-    buckets = (members, zb, high, low, weight, row_top, top, scale)
+    live = inverse > 0
     previous = cache.get("maxima")
-    if previous is not None and previous[0] == rank and not np.any((inverse > 0) & ~previous[1]):
-        _, _, tau, maxima, first, second = previous
+    if previous is not None and previous[0] is z and previous[1] == rank and not np.any(live & ~previous[2]):
+        *_, radius, tau, maxima, first, second = previous
         maxima, first, second = maxima.copy(), first.copy(), second.copy()
-        lost = np.flatnonzero((maxima >= tau) & (inverse[first, second] == 0))  # their maximum's pair left out
-        maxima[lost] = -1.0
-        value, first[lost], second[lost] = _exceeding(buckets, lost, tau)
+        lost = np.flatnonzero((maxima >= tau) & ~live[first, second])  # their maximum's pair left out
+        value, first[lost], second[lost] = _disjoint_maxima(z, inverse, scale, radius, tau, lost)
         maxima[lost] = value
         if np.count_nonzero(maxima >= tau) >= n - rank:
-            cache["maxima"] = (rank, inverse > 0, tau, maxima, first, second)
+            cache["maxima"] = (z, rank, live, radius, tau, maxima, first, second)
             return maxima
-    maxima = np.empty(n)
-    coarse = np.empty((n, n_buckets, n_buckets))
-    chunk = max(1, BLOCK_VALUES // (n_buckets * width * width))
-    for start in range(0, n, chunk):  # blocks of draws: the bounds of every pair of buckets
-        d = slice(start, min(start + chunk, n))
-        bound = np.maximum(high[d, :, None] - low[d, None, :], high[d, None, :] - low[d, :, None]) * top
-        if scale is not None:
-            bound /= scale[d, None, None]
-        coarse[d] = bound
-        rows = np.arange(bound.shape[0])
-        a, b = np.divmod(bound.reshape(bound.shape[0], -1).argmax(axis=-1), n_buckets)
-        values = np.abs(zb[d][rows, a][:, :, None] - zb[d][rows, b][:, None, :]) * weight[a, b]
-        maxima[d] = values.reshape(values.shape[0], -1).max(axis=-1)
-        if scale is not None:
-            maxima[d] /= scale[d]
+    radius = _interval_radii(inverse)
+    if cache.get("scratch") is None or cache["scratch"].shape != z.shape:
+        cache["scratch"] = np.empty_like(z)  # one buffer for the passes over every draw
+    maxima, first, second = _promising_pairs(z, inverse, scale, radius, cache["scratch"])
     tau = np.partition(maxima, rank)[rank]
-    value, first, second = _exceeding(buckets, np.arange(n), tau, coarse)
-    maxima = np.maximum(maxima, value)
-    cache["maxima"] = (rank, inverse > 0, tau, maxima, first, second)
+    value, a, b = _disjoint_maxima(z, inverse, scale, radius, tau, None, cache["scratch"])
+    better = value > maxima
+    maxima[better], first[better], second[better] = value[better], a[better], b[better]
+    cache["maxima"] = (z, rank, live, radius, tau, maxima, first, second)
     return maxima
 
 
-def _exceeding(buckets, draws, tau, coarse=None):
-    """Of each of ``draws``, the largest pair value among the pairs the bounds of
-    :func:`_pair_maxima` cannot prove below ``tau`` (``-1`` when there is none) and its pair
-    ``(i, j)``: the draw's maximum whenever that reaches ``tau``. ``coarse``: the draws' bounds
-    of the pairs of buckets, when already computed."""
-    members, zb, high, low, weight, row_top, top, scale = buckets
-    if coarse is None:
-        h, lo = high[draws], low[draws]
-        coarse = np.maximum(h[:, :, None] - lo[:, None, :], h[:, None, :] - lo[:, :, None]) * top
-        if scale is not None:
-            coarse /= scale[draws, None, None]
-    k, a, b = np.nonzero(coarse >= tau)  # k in order
-    n_buckets, width = zb.shape[1:]
-    d = draws[k]
-    zi = zb.reshape(-1, width)[d * n_buckets + a]  # (T, m): the rows of bucket A
-    bound = (
-        np.maximum(high[d, b][:, None] - zi, zi - low[d, b][:, None]) * row_top.reshape(-1, width)[a * n_buckets + b]
-    )
+def _promising_pairs(z, inverse, scale, radius, scratch):
+    """Per draw, the larger exact value of two pairs likely to be near its maximum, the highest
+    against the lowest of :math:`z \\mp c\\,h` for c = 4 and 0, with the pair (``scratch``: a
+    buffer of the shape of ``z``)."""
+    rows = np.arange(z.shape[0])
+    reach = 4.0 * np.nan_to_num(radius, nan=0.0)
+    best = np.full(z.shape[0], -1.0)
+    first, second = np.zeros(z.shape[0], dtype=np.int64), np.zeros(z.shape[0], dtype=np.int64)
+    for i, j in (
+        (np.argmax(np.subtract(z, reach, out=scratch), axis=1), np.argmin(np.add(z, reach, out=scratch), axis=1)),
+        (np.argmax(z, axis=1), np.argmin(z, axis=1)),
+    ):
+        value = _pair_values(z, inverse, scale, rows, i, j)
+        better = value > best
+        best[better], first[better], second[better] = value[better], i[better], j[better]
+    return best, first, second
+
+
+def _disjoint_maxima(z, inverse, scale, radius, tau, draws, scratch=None):
+    r"""Of each of ``draws`` (rows of ``z``; all when ``None``), the largest value among its live
+    pairs whose intervals at :math:`t = \tau\,\text{scale}_d` are disjoint
+    (:func:`_pair_maxima`), ``-1`` when there is none, and that pair ``(i, j)``: the draw's
+    maximum whenever it exceeds ``tau``. Pairs are enumerated in blocks of at most
+    :data:`BLOCK_VALUES`; ``scratch``, a buffer of the shape of the draws' rows, spares two."""
+    zd = z if draws is None else z[draws]
+    count = zd.shape[0]
+    isolated = np.isnan(radius)
+    reach = np.where(isolated, 0.0, radius)
     if scale is not None:
-        bound /= scale[d, None]
-    t, r = np.nonzero(bound >= tau)
-    k, d, a, b = k[t], d[t], a[t], b[t]
-    rows = zi[t, r][:, None]
-    values = np.abs(rows - zb.reshape(-1, width)[d * n_buckets + b])
-    values *= weight.reshape(-1, width)[(a * n_buckets + b) * width + r]  # (T, m): the rows' pairs
-    column = values.argmax(axis=-1) if values.size else np.zeros(0, dtype=np.int64)
-    best = values[np.arange(len(t)), column]
-    if scale is not None:
-        best = best / scale[d]
-    value = np.full(len(draws), -1.0)
-    first, second = np.zeros(len(draws), dtype=np.int64), np.zeros(len(draws), dtype=np.int64)
-    if len(t):  # per draw, its largest (the first row reaching it)
-        start = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
-        owner = np.repeat(np.arange(start.size), np.diff(np.r_[start, len(k)]))
-        hits = np.flatnonzero(best == np.maximum.reduceat(best, start)[owner])
-        last = hits[np.r_[True, owner[hits][1:] != owner[hits][:-1]]]
-        value[k[last]] = best[last]
-        first[k[last]], second[k[last]] = members[a[last], r[last]], members[b[last], column[last]]
+        reach = (tau * (scale if draws is None else scale[draws]))[:, None] * reach
+    else:
+        reach = tau * reach
+
+    def ends(rows, out=None):  # the intervals' lower and upper ends; a system in no pair meets all
+        part, spread = (zd, reach) if rows is None else (zd[rows], reach if reach.ndim == 1 else reach[rows])
+        lower = np.subtract(part, spread, out=out)
+        lower[:, isolated] = -np.inf
+        top = lower.max(axis=1) if rows is None else lower
+        upper = np.add(part, spread, out=out)
+        upper[:, isolated] = np.inf
+        return (top, upper.min(axis=1)) if rows is None else (top, upper)
+
+    value = np.full(count, -1.0)
+    first, second = np.zeros(count, dtype=np.int64), np.zeros(count, dtype=np.int64)
+    top, bottom = ends(None, scratch if scratch is not None and scratch.shape == zd.shape else None)
+    failing = np.flatnonzero(top > bottom)  # draws whose intervals do not all meet
+    if failing.size == 0:
+        return value, first, second
+    lower, upper = ends(failing)
+    high = lower > bottom[failing, None]  # i can be above some j
+    low = upper < top[failing, None]  # j can be below some i
+    n_low = low.sum(axis=1)
+    work = np.cumsum(high.sum(axis=1) * n_low)
+    start = 0
+    while start < failing.size:  # blocks of failing draws, each at most BLOCK_VALUES candidate pairs
+        done = work[start - 1] if start else 0
+        stop = max(start + 1, int(np.searchsorted(work, done + BLOCK_VALUES, side="right")))
+        k_high, i = np.nonzero(high[start:stop])
+        k_low, j_low = np.nonzero(low[start:stop])
+        per = n_low[start:stop]
+        repeats = per[k_high]
+        offset = np.arange(int(repeats.sum())) - np.repeat(np.cumsum(repeats) - repeats, repeats)
+        j = j_low[np.repeat((np.cumsum(per) - per)[k_high], repeats) + offset]
+        k, i = np.repeat(k_high, repeats) + start, np.repeat(i, repeats)
+        keep = (lower[k, i] > upper[k, j]) & (inverse[i, j] > 0)
+        k, i, j = k[keep], i[keep], j[keep]
+        if k.size:
+            row = failing[k]  # position among ``draws``
+            found = _pair_values(z, inverse, scale, row if draws is None else draws[row], i, j)
+            order = np.lexsort((-found, row))  # per draw (in order), its largest first
+            head = order[np.r_[True, row[order][1:] != row[order][:-1]]]
+            value[row[head]], first[row[head]], second[row[head]] = found[head], i[head], j[head]
+        start = stop
     return value, first, second
 
 
