@@ -51,7 +51,7 @@ def _covariance(rng, s: int, kind: str) -> np.ndarray:
 
 
 @pytest.mark.parametrize("kind", ["independent", "centred", "factor"])
-@pytest.mark.parametrize(("s", "df"), [(3, None), (20, None), (45, None), (45, 250.0)])
+@pytest.mark.parametrize(("s", "df"), [(3, None), (20, None), (20, 250.0), (45, None), (45, 250.0)])
 def test_fast_critical_value_equals_the_literal_one(kind, s, df):
     rng = np.random.default_rng(s)
     sigma = _covariance(rng, s, kind)
@@ -118,17 +118,25 @@ def test_step_down_equals_the_literal_steps_and_leaves_the_generator_as_they_do(
     assert given.bit_generator.state == literal_rng.bit_generator.state
 
 
-def test_rank_sets_at_two_hundred_systems_do_not_depend_on_the_bound(monkeypatch):
-    """The intervals' radii and the blocks of candidate pairs change the work, not the result:
-    radii left at their feasible start (no widening rounds) and blocks of a few hundred pairs
-    give the same critical value and rank-sets."""
+@pytest.mark.parametrize(
+    "setting",
+    [
+        {"RADIUS_ROUNDS": 0, "BLOCK_VALUES": 300},  # radii at their feasible start, small blocks
+        {"ENUMERATED_SHARE": 0.0},  # every pair of the draws the bound does not settle
+        {"ENUMERATED_SHARE": np.inf},  # the disjoint pairs always enumerated
+        {"THRESHOLD_MARGIN": 0.0},  # the threshold at the quantile's draw
+    ],
+)
+def test_rank_sets_at_two_hundred_systems_do_not_depend_on_the_bound(monkeypatch, setting):
+    """The intervals' radii, the threshold, the blocks of candidate pairs and the choice between
+    enumerating the disjoint pairs and computing every pair change the work, not the result."""
     rng = np.random.default_rng(5)
     s = 200
-    sigma = _covariance(rng, s, "independent")
+    sigma = _covariance(rng, s, "factor")
     theta = rng.normal(0.0, 0.2, s)
     first = rank_sets(theta, sigma, level=0.9, n_draws=500, step_down=True)
-    monkeypatch.setattr(ranking, "RADIUS_ROUNDS", 0)
-    monkeypatch.setattr(ranking, "BLOCK_VALUES", 300)
+    for name, value in setting.items():
+        monkeypatch.setattr(ranking, name, value)
     again = rank_sets(theta, sigma, level=0.9, n_draws=500, step_down=True)
     assert first.critical_value == again.critical_value
     assert first.first_critical_value == again.first_critical_value
@@ -198,3 +206,22 @@ def test_pair_maxima_of_a_later_step_equal_a_fresh_computation(left_out):
     cut = np.sort(every)[rank]
     assert np.sort(again)[rank] == np.sort(fresh)[rank] == cut
     np.testing.assert_array_equal(again[every >= cut], every[every >= cut])
+
+
+@pytest.mark.parametrize("df", [None, 250.0])
+def test_every_pair_of_the_unsettled_draws_gives_the_literal_value(monkeypatch, df):
+    """The bound's fallback (every live pair of the draws it does not settle, their pair
+    unknown) gives the literal critical value, and a step-down step after it too."""
+    monkeypatch.setattr(ranking, "ENUMERATED_SHARE", 0.0)
+    rng = np.random.default_rng(29)
+    s = 45
+    sigma = _covariance(rng, s, "factor")
+    live = _live_contrasts(sigma)
+    cache: dict = {}
+    fast = _contrast_quantile(sigma, 0.9, 3000, np.random.default_rng(7), live, df, cache)
+    literal = _literal_quantile(sigma, 0.9, 3000, np.random.default_rng(7), live, df)
+    assert fast == pytest.approx(literal, rel=1e-12, abs=0)
+    later = live & (rng.random(live.size) < 0.9)
+    fast = _contrast_quantile(sigma, 0.9, 3000, np.random.default_rng(7), later, df, cache)
+    literal = _literal_quantile(sigma, 0.9, 3000, np.random.default_rng(7), later, df)
+    assert fast == pytest.approx(literal, rel=1e-12, abs=0)

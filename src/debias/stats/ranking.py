@@ -87,6 +87,14 @@ RADIUS_SLACK = 1e-9
 #: Up to this many pairs left in play the simulated maximum takes every one of them in every
 #: draw; beyond it the interval bound of :func:`_pair_maxima` spares most of them.
 DIRECT_PAIRS = 300
+#: The bound's threshold is the lower bounds' order statistic this share of the draws below the
+#: quantile's: the draws above it get their exact maximum, and the step-down's next steps, whose
+#: quantiles are lower, then mostly find it still below theirs (:func:`_pair_maxima`).
+THRESHOLD_MARGIN = 0.1
+#: Above this share of the live pairs left to compute in the draws the bound does not settle,
+#: every live pair of those draws is computed (one system at a time, about 30 times cheaper a
+#: pair than enumerating the disjoint ones).
+ENUMERATED_SHARE = 1 / 30
 #: Seed of the default generator: the critical value is deterministic unless ``rng`` is given.
 DEFAULT_SEED = 20_240_725
 
@@ -361,10 +369,11 @@ def _pair_maxima(z, inverse, scale, rank, cache=None) -> np.ndarray:
     when the largest lower end is at most the smallest upper end, which one pass over a draw
     checks; a draw that fails it has its disjoint pairs found among the few systems whose lower
     end is above the smallest upper end and the few whose upper end is below the largest lower
-    end, and computed exactly. The threshold :math:`\tau` is the ``rank``-th smallest of each
-    draw's exact value at two promising pairs (:func:`_promising_pairs`), a lower bound of the
-    order statistic: a draw whose maximum reaches it has every pair reaching it computed, and its
-    maximum is exact; one below keeps a value below it.
+    end, and computed exactly. The threshold :math:`\tau` is an order statistic of each draw's
+    exact value at a promising pair (:func:`_promising_pairs`), the one
+    :data:`THRESHOLD_MARGIN` of the draws below the ``rank``-th, so a lower bound of the order
+    statistic sought: a draw whose maximum reaches it has every pair reaching it computed, and
+    its maximum is exact; one below keeps a value below it.
 
     ``cache`` (a dict) keeps the radii, and the maxima with the pair attaining each, between
     calls on the same draws. A later call with pairs only left out (the step-down's next step)
@@ -378,7 +387,9 @@ def _pair_maxima(z, inverse, scale, rank, cache=None) -> np.ndarray:
     if previous is not None and previous[0] is z and previous[1] == rank and not np.any(live & ~previous[2]):
         *_, radius, tau, maxima, first, second = previous
         maxima, first, second = maxima.copy(), first.copy(), second.copy()
-        lost = np.flatnonzero((maxima >= tau) & ~live[first, second])  # their maximum's pair left out
+        known = first >= 0  # the pair of a maximum computed over every pair is not kept
+        gone = ~known | ~live[np.where(known, first, 0), np.where(known, second, 0)]
+        lost = np.flatnonzero((maxima >= tau) & gone)  # their maximum's pair left out, or unknown
         value, first[lost], second[lost] = _disjoint_maxima(z, inverse, scale, radius, tau, lost)
         maxima[lost] = value
         if np.count_nonzero(maxima >= tau) >= n - rank:
@@ -388,7 +399,8 @@ def _pair_maxima(z, inverse, scale, rank, cache=None) -> np.ndarray:
     if cache.get("scratch") is None or cache["scratch"].shape != z.shape:
         cache["scratch"] = np.empty_like(z)  # one buffer for the passes over every draw
     maxima, first, second = _promising_pairs(z, inverse, scale, radius, cache["scratch"])
-    tau = np.partition(maxima, rank)[rank]
+    below = max(0, rank - int(THRESHOLD_MARGIN * n))  # lower still: the next steps' quantiles are lower
+    tau = np.partition(maxima, below)[below]
     value, a, b = _disjoint_maxima(z, inverse, scale, radius, tau, None, cache["scratch"])
     better = value > maxima
     maxima[better], first[better], second[better] = value[better], a[better], b[better]
@@ -397,21 +409,14 @@ def _pair_maxima(z, inverse, scale, rank, cache=None) -> np.ndarray:
 
 
 def _promising_pairs(z, inverse, scale, radius, scratch):
-    """Per draw, the larger exact value of two pairs likely to be near its maximum, the highest
-    against the lowest of :math:`z \\mp c\\,h` for c = 4 and 0, with the pair (``scratch``: a
-    buffer of the shape of ``z``)."""
-    rows = np.arange(z.shape[0])
+    """Per draw, the exact value of a pair likely to be near its maximum, the highest of
+    :math:`z - 4h` against the lowest of :math:`z + 4h` (the systems whose intervals reach
+    furthest at a threshold near the quantile's), and that pair (``scratch``: a buffer of the
+    shape of ``z``)."""
     reach = 4.0 * np.nan_to_num(radius, nan=0.0)
-    best = np.full(z.shape[0], -1.0)
-    first, second = np.zeros(z.shape[0], dtype=np.int64), np.zeros(z.shape[0], dtype=np.int64)
-    for i, j in (
-        (np.argmax(np.subtract(z, reach, out=scratch), axis=1), np.argmin(np.add(z, reach, out=scratch), axis=1)),
-        (np.argmax(z, axis=1), np.argmin(z, axis=1)),
-    ):
-        value = _pair_values(z, inverse, scale, rows, i, j)
-        better = value > best
-        best[better], first[better], second[better] = value[better], i[better], j[better]
-    return best, first, second
+    first = np.argmax(np.subtract(z, reach, out=scratch), axis=1)
+    second = np.argmin(np.add(z, reach, out=scratch), axis=1)
+    return _pair_values(z, inverse, scale, np.arange(z.shape[0]), first, second), first, second
 
 
 def _disjoint_maxima(z, inverse, scale, radius, tau, draws, scratch=None):
@@ -419,7 +424,13 @@ def _disjoint_maxima(z, inverse, scale, radius, tau, draws, scratch=None):
     pairs whose intervals at :math:`t = \tau\,\text{scale}_d` are disjoint
     (:func:`_pair_maxima`), ``-1`` when there is none, and that pair ``(i, j)``: the draw's
     maximum whenever it exceeds ``tau``. Pairs are enumerated in blocks of at most
-    :data:`BLOCK_VALUES`; ``scratch``, a buffer of the shape of the draws' rows, spares two."""
+    :data:`BLOCK_VALUES`; ``scratch``, a buffer of the shape of the draws' rows, spares two.
+
+    When the disjoint pairs are more than :data:`ENUMERATED_SHARE` of the failing draws' live
+    pairs (the radii are loose: strongly correlated estimates), every live pair of the failing
+    draws is computed instead (:func:`_every_pair_maxima`, far cheaper per pair than
+    enumerating): their value is then their exact maximum and their pair ``(-1, -1)``,
+    unknown."""
     zd = z if draws is None else z[draws]
     count = zd.shape[0]
     isolated = np.isnan(radius)
@@ -449,6 +460,13 @@ def _disjoint_maxima(z, inverse, scale, radius, tau, draws, scratch=None):
     low = upper < top[failing, None]  # j can be below some i
     n_low = low.sum(axis=1)
     work = np.cumsum(high.sum(axis=1) * n_low)
+    if work[-1] > ENUMERATED_SHARE * failing.size * (np.count_nonzero(inverse) // 2):
+        rows = failing if draws is None else draws[failing]
+        value[failing] = _every_pair_maxima(
+            np.ascontiguousarray(z[rows].T), inverse, None if scale is None else scale[rows]
+        )
+        first[failing] = second[failing] = -1
+        return value, first, second
     start = 0
     while start < failing.size:  # blocks of failing draws, each at most BLOCK_VALUES candidate pairs
         done = work[start - 1] if start else 0
