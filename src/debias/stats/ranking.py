@@ -309,11 +309,13 @@ def _pair_values(z, inverse, scale, d, i, j) -> np.ndarray:
     return value if scale is None else value / scale[d]
 
 
-def _every_pair_maxima(draws, inverse, scale) -> np.ndarray:
+def _every_pair_maxima(draws, inverse, scale, pairs: bool = False):
     """Per draw (a column of ``draws``: one row a system, contiguous), the maximum of every live
     pair's standardised contrast (``inverse`` > 0): one system against its live partners at a
-    time, in one reused buffer (fresh large arrays cost more than the arithmetic)."""
+    time, in one reused buffer (fresh large arrays cost more than the arithmetic). With
+    ``pairs``, also a pair ``(i, j)`` attaining each maximum."""
     maxima = np.zeros(draws.shape[1])
+    owner = np.zeros(draws.shape[1], dtype=np.int64)  # the first system of a pair attaining it
     partners = [np.flatnonzero(inverse[i, i + 1 :] > 0) + i + 1 for i in range(draws.shape[0])]
     buffer = np.empty((max(p.size for p in partners), draws.shape[1]))
     for i, columns in enumerate(partners):
@@ -325,8 +327,17 @@ def _every_pair_maxima(draws, inverse, scale) -> np.ndarray:
                 np.subtract(draws[columns], draws[i], out=values)
             np.abs(values, out=values)
             values *= inverse[i, columns][:, None]
-            np.maximum(maxima, values.max(axis=0), out=maxima)
-    return maxima if scale is None else maxima / scale
+            largest = values.max(axis=0)
+            if pairs:
+                owner[largest > maxima] = i
+            np.maximum(maxima, largest, out=maxima)
+    if scale is not None:
+        maxima = maxima / scale
+    if not pairs:
+        return maxima
+    columns = np.arange(draws.shape[1])  # the partner: the owner's largest value, found again
+    values = np.abs(draws - draws[owner, columns]) * inverse[owner].T
+    return maxima, owner, np.argmax(values, axis=0)
 
 
 def _interval_radii(inverse) -> np.ndarray:
@@ -370,7 +381,7 @@ def _pair_maxima(z, inverse, scale, rank, cache=None) -> np.ndarray:
     checks; a draw that fails it has its disjoint pairs found among the few systems whose lower
     end is above the smallest upper end and the few whose upper end is below the largest lower
     end, and computed exactly. The threshold :math:`\tau` is an order statistic of each draw's
-    exact value at a promising pair (:func:`_promising_pairs`), the one
+    exact value at a promising live pair (:func:`_promising_pairs`), the one
     :data:`THRESHOLD_MARGIN` of the draws below the ``rank``-th, so a lower bound of the order
     statistic sought: a draw whose maximum reaches it has every pair reaching it computed, and
     its maximum is exact; one below keeps a value below it.
@@ -387,9 +398,7 @@ def _pair_maxima(z, inverse, scale, rank, cache=None) -> np.ndarray:
     if previous is not None and previous[0] is z and previous[1] == rank and not np.any(live & ~previous[2]):
         *_, radius, tau, maxima, first, second = previous
         maxima, first, second = maxima.copy(), first.copy(), second.copy()
-        known = first >= 0  # the pair of a maximum computed over every pair is not kept
-        gone = ~known | ~live[np.where(known, first, 0), np.where(known, second, 0)]
-        lost = np.flatnonzero((maxima >= tau) & gone)  # their maximum's pair left out, or unknown
+        lost = np.flatnonzero((maxima >= tau) & ~live[first, second])  # their maximum's pair left out
         value, first[lost], second[lost] = _disjoint_maxima(z, inverse, scale, radius, tau, lost)
         maxima[lost] = value
         if np.count_nonzero(maxima >= tau) >= n - rank:
@@ -409,14 +418,18 @@ def _pair_maxima(z, inverse, scale, rank, cache=None) -> np.ndarray:
 
 
 def _promising_pairs(z, inverse, scale, radius, scratch):
-    """Per draw, the exact value of a pair likely to be near its maximum, the highest of
-    :math:`z - 4h` against the lowest of :math:`z + 4h` (the systems whose intervals reach
-    furthest at a threshold near the quantile's), and that pair (``scratch``: a buffer of the
-    shape of ``z``)."""
-    reach = 4.0 * np.nan_to_num(radius, nan=0.0)
+    """Per draw, the exact value of a pair likely to be near its maximum, and that pair: the
+    system highest in :math:`z - 4h` (whose interval reaches furthest up at a threshold near the
+    quantile's) against its live partner furthest from it in standard errors (``scratch``: a
+    buffer of the shape of ``z``)."""
+    rows = np.arange(z.shape[0])
+    reach = np.where(np.isnan(radius), np.inf, 4.0 * radius)  # a system in no live pair is never chosen
     first = np.argmax(np.subtract(z, reach, out=scratch), axis=1)
-    second = np.argmin(np.add(z, reach, out=scratch), axis=1)
-    return _pair_values(z, inverse, scale, np.arange(z.shape[0]), first, second), first, second
+    np.subtract(z, z[rows, first][:, None], out=scratch)
+    np.abs(scratch, out=scratch)
+    scratch *= inverse[first]
+    second = np.argmax(scratch, axis=1)
+    return _pair_values(z, inverse, scale, rows, first, second), first, second
 
 
 def _disjoint_maxima(z, inverse, scale, radius, tau, draws, scratch=None):
@@ -427,10 +440,9 @@ def _disjoint_maxima(z, inverse, scale, radius, tau, draws, scratch=None):
     :data:`BLOCK_VALUES`; ``scratch``, a buffer of the shape of the draws' rows, spares two.
 
     When the disjoint pairs are more than :data:`ENUMERATED_SHARE` of the failing draws' live
-    pairs (the radii are loose: strongly correlated estimates), every live pair of the failing
-    draws is computed instead (:func:`_every_pair_maxima`, far cheaper per pair than
-    enumerating): their value is then their exact maximum and their pair ``(-1, -1)``,
-    unknown."""
+    pairs (loose radii: strongly correlated estimates, or few pairs left), every live pair of the
+    failing draws is computed instead (:func:`_every_pair_maxima`, far cheaper per pair than
+    enumerating): their value is then their exact maximum."""
     zd = z if draws is None else z[draws]
     count = zd.shape[0]
     isolated = np.isnan(radius)
@@ -462,10 +474,9 @@ def _disjoint_maxima(z, inverse, scale, radius, tau, draws, scratch=None):
     work = np.cumsum(high.sum(axis=1) * n_low)
     if work[-1] > ENUMERATED_SHARE * failing.size * (np.count_nonzero(inverse) // 2):
         rows = failing if draws is None else draws[failing]
-        value[failing] = _every_pair_maxima(
-            np.ascontiguousarray(z[rows].T), inverse, None if scale is None else scale[rows]
+        value[failing], first[failing], second[failing] = _every_pair_maxima(
+            np.ascontiguousarray(z[rows].T), inverse, None if scale is None else scale[rows], pairs=True
         )
-        first[failing] = second[failing] = -1
         return value, first, second
     start = 0
     while start < failing.size:  # blocks of failing draws, each at most BLOCK_VALUES candidate pairs
