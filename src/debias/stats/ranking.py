@@ -90,7 +90,7 @@ DIRECT_PAIRS = 300
 #: The bound's threshold is the lower bounds' order statistic this share of the draws below the
 #: quantile's: the draws above it get their exact maximum, and the step-down's next steps, whose
 #: quantiles are lower, then mostly find it still below theirs (:func:`_pair_maxima`).
-THRESHOLD_MARGIN = 0.1
+THRESHOLD_MARGIN = 0.2
 #: Above this share of the live pairs left to compute in the draws the bound does not settle,
 #: every live pair of those draws is computed (one system at a time, about 30 times cheaper a
 #: pair than enumerating the disjoint ones).
