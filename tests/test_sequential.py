@@ -293,7 +293,11 @@ def test_status_path_follows_the_votes_in_order_and_keeps_a_decision_once_taken(
     widths = path.contrast[:, 2] - path.contrast[:, 1]
     assert widths[-1] < widths[np.isfinite(widths)][0]
     figure = draw_status_path(path, title="T")
-    assert figure.axes[0].get_lines()
+    drawn = figure.axes[0].get_lines()[0].get_ydata()  # the estimate, inside its interval where it has one
+    low, high = path.contrast[:, 1], path.contrast[:, 2]
+    has = np.isfinite(low) & np.isfinite(high)
+    assert np.all((drawn[has] >= low[has]) & (drawn[has] <= high[has]))
+    np.testing.assert_array_equal(drawn[~has], path.contrast[~has, 0])
     top = status_path(pairs, "top:2", level=0.9, looks=4)
     assert np.isfinite(top.estimate[-1]).all() and np.all(top.ci_low[-1] <= top.ci_high[-1])
     assert draw_status_path(top).axes[0].get_lines()
@@ -349,3 +353,12 @@ def test_a_paired_difference_on_shared_items_uses_their_covariance():
     assert paired.resolved and paired.answer == "b better" and paired.rows[0].votes == n
     assert not apart.resolved
     assert paired.rows[0].ci_high - paired.rows[0].ci_low < 0.2 * (apart.rows[0].ci_high - apart.rows[0].ci_low)
+
+
+def test_the_status_figure_draws_an_estimate_outside_the_range_at_its_clipped_interval():
+    from debias.plots.sequences import _inside
+
+    estimate = np.array([-0.05, 0.4, 1.2, 0.3])
+    low = np.array([0.0, 0.2, 0.9, np.nan])
+    high = np.array([0.3, 0.6, 1.0, np.nan])
+    np.testing.assert_array_equal(_inside(estimate, low, high), [0.0, 0.4, 1.0, 0.3])

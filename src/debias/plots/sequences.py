@@ -12,6 +12,14 @@ from debias.plots.style import DPI, PALETTE, STYLE
 
 __all__ = ["draw_status_path"]
 
+
+def _inside(estimate, low, high):
+    """The estimate drawn inside its interval: the intervals are clipped to the estimand's range
+    (a win rate in [0, 1]) and an early PPI++ estimate can fall outside it, where the nearest
+    value of the range is the better estimate; where there is no interval, the estimate as is."""
+    return np.fmin(np.fmax(estimate, low), high)
+
+
 _COLOURS = [
     PALETTE["blue"],
     PALETTE["vermillion"],
@@ -38,7 +46,7 @@ def draw_status_path(path, *, title: str = "", axis_label: str = "win rate") -> 
             estimate, low, high = path.contrast.T
             a, b = path.question.systems
             ax.fill_between(votes, low, high, color=PALETTE["blue"], alpha=0.25, linewidth=0)
-            ax.plot(votes, estimate, color=PALETTE["blue"], label=f"{a} − {b}")
+            ax.plot(votes, _inside(estimate, low, high), color=PALETTE["blue"], label=f"{a} − {b}")
             ax.axhline(0.0, color=PALETTE["black"], linewidth=0.8)
             ax.set_ylabel(f"difference of {axis_label}")
         else:
@@ -49,7 +57,8 @@ def draw_status_path(path, *, title: str = "", axis_label: str = "win rate") -> 
                     continue
                 colour = _COLOURS[k % len(_COLOURS)]
                 ax.fill_between(votes, path.ci_low[:, i], path.ci_high[:, i], color=colour, alpha=0.15, linewidth=0)
-                ax.plot(votes, path.estimate[:, i], color=colour, label=path.systems[i])
+                line = _inside(path.estimate[:, i], path.ci_low[:, i], path.ci_high[:, i])
+                ax.plot(votes, line, color=colour, label=path.systems[i])
             ax.set_ylabel(axis_label)
         if path.resolved.any():
             settled = votes[np.argmax(path.resolved)]
