@@ -91,6 +91,8 @@ DIRECT_PAIRS = 300
 #: quantile's: the draws above it get their exact maximum, and the step-down's next steps, whose
 #: quantiles are lower, then mostly find it still below theirs (:func:`_pair_maxima`).
 THRESHOLD_MARGIN = 0.2
+#: Values per block of draws in the bound's passes over every draw (1 MB: they stay in cache).
+CACHE_VALUES = 2**17
 #: Above this share of the live pairs left to compute in the draws the bound does not settle,
 #: every live pair of those draws is computed (one system at a time, about 30 times cheaper a
 #: pair than enumerating the disjoint ones).
@@ -288,9 +290,9 @@ def _gaussian_draws(sigma, n_draws, rng, n_live, df, cache):
     s = sigma.shape[0]
     eps = np.empty((n_draws, s))
     scale = None if df is None else np.empty(n_draws)
-    for start in range(0, n_draws, block):
-        stop = min(start + block, n_draws)
-        eps[start:stop] = rng.standard_normal((stop - start, s))
+    for start in range(0, n_draws, block if df is not None else n_draws):
+        stop = min(start + block, n_draws) if df is not None else n_draws
+        rng.standard_normal(out=eps[start:stop])  # the values of standard_normal((stop - start, s))
         if df is not None:
             scale[start:stop] = np.sqrt(rng.chisquare(df, stop - start) / df)
     values, vectors = np.linalg.eigh(sigma)
@@ -405,39 +407,47 @@ def _pair_maxima(z, inverse, scale, rank, cache=None) -> np.ndarray:
             cache["maxima"] = (z, rank, live, radius, tau, maxima, first, second)
             return maxima
     radius = _interval_radii(inverse)
-    if cache.get("scratch") is None or cache["scratch"].shape != z.shape:
-        cache["scratch"] = np.empty_like(z)  # one buffer for the passes over every draw
-    maxima, first, second = _promising_pairs(z, inverse, scale, radius, cache["scratch"])
+    maxima, first, second = _promising_pairs(z, inverse, scale, radius)
     below = max(0, rank - int(THRESHOLD_MARGIN * n))  # lower still: the next steps' quantiles are lower
     tau = np.partition(maxima, below)[below]
-    value, a, b = _disjoint_maxima(z, inverse, scale, radius, tau, None, cache["scratch"])
+    value, a, b = _disjoint_maxima(z, inverse, scale, radius, tau, None)
     better = value > maxima
     maxima[better], first[better], second[better] = value[better], a[better], b[better]
     cache["maxima"] = (z, rank, live, radius, tau, maxima, first, second)
     return maxima
 
 
-def _promising_pairs(z, inverse, scale, radius, scratch):
+def _row_blocks(n_rows: int, width: int):
+    """Slices of at most :data:`CACHE_VALUES` values of rows of ``width``: the passes over a
+    block of draws stay in the processor's cache."""
+    step = max(16, CACHE_VALUES // max(width, 1))
+    return [slice(start, min(start + step, n_rows)) for start in range(0, n_rows, step)]
+
+
+def _promising_pairs(z, inverse, scale, radius):
     """Per draw, the exact value of a pair likely to be near its maximum, and that pair: the
     system highest in :math:`z - 4h` (whose interval reaches furthest up at a threshold near the
-    quantile's) against its live partner furthest from it in standard errors (``scratch``: a
-    buffer of the shape of ``z``)."""
-    rows = np.arange(z.shape[0])
+    quantile's) against its live partner furthest from it in standard errors."""
+    n, s = z.shape
     reach = np.where(np.isnan(radius), np.inf, 4.0 * radius)  # a system in no live pair is never chosen
-    first = np.argmax(np.subtract(z, reach, out=scratch), axis=1)
-    np.subtract(z, z[rows, first][:, None], out=scratch)
-    np.abs(scratch, out=scratch)
-    scratch *= inverse[first]
-    second = np.argmax(scratch, axis=1)
-    return _pair_values(z, inverse, scale, rows, first, second), first, second
+    first, second = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+    buffer = np.empty((min(n, max(16, CACHE_VALUES // s)), s))
+    for block in _row_blocks(n, s):
+        part, values = z[block], buffer[: block.stop - block.start]
+        first[block] = np.argmax(np.subtract(part, reach, out=values), axis=1)
+        np.subtract(part, part[np.arange(len(values)), first[block]][:, None], out=values)
+        np.abs(values, out=values)
+        values *= inverse[first[block]]
+        second[block] = np.argmax(values, axis=1)
+    return _pair_values(z, inverse, scale, np.arange(n), first, second), first, second
 
 
-def _disjoint_maxima(z, inverse, scale, radius, tau, draws, scratch=None):
+def _disjoint_maxima(z, inverse, scale, radius, tau, draws):
     r"""Of each of ``draws`` (rows of ``z``; all when ``None``), the largest value among its live
     pairs whose intervals at :math:`t = \tau\,\text{scale}_d` are disjoint
     (:func:`_pair_maxima`), ``-1`` when there is none, and that pair ``(i, j)``: the draw's
-    maximum whenever it exceeds ``tau``. Pairs are enumerated in blocks of at most
-    :data:`BLOCK_VALUES`; ``scratch``, a buffer of the shape of the draws' rows, spares two.
+    maximum whenever it exceeds ``tau``. The intervals are checked a block of draws at a time
+    (:func:`_row_blocks`); pairs are enumerated in blocks of at most :data:`BLOCK_VALUES`.
 
     When the disjoint pairs are more than :data:`ENUMERATED_SHARE` of the failing draws' live
     pairs (loose radii: strongly correlated estimates, or few pairs left), every live pair of the
@@ -453,17 +463,24 @@ def _disjoint_maxima(z, inverse, scale, radius, tau, draws, scratch=None):
         reach = tau * reach
 
     def ends(rows, out=None):  # the intervals' lower and upper ends; a system in no pair meets all
-        part, spread = (zd, reach) if rows is None else (zd[rows], reach if reach.ndim == 1 else reach[rows])
-        lower = np.subtract(part, spread, out=out)
+        spread = reach if reach.ndim == 1 else reach[rows]
+        lower = np.subtract(zd[rows], spread, out=out)
         lower[:, isolated] = -np.inf
-        top = lower.max(axis=1) if rows is None else lower
-        upper = np.add(part, spread, out=out)
+        if out is not None:  # a block: its largest lower end, then its smallest upper end
+            top = lower.max(axis=1)
+            upper = np.add(zd[rows], spread, out=out)
+            upper[:, isolated] = np.inf
+            return top, upper.min(axis=1)
+        upper = np.add(zd[rows], spread)
         upper[:, isolated] = np.inf
-        return (top, upper.min(axis=1)) if rows is None else (top, upper)
+        return lower, upper
 
     value = np.full(count, -1.0)
     first, second = np.zeros(count, dtype=np.int64), np.zeros(count, dtype=np.int64)
-    top, bottom = ends(None, scratch if scratch is not None and scratch.shape == zd.shape else None)
+    top, bottom = np.empty(count), np.empty(count)
+    buffer = np.empty((min(count, max(16, CACHE_VALUES // zd.shape[1])), zd.shape[1]))
+    for block in _row_blocks(count, zd.shape[1]):
+        top[block], bottom[block] = ends(block, buffer[: block.stop - block.start])
     failing = np.flatnonzero(top > bottom)  # draws whose intervals do not all meet
     if failing.size == 0:
         return value, first, second
