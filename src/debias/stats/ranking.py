@@ -91,6 +91,9 @@ DIRECT_PAIRS = 300
 #: quantile's: the draws above it get their exact maximum, and the step-down's next steps, whose
 #: quantiles are lower, then mostly find it still below theirs (:func:`_pair_maxima`).
 THRESHOLD_MARGIN = 0.2
+#: The same share when a later step of the step-down computes everything again (its quantile
+#: fell below the first threshold): the steps after it lower the quantile far less.
+REFRESH_MARGIN = 0.05
 #: Values per block of draws in the bound's passes over every draw (1 MB: they stay in cache).
 CACHE_VALUES = 2**17
 #: Above this share of the live pairs left to compute in the draws the bound does not settle,
@@ -385,8 +388,9 @@ def _pair_maxima(z, inverse, scale, rank, cache=None) -> np.ndarray:
     end, and computed exactly. The threshold :math:`\tau` is an order statistic of each draw's
     exact value at a promising live pair (:func:`_promising_pairs`), the one
     :data:`THRESHOLD_MARGIN` of the draws below the ``rank``-th, so a lower bound of the order
-    statistic sought: a draw whose maximum reaches it has every pair reaching it computed, and
-    its maximum is exact; one below keeps a value below it.
+    statistic sought (:data:`REFRESH_MARGIN` when a later step computes everything again): a
+    draw whose maximum reaches it has every pair reaching it computed, and its maximum is exact;
+    one below keeps a value below it.
 
     ``cache`` (a dict) keeps the radii, and the maxima with the pair attaining each, between
     calls on the same draws. A later call with pairs only left out (the step-down's next step)
@@ -408,7 +412,9 @@ def _pair_maxima(z, inverse, scale, rank, cache=None) -> np.ndarray:
             return maxima
     radius = _interval_radii(inverse)
     maxima, first, second = _promising_pairs(z, inverse, scale, radius)
-    below = max(0, rank - int(THRESHOLD_MARGIN * n))  # lower still: the next steps' quantiles are lower
+    refresh = previous is not None and previous[0] is z  # a later step on the same draws: its steps fall less
+    margin = REFRESH_MARGIN if refresh else THRESHOLD_MARGIN
+    below = max(0, rank - int(margin * n))  # lower still: the next steps' quantiles are lower
     tau = np.partition(maxima, below)[below]
     value, a, b = _disjoint_maxima(z, inverse, scale, radius, tau, None)
     better = value > maxima
@@ -462,33 +468,37 @@ def _disjoint_maxima(z, inverse, scale, radius, tau, draws):
     else:
         reach = tau * reach
 
-    def ends(rows, out=None):  # the intervals' lower and upper ends; a system in no pair meets all
+    def ends(rows, lower, upper):  # the intervals' ends in a block; a system in no pair meets every interval
         spread = reach if reach.ndim == 1 else reach[rows]
-        lower = np.subtract(zd[rows], spread, out=out)
-        lower[:, isolated] = -np.inf
-        if out is not None:  # a block: its largest lower end, then its smallest upper end
-            top = lower.max(axis=1)
-            upper = np.add(zd[rows], spread, out=out)
-            upper[:, isolated] = np.inf
-            return top, upper.min(axis=1)
-        upper = np.add(zd[rows], spread)
-        upper[:, isolated] = np.inf
+        np.subtract(zd[rows], spread, out=lower)
+        np.add(zd[rows], spread, out=upper)
+        lower[:, isolated], upper[:, isolated] = -np.inf, np.inf
         return lower, upper
+
+    def end(rows, systems, sign):  # one end of the given (draw, system) intervals, the same arithmetic
+        spread = reach[systems] if reach.ndim == 1 else reach[rows, systems]
+        return zd[rows, systems] - spread if sign < 0 else zd[rows, systems] + spread
 
     value = np.full(count, -1.0)
     first, second = np.zeros(count, dtype=np.int64), np.zeros(count, dtype=np.int64)
-    top, bottom = np.empty(count), np.empty(count)
-    buffer = np.empty((min(count, max(16, CACHE_VALUES // zd.shape[1])), zd.shape[1]))
-    for block in _row_blocks(count, zd.shape[1]):
-        top[block], bottom[block] = ends(block, buffer[: block.stop - block.start])
-    failing = np.flatnonzero(top > bottom)  # draws whose intervals do not all meet
+    if count == 0:
+        return value, first, second
+    width = min(count, max(16, CACHE_VALUES // zd.shape[1]))
+    buffers = np.empty((2, width, zd.shape[1]))
+    failing, high, low = [], [], []
+    for block in _row_blocks(count, zd.shape[1]):  # per block: the draws whose intervals do not all meet
+        lower, upper = ends(block, *buffers[:, : block.stop - block.start])
+        top, bottom = lower.max(axis=1), upper.min(axis=1)
+        fails = np.flatnonzero(top > bottom)
+        failing.append(fails + block.start)
+        high.append(lower[fails] > bottom[fails, None])  # i can be above some j
+        low.append(upper[fails] < top[fails, None])  # j can be below some i
+    failing = np.concatenate(failing)
     if failing.size == 0:
         return value, first, second
-    lower, upper = ends(failing)
-    high = lower > bottom[failing, None]  # i can be above some j
-    low = upper < top[failing, None]  # j can be below some i
-    n_low = low.sum(axis=1)
-    work = np.cumsum(high.sum(axis=1) * n_low)
+    high, low = np.concatenate(high), np.concatenate(low)
+    n_low = np.count_nonzero(low, axis=1)
+    work = np.cumsum(np.count_nonzero(high, axis=1) * n_low)
     if work[-1] > ENUMERATED_SHARE * failing.size * (np.count_nonzero(inverse) // 2):
         rows = failing if draws is None else draws[failing]
         value[failing], first[failing], second[failing] = _every_pair_maxima(
@@ -506,7 +516,9 @@ def _disjoint_maxima(z, inverse, scale, radius, tau, draws):
         offset = np.arange(int(repeats.sum())) - np.repeat(np.cumsum(repeats) - repeats, repeats)
         j = j_low[np.repeat((np.cumsum(per) - per)[k_high], repeats) + offset]
         k, i = np.repeat(k_high, repeats) + start, np.repeat(i, repeats)
-        keep = (lower[k, i] > upper[k, j]) & (inverse[i, j] > 0)
+        live = inverse[i, j] > 0
+        k, i, j = k[live], i[live], j[live]
+        keep = end(failing[k], i, -1) > end(failing[k], j, +1)  # disjoint: i's interval above j's
         k, i, j = k[keep], i[keep], j[keep]
         if k.size:
             row = failing[k]  # position among ``draws``
