@@ -50,6 +50,14 @@ def _covariance(rng, s: int, kind: str) -> np.ndarray:
     return (np.diag(spread**2) + factor @ factor.T) * 1e-3
 
 
+def _draws_and_weights(rng, sigma, n):
+    """n Gaussian draws of covariance sigma (n, S) and every pair's 1 / s_ij (S, S; 0 on the diagonal)."""
+    values, vectors = np.linalg.eigh(sigma)
+    z = rng.standard_normal((n, sigma.shape[0])) @ (vectors * np.sqrt(np.clip(values, 0.0, None))).T
+    sd = np.sqrt(np.maximum(np.diag(sigma)[:, None] + np.diag(sigma)[None, :] - 2 * sigma, 0.0))
+    return z, np.where(np.eye(sigma.shape[0], dtype=bool), 0.0, 1.0 / np.where(sd > 0, sd, 1.0))
+
+
 @pytest.mark.parametrize("kind", ["independent", "centred", "factor"])
 @pytest.mark.parametrize(("s", "df"), [(3, None), (20, None), (20, 250.0), (45, None), (45, 250.0)])
 def test_fast_critical_value_equals_the_literal_one(kind, s, df):
@@ -70,10 +78,7 @@ def test_pair_maxima_are_exact_at_and_above_the_quantile():
     rng = np.random.default_rng(11)
     s, n = 60, 4000
     sigma = _covariance(rng, s, "factor")
-    values, vectors = np.linalg.eigh(sigma)
-    z = rng.standard_normal((n, s)) @ (vectors * np.sqrt(np.clip(values, 0.0, None))).T
-    sd = np.sqrt(np.maximum(np.diag(sigma)[:, None] + np.diag(sigma)[None, :] - 2 * sigma, 0.0))
-    inverse = np.where(np.eye(s, dtype=bool), 0.0, 1.0 / np.where(sd > 0, sd, 1.0))
+    z, inverse = _draws_and_weights(rng, sigma, n)
     inverse[rng.random((s, s)) < 0.3] = 0.0
     inverse = np.minimum(inverse, inverse.T)  # pairs left out, both ways
     scale = np.sqrt(rng.chisquare(150.0, n) / 150.0)
@@ -190,10 +195,7 @@ def test_pair_maxima_of_a_later_step_equal_a_fresh_computation(left_out):
     rng = np.random.default_rng(13)
     s, n = 50, 3000
     sigma = _covariance(rng, s, "centred")
-    values, vectors = np.linalg.eigh(sigma)
-    z = rng.standard_normal((n, s)) @ (vectors * np.sqrt(np.clip(values, 0.0, None))).T
-    sd = np.sqrt(np.maximum(np.diag(sigma)[:, None] + np.diag(sigma)[None, :] - 2 * sigma, 0.0))
-    inverse = np.where(np.eye(s, dtype=bool), 0.0, 1.0 / np.where(sd > 0, sd, 1.0))
+    z, inverse = _draws_and_weights(rng, sigma, n)
     rank = int(np.quantile(np.arange(n), 0.9, method="higher"))
     cache: dict = {}
     _pair_maxima(z, inverse, None, rank, cache)

@@ -293,8 +293,9 @@ def _gaussian_draws(sigma, n_draws, rng, n_live, df, cache):
     s = sigma.shape[0]
     eps = np.empty((n_draws, s))
     scale = None if df is None else np.empty(n_draws)
-    for start in range(0, n_draws, block if df is not None else n_draws):
-        stop = min(start + block, n_draws) if df is not None else n_draws
+    step = n_draws if df is None else block  # Gaussian draws at once, chi-squares between blocks
+    for start in range(0, n_draws, step):
+        stop = min(start + step, n_draws)
         rng.standard_normal(out=eps[start:stop])  # the values of standard_normal((stop - start, s))
         if df is not None:
             scale[start:stop] = np.sqrt(rng.chisquare(df, stop - start) / df)
@@ -423,11 +424,12 @@ def _pair_maxima(z, inverse, scale, rank, cache=None) -> np.ndarray:
     return maxima
 
 
-def _row_blocks(n_rows: int, width: int):
-    """Slices of at most :data:`CACHE_VALUES` values of rows of ``width``: the passes over a
-    block of draws stay in the processor's cache."""
+def _row_blocks(n_rows: int, width: int) -> tuple[list[slice], np.ndarray]:
+    """Slices of at most :data:`CACHE_VALUES` values of rows of ``width``, and a buffer for one
+    of them: the passes over a block of draws stay in the processor's cache."""
     step = max(16, CACHE_VALUES // max(width, 1))
-    return [slice(start, min(start + step, n_rows)) for start in range(0, n_rows, step)]
+    blocks = [slice(start, min(start + step, n_rows)) for start in range(0, n_rows, step)]
+    return blocks, np.empty((min(n_rows, step), width))
 
 
 def _promising_pairs(z, inverse, scale, radius):
@@ -437,8 +439,8 @@ def _promising_pairs(z, inverse, scale, radius):
     n, s = z.shape
     reach = np.where(np.isnan(radius), np.inf, 4.0 * radius)  # a system in no live pair is never chosen
     first, second = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
-    buffer = np.empty((min(n, max(16, CACHE_VALUES // s)), s))
-    for block in _row_blocks(n, s):
+    blocks, buffer = _row_blocks(n, s)
+    for block in blocks:
         part, values = z[block], buffer[: block.stop - block.start]
         first[block] = np.argmax(np.subtract(part, reach, out=values), axis=1)
         np.subtract(part, part[np.arange(len(values)), first[block]][:, None], out=values)
@@ -483,11 +485,12 @@ def _disjoint_maxima(z, inverse, scale, radius, tau, draws):
     first, second = np.zeros(count, dtype=np.int64), np.zeros(count, dtype=np.int64)
     if count == 0:
         return value, first, second
-    width = min(count, max(16, CACHE_VALUES // zd.shape[1]))
-    buffers = np.empty((2, width, zd.shape[1]))
+    blocks, lower_buffer = _row_blocks(count, zd.shape[1])
+    upper_buffer = np.empty_like(lower_buffer)
     failing, high, low = [], [], []
-    for block in _row_blocks(count, zd.shape[1]):  # per block: the draws whose intervals do not all meet
-        lower, upper = ends(block, *buffers[:, : block.stop - block.start])
+    for block in blocks:  # per block: the draws whose intervals do not all meet
+        rows = block.stop - block.start
+        lower, upper = ends(block, lower_buffer[:rows], upper_buffer[:rows])
         top, bottom = lower.max(axis=1), upper.min(axis=1)
         fails = np.flatnonzero(top > bottom)
         failing.append(fails + block.start)
