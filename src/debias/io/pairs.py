@@ -113,11 +113,10 @@ def _verdicts(values: pd.Series, column: str, rows: Rows, mapping, judge=None):
         raise rows.error(row, f"column {column!r}: {message}", column) from None
     except ValueError as error:  # a bad mapping
         raise InputError(rows.sources[0], f"column {column!r}: {error}", column=column) from None
-    position = {value: k for k, value in enumerate(uniques)}
-    no_verdict = np.isin(codes, [position[value] for value in coded.unknown])
-    full = np.full(codes.size, np.nan)
-    full[codes >= 0] = coded.codes[codes[codes >= 0]]
-    return full, no_verdict, coded.continuous
+    # per distinct value, then gathered row by row (a null cell, code -1, takes the last entry)
+    unknown = set(coded.unknown)
+    no_verdict = np.array([value in unknown for value in uniques] + [False], dtype=bool)[codes]
+    return np.append(coded.codes, np.nan)[codes], no_verdict, coded.continuous
 
 
 def _refuse_shadowing(judges: Sequence[str], roles: Mapping[str, str | None], source: str) -> None:
@@ -232,15 +231,23 @@ def read_pair_table(
         battle, _ = pd.factorize((item_codes.astype(np.int64) * n_systems + low) * n_systems + high)
         del low, high
     n_battles = int(battle.max()) + 1
-    first_row = np.full(n_battles, -1, dtype=np.int64)
-    first_row[battle[::-1]] = np.arange(battle.size)[::-1]
-    flipped = code_a != code_a[first_row[battle]]
-    human[flipped] = 1.0 - human[flipped]
+    repeated = n_battles < battle.size  # some battle on more than one row
+    if repeated:
+        first_row = np.full(n_battles, -1, dtype=np.int64)
+        first_row[battle[::-1]] = np.arange(battle.size)[::-1]
+        flipped = code_a != code_a[first_row[battle]]
+        human[flipped] = 1.0 - human[flipped]
+    else:  # each row its own battle, in order
+        first_row = np.arange(battle.size)
     judge_matrix = np.full((n_battles, len(judges)), np.nan)
     unknown = np.zeros(len(judges), dtype=np.int64)
     for j, judge in enumerate(judges):
         judge_mapping = _judge_mapping(mapping, judge_mappings.get(judge))
         codes, not_verdict, _ = _verdicts(table[judge], judge, rows, judge_mapping, judge=judge)
+        if not repeated:
+            unknown[j] = int(not_verdict.sum())
+            judge_matrix[:, j] = codes
+            continue
         codes[flipped] = 1.0 - codes[flipped]
         unknown[j] = int(not_verdict[first_row].sum())  # once per battle, however many raters it has
         first = codes[first_row[battle]]
@@ -269,7 +276,7 @@ def read_pair_table(
         refuse_repeated_raters(key, judged, rater_codes[judged], rater_names, "this battle", rater, rows)
         order = np.lexsort((np.arange(battle.size), rater_codes, battle))
     else:
-        order = np.argsort(battle, kind="stable")
+        order = np.argsort(battle, kind="stable") if repeated else battle
     order = order[has_verdict[order]]
     counts = np.bincount(battle[has_verdict], minlength=n_battles)
     # systems in order of first appearance, row by row, A before B

@@ -130,7 +130,7 @@ def code_names(
     -------
     codes : numpy.ndarray of int32
         Each row's name (``-1``: empty); the columns' codes one after the other.
-    names : list of str
+    names : numpy.ndarray of str (object)
         The distinct names.
     """
     parts = [values] if isinstance(values, pd.Series) else list(values)
@@ -166,7 +166,7 @@ def _texts(uniques) -> tuple[pa.Array, bool]:
     return pa.array(np.asarray(texts, dtype=object), type=pa.large_string()), was_text
 
 
-def _trimmed_codes(uniques) -> tuple[np.ndarray, list[str]]:
+def _trimmed_codes(uniques) -> tuple[np.ndarray, np.ndarray]:
     """``(codes, names)``: each distinct value's code among its trimmed names (``-1``: empty),
     and the names in order of first appearance. Trimmed and coded as arrays: the values are
     only coded again when trimming (or writing a non-text value as text) merged or emptied some."""
@@ -174,10 +174,15 @@ def _trimmed_codes(uniques) -> tuple[np.ndarray, list[str]]:
     trimmed = pc.utf8_trim(texts, characters=WHITESPACE)
     empty = pc.equal(pc.binary_length(trimmed), 0)
     if distinct and trimmed.equals(texts) and not pc.any(empty).as_py():
-        return np.arange(len(texts), dtype=np.int64), trimmed.to_pylist()
+        return np.arange(len(texts), dtype=np.int64), _strings(trimmed)
     encoded = pc.dictionary_encode(pc.if_else(empty, pa.scalar(None, trimmed.type), trimmed))
     codes = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False)
-    return codes.astype(np.int64), encoded.dictionary.to_pylist()
+    return codes.astype(np.int64), _strings(encoded.dictionary)
+
+
+def _strings(texts: pa.Array) -> np.ndarray:
+    """Arrow text as a numpy array of ``str`` objects."""
+    return np.asarray(texts.to_numpy(zero_copy_only=False), dtype=object)
 
 
 def trimmed_names(values: pd.Series, column: str, rows: Rows) -> pd.Series:
@@ -185,8 +190,7 @@ def trimmed_names(values: pd.Series, column: str, rows: Rows) -> pd.Series:
     once), null cells kept null (NaN); the index is kept. A nested value is refused
     (:func:`cell_codes`)."""
     codes, uniques = cell_codes(values, column, rows)
-    trimmed = pc.utf8_trim(_texts(uniques)[0], characters=WHITESPACE).to_numpy(zero_copy_only=False)
-    texts = np.append(np.asarray(trimmed, dtype=object), np.nan)
+    texts = np.append(_strings(pc.utf8_trim(_texts(uniques)[0], characters=WHITESPACE)), np.nan)
     return pd.Series(texts[codes], index=values.index, dtype=object)
 
 
