@@ -1,5 +1,6 @@
 """The array-operation paths of the readers and of the battle counts equal the plain ones they
-replace: names trimmed and coded, battles' counts per judge, the pairs the human battles cover."""
+replace: names trimmed and coded, battles' counts per judge, the pairs the human battles cover,
+battles grouped per unordered pair and sums over a sparse source."""
 
 from __future__ import annotations
 
@@ -10,7 +11,18 @@ import pytest
 from debias.data import JudgedPairs
 from debias.io.pairs import read_pair_table
 from debias.io.rules import WHITESPACE, Rows, code_names, trimmed_names
-from debias.stats.battles import Battles, Groups, covered, group_battles, human_counts, judge_counts
+from debias.stats import battles as battles_module
+from debias.stats.battles import (
+    Battles,
+    Groups,
+    covered,
+    group_battles,
+    human_counts,
+    judge_counts,
+    labelled_groups,
+    reversal,
+    source_columns,
+)
 
 
 def _plain_code_names(values: pd.Series) -> tuple[np.ndarray, list[str]]:
@@ -41,7 +53,7 @@ def test_code_names_equals_python_trimming(values, dtype):
     series = pd.Series(values, dtype=dtype)
     codes, names = code_names(series, "name", Rows.of(("table", len(series))))
     plain_codes, plain_names = _plain_code_names(series)
-    assert names == plain_names
+    assert list(names) == plain_names
     assert codes.tolist() == plain_codes.tolist()
 
 
@@ -50,7 +62,7 @@ def test_code_names_empty_after_trimming_is_refused_on_its_row():
     with pytest.raises(Exception, match="row 4"):
         code_names(series, "name", Rows.of(("table", 3)))
     codes, names = code_names(series, "name", Rows.of(("table", 3)), empty_ok=np.array([False, False, True]))
-    assert codes.tolist() == [0, 1, -1] and names == ["a", "b"]
+    assert codes.tolist() == [0, 1, -1] and list(names) == ["a", "b"]
 
 
 def test_whitespace_is_what_python_strips():
@@ -182,3 +194,83 @@ def test_bounded_calls_inside_a_bounded_call_do_not_look_the_libraries_up_again(
     with pytest.raises(ZeroDivisionError):  # the flag is cleared when the call fails
         bounded_blas(lambda: 1 / 0)()
     assert inner() == 1 and len(entered) == 3
+
+
+def _literal_groups(pairs: JudgedPairs, labelled: np.ndarray, sources: np.ndarray, reverse):
+    """Every battle rewritten with the lower-numbered system as A (its sources mapped one battle
+    at a time), then summed per (pair, labelled flag) with a dictionary."""
+    offset, matrix = reverse
+    sums: dict = {}
+    for i in range(pairs.n_battles):
+        a, b, s = int(pairs.system_a[i]), int(pairs.system_b[i]), np.nan_to_num(sources[i])
+        if a > b:
+            a, b, s = b, a, offset + matrix @ s
+        count, total, product = sums.get((a, b, bool(labelled[i])), (0.0, 0.0, 0.0))
+        sums[(a, b, bool(labelled[i]))] = (count + 1.0, total + s, product + np.outer(s, s))
+    return sums
+
+
+@pytest.mark.parametrize("ties", ["half", "drop"])
+def test_battles_grouped_per_unordered_pair_equal_each_battle_rewritten(ties):
+    rng = np.random.default_rng(11)
+    pairs = _pairs(rng, n_battles=300, n_systems=5, n_judges=2)
+    groups, _ = labelled_groups(pairs, ties, pairs.labelled)
+    human = (
+        pairs.human_mean[:, None]
+        if ties == "half"
+        else np.column_stack([pairs.human_share(1.0), pairs.human_share(0.0)])
+    )
+    verdicts = [pairs.judge_verdicts[:, j] for j in range(2)]
+    judges = [battles_module.filled(source_columns(v, ties), ~np.isnan(v), ties) for v in verdicts]
+    sources = np.concatenate([human, *judges], axis=1)
+    expected = _literal_groups(pairs, pairs.labelled, sources, reversal(3, ties))
+    assert np.all(groups.a < groups.b)  # one group per unordered pair and flag
+    seen = set()
+    for g in range(groups.a.size):
+        key = (int(groups.a[g]), int(groups.b[g]), bool(groups.labelled[g]))
+        seen.add(key)
+        count, total, product = expected.get(key, (0.0, 0.0, 0.0))
+        assert groups.count[g] == count
+        np.testing.assert_allclose(groups.sums[g], total, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(groups.products[g], product, rtol=1e-12, atol=1e-12)
+    assert set(expected) <= seen
+
+
+def test_battles_grouped_per_unordered_pair_keep_each_labelling_apart():
+    rng = np.random.default_rng(12)
+    pairs = _pairs(rng, n_battles=120, n_systems=4, n_judges=1)
+    labelled = rng.random((3, pairs.n_battles)) < 0.3
+    sources = np.column_stack([pairs.judge_verdicts[:, 0], rng.random(pairs.n_battles)])
+    reverse = reversal(2, "half")
+    stacked = group_battles(pairs.system_a, pairs.system_b, pairs.n_systems, labelled, sources, reverse)
+    for r in range(3):
+        one = group_battles(pairs.system_a, pairs.system_b, pairs.n_systems, labelled[r], sources, reverse)
+        np.testing.assert_array_equal(stacked.count[r], one.count)
+        np.testing.assert_allclose(stacked.sums[r], one.sums, rtol=1e-13, atol=1e-13)
+        np.testing.assert_allclose(stacked.products[r], one.products, rtol=1e-13, atol=1e-13)
+
+
+def test_a_sparse_source_summed_over_its_nonzero_battles_gives_the_same_sums(monkeypatch):
+    rng = np.random.default_rng(13)
+    pairs = _pairs(rng, n_battles=500, n_systems=6, n_judges=2)
+    sources = np.column_stack(
+        [
+            np.where(rng.random(pairs.n_battles) < 0.1, rng.random(pairs.n_battles), np.nan),
+            rng.random(pairs.n_battles),
+            rng.random(pairs.n_battles),
+        ]
+    )
+    group = lambda: group_battles(pairs.system_a, pairs.system_b, pairs.n_systems, pairs.labelled, sources)  # noqa: E731
+    monkeypatch.setattr(battles_module, "SPARSE_SOURCE", 0.0)  # every column summed over every battle
+    dense = group()
+    monkeypatch.setattr(battles_module, "SPARSE_SOURCE", 0.25)
+    sparse = group()
+    for field in ("count", "sums", "products"):
+        np.testing.assert_array_equal(getattr(sparse, field), getattr(dense, field))
+
+
+def test_the_mean_human_verdict_of_battles_judged_once_is_the_verdict():
+    once = JudgedPairs.from_arrays(["x", "y", "x"], ["y", "z", "z"], [1.0, np.nan, 0.5])
+    twice = JudgedPairs.from_arrays(["x", "y", "x"], ["y", "z", "z"], [[1.0, 1.0], None, [0.5]])
+    np.testing.assert_array_equal(once.human_mean, [1.0, np.nan, 0.5])
+    np.testing.assert_array_equal(twice.human_mean, once.human_mean)

@@ -450,6 +450,10 @@ class JudgedPairs:
     @cached_property
     def human_mean(self) -> np.ndarray:
         """Each battle's mean human verdict (NaN for a battle without one)."""
+        if self.n_battles and self.human_counts.max() == 1:  # one verdict a judged battle: the verdict
+            mean = np.full(self.n_battles, np.nan)
+            mean[self.labelled] = self.human
+            return mean
         sums = np.bincount(np.repeat(np.arange(self.n_battles), self.human_counts), self.human, self.n_battles)
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(self.labelled, sums / np.maximum(self.human_counts, 1), np.nan)

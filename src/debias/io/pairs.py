@@ -223,7 +223,8 @@ def read_pair_table(
     human[:n_rows] = _verdicts(frame[verdict].reset_index(drop=True), verdict, rows, mapping)[0]
     n_systems = len(systems)
     # a battle is the item and the unordered pair; its orientation is its first row's
-    if np.bincount(item_codes, minlength=len(item_names)).max() == 1:
+    unique_items = np.bincount(item_codes, minlength=len(item_names)).max() == 1
+    if unique_items:
         # every item on one row: each row is its own battle, in the items' order of first appearance
         battle = item_codes.astype(np.int64)
     else:
@@ -239,7 +240,7 @@ def read_pair_table(
         human[flipped] = 1.0 - human[flipped]
     else:  # each row its own battle, in order
         first_row = np.arange(battle.size)
-    judge_matrix = np.full((n_battles, len(judges)), np.nan)
+    judge_matrix = np.empty((n_battles, len(judges)), order="F")  # every column written below
     unknown = np.zeros(len(judges), dtype=np.int64)
     for j, judge in enumerate(judges):
         judge_mapping = _judge_mapping(mapping, judge_mappings.get(judge))
@@ -295,7 +296,7 @@ def read_pair_table(
         counts,
         tuple(judges),
         judge_matrix,
-        item_names[item_codes[first_row]],
+        item_names if unique_items else item_names[item_codes[first_row]],
         unknown,
     )
     for judge, share in zip(pairs.judges, pairs.judge_coverage):

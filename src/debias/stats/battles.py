@@ -41,6 +41,7 @@ __all__ = [
     "ZERO_VARIANCE",
     "Battles",
     "Groups",
+    "battle_cells",
     "check_pairs",
     "covered",
     "credit_forms",
@@ -58,6 +59,7 @@ __all__ = [
     "plus",
     "preference_estimator_names",
     "resolve",
+    "reversal",
     "scaled",
     "source_columns",
 ]
@@ -75,6 +77,8 @@ FEW_BATTLES = 10
 #: Up to this many judges, the counts of who answered come from one pass over the battles
 #: (:attr:`Battles.human_counts`, :meth:`Battles.judge_counts`).
 COUNTED_JUDGES = 10
+#: A source column that is 0 on all but this share of the battles is summed over the others only.
+SPARSE_SOURCE = 0.25
 #: A standard error at most this (times the estimate's size, at least 1) is 0 up to rounding.
 ROUNDING = 1e-9
 
@@ -195,43 +199,121 @@ class Groups(NamedTuple):
         )
 
 
-def group_battles(a, b, n_systems: int, labelled, sources) -> Groups:
-    """Sum the battles' sources (B, K) and their products per group; ``labelled`` is (..., B)."""
-    labelled = np.asarray(labelled, dtype=bool)
-    sources = np.nan_to_num(np.asarray(sources, dtype=float))
+def reversal(n_providers: int, ties: str):
+    """``(offset, matrix)``: the affine map ``s -> offset + matrix s`` of a battle's sources
+    (``n_providers`` providers' columns, :func:`source_columns`) when the battle is written the
+    other way round: a score ``v`` becomes ``1 - v``, the shares for A and for B swap."""
+    if ties == "half":
+        return np.ones(n_providers), -np.eye(n_providers)
+    swap = np.array([[0.0, 1.0], [1.0, 0.0]])
+    return np.zeros(2 * n_providers), np.kron(np.eye(n_providers), swap)
+
+
+def battle_cells(a, b, n_systems: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(cells, cell)``: the ordered pairs of systems that have battles (``A * S + B``,
+    ascending), and each battle's index among them."""
     cell_of = a * n_systems + b
     present = np.bincount(cell_of, minlength=n_systems * n_systems) > 0
-    cells = np.flatnonzero(present)
-    cell = (np.cumsum(present) - 1)[cell_of]
+    return np.flatnonzero(present), (np.cumsum(present) - 1)[cell_of]
+
+
+def group_battles(a, b, n_systems: int, labelled, sources, reverse=None, cells=None) -> Groups:
+    """Sum the battles' sources (B, K) and their products per group; ``labelled`` is (..., B).
+
+    With ``reverse`` (:func:`reversal`), the sources of a battle written the other way round,
+    every battle counts as written with the lower-numbered system as A: one group per unordered
+    pair (and labelled flag) instead of two. The groups of B-then-A battles are summed as they
+    are written and mapped once: a form's sum over a group does not depend on how its battles
+    are written, up to rounding. ``cells`` is :func:`battle_cells` of the battles, if known.
+    """
+    labelled = np.asarray(labelled, dtype=bool)
+    sources = np.asarray(sources, dtype=float)
+    cells, cell = battle_cells(a, b, n_systems) if cells is None else cells
     n_groups = 2 * cells.size
     lead = labelled.shape[:-1]
     rows = int(np.prod(lead)) if lead else 1
-    group = (cell * 2 + labelled.reshape(rows, -1)).astype(np.int64)
+    group = cell * 2 + labelled.reshape(rows, -1)
     if rows > 1:
         group += (np.arange(rows) * n_groups)[:, None]
     group = group.ravel()
     size = rows * n_groups
     n_sources = sources.shape[1]
+    # each source column once, NaN as 0, with the battles where it is not 0 when they are few (a
+    # human column is 0 on every battle without a human verdict): a sum over them is the same sum
+    columns, support = [], []
+    for k in range(n_sources):
+        column = np.array(sources[:, k])
+        column[np.isnan(column)] = 0.0
+        sparse = rows == 1 and np.count_nonzero(column) < SPARSE_SOURCE * column.size
+        columns.append(column)
+        support.append(np.flatnonzero(column) if sparse else None)
 
-    def summed(values):
+    def summed(values, where=None):
+        """Per group, the sum of a per-battle quantity: ``values`` (B,), or its values on the
+        battles ``where`` only."""
+        if where is not None:
+            return np.bincount(group[where], values, size)
         if rows > 1:
             values = np.broadcast_to(values, (rows, values.size)).ravel()
         return np.bincount(group, values, size)
 
+    def at(k, where):
+        return columns[k] if where is None else columns[k][where]
+
     count = np.bincount(group, minlength=size).astype(float)
-    sums = np.stack([summed(sources[:, k]) for k in range(n_sources)], axis=-1) if n_sources else np.zeros((size, 0))
+    sums = np.zeros((size, n_sources))
     products = np.zeros((size, n_sources, n_sources))
     for k in range(n_sources):
+        sums[:, k] = summed(at(k, support[k]), support[k])
         for m in range(k, n_sources):
-            products[:, k, m] = products[:, m, k] = summed(sources[:, k] * sources[:, m])
+            known = [where for where in (support[k], support[m]) if where is not None]
+            where = min(known, key=len) if known else None
+            products[:, k, m] = products[:, m, k] = summed(at(k, where) * at(m, where), where)
     shape = (*lead, n_groups)
+    count = count.reshape(shape)
+    sums, products = sums.reshape(*shape, n_sources), products.reshape(*shape, n_sources, n_sources)
+    first, second = cells // n_systems, cells % n_systems
+    if reverse is not None and np.any(first > second):
+        return _lower_first(first, second, n_systems, count, sums, products, reverse)
     return Groups(
-        np.repeat(cells // n_systems, 2),
-        np.repeat(cells % n_systems, 2),
-        np.tile([0.0, 1.0], cells.size),
-        count.reshape(shape),
-        sums.reshape(*shape, n_sources),
-        products.reshape(*shape, n_sources, n_sources),
+        np.repeat(first, 2), np.repeat(second, 2), np.tile([0.0, 1.0], cells.size), count, sums, products, n_systems
+    )
+
+
+def _lower_first(first, second, n_systems: int, count, sums, products, reverse) -> Groups:
+    """Groups of ordered cells (``first`` against ``second``, two groups a cell) merged into
+    groups of unordered pairs, the B-then-A cells' sums mapped by ``reverse``
+    (:func:`group_battles`)."""
+    offset, matrix = reverse
+    low, high = np.minimum(first, second), np.maximum(first, second)
+    pairs, pair = np.unique(low * n_systems + high, return_inverse=True)
+    flipped = first > second
+    at = (2 * pair[:, None] + np.arange(2)).ravel()  # each cell's two groups, in the pairs' groups
+    mine = np.repeat(~flipped, 2)
+    lead = count.shape[:-1]
+    merged_count = np.zeros((*lead, 2 * pairs.size))
+    merged_sums = np.zeros((*lead, 2 * pairs.size, sums.shape[-1]))
+    merged_products = np.zeros((*lead, 2 * pairs.size, *products.shape[-2:]))
+    merged_count[..., at[mine]] = count[..., mine]
+    merged_sums[..., at[mine], :] = sums[..., mine, :]
+    merged_products[..., at[mine], :, :] = products[..., mine, :, :]
+    # the other way round: s' = c + T s, so sum s' = n c + T sum s and
+    # sum s' s'^T = n c c^T + c (T sum s)^T + (T sum s) c^T + T (sum s s^T) T^T
+    other = ~mine
+    n = count[..., other]
+    total = sums[..., other, :] @ matrix.T
+    outer = n[..., None, None] * np.outer(offset, offset) + offset[:, None] * total[..., None, :]
+    outer = outer + total[..., :, None] * offset
+    merged_count[..., at[other]] += n
+    merged_sums[..., at[other], :] += n[..., None] * offset + total
+    merged_products[..., at[other], :, :] += outer + matrix @ products[..., other, :, :] @ matrix.T
+    return Groups(
+        np.repeat(pairs // n_systems, 2),
+        np.repeat(pairs % n_systems, 2),
+        np.tile([0.0, 1.0], pairs.size),
+        merged_count,
+        merged_sums,
+        merged_products,
         n_systems,
     )
 
@@ -256,16 +338,15 @@ def covered(groups: Groups) -> np.ndarray:
 def group_total(groups: Groups, form):
     """Per group, the sum over its battles of an affine form ``(alpha, beta)``."""
     alpha, beta = form
-    return groups.count * alpha + np.sum(groups.sums * beta, axis=-1)
+    return groups.count * alpha + np.einsum("...k,...k->...", groups.sums, beta)
 
 
 def group_cross(groups: Groups, f, h):
     """Per group, the sum over its battles of the product of two affine forms."""
     (af, bf), (ah, bh) = f, h
-    bf = np.broadcast_to(bf, groups.sums.shape)
-    bh = np.broadcast_to(bh, groups.sums.shape)
-    quadratic = np.einsum("...k,...kl,...l->...", bf, groups.products, bh)
-    return groups.count * af * ah + af * np.sum(groups.sums * bh, -1) + ah * np.sum(groups.sums * bf, -1) + quadratic
+    quadratic = np.einsum("...k,...k->...", bf, np.einsum("...kl,...l->...k", groups.products, bh))
+    linear = af * np.einsum("...k,...k->...", groups.sums, bh) + ah * np.einsum("...k,...k->...", groups.sums, bf)
+    return groups.count * af * ah + linear + quadratic
 
 
 def scaled(form, scale):
@@ -277,7 +358,7 @@ def plus(f, h):
     return f[0] + h[0], f[1] + h[1]
 
 
-def labelled_groups(pairs: JudgedPairs, ties: str, labelled):
+def labelled_groups(pairs: JudgedPairs, ties: str, labelled, cells=None):
     """The battles grouped by the labelling ``labelled`` ((..., B): every leading axis a separate
     labelling), with the human sources first and every judge's (filled) sources after; the
     provider forms ``(human, [judge, ...])``."""
@@ -289,17 +370,23 @@ def labelled_groups(pairs: JudgedPairs, ties: str, labelled):
     for j in range(len(pairs.judges)):
         verdicts = pairs.judge_verdicts[:, j]
         columns.append(filled(source_columns(verdicts, ties), ~np.isnan(verdicts), ties))
-    sources = np.concatenate(columns, axis=1)
+    sources = np.empty((pairs.n_battles, sum(c.shape[1] for c in columns)), order="F")  # a column at a time
+    for k, column in enumerate(c for block in columns for c in block.T):
+        sources[:, k] = column
     width = columns[0].shape[1]
     forms = [credit_forms(k * width, sources.shape[1], ties) for k in range(len(columns))]
-    return group_battles(pairs.system_a, pairs.system_b, pairs.n_systems, labelled, sources), forms
+    reverse = reversal(len(columns), ties)
+    groups = group_battles(pairs.system_a, pairs.system_b, pairs.n_systems, labelled, sources, reverse, cells)
+    return groups, forms
 
 
-def judge_groups(pairs: JudgedPairs, j: int, ties: str):
+def judge_groups(pairs: JudgedPairs, j: int, ties: str, cells=None):
     """The battles grouped by whether judge j answered them, with its sources and forms."""
     verdicts = pairs.judge_verdicts[:, j]
     sources = source_columns(verdicts, ties)
-    groups = group_battles(pairs.system_a, pairs.system_b, pairs.n_systems, ~np.isnan(verdicts), sources)
+    reverse = reversal(1, ties)
+    answered = ~np.isnan(verdicts)
+    groups = group_battles(pairs.system_a, pairs.system_b, pairs.n_systems, answered, sources, reverse, cells)
     return groups, [credit_forms(0, sources.shape[1], ties)]
 
 
@@ -331,11 +418,18 @@ class Battles:
 
     def labelled(self, ties: str):
         """:func:`labelled_groups` of the battles' own labelling (battles with a human verdict)."""
-        return self._memo(("labelled", ties), lambda: labelled_groups(self.pairs, ties, self.pairs.labelled))
+        return self._memo(
+            ("labelled", ties), lambda: labelled_groups(self.pairs, ties, self.pairs.labelled, self.cells)
+        )
 
     def judged_by(self, j: int, ties: str):
         """:func:`judge_groups` of judge j."""
-        return self._memo(("judge", j, ties), lambda: judge_groups(self.pairs, j, ties))
+        return self._memo(("judge", j, ties), lambda: judge_groups(self.pairs, j, ties, self.cells))
+
+    @cached_property
+    def cells(self) -> tuple[np.ndarray, np.ndarray]:
+        """:func:`battle_cells` of the battles, shared by every grouping."""
+        return battle_cells(self.pairs.system_a, self.pairs.system_b, self.pairs.n_systems)
 
     @cached_property
     def _answer_counts(self) -> np.ndarray | None:

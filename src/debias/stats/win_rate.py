@@ -147,8 +147,11 @@ def win_rate_core(groups: Groups, human, predictions, *, weights=None):
         if pair is None:
             continue
         side_a, side_b = centred(pair, mask, number)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            factor = np.nan_to_num(1.0 / (number * hessian))
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            factor = 1.0 / (number * hessian)
+        # a system without battles here, or whose battles are all ties with ties left out, has no
+        # interval (its note): its influence is left at 0, not at the largest float
+        factor = np.where(np.isfinite(factor), factor, 0.0)
         ia, ib = scaled(side_a, factor[..., a]), scaled(side_b, factor[..., b])
         covariance += pair_matrix(
             mask * group_cross(groups, ia, ia),
