@@ -6,8 +6,9 @@ of :mod:`debias.stats.win_rate` and :mod:`debias.stats.bradley_terry` need is an
 ``(alpha, beta)`` in a few per-battle *sources* (a verdict, or the shares of A's and B's wins)
 whose coefficients are the same for every battle of a group: battles with the same (A, B) and
 the same labelled flag. So the battles are summed once per group (counts, sums of the sources
-and of their products, :class:`Groups`) and every estimator works on the groups, whose number
-is at most twice the number of ordered pairs of systems, however many battles there are.
+and of their products, :class:`Groups`) and every estimator works on the groups, however many
+battles there are. A battle written B-then-A is counted written A-then-B (its sources mapped by
+:func:`reversal`), so that there are at most twice as many groups as unordered pairs of systems.
 
 :class:`Battles` is a JudgedPairs checked once (:func:`check_pairs`) with its groupings built
 on first use and kept on the object, so that every estimator of one analysis groups the
