@@ -92,3 +92,63 @@ def test_bootstrap_keeps_every_condition_when_some_items_have_two_judgments():
     )
     assert set(curves["condition"]) == {"mean", "cv", "noiseless", "perfect"}
     assert np.isfinite(efficiency["de"]).all()
+
+
+def _estimates_frame():
+    """System a judged on 8 items, b on 2, c on 5 that all got a 5."""
+    return pd.DataFrame(
+        {
+            "seg": [f"s{i}" for i in range(8)] + ["s0", "s1"] + [f"s{i}" for i in range(5)],
+            "sys": ["a"] * 8 + ["b"] * 2 + ["c"] * 5,
+            "score": [3, 4, 2, 5, 4, 3, 4, 2] + [4, 5] + [5] * 5,
+            "bleu": [0.3, 0.5, 0.2, 0.7, 0.4, 0.3, 0.5, 0.2] + [0.5, 0.6] + [0.1, 0.2, 0.3, 0.4, 0.5],
+        }
+    )
+
+
+def test_estimates_of_few_or_identical_judgments_give_the_mean_and_say_why_there_is_no_interval():
+    import debias
+
+    table = debias.estimate(_estimates_frame(), item="seg", system="sys", judgment="score", scores=["bleu"])
+    a, b, c = (table[table["system"] == s] for s in "abc")
+    assert a["note"].eq("").all() and (a["ci_high"] > a["ci_low"]).all()
+    (row,) = b.itertuples()  # one row: the mean of what was judged, no interval
+    assert (row.estimator, row.n_judged, row.estimate) == ("mean", 2, 4.5)
+    assert np.isnan(row.ci_low) and np.isnan(row.ci_high)
+    assert row.note == "2 judged items (an interval needs at least 3): no interval"
+    assert len(c) == 2 and (c["estimate"] == 5.0).all() and c["ci_low"].isna().all() and c["ci_high"].isna().all()
+    assert c["note"].eq("every judged item's mean score is 5: no interval").all()
+
+
+def test_a_leaderboard_does_not_rank_a_system_whose_judgments_do_not_vary():
+    import debias
+
+    board = debias.leaderboard(_estimates_frame(), item="seg", system="sys", judgment="score", scores=["bleu"])
+    c = board[board["system"] == "c"]
+    assert c["rank"].isna().all()
+    assert c["note"].str.startswith("every judged item's mean score is 5: no interval, not ranked").all()
+    a = board[board["system"] == "a"]
+    assert (a["rank"] == 1).all()
+
+
+def test_the_report_and_the_figure_give_the_reason_beside_a_mean_without_an_interval(tmp_path):
+    import debias
+    from debias.io.atomic import write_csv
+    from debias.plots.system_scores import _no_interval
+    from debias.report.context import ReportContext
+    from debias.report.user_tables import estimate_lines
+
+    table = debias.estimate(_estimates_frame(), item="seg", system="sys", judgment="score", scores=["bleu"])
+    write_csv(table, tmp_path / "system_estimates.csv")  # as the workflow writes and the report reads it
+    table = pd.read_csv(tmp_path / "system_estimates.csv")
+    config = {"tasks": {"evaluation": {"prompts": {"score": {}}, "systems": {s: {} for s in "abc"}}}}
+    empty = pd.DataFrame()
+    context = ReportContext(empty, empty, empty, empty, {}, config, frozenset(), "figures", "tables", table)
+    lines = "\n".join(estimate_lines(context, "evaluation"))
+    assert "5.000 (every judged item's mean score is 5: no interval)" in lines
+    assert "4.500 (2 judged items (an interval needs at least 3): no interval)" in lines
+    assert "not computed" not in lines
+    labels = [_no_interval(row) for _, row in table[table["system"].isin(["b", "c"])].iterrows()]
+    assert labels[0] == "no interval: 2 judged items" and set(labels[1:]) == {
+        "no interval: every judged item scored the same"
+    }

@@ -274,3 +274,34 @@ def test_the_mean_human_verdict_of_battles_judged_once_is_the_verdict():
     twice = JudgedPairs.from_arrays(["x", "y", "x"], ["y", "z", "z"], [[1.0, 1.0], None, [0.5]])
     np.testing.assert_array_equal(once.human_mean, [1.0, np.nan, 0.5])
     np.testing.assert_array_equal(twice.human_mean, once.human_mean)
+
+
+def _reversed(pairs: JudgedPairs, which: np.ndarray) -> JudgedPairs:
+    """``pairs`` with the battles ``which`` written the other way round, verdicts flipped."""
+    a = np.where(which, pairs.system_b, pairs.system_a)
+    b = np.where(which, pairs.system_a, pairs.system_b)
+    human = np.where(np.repeat(which, pairs.human_counts), 1.0 - pairs.human, pairs.human)
+    judges = np.where(which[:, None], 1.0 - pairs.judge_verdicts, pairs.judge_verdicts)
+    return JudgedPairs(pairs.systems, a, b, human, pairs.human_counts, pairs.judges, judges)
+
+
+@pytest.mark.parametrize("ties", ["half", "drop"])
+def test_every_estimate_is_the_same_whichever_way_round_the_battles_are_written(ties):
+    from debias.stats.preferences import preference_estimates
+
+    rng = np.random.default_rng(21)
+    pairs = _pairs(rng, n_battles=600, n_systems=5, n_judges=2)
+    # judges answering every battle: an abstention is predicted by the judge's mean score of the
+    # battles' first-written system, which does depend on how they are written
+    answered = np.where(np.isnan(pairs.judge_verdicts), 0.5, pairs.judge_verdicts)
+    pairs = JudgedPairs(
+        pairs.systems, pairs.system_a, pairs.system_b, pairs.human, pairs.human_counts, pairs.judges, answered
+    )
+    estimands = ("win_rate", "strength") if ties == "half" else ("win_rate",)
+    expected = preference_estimates(pairs, level=0.9, ties=ties, estimands=estimands)
+    for which in (rng.random(pairs.n_battles) < 0.5, np.ones(pairs.n_battles, bool)):
+        got = preference_estimates(_reversed(pairs, which), level=0.9, ties=ties, estimands=estimands)
+        for mine, theirs in zip(got, expected):
+            assert (mine.estimand, mine.estimator, mine.notes) == (theirs.estimand, theirs.estimator, theirs.notes)
+            np.testing.assert_allclose(mine.estimate, theirs.estimate, rtol=1e-9, atol=1e-12)
+            np.testing.assert_allclose(mine.covariance, theirs.covariance, rtol=1e-7, atol=1e-14)

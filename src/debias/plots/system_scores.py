@@ -40,6 +40,14 @@ def _cv_label(config: Mapping, estimator: str) -> str:
     return "all metrics (combined)" if info.combined else metric_label(config, info.proxy)
 
 
+def _no_interval(row) -> str:
+    """The short label of a mean drawn without an interval (its note says why in the table)."""
+    n = int(row["n_judged"])
+    if n < 3:
+        return f"no interval: {n} judged item{'' if n == 1 else 's'}"
+    return "no interval: every judged item scored the same"
+
+
 def draw_system_scores(estimates: pd.DataFrame, config: Mapping, task: str) -> Figure:
     """One panel per prompt of ``task``: every system's ``mean`` and best control variate.
 
@@ -82,6 +90,9 @@ def draw_system_scores(estimates: pd.DataFrame, config: Mapping, task: str) -> F
                     continue
                 best = _best_cv(cell)
                 position = draw_interval(ax, *mean.iloc[0][["estimate", "ci_low", "ci_high"]], y, "mean")
+                if not np.isfinite(mean.iloc[0][["ci_low", "ci_high"]].to_numpy(dtype=float)).all():
+                    label_interval(ax, _no_interval(mean.iloc[0]), mean.iloc[0]["estimate"], position, "mean")
+                    continue
                 if best is None:
                     if cell["estimator"].map(is_control_variate).any():
                         label_interval(ax, NO_METRIC_HELPS, mean.iloc[0]["ci_high"], position, "mean")

@@ -59,6 +59,12 @@ def _interval(estimate, low, high, signed: bool = False) -> str:
     return f"{estimate:{sign}.3f} [{low:{sign}.3f}, {high:{sign}.3f}]"
 
 
+def _note(row) -> str:
+    """A row's ``note`` (empty when it has none, or no such column: a table of an older run)."""
+    note = getattr(row, "note", "")
+    return note if isinstance(note, str) else ""
+
+
 def of_task(frame: pd.DataFrame | None, task: str) -> pd.DataFrame:
     if frame is None or frame.empty or "task" not in frame.columns:
         return pd.DataFrame()
@@ -135,7 +141,10 @@ def estimate_lines(ctx: ReportContext, task: str) -> list[str]:
             cvs = system[system["estimator"].map(is_control_variate)]
             cvs = cvs[(cvs["ci_high"] - cvs["ci_low"]).notna()]
             chosen = best_control_variate(system)
-            if cvs.empty:
+            why = _note(m)  # no interval: too few judged items, or no variation in them
+            if why:
+                best, effective = "–", "–"
+            elif cvs.empty:
                 best, effective = f"– ({no_scores_reason(config, task, m.system)})", num(m.effective_n, 0)
             elif chosen is None:
                 best, effective = NO_METRIC_HELPS, num(m.effective_n, 0)
@@ -148,7 +157,9 @@ def estimate_lines(ctx: ReportContext, task: str) -> list[str]:
                     str(rank),
                     system_label(config, task, m.system),
                     f"{m.n_judged} of {m.n_outputs}",
-                    _interval(m.estimate, m.ci_low, m.ci_high),
+                    (f"{num(m.estimate, 3)} ({why})" if finite(m.estimate) else why)
+                    if why
+                    else _interval(m.estimate, m.ci_low, m.ci_high),
                     best,
                     effective,
                 ]

@@ -19,11 +19,12 @@ from debias.stats.estimate import estimate_all
 from debias.stats.intervals import effective_n
 from debias.stats.resampling import setting_seed
 from debias.stats.vocabulary import baseline
-from debias.tables.columns import CI_HIGH, CI_LOW, EFFECTIVE_N, LEVEL, N_JUDGED
+from debias.tables.columns import CI_HIGH, CI_LOW, EFFECTIVE_N, LEVEL, N_JUDGED, NOTE
 from debias.tables.joined import iter_cells, present_metrics
 
 __all__ = [
     "constant_metrics",
+    "no_variation",
     "COVERAGE_TABLE_COLUMNS",
     "ESTIMATE_COLUMNS",
     "coverage_table",
@@ -43,6 +44,7 @@ ESTIMATE_COLUMNS = [
     CI_HIGH,
     LEVEL,
     EFFECTIVE_N,
+    NOTE,
 ]
 COVERAGE_TABLE_COLUMNS = ["task", "prompt", "system", *COVERAGE_COLUMNS]
 
@@ -84,11 +86,17 @@ def system_estimates_table(
     and are left out when every output is judged. A metric constant on the system's outputs
     carries no information: its ``cv`` row is the mean, and the log says so
     (:func:`constant_metrics`).
+
+    ``note`` says why a row has no interval: a system with fewer than 3 judged items on the
+    prompt has one ``mean`` row, the mean of what was judged (none: no estimate); when every
+    judged item has the same mean score (:func:`no_variation`) an interval would have no width,
+    and there is none.
     """
     rows = []
     for task, system, prompt, outputs, judged in iter_cells(joined, prompts):
         if len(judged) < 3:
-            log.warning("%s/%s/%s: %d judged items, no estimate", task, system, prompt, len(judged))
+            log.warning("%s/%s/%s: %d judged items, no interval", task, system, prompt, len(judged))
+            rows.append(_few_items_row(task, system, prompt, outputs, judged, level))
             continue
         sample = evaluation_sample(outputs, judged, metrics)
         for metric, value in constant_metrics(sample.population, sample.metrics):
@@ -106,7 +114,10 @@ def system_estimates_table(
             )
         out = estimate_all(sample, level=level)
         base = out[baseline("ratings")].variance
+        means = sample.judgments.item_means
+        flat = no_variation(means)
         for name, result in out.items():
+            blank = bool(flat) and not result.ci_high > result.ci_low  # an interval of no width: none
             rows.append(
                 {
                     "task": task,
@@ -116,13 +127,43 @@ def system_estimates_table(
                     N_JUDGED: result.n_judged,
                     "n_outputs": result.n_outputs,
                     "estimate": result.estimate,
-                    CI_LOW: result.ci_low,
-                    CI_HIGH: result.ci_high,
+                    CI_LOW: np.nan if blank else result.ci_low,
+                    CI_HIGH: np.nan if blank else result.ci_high,
                     LEVEL: level,
-                    EFFECTIVE_N: effective_n(result.n_judged, base, result.variance),
+                    EFFECTIVE_N: np.nan if blank else effective_n(result.n_judged, base, result.variance),
+                    NOTE: f"{flat}: no interval" if blank else "",
                 }
             )
     return pd.DataFrame(rows, columns=ESTIMATE_COLUMNS)
+
+
+def no_variation(item_means) -> str:
+    """``"every judged item's mean score is V"`` when the judged items' mean scores are all one
+    value V (nothing to measure a spread from), else ``""``."""
+    means = np.asarray(item_means, dtype=float)
+    return f"every judged item's mean score is {means[0]:g}" if means.size and np.all(means == means[0]) else ""
+
+
+def _few_items_row(task, system, prompt, outputs: pd.DataFrame, judged: pd.DataFrame, level: float) -> dict:
+    """The one row of a system with fewer than 3 judged items: the mean of their scores (none:
+    no estimate), no interval, and why."""
+    n = len(judged)
+    estimate = float(np.mean(Judgments.from_joined(judged).item_means)) if n else np.nan
+    what = f"{n} judged item{'' if n == 1 else 's'}" if n else "no judged items"
+    return {
+        "task": task,
+        "prompt": prompt,
+        "system": system,
+        "estimator": baseline("ratings"),
+        N_JUDGED: n,
+        "n_outputs": len(outputs),
+        "estimate": estimate,
+        CI_LOW: np.nan,
+        CI_HIGH: np.nan,
+        LEVEL: level,
+        EFFECTIVE_N: np.nan,
+        NOTE: f"{what} (an interval needs at least 3): {'no interval' if n else 'no estimate'}",
+    }
 
 
 def coverage_table(

@@ -30,7 +30,7 @@ from debias.stats.threads import bounded_blas
 from debias.stats.variance import item_noise
 from debias.stats.vocabulary import baseline, describe, estimator_name
 from debias.tables.columns import LEADERBOARD_INTERVAL, LEVEL, NOTE
-from debias.tables.estimates import evaluation_sample
+from debias.tables.estimates import evaluation_sample, no_variation
 from debias.tables.joined import iter_cells
 
 __all__ = [
@@ -257,6 +257,10 @@ def ratings_joint_estimates(
             notes[system] = f"{len(judged)} judged items (fewer than 3): no estimate, not ranked"
             continue
         sample = evaluation_sample(outputs, judged, metrics)
+        flat = no_variation(sample.judgments.item_means)
+        if flat:
+            notes[system] = f"{flat}: no interval, not ranked"
+            continue
         unjudged = sample.unjudged is not None and sample.unjudged.shape[0] > 0
         outputs_ids[system] = outputs["id"].astype(str).unique().tolist()
         ids = judged["id"].astype(str).to_numpy()
