@@ -345,3 +345,40 @@ def test_comparisons_forest_plot_draws_mean_and_best_cv_per_pair():
     panels = [a for a in draw_comparisons(both, PAPER_CONFIG, "msmarco", 0.8).axes if a.get_title()]
     assert [a.get_title() for a in panels] == ["AnyCorrect", "AvgCorrect"]
     assert all(len(a.containers) == 4 for a in panels)
+
+
+def test_a_jobs_log_keeps_the_packages_progress_and_the_libraries_warnings_not_their_chatter(tmp_path):
+    import logging
+
+    import matplotlib as mpl
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from debias.pipeline.logs import setup_logging
+    from debias.plots.style import STYLE
+
+    root = logging.getLogger()
+    saved = root.handlers[:], root.level, logging.getLogger("debias").level
+    try:
+        log = setup_logging(str(tmp_path / "job.log"))
+        log.info("the job's progress")
+        logging.getLogger("debias.tables.estimates").info("a table's progress")
+        with mpl.rc_context(STYLE):  # the figures' style: TrueType fonts, subset into each PDF
+            figure = Figure()
+            FigureCanvasAgg(figure)
+            figure.subplots().set_title("a PDF figure: its fonts are subset")
+            figure.savefig(tmp_path / "figure.pdf")
+        logging.getLogger("fontTools.subset").warning("a library's warning")
+        for handler in logging.getLogger().handlers:
+            handler.flush()
+        text = (tmp_path / "job.log").read_text()
+    finally:
+        for handler in root.handlers:
+            if handler not in saved[0]:
+                handler.close()
+        root.handlers[:] = saved[0]
+        root.setLevel(saved[1])
+        logging.getLogger("debias").setLevel(saved[2])
+    assert "the job's progress" in text and "a table's progress" in text
+    assert "a library's warning" in text
+    assert text.count("fontTools") == 1  # the warning only, none of the subsetting's progress

@@ -16,13 +16,19 @@ _STARTED = time.monotonic()
 
 
 def setup_logging(log_path: str | None = None, name: str = "debias") -> logging.Logger:
-    """Log to standard error and, when given, to ``log_path`` (overwritten)."""
+    """Log to standard error and, when given, to ``log_path`` (overwritten): the package's
+    progress and every library's warnings (a library's own progress, such as the font
+    subsetting of every PDF figure, stays out of the job's log)."""
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     if log_path:
         Path(log_path).parent.mkdir(parents=True, exist_ok=True)
         handlers.append(logging.FileHandler(log_path, mode="w", encoding="utf-8"))
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s", handlers=handlers, force=True)
-    return logging.getLogger(name)
+    layout = "%(asctime)s %(name)s: %(message)s"
+    logging.basicConfig(level=logging.WARNING, format=layout, handlers=handlers, force=True)
+    logging.getLogger("debias").setLevel(logging.INFO)
+    log = logging.getLogger(name)
+    log.setLevel(logging.INFO)
+    return log
 
 
 def run_script(main: Callable, smk) -> None:
