@@ -56,7 +56,7 @@ def test_preference_tables_name_their_columns_as_the_paper_tables_do():
     from debias.tables.preferences import AGREEMENT_COLUMNS, PREFERENCE_COLUMNS
 
     assert {*INTERVAL, N_JUDGED, NOTE, "effective_n"} <= set(PREFERENCE_COLUMNS)
-    assert {*INTERVAL, N_JUDGED, "effective_n"} <= set(ESTIMATE_COLUMNS)
+    assert {*INTERVAL, N_JUDGED, NOTE, "effective_n"} <= set(ESTIMATE_COLUMNS)
     assert {"bias_ci_low", "bias_ci_high"} <= set(AGREEMENT_COLUMNS)
 
 

@@ -137,7 +137,7 @@ def test_json_holds_the_csv_rows_and_output_writes_a_file(tmp_path, capsys):
         for column, value in row.items():
             if isinstance(value, float):
                 assert value == pytest.approx(expected[column], rel=1e-5)  # CSV holds 6 digits
-            elif value is None:
+            elif value is None or value == "":  # an empty text (a note) reads back from CSV as missing
                 assert pd.isna(expected[column])
             else:
                 assert str(value) == str(expected[column])

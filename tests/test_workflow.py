@@ -114,9 +114,10 @@ def test_estimate_and_coverage_tables(base_run):
     estimators = ["mean"] + [f"cv:{m}" for m in METRICS] + ["cv:combined"]
     estimates = pd.read_csv(results / "tables/system_estimates.csv")
     columns = ["task", "prompt", "system", "estimator", "n_judged", "n_outputs", "estimate", "ci_low", "ci_high"]
-    assert list(estimates.columns) == columns + ["level", "effective_n"]
+    assert list(estimates.columns) == columns + ["level", "effective_n", "note"]
     for system in ("alpha", "beta+1.0"):
         rows = estimates[estimates["system"] == system]
+        assert rows["note"].isna().all()  # every interval there: nothing to explain
         # every output is judged: no unjudged outputs for ppi++ to use
         assert sorted(rows["estimator"]) == sorted(estimators), system
         assert ((rows["ci_low"] <= rows["estimate"]) & (rows["estimate"] <= rows["ci_high"])).all()
