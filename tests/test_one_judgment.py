@@ -131,16 +131,21 @@ def test_a_leaderboard_does_not_rank_a_system_whose_judgments_do_not_vary():
     assert (a["rank"] == 1).all()
 
 
-def test_the_report_and_the_figure_give_the_reason_beside_a_mean_without_an_interval(tmp_path):
+def _estimates_as_read(tmp_path) -> pd.DataFrame:
+    """The estimates of :func:`_estimates_frame` written as the workflow writes them and read back."""
     import debias
     from debias.io.atomic import write_csv
-    from debias.plots.system_scores import _no_interval
+
+    table = debias.estimate(_estimates_frame(), item="seg", system="sys", judgment="score", scores=["bleu"])
+    write_csv(table, tmp_path / "system_estimates.csv")
+    return pd.read_csv(tmp_path / "system_estimates.csv")
+
+
+def test_the_report_gives_the_reason_beside_a_mean_without_an_interval(tmp_path):
     from debias.report.context import ReportContext
     from debias.report.user_tables import estimate_lines
 
-    table = debias.estimate(_estimates_frame(), item="seg", system="sys", judgment="score", scores=["bleu"])
-    write_csv(table, tmp_path / "system_estimates.csv")  # as the workflow writes and the report reads it
-    table = pd.read_csv(tmp_path / "system_estimates.csv")
+    table = _estimates_as_read(tmp_path)
     config = {"tasks": {"evaluation": {"prompts": {"score": {}}, "systems": {s: {} for s in "abc"}}}}
     empty = pd.DataFrame()
     context = ReportContext(empty, empty, empty, empty, {}, config, frozenset(), "figures", "tables", table)
@@ -148,7 +153,13 @@ def test_the_report_and_the_figure_give_the_reason_beside_a_mean_without_an_inte
     assert "5.000 (every judged item's mean score is 5: no interval)" in lines
     assert "4.500 (2 judged items (an interval needs at least 3): no interval)" in lines
     assert "not computed" not in lines
+
+
+def test_the_system_scores_figure_labels_a_mean_without_an_interval(tmp_path):
+    pytest.importorskip("matplotlib")
+    from debias.plots.system_scores import _no_interval
+
+    table = _estimates_as_read(tmp_path)
     labels = [_no_interval(row) for _, row in table[table["system"].isin(["b", "c"])].iterrows()]
-    assert labels[0] == "no interval: 2 judged items" and set(labels[1:]) == {
-        "no interval: every judged item scored the same"
-    }
+    assert labels[0] == "no interval: 2 judged items"
+    assert set(labels[1:]) == {"no interval: every judged item scored the same"}
