@@ -100,7 +100,7 @@ def cpu_median(call, repeats: int) -> tuple[float, object]:
 def child(n_battles: int, n_models: int, repeats: int) -> dict:
     import debias
     from debias.io.pairs import read_pair_table
-    from debias.stats.preferences import preference_estimates
+    from debias.stats.preferences.estimands import preference_estimates
     from debias.tables.leaderboard import preferences_leaderboard
 
     small = arena_like_frame(2_000, 5, seed=1)  # imports and first-call set-up, untimed

@@ -29,10 +29,10 @@ import numpy as np
 import yaml
 
 from debias.data import as_judgments
-from debias.stats.bootstrap import bootstrap_ci_widths, bootstrap_data_efficiency
-from debias.stats.bootstrap_grid import curve_grid
-from debias.stats.control_variates import control_variates_estimate
-from debias.stats.resampling import draw_resamples
+from debias.stats.checks.bootstrap import bootstrap_ci_widths, bootstrap_data_efficiency
+from debias.stats.checks.bootstrap_grid import curve_grid
+from debias.stats.common.resampling import draw_resamples
+from debias.stats.ratings.control_variates import control_variates_estimate
 from debias.tables.curves import system_experiment
 from debias.tables.joined import read_joined
 

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from debias.stats.paired_coverage import expected_de_vs_independent
+from debias.stats.checks.paired_coverage import expected_de_vs_independent
 from debias.tables.comparisons import paired_sample
 from debias.tables.joined import read_joined
 

@@ -15,7 +15,7 @@ import numpy as np
 import yaml
 
 from debias.config.labels import estimates_spec
-from debias.stats.ppi import PopulationSums, ppi_tuned_mean_ci
+from debias.stats.common.ppi import PopulationSums, ppi_tuned_mean_ci
 from debias.tables.estimates import coverage_table
 from debias.tables.joined import metric_columns, read_joined
 

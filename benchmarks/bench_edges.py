@@ -7,7 +7,7 @@ Run:
 Two systems x and y meet in battles only against each other. A pool of battles is built with
 exact shares (x wins 45%, y wins 45%, a tie 10%: equal systems; and x wins 70%, y 20%, a tie
 10%: a win rate of 0.75), and each draw labels n battles of it at random (without replacement,
-n a few per cent of the pool or less), through :func:`debias.stats.preferences.win_rate_draws`
+n a few per cent of the pool or less), through :func:`debias.stats.preferences.estimands.win_rate_draws`
 (the people-only estimator, vectorised over draws). Printed, with Monte-Carlo standard errors:
 
 (a) the share of draws in which the simultaneous rank-sets at ``level`` separate the two equal
@@ -17,7 +17,7 @@ at n = 3, 5, 10 and 40;
 
 "before" is the normal (Wald) interval on the sandwich covariance, as the package computed it
 until 2026-11-26 (``win_rate_core`` without the small-sample widening); "after" is the
-package's interval (:func:`debias.stats.intervals.proportion_covariance`: the interval about the
+package's interval (:func:`debias.stats.common.intervals.proportion_covariance`: the interval about the
 estimate contains the Agresti-Coull interval). Exact probabilities (enumerating the
 multinomial outcomes of n battles drawn with replacement) are printed beside the simulated ones.
 
@@ -47,12 +47,12 @@ from scipy.special import ndtri  # noqa: E402
 from scipy.stats import multinomial  # noqa: E402
 
 from debias.data import JudgedPairs  # noqa: E402
-from debias.stats.battles import labelled_groups  # noqa: E402
-from debias.stats.bradley_terry import bradley_terry  # noqa: E402
-from debias.stats.intervals import proportion_covariance  # noqa: E402
-from debias.stats.preferences import win_rate_draws, win_rates  # noqa: E402
-from debias.stats.ranking import max_contrast_quantile, rank_bounds  # noqa: E402
-from debias.stats.win_rate import win_rate_core  # noqa: E402
+from debias.stats.common.intervals import proportion_covariance  # noqa: E402
+from debias.stats.common.ranking import max_contrast_quantile, rank_bounds  # noqa: E402
+from debias.stats.preferences.battles import labelled_groups  # noqa: E402
+from debias.stats.preferences.bradley_terry import bradley_terry  # noqa: E402
+from debias.stats.preferences.estimands import win_rate_draws, win_rates  # noqa: E402
+from debias.stats.preferences.win_rate import win_rate_core  # noqa: E402
 
 POOL = 4000
 

@@ -26,10 +26,10 @@ import pandas as pd  # noqa: E402
 import yaml  # noqa: E402
 
 from debias.data import Judgments  # noqa: E402
-from debias.stats.coverage import coverage_intervals, resolve_sample_sizes  # noqa: E402
-from debias.stats.resampling import setting_seed  # noqa: E402
-from debias.stats.theory import theory_data_efficiency, theory_variance  # noqa: E402
-from debias.stats.variance import resampling_components  # noqa: E402
+from debias.stats.checks.coverage import coverage_intervals, resolve_sample_sizes  # noqa: E402
+from debias.stats.common.resampling import setting_seed  # noqa: E402
+from debias.stats.ratings.theory import theory_data_efficiency, theory_variance  # noqa: E402
+from debias.stats.ratings.variance import resampling_components  # noqa: E402
 from debias.tables.estimates import coverage_table  # noqa: E402
 from debias.tables.joined import judged_rows, read_joined  # noqa: E402
 

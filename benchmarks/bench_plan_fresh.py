@@ -31,14 +31,14 @@ import numpy as np
 import pandas as pd
 
 from debias.data import Judgments
-from debias.stats.plan_check import (
+from debias.stats.checks.plan_check import (
     check_target_width,
     fit_fresh_world,
     fresh_check_experiment,
     plan_check_experiment,
     world_components,
 )
-from debias.stats.planning import pilot_components, plan_design, planned_width
+from debias.stats.ratings.planning import pilot_components, plan_design, planned_width
 from debias.tables.joined import judged_rows, metric_columns, read_joined
 
 ASSURANCE = 0.8

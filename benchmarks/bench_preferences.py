@@ -13,7 +13,7 @@ standard error (the spread of the per-draw averages over sqrt(draws)), the lowes
 coverage with sqrt(c (1 - c) / draws), and the effective sample size against ``human`` (per
 draw the mean over systems of the ratio of squared widths, averaged over draws, with its
 standard error). Win rates are computed for all draws at once
-(:func:`debias.stats.preferences.win_rate_draws`); Bradley-Terry strengths, whose Newton fit
+(:func:`debias.stats.preferences.estimands.win_rate_draws`); Bradley-Terry strengths, whose Newton fit
 differs per draw, one draw at a time on the first ``--strength-draws`` draws.
 
 Timing: one ``debias.preferences`` call on all Arena battles with three judges (from the data
@@ -42,14 +42,14 @@ from scipy.special import ndtri  # noqa: E402
 
 import debias  # noqa: E402
 from debias.io.pairs import read_pair_table  # noqa: E402
-from debias.stats.preferences import (  # noqa: E402
+from debias.stats.common.resampling import setting_seed  # noqa: E402
+from debias.stats.common.vocabulary import is_biased  # noqa: E402
+from debias.stats.preferences.estimands import (  # noqa: E402
     bradley_terry,
     preference_estimator_names,
     win_rate_draws,
     win_rates,
 )
-from debias.stats.resampling import setting_seed  # noqa: E402
-from debias.stats.vocabulary import is_biased  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 ARENA = REPO / "data" / "arena"

@@ -9,10 +9,10 @@ Run:
 ties left out). The truth is the ranking by human win rate on all of them. Each draw takes n
 battles at random as the human-labelled ones; GPT-4 (0125 preview) judges every battle, and
 the battles not drawn are the judge-only pool. Per draw and estimator, the rank-sets of
-:func:`debias.stats.ranking.rank_sets` (max-|t| of the pairwise contrasts under the joint
+:func:`debias.stats.common.ranking.rank_sets` (max-|t| of the pairwise contrasts under the joint
 covariance), its step-down version (``step_down=True``, systems in canonical order, as the
 preference leaderboards compute it) and Chatzi et al.'s chi-square projection (the same pairwise rule with the critical
-value sqrt(chi2_S(level)), computed here with :func:`debias.stats.ranking.rank_bounds`) on the
+value sqrt(chi2_S(level)), computed here with :func:`debias.stats.common.ranking.rank_bounds`) on the
 same estimates and covariance; and the projection with the covariance normalised as their
 released ``estimate.py`` does (every model's sums divided by n^2 instead of n_m n_l). Prints
 the simultaneous coverage of the true ranking with its Monte-Carlo s.e. and the mean rank-set
@@ -20,7 +20,7 @@ size (mean over draws of the mean over models, with its s.e. over draws).
 
 A model's win rate is the share of its battles it wins (human battles are decisive; a judge's
 tie counts half, an unparseable verdict is missing). ``human`` and ``ppi++:judge`` are the
-pairwise-preference estimators of :mod:`debias.stats.preferences` (``win_rate_draws``: many
+pairwise-preference estimators of :mod:`debias.stats.preferences.estimands` (``win_rate_draws``: many
 labelled sets at once) with their joint covariance (a battle's two models get opposite terms).
 
 ``ratings``: a synthetic evaluation with S systems judged on the same N items (a shared item
@@ -46,9 +46,9 @@ import pandas as pd  # noqa: E402
 from scipy.stats import chi2  # noqa: E402
 
 from debias.io.pairs import read_pair_table  # noqa: E402
-from debias.stats.preferences import win_rate_draws, win_rates  # noqa: E402
-from debias.stats.ranking import max_contrast_quantile, point_ranks, rank_bounds, rank_sets  # noqa: E402
-from debias.stats.resampling import setting_seed  # noqa: E402
+from debias.stats.common.ranking import max_contrast_quantile, point_ranks, rank_bounds, rank_sets  # noqa: E402
+from debias.stats.common.resampling import setting_seed  # noqa: E402
+from debias.stats.preferences.estimands import win_rate_draws, win_rates  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The 12 models of Chatzi et al.'s study (their scripts/config.json).

@@ -259,8 +259,8 @@ import resource, sys, time
 import numpy as np
 from debias.data import Judgments, PairedSample
 from debias.config.settings import section_defaults
-from debias.stats.coverage import coverage_experiment
-from debias.stats.paired_coverage import paired_coverage_experiment
+from debias.stats.checks.coverage import coverage_experiment
+from debias.stats.checks.paired_coverage import paired_coverage_experiment
 
 which, N, M = sys.argv[1], int(sys.argv[2]), 5
 rng = np.random.default_rng(0)

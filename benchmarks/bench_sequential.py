@@ -14,7 +14,7 @@ difference of human win rates D = theta_A - theta_B, ties half a win). After eve
 votes (read once each of A and B has 30 votes, as status does): the human estimate of D and
 the PPI++ estimate with the three judges (weights refitted on the votes so far; the judges'
 population means known, as for a pool of every battle), with
-their delta-method standard errors; the confidence sequence of :mod:`debias.stats.sequential`
+their delta-method standard errors; the confidence sequence of :mod:`debias.stats.common.sequential`
 (t* = 1,000) and the fixed-n normal interval looked at every time. Prints, per pair and
 alpha, the share of streams whose interval ever misses D (by 500, 2,000 and the horizon), and,
 at alpha = 0.05, the votes until the sequence excludes 0 (the sign resolved) against the fixed n
@@ -30,10 +30,10 @@ the coefficient refitted at every look (the metric's population mean known). Err
 sequence and of the peeking fixed-n interval.
 
 ``top``: which are the top K of the 20 Arena models (human win rates, ties half, the sandwich
-covariance of :mod:`debias.stats.win_rate`; a union bound over the 190 pairwise contrasts at
+covariance of :mod:`debias.stats.preferences.win_rate`; a union bound over the 190 pairwise contrasts at
 alpha = 0.1, every decision kept once taken). Votes drawn in batches of 250 either uniformly
 from all battles, or by the allocation of ``debias next`` (uniformly from the battles of the
-systems still in an open contrast, :mod:`debias.stats.allocation`), or from the battles of the
+systems still in an open contrast, :mod:`debias.stats.preferences.allocation`), or from the battles of the
 open pairs only (for comparison: this tilts each system's mix of opponents). Prints the votes until the
 top K is settled (mean, quartiles; streams not settled by the horizon counted at the horizon
 and reported), and how often a wrong set was settled.
@@ -42,7 +42,7 @@ and reported), and how often a wrong set was settled.
 of ``votes`` battles drawn with replacement from the Arena battles, all with a human verdict,
 in CPU seconds (the machine is shared); and ``debias status`` on the same table written to CSV.
 
-Seeds are derived from the setting's names (:func:`debias.stats.resampling.setting_seed`).
+Seeds are derived from the setting's names (:func:`debias.stats.common.resampling.setting_seed`).
 """
 
 from __future__ import annotations
@@ -61,8 +61,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from scipy.special import ndtri  # noqa: E402
 
-from debias.stats.resampling import setting_seed  # noqa: E402
-from debias.stats.sequential import MIN_VOTES, mixture_multiplier  # noqa: E402
+from debias.stats.common.resampling import setting_seed  # noqa: E402
+from debias.stats.common.sequential import MIN_VOTES, mixture_multiplier  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 JUDGES = {
@@ -188,7 +188,7 @@ def run_pairs(args):
             m1 = counts @ kinds / looks[None, :, None]
             m2 = (counts @ outer / looks[None, :, None]).reshape(r, len(looks), n_f, n_f)
             d, q = influence_moments(m1, m2, k)
-            # a look is read once each system has MIN_VOTES votes (debias.stats.sequential)
+            # a look is read once each system has MIN_VOTES votes (debias.stats.common.sequential)
             read = (np.minimum(m1[..., 0], m1[..., 1]) * looks) >= MIN_VOTES
             for name, (est, var) in zip(("human", "ppi++"), ppi_combine(d, q, d_pop[1:])):
                 se = np.sqrt(var / looks)
@@ -436,7 +436,7 @@ def run_top(args):
 
 def eligible_cells(better, k, i_idx, j_idx, cell_pair, by_systems=True):
     """Per stream, 1 for the cells whose battle involves a system still in an open contrast of
-    the top-k question (:func:`debias.stats.status.question_status`), else 0; with
+    the top-k question (:func:`debias.stats.common.status.question_status`), else 0; with
     ``by_systems=False`` only the battles of the open pairs themselves."""
     s = better.shape[-1]
     rank_high = s - better.sum(axis=2)

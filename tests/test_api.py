@@ -25,7 +25,8 @@ def test_the_package_exposes_the_api():
 
 
 @pytest.mark.parametrize(
-    "module", ["debias.api", "debias.data.judgments", "debias.io.reader", "debias.io.pairs", "debias.stats.estimate"]
+    "module",
+    ["debias.api", "debias.data.judgments", "debias.io.reader", "debias.io.pairs", "debias.stats.ratings.estimate"],
 )
 def test_examples_in_docstrings_run(module):
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
@@ -204,7 +205,8 @@ def test_the_level_default_comes_from_the_schema_alone():
     import inspect
 
     from debias.config.settings import section_defaults
-    from debias.stats import agreement, bradley_terry, preferences, win_rate
+    from debias.stats.preferences import agreement, bradley_terry, win_rate
+    from debias.stats.preferences import estimands as preferences
 
     default = section_defaults("estimates")["level"]
     table = debias.preferences(_pair_frame(), **PAIRWISE)

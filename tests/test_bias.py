@@ -10,7 +10,7 @@ import yaml
 from debias.config.tasks import load_task, references_path
 from debias.io.canonical import SystemItem, iter_json_lines
 from debias.metrics import score_outputs
-from debias.stats.correlation import attenuation_corrected_correlation, correlation
+from debias.stats.ratings.metric_correlation import attenuation_corrected_correlation, correlation
 from debias.tables.bias import bias_quadrants, instance_correlations, system_level_points, unique_responses
 from debias.tables.joined import join_system
 

@@ -4,17 +4,17 @@ import numpy as np
 import pytest
 
 from debias.data import as_judgments
-from debias.stats.bootstrap import (
+from debias.stats.checks.bootstrap import (
     CurveResult,
     bootstrap_ci_widths,
     bootstrap_ci_widths_from_draws,
     bootstrap_data_efficiency,
 )
-from debias.stats.control_variates import control_variates_estimate
-from debias.stats.correlation import correlation
-from debias.stats.resampling import draw_resamples, setting_seed
-from debias.stats.theory import theory_data_efficiency
-from debias.stats.variance import resampling_components
+from debias.stats.common.resampling import draw_resamples, setting_seed
+from debias.stats.ratings.control_variates import control_variates_estimate
+from debias.stats.ratings.metric_correlation import correlation
+from debias.stats.ratings.theory import theory_data_efficiency
+from debias.stats.ratings.variance import resampling_components
 
 #: The intervals' nominal coverage in these checks.
 LEVEL = 0.8

@@ -5,9 +5,9 @@ import pytest
 from test_bootstrap import synthetic_population
 
 from debias.data import as_judgments
-from debias.stats.bootstrap import bootstrap_ci_widths, bootstrap_data_efficiency
-from debias.stats.bootstrap_grid import curve_grid, grid_prefix_sums, replicate_chunk
-from debias.stats.resampling import draw_resamples, iter_resamples
+from debias.stats.checks.bootstrap import bootstrap_ci_widths, bootstrap_data_efficiency
+from debias.stats.checks.bootstrap_grid import curve_grid, grid_prefix_sums, replicate_chunk
+from debias.stats.common.resampling import draw_resamples, iter_resamples
 
 #: The intervals' nominal coverage in these checks.
 LEVEL = 0.8

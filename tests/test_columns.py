@@ -73,7 +73,7 @@ def _battles():
 
 def test_preference_analysis_is_a_typed_result_and_the_tables_carry_no_attrs():
     from debias.io.pairs import read_pair_table
-    from debias.stats.joint import JointEstimate
+    from debias.stats.common.joint import JointEstimate
     from debias.tables.leaderboard import LEADERBOARD_COLUMNS, preferences_leaderboard
     from debias.tables.preferences import (
         AGREEMENT_COLUMNS,

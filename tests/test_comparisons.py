@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from debias.data import PairedSample
-from debias.stats.paired import paired_difference_ci, paired_difference_estimates
-from debias.stats.paired_coverage import expected_de_vs_independent, paired_coverage_experiment
+from debias.stats.checks.paired_coverage import expected_de_vs_independent, paired_coverage_experiment
+from debias.stats.ratings.paired import paired_difference_ci, paired_difference_estimates
 from debias.tables.comparisons import paired_sample
 
 #: The intervals' nominal coverage in these checks.

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from debias.stats.control_variates import control_variates_estimate, sample_mean
-from debias.stats.correlation import correlation
-from debias.stats.theory import theory_data_efficiency, theory_variance
+from debias.stats.ratings.control_variates import control_variates_estimate, sample_mean
+from debias.stats.ratings.metric_correlation import correlation
+from debias.stats.ratings.theory import theory_data_efficiency, theory_variance
 
 
 def gaussian_model(rng, reps, n, mu, sigma2_f, sigma2_a, rho):

@@ -8,9 +8,9 @@ import pytest
 
 from debias.config.settings import key_rules, schema_problem
 from debias.data import JudgedPairs
-from debias.stats.battles import ZERO_VARIANCE
-from debias.stats.preferences import NO_HUMAN, preference_estimates, win_rates
-from debias.stats.ranking import rank_sets
+from debias.stats.common.ranking import rank_sets
+from debias.stats.preferences.battles import ZERO_VARIANCE
+from debias.stats.preferences.estimands import NO_HUMAN, preference_estimates, win_rates
 from debias.tables.leaderboard import preferences_leaderboard
 
 

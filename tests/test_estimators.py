@@ -5,15 +5,15 @@ import pandas as pd
 import pytest
 
 from debias.data import EvalSample
-from debias.stats.combined import combined_terms
-from debias.stats.control_variates import cv_terms
-from debias.stats.coverage import coverage_experiment, resolve_sample_sizes
-from debias.stats.estimate import estimate_mean
-from debias.stats.estimators import REGISTRY, estimator_names, resolve_estimator
-from debias.stats.intervals import fold_labels, t_interval
-from debias.stats.resampling import draw_samples
-from debias.stats.theory import theory_variance
-from debias.stats.variance import item_noise
+from debias.stats.checks.coverage import coverage_experiment, resolve_sample_sizes
+from debias.stats.common.intervals import fold_labels, t_interval
+from debias.stats.common.resampling import draw_samples
+from debias.stats.ratings.combined import combined_terms
+from debias.stats.ratings.control_variates import cv_terms
+from debias.stats.ratings.estimate import estimate_mean
+from debias.stats.ratings.estimators import REGISTRY, estimator_names, resolve_estimator
+from debias.stats.ratings.theory import theory_variance
+from debias.stats.ratings.variance import item_noise
 
 #: The intervals' nominal coverage in these checks.
 LEVEL = 0.8
@@ -304,7 +304,7 @@ def test_folds_need_a_generator_and_other_argument_errors():
 
 
 def test_skewness_shift_is_johnsons_and_balances_the_tails():
-    from debias.stats.intervals import skewness_shift
+    from debias.stats.common.intervals import skewness_shift
 
     rng = np.random.default_rng(11)
     y = rng.exponential(size=(20000, 20))  # skewness 2
@@ -390,7 +390,7 @@ def test_combined_still_moves_the_estimate_below_n_equal_to_N():
 def test_combined_terms_in_blocks_equal_one_block_exactly(monkeypatch):
     """Blocks of samples are a cache-sized schedule only: the leave-one-out terms are the same
     numbers as those of all samples at once, whatever the block."""
-    from debias.stats import combined
+    from debias.stats.ratings import combined
 
     rng = np.random.default_rng(11)
     base = rng.normal(size=(4, 4))

@@ -91,8 +91,9 @@ def test_the_statistics_core_imports_no_pandas_and_no_file_format():
         outside = {t for t in graph[name] if not t.startswith("debias.stats") and t != "debias.data"}
         assert not outside, f"{name} imports {outside}"
     code = (
-        "import sys, debias.stats.estimators, debias.stats.coverage, debias.stats.paired_coverage, "
-        "debias.stats.plan_check, debias.stats.bootstrap, debias.data; print('pandas' in sys.modules)"
+        "import sys, debias.stats.ratings.estimators, debias.stats.checks.coverage, "
+        "debias.stats.checks.paired_coverage, "
+        "debias.stats.checks.plan_check, debias.stats.checks.bootstrap, debias.data; print('pandas' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
@@ -136,10 +137,83 @@ def test_every_module_has_a_layer_and_imports_none_above_it():
 
 
 def test_the_layer_check_sees_an_upward_import():
-    assert layer_of("debias.stats.estimators") < layer_of("debias.tables.joined") < layer_of("debias.cli.analyse")
+    assert (
+        layer_of("debias.stats.ratings.estimators") < layer_of("debias.tables.joined") < layer_of("debias.cli.analyse")
+    )
     assert layer_of("debias.somewhere_new") is None
 
 
 def test_at_most_four_modules_loose_beside_the_subpackages():
     loose = sorted(p.name for p in (SRC / "debias").glob("*.py"))
     assert len(loose) <= 4, f"loose modules at src/debias/: {loose}"
+
+
+#: The folders of the statistics: the contract every shape shares, one folder per shape of data,
+#: and the simulation checks.
+COMMON, SHAPES, CHECKS = (
+    "debias.stats.common",
+    ("debias.stats.ratings", "debias.stats.preferences"),
+    "debias.stats.checks",
+)
+
+
+def _folder(module: str) -> str | None:
+    for folder in (COMMON, *SHAPES, CHECKS):
+        if module == folder or module.startswith(folder + "."):
+            return folder
+    return None
+
+
+def test_every_statistics_module_lives_in_a_concept_folder():
+    loose = sorted(n for n in import_graph() if n.startswith("debias.stats.") and _folder(n) is None)
+    assert not loose, f"statistics modules outside common/, ratings/, preferences/, checks/: {loose}"
+
+
+def test_the_shapes_never_import_each_other_and_the_contract_imports_no_shape():
+    graph = import_graph()
+    wrong = []
+    for name, targets in graph.items():
+        home = _folder(name)
+        if home is None:
+            continue
+        for target in targets:
+            there = _folder(target)
+            if home in SHAPES and there in SHAPES and there != home:
+                wrong.append(f"{name} -> {target} (one shape imports another)")
+            if home == COMMON and there not in (None, COMMON):
+                wrong.append(f"{name} -> {target} (the contract imports {there})")
+            if home in (COMMON, *SHAPES) and there == CHECKS:
+                wrong.append(f"{name} -> {target} (the estimators import a simulation check)")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_nothing_above_the_statistics_reaches_into_a_shapes_modules():
+    graph = import_graph()
+    wrong = sorted(
+        f"{name} -> {target}"
+        for name, targets in graph.items()
+        if not name.startswith("debias.stats")
+        for target in targets
+        if any(target.startswith(shape + ".") for shape in SHAPES)
+    )
+    assert not wrong, "import the shape's package (its public names), not its modules:\n" + "\n".join(wrong)
+
+
+def test_the_guards_see_a_crossing():
+    assert _folder("debias.stats.ratings.estimators") in SHAPES
+    assert _folder("debias.stats.common.joint") == COMMON
+    assert _folder("debias.stats.loose") is None
+
+
+def test_a_shapes_public_names_resolve_and_none_is_shadowed_by_a_module():
+    import importlib
+    import pkgutil
+
+    for shape in SHAPES:
+        package = importlib.import_module(shape)
+        modules = {m.name for m in pkgutil.iter_modules(package.__path__)}
+        shadowed = sorted(set(package.__all__) & modules)
+        assert not shadowed, f"{shape}: public names that are also module names: {shadowed}"
+        for name in package.__all__:
+            assert getattr(package, name) is not None
+        assert sorted(dir(package)) == sorted(package.__all__)

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from debias.io.canonical import SystemItem
-from debias.stats.theory import theory_by_condition
-from debias.stats.variance import ONE_JUDGMENT_PER_ITEM, variance_components, variance_note
+from debias.stats.ratings.theory import theory_by_condition
+from debias.stats.ratings.variance import ONE_JUDGMENT_PER_ITEM, variance_components, variance_note
 from debias.tables.curves import NOT_IDENTIFIABLE, system_experiment
 from debias.tables.joined import join_system
 from debias.tables.variance import TABLE2_COLUMNS, noted_rows, table2, variance_by_system

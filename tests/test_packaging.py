@@ -77,7 +77,7 @@ def test_version_has_one_source(capsys):
 
 def test_plain_text_strips_restructured_text():
     assert plain_text("see :func:`debias.estimate` and ``--scores``") == "see debias.estimate and --scores"
-    assert plain_text(":class:`~debias.stats.joint.JointEstimate`, `x`") == "JointEstimate, x"
+    assert plain_text(":class:`~debias.stats.common.joint.JointEstimate`, `x`") == "JointEstimate, x"
     assert plain_text(":math:`\\lambda` in ``a``") == "\\lambda in a"
     assert plain_text("no markup: a, b (c)") == "no markup: a, b (c)"
 
@@ -441,7 +441,7 @@ def _battles(path: Path) -> None:
 
 
 def test_strengths_on_the_elo_scale(tmp_path, capsys):
-    from debias.stats.bradley_terry import ELO_POINTS_PER_UNIT, elo_points
+    from debias.stats.preferences.bradley_terry import ELO_POINTS_PER_UNIT, elo_points
 
     assert ELO_POINTS_PER_UNIT == pytest.approx(173.7177927613007)
     assert elo_points(0.0) == 1000.0 and elo_points(math.log(10)) == pytest.approx(1400.0)

@@ -10,9 +10,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from debias.stats.plan_bound import bound_factor, selection_bound_factor, upper_bound_components
-from debias.stats.plan_check import check_target_width, fit_fresh_world, fresh_check_experiment, plan_check_experiment
-from debias.stats.planning import (
+from debias.stats.checks.plan_check import (
+    check_target_width,
+    fit_fresh_world,
+    fresh_check_experiment,
+    plan_check_experiment,
+)
+from debias.stats.common.resampling import setting_seed
+from debias.stats.ratings.plan_bound import bound_factor, selection_bound_factor, upper_bound_components
+from debias.stats.ratings.planning import (
     PlanComponents,
     candidate_contributions,
     component_arrays,
@@ -21,7 +27,6 @@ from debias.stats.planning import (
     plan_sizes,
     planned_width,
 )
-from debias.stats.resampling import setting_seed
 from debias.tables.plans import plan_check_table, plan_table
 
 #: The intervals' nominal coverage in these checks.
@@ -340,7 +345,7 @@ def test_each_k_gets_its_own_bound():
 def test_bound_factor_gather_and_moments_equal_numpy_exactly():
     """The bootstrap's fast gather and shared-sum moments are the same floating-point numbers as
     numpy's take_along_axis, mean and std (ddof 1), and int32 draws are the int64 stream."""
-    from debias.stats.plan_bound import _mean_sd, _resample
+    from debias.stats.ratings.plan_bound import _mean_sd, _resample
 
     rng = np.random.default_rng(5)
     q = rng.gamma(0.5, size=(3, 4, 17))
@@ -359,7 +364,7 @@ def test_chi2_factor_is_scipy_chi2_bound():
     """The chi-square fallback of the planner's bound is scipy.stats.chi2's quantile exactly."""
     from scipy.stats import chi2
 
-    from debias.stats.plan_bound import _chi2_factor
+    from debias.stats.ratings.plan_bound import _chi2_factor
 
     for m in (3, 10, 50, 401):
         for assurance in (0.5, 0.8, 0.95):

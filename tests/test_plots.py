@@ -15,7 +15,7 @@ from conftest import PAPER_CONFIG
 
 from debias.config.labels import figure_kind, figure_names
 from debias.plots import DPI, FIGSIZE, draw_figure3, draw_figure5, draw_figure6, save_figure
-from debias.stats.theory import theory_data_efficiency
+from debias.stats.ratings.theory import theory_data_efficiency
 from debias.tables.selection import best_metrics, panel_metric
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

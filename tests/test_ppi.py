@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from ppi_py import ppi_mean_ci, ppi_mean_pointestimate
 
-from debias.stats.ppi import PopulationSums, ppi_fpc_terms, ppi_tuned_mean_ci
-from debias.stats.resampling import draw_samples
+from debias.stats.common.ppi import PopulationSums, ppi_fpc_terms, ppi_tuned_mean_ci
+from debias.stats.common.resampling import draw_samples
 
 
 def _world(kind: str, rng, n_outputs: int):

@@ -17,9 +17,9 @@ import debias
 from debias.data import JudgedPairs, verdict_codes
 from debias.data.pairs import UnknownVerdicts
 from debias.io.canonical import InputError
-from debias.stats.intervals import proportion_covariance
-from debias.stats.ppi import PopulationSums, ppi_tuned_mean_ci
-from debias.stats.preferences import (
+from debias.stats.common.intervals import proportion_covariance
+from debias.stats.common.ppi import PopulationSums, ppi_tuned_mean_ci
+from debias.stats.preferences.estimands import (
     ALL_TIES,
     NO_HUMAN,
     NO_JUDGE,
@@ -356,7 +356,7 @@ def test_small_sample_correction_widens_only_what_few_human_battles_carry():
     battles barely move, the estimate never does."""
     from scipy.stats import norm, t
 
-    from debias.stats.bradley_terry import satterthwaite_df, small_sample_scale
+    from debias.stats.preferences.bradley_terry import satterthwaite_df, small_sample_scale
 
     pairs, _ = _world(5, ties=False, n_systems=4, n_judges=1)
     for name in ("human", "ppi++:j0"):
@@ -373,7 +373,7 @@ def test_small_sample_correction_widens_only_what_few_human_battles_carry():
 
 
 def test_a_strength_resting_on_one_human_battle_has_no_interval_and_says_so():
-    from debias.stats.battles import FEW_HUMAN
+    from debias.stats.preferences.battles import FEW_HUMAN
 
     rng = np.random.default_rng(4)
     a = list(rng.choice(["x", "y", "z"], 300))
@@ -588,7 +588,7 @@ def test_figure_draws_one_bar_per_estimator_and_system():
 
 
 def test_power_tuned_weights_one_rule_for_one_and_several_proxies():
-    from debias.stats.ppi import power_tuned_weights
+    from debias.stats.common.ppi import power_tuned_weights
 
     cross = np.array([[0.3], [2.0], [-1.0], [0.5]])
     variance = np.array([[[0.6]], [[1.0]], [[1.0]], [[0.0]]])
@@ -601,7 +601,7 @@ def test_power_tuned_weights_one_rule_for_one_and_several_proxies():
 
 
 def test_effective_n_and_the_unknown_estimator_message():
-    from debias.stats.intervals import effective_n
+    from debias.stats.common.intervals import effective_n
 
     assert effective_n(100, 0.04, 0.02) == 200.0
     # every judgment the same: both variances 0, the estimate does as well as the baseline
@@ -618,7 +618,7 @@ def test_effective_n_and_the_unknown_estimator_message():
 
 
 def test_one_analysis_groups_its_battles_once(monkeypatch):
-    import debias.stats.battles as battles
+    import debias.stats.preferences.battles as battles
 
     calls = []
     original = battles.group_battles

@@ -11,9 +11,9 @@ import pytest
 from scipy.stats import false_discovery_control
 
 import debias
-from debias.stats.joint import nearest_covariance, shared_item_covariance
-from debias.stats.multiplicity import benjamini_hochberg, holm
-from debias.stats.ranking import max_contrast_quantile, point_ranks, rank_bounds, rank_sets
+from debias.stats.common.joint import nearest_covariance, shared_item_covariance
+from debias.stats.common.multiplicity import benjamini_hochberg, holm
+from debias.stats.common.ranking import max_contrast_quantile, point_ranks, rank_bounds, rank_sets
 from debias.tables.leaderboard import preferences_leaderboard
 
 
@@ -260,7 +260,7 @@ def test_compare_adjusts_p_values_within_each_prompt_and_estimator():
 def test_separation_factor_separates_the_pair_with_the_stated_power():
     # Simulate k times the judgments (covariance / k) around the estimated truth: the pair comes
     # out separated in about `power` of the draws; at half the factor far less often.
-    from debias.stats.ranking import separation_factor, top_k_factor
+    from debias.stats.common.ranking import separation_factor, top_k_factor
 
     rng = np.random.default_rng(11)
     s, draws, power = 6, 4000, 0.8

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from debias.stats import ranking
-from debias.stats.ranking import (
+from debias.stats.common import ranking
+from debias.stats.common.ranking import (
     BLOCK_VALUES,
     DEFAULT_SEED,
     _contrast_quantile,

@@ -76,7 +76,7 @@ PAIRED_PEAK = """
 import resource, sys, tracemalloc
 import numpy as np
 from debias.data import PairedSample
-from debias.stats.paired_coverage import paired_coverage_experiment
+from debias.stats.checks.paired_coverage import paired_coverage_experiment
 
 R, N, M = 100, 20_000, 5
 rng = np.random.default_rng(0)

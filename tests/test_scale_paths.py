@@ -11,8 +11,8 @@ import pytest
 from debias.data import JudgedPairs
 from debias.io.pairs import read_pair_table
 from debias.io.rules import WHITESPACE, Rows, code_names, trimmed_names
-from debias.stats import battles as battles_module
-from debias.stats.battles import (
+from debias.stats.preferences import battles as battles_module
+from debias.stats.preferences.battles import (
     Battles,
     Groups,
     covered,
@@ -157,7 +157,7 @@ def test_covered_equals_the_incidence_product(lead):
 def test_bounded_blas_limits_the_threads_inside_and_restores_them(monkeypatch):
     from threadpoolctl import threadpool_info
 
-    from debias.stats.threads import blas_threads, bounded_blas
+    from debias.stats.common.threads import blas_threads, bounded_blas
 
     def seen():
         return {pool["filepath"]: pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"}
@@ -178,7 +178,7 @@ def test_bounded_blas_limits_the_threads_inside_and_restores_them(monkeypatch):
 def test_bounded_calls_inside_a_bounded_call_do_not_look_the_libraries_up_again(monkeypatch):
     import threadpoolctl
 
-    from debias.stats.threads import bounded_blas
+    from debias.stats.common.threads import bounded_blas
 
     entered = []
     real = threadpoolctl.threadpool_limits
@@ -287,7 +287,7 @@ def _reversed(pairs: JudgedPairs, which: np.ndarray) -> JudgedPairs:
 
 @pytest.mark.parametrize("ties", ["half", "drop"])
 def test_every_estimate_is_the_same_whichever_way_round_the_battles_are_written(ties):
-    from debias.stats.preferences import preference_estimates
+    from debias.stats.preferences.estimands import preference_estimates
 
     rng = np.random.default_rng(21)
     pairs = _pairs(rng, n_battles=600, n_systems=5, n_judges=2)

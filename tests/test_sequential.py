@@ -11,16 +11,17 @@ import debias.api
 from debias.cli import main
 from debias.data import JudgedPairs
 from debias.io.canonical import InputError
-from debias.stats.allocation import next_battles
-from debias.stats.joint import JointEstimate
-from debias.stats.sequential import (
+from debias.stats.common.joint import JointEstimate
+from debias.stats.common.sequential import (
     confidence_sequence,
     contrast_sequences,
     fixed_n_multiplier,
     mixture_multiplier,
     votes_to_resolve,
 )
-from debias.stats.status import pairs_status, parse_question, question_status
+from debias.stats.common.status import parse_question, question_status
+from debias.stats.preferences.allocation import next_battles
+from debias.stats.preferences.status import pairs_status
 
 COLUMNS = {"item": "q", "system_a": "A", "system_b": "B", "verdict": "winner"}
 
@@ -43,7 +44,7 @@ def test_the_boundary_is_wider_than_the_fixed_n_interval_at_every_t_and_shrinks_
 
 
 def tuned(alpha):
-    from debias.stats.sequential import tuned_rho
+    from debias.stats.common.sequential import tuned_rho
 
     return float(tuned_rho(alpha, 1000)) ** 2
 
@@ -277,7 +278,7 @@ def test_judged_pairs_status_uses_ppi_with_judges():
 
 def test_status_path_follows_the_votes_in_order_and_keeps_a_decision_once_taken():
     from debias.plots.sequences import draw_status_path
-    from debias.stats.status import first_votes, status_path
+    from debias.stats.preferences.status import first_votes, status_path
 
     frame = arena_like(n=2000, labelled=1500)
     pairs = debias.api._pairs(frame, "q", "A", "B", "winner", None, (), None, None)
@@ -329,7 +330,7 @@ def test_a_task_declares_its_question_and_the_report_states_the_answer():
 def test_a_paired_difference_on_shared_items_uses_their_covariance():
     """Two systems rated on the same items: the item effect cancels in the difference, so its
     sequence settles what independent samples of the same size could not."""
-    from debias.stats.joint import shared_item_covariance
+    from debias.stats.common.joint import shared_item_covariance
 
     rng = np.random.default_rng(4)
     n = 400

@@ -7,7 +7,7 @@ import pytest
 
 from debias.data import Judgments
 from debias.io.canonical import SystemItem, read_system
-from debias.stats.variance import (
+from debias.stats.ratings.variance import (
     annotator_variance,
     human_metric_variance,
     human_metric_variance_unbiased,

@@ -1,5 +1,5 @@
 """The one vocabulary of estimator names: what each name means, and that only the statistics
-core reads a name (everything else asks :func:`debias.stats.vocabulary.describe`)."""
+core reads a name (everything else asks :func:`debias.stats.common.vocabulary.describe`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from debias.stats.vocabulary import (
+from debias.stats.common.vocabulary import (
     FAMILIES,
     UnknownEstimator,
     baseline,

@@ -46,7 +46,7 @@ _HOMES = {
     "Judgments": "debias.data",
     "PairedSample": "debias.data",
     "JudgedPairs": "debias.data",
-    "MeanEstimate": "debias.stats.intervals",
+    "MeanEstimate": "debias.stats.common.intervals",
     "compare": "debias.api",
     "data_efficiency": "debias.api",
     "estimate": "debias.api",

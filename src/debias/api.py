@@ -25,11 +25,11 @@ from debias.config.settings import default, section_defaults
 from debias.data import EvalSample, as_judgments
 from debias.io.canonical import InputError
 from debias.io.reader import TableColumns, read_evaluation_table, with_population
-from debias.stats.estimate import estimate_mean as _estimate_sample
-from debias.stats.intervals import MeanEstimate, check_level
-from debias.stats.theory import theory_data_efficiency
-from debias.stats.threads import bounded_blas
-from debias.stats.variance import variance_components as _variance_components
+from debias.stats.common.intervals import MeanEstimate, check_level
+from debias.stats.common.threads import bounded_blas
+from debias.stats.ratings import estimate_mean as _estimate_sample
+from debias.stats.ratings import theory_data_efficiency
+from debias.stats.ratings import variance_components as _variance_components
 
 #: Task name the API's rows carry (the workflow's tables have one per configured task).
 TASK = "evaluation"
@@ -200,8 +200,8 @@ def leaderboard(
     every function here) is the level of each estimate's interval and the
     simultaneous level of the rank-sets: with that probability every system's true rank (1 =
     highest mean human score) lies in its ``[rank_low, rank_high]`` at once
-    (:func:`debias.stats.ranking.rank_sets`, from the estimates' joint covariance over the
-    items the systems share, :func:`debias.stats.joint.shared_item_covariance`); with
+    (:func:`debias.stats.common.ranking.rank_sets`, from the estimates' joint covariance over the
+    items the systems share, :func:`debias.stats.common.joint.shared_item_covariance`); with
     ``higher_is_better=False`` the lowest mean ranks first (error counts, edit distances). ``seed``
     seeds the rank-sets' critical value (deterministic by default). ``top_k`` asks how many more
     human judgments would settle the top ``top_k``: the column ``factor_for_top_k``.
@@ -215,9 +215,9 @@ def leaderboard(
         (:func:`debias.tables.leaderboard.ratings_leaderboard_table`).
         Tied point estimates share a rank and are named in ``tied_with``;
         ``factor_to_separate_next`` is how many times the judged items would separate the
-        system from the next one down (:func:`debias.stats.ranking.separation_factor`) and
+        system from the next one down (:func:`debias.stats.common.ranking.separation_factor`) and
         ``factor_for_top_k`` how many times they would make the top ``top_k`` systems surely
-        better than the others (:func:`debias.stats.ranking.top_k_factor`; both with probability
+        better than the others (:func:`debias.stats.common.ranking.top_k_factor`; both with probability
         0.8 if the estimated differences are the true ones, so the judgments to add are (factor -
         1) times those the estimator used); a system that cannot be estimated has a row with the
         reason in ``note``.
@@ -327,7 +327,7 @@ def plan(
     """The least-cost number of items and judgments per item for a target interval width.
 
     The judged items of each system and prompt are the pilot, and the plan is for a new study
-    with new raters (the fresh-rater world of :func:`debias.stats.planning.pilot_components`:
+    with new raters (the fresh-rater world of :func:`debias.stats.ratings.planning.pilot_components`:
     unbiased rater and item variances). ``settings`` overrides the ``plan`` section's defaults
     (the schema's, :func:`debias.config.settings.section_defaults`: ``target_widths``, ``auto_n``,
     ``cost_per_judgment``, ``cost_per_item``, ``max_judgments_per_item``, ``assurance``);
@@ -453,7 +453,7 @@ def variance_components(judgments) -> dict[str, float | str]:
     """The paper's Table 2 for one pool of judged items: σ_a², σ_f², γ and their unbiased forms.
 
     ``judgments`` is a :class:`~debias.data.Judgments`, one list per item or a NaN-padded array;
-    only items judged at least twice enter (:func:`debias.stats.variance.variance_components`).
+    only items judged at least twice enter (:func:`debias.stats.ratings.variance.variance_components`).
     With no such item the components are NaN, the counts are those of every item, and ``note``
     says why (one judgment per item: σ_a² is not identifiable); ``note`` is empty otherwise.
 
@@ -469,7 +469,7 @@ def variance_components(judgments) -> dict[str, float | str]:
 
 def data_efficiency(rho, gamma):
     """Eq. (7) of the paper: how many times fewer judgments the control variate needs,
-    (1 + γ) / (1 - ρ² + γ) (:func:`debias.stats.theory.theory_data_efficiency`).
+    (1 + γ) / (1 - ρ² + γ) (:func:`debias.stats.ratings.theory.theory_data_efficiency`).
 
     Examples
     --------
@@ -530,7 +530,7 @@ def preferences(
         ``judge:<j>``, ``ppi++:<j>``, ``ppi++:combined``): columns
         :data:`debias.tables.preferences.PREFERENCE_COLUMNS` (``ci_low``, ``ci_high``,
         ``n_judged``, ``note``: :mod:`debias.tables.columns`). Strengths are natural-log odds
-        centred to mean 0 (:mod:`debias.stats.preferences`). The joint estimates, data
+        centred to mean 0 (:mod:`debias.stats.preferences.estimands`). The joint estimates, data
         efficiencies and raters' disagreement come with the table in a
         :class:`~debias.tables.preferences.PreferenceAnalysis` from
         :func:`debias.tables.preferences.preference_analysis` on the battles
@@ -612,7 +612,7 @@ def status(
 
     question : str
         ``better:A,B`` (is A better than B), ``top:K`` (which are the top K), ``ranks`` (every
-        rank) or ``within:W`` (every system's score within ±W) (:mod:`debias.stats.status`).
+        rank) or ``within:W`` (every system's score within ±W) (:mod:`debias.stats.common.status`).
     level : float, optional
         Probability that every interval the question uses covers its truth at every look at
         once (default: the configuration's ``estimates.level``).
@@ -625,10 +625,10 @@ def status(
 
     Returns
     -------
-    debias.stats.status.QuestionStatus
+    debias.stats.common.status.QuestionStatus
         ``resolved``, ``answer`` ("unresolved so far: ..." when it is not), one row per system
         and per open contrast with its confidence-sequence interval
-        (:mod:`debias.stats.sequential`) and the further votes it needs (a plug-in guide), and
+        (:mod:`debias.stats.common.sequential`) and the further votes it needs (a plug-in guide), and
         ``open_pairs`` (where :func:`next_battles` sends votes).
 
     Examples
@@ -666,7 +666,7 @@ def next_battles(
     optimal_at: float = 1000,
 ) -> NextBattles:
     """The ``budget`` battles without a human verdict to put in front of people next, drawn
-    from the pairs :func:`status` leaves open (:func:`debias.stats.allocation.next_battles`),
+    from the pairs :func:`status` leaves open (:func:`debias.stats.preferences.allocation.next_battles`),
     reproducibly from ``seed``; parameters as in :func:`status`.
 
     Returns
@@ -676,7 +676,7 @@ def next_battles(
         as given), in the order of the table (then the pool); empty when the question is settled
         or no open pair has a battle left (``note`` says which).
     """
-    from debias.stats.allocation import next_battles as draw
+    from debias.stats.preferences import next_battles as draw
 
     if isinstance(budget, bool) or not isinstance(budget, int | np.integer) or budget < 1:
         raise InputError("budget", f"expected a whole number of battles >= 1, found {budget!r}")
@@ -702,8 +702,9 @@ class NextBattles:
 
 
 def _question_status(pairs, question, level, estimand, estimator, ties, optimal_at):
-    """:func:`debias.stats.status.pairs_status`, its errors as :class:`InputError` naming the option."""
-    from debias.stats.status import QuestionError, pairs_status
+    """:func:`debias.stats.preferences.status.pairs_status`, its errors as :class:`InputError` naming the option."""
+    from debias.stats.common.status import QuestionError
+    from debias.stats.preferences import pairs_status
 
     try:
         settings = {"estimand": estimand, "estimator": estimator, "ties": ties, "optimal_at": optimal_at}

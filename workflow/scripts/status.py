@@ -10,7 +10,7 @@ from debias.io.atomic import write_csv, write_text
 from debias.pipeline.logs import run_script
 from debias.plots import save_figure
 from debias.plots.sequences import draw_status_path
-from debias.stats.status import status_path
+from debias.stats.preferences.status import status_path
 from debias.tables.status import status_summary, status_table
 
 #: Looks of the figure, spread evenly over the votes.

@@ -76,7 +76,8 @@ def add_command(commands) -> None:
 
 def _state(args, pairs):
     from debias.config.settings import section_defaults
-    from debias.stats.status import QuestionError, pairs_status
+    from debias.stats.common.status import QuestionError
+    from debias.stats.preferences import pairs_status
 
     level = args.level if args.level is not None else section_defaults("estimates")["level"]
     try:
@@ -131,7 +132,7 @@ def run_next(args, emit) -> int:
     import pandas as pd
 
     from debias.io.atomic import write_csv
-    from debias.stats.allocation import next_battles
+    from debias.stats.preferences import next_battles
 
     try:
         if args.budget < 1:

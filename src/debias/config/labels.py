@@ -31,7 +31,7 @@ __all__ = [
 #: Pseudo-system naming every system of a task pooled (correlations, best metrics).
 COMBINED = "combined"
 
-#: The paper's conditions of the bootstrap experiment (Figure 6; :mod:`debias.stats.bootstrap`),
+#: The paper's conditions of the bootstrap experiment (Figure 6; :mod:`debias.stats.checks.bootstrap`),
 #: in display order, and their labels; ``{metric}`` is replaced by the metric's label.
 CONDITIONS: dict[str, str] = {
     "mean": "Humans",

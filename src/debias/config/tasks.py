@@ -123,7 +123,7 @@ def load_preferences(config: Mapping, name: str):
     import numpy as np
 
     from debias.io.pairs import file_columns, join_judge_tables, read_pair_file, read_pair_table
-    from debias.stats.resampling import setting_seed
+    from debias.stats.common.resampling import setting_seed
 
     spec = config["preferences"][name]
     where = f"config: preferences.{name}"

@@ -176,7 +176,7 @@ def validate_preferences(config: Mapping) -> dict[str, int]:
                 )
         question = (config["preferences"][name] or {}).get("question")
         if question:
-            from debias.stats.status import QuestionError, parse_question
+            from debias.stats.common.status import QuestionError, parse_question
 
             try:
                 parse_question(question).check(pairs.systems)

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from functools import cache
 
 from debias.io.canonical import count_outputs
-from debias.stats.bootstrap_grid import DEFAULT_CHUNK_ELEMENTS, DEFAULT_DENSE, DEFAULT_POINTS
+from debias.stats.checks.bootstrap_grid import DEFAULT_CHUNK_ELEMENTS, DEFAULT_DENSE, DEFAULT_POINTS
 
 __all__ = [
     "PYTHON_MB",
@@ -113,7 +113,7 @@ def paired_coverage_mem_mb(n_shared: int, n_metrics: int, repeats: int, memory_m
     """Memory of one ``comparison_coverage_task`` job: each pair's R x N draws of both systems
     and of the independent samples, their values and the metric differences at the largest size
     (160 bytes per repeat and shared item with five metrics; the combined control variate's
-    leave-one-out terms are computed in cache-sized blocks, :data:`debias.stats.combined.BLOCK_ELEMENTS`,
+    leave-one-out terms are computed in cache-sized blocks, :data:`debias.stats.ratings.combined.BLOCK_ELEMENTS`,
     and add no term in R x N), processed in chunks of ``memory_mb``."""
     floats = repeats * n_shared * (15 + n_metrics)
     return PYTHON_MB + math.ceil(min(floats * 8 / 2**20, 1.5 * memory_mb))

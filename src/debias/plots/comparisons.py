@@ -22,7 +22,7 @@ from debias.plots.style import (
     grow_to_fit,
     label_interval,
 )
-from debias.stats.vocabulary import is_people_only
+from debias.stats.common.vocabulary import is_people_only
 from debias.tables.selection import best_paired_control_variate
 
 __all__ = ["best_cv_rows", "draw_comparisons"]

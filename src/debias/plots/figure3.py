@@ -15,7 +15,7 @@ from matplotlib.lines import Line2D
 from debias.config.labels import COMBINED, metric_label, prompt_label, task_label
 from debias.plots.labels import place_labels
 from debias.plots.style import PALETTE, STYLE, TASK_STYLES, grow_to_fit, new_figure
-from debias.stats.theory import theory_data_efficiency
+from debias.stats.ratings import theory_data_efficiency
 
 __all__ = ["draw_figure3"]
 
@@ -90,7 +90,7 @@ def draw_figure3(table2: pd.DataFrame, best_metrics: pd.DataFrame, config: Mappi
     Notes
     -----
     The contours are levels of 1/DE = (1 − ρ² + γ)/(1 + γ), the inverse of the paper's
-    equation (7) as :func:`debias.stats.theory.theory_data_efficiency` computes it.
+    equation (7) as :func:`debias.stats.ratings.theory.theory_data_efficiency` computes it.
     """
     with mpl.rc_context(STYLE):
         points = _points(table2, best_metrics)

@@ -22,7 +22,7 @@ from debias.plots.style import (
     estimate_legend_handles,
     grow_to_fit,
 )
-from debias.stats.vocabulary import is_biased, is_people_only
+from debias.stats.common.vocabulary import is_biased, is_people_only
 
 __all__ = ["draw_leaderboard", "draw_preference_leaderboard", "narrowest_estimator"]
 

@@ -13,7 +13,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from debias.plots.style import DPI, PALETTE, STYLE, grow_to_fit
-from debias.stats.vocabulary import is_biased, is_people_only
+from debias.stats.common.vocabulary import is_biased, is_people_only
 
 __all__ = ["draw_preferences"]
 

@@ -1,5 +1,5 @@
 """Figure: a question's anytime-valid intervals narrowing as the votes arrive
-(:func:`debias.stats.status.status_path`)."""
+(:func:`debias.stats.preferences.status.status_path`)."""
 
 from __future__ import annotations
 

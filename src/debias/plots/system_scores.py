@@ -22,7 +22,7 @@ from debias.plots.style import (
     grow_to_fit,
     label_interval,
 )
-from debias.stats.vocabulary import describe, is_control_variate, is_people_only
+from debias.stats.common.vocabulary import describe, is_control_variate, is_people_only
 from debias.tables.selection import NO_METRIC_HELPS, best_control_variate
 
 __all__ = ["draw_system_scores"]

@@ -11,7 +11,7 @@ import pandas as pd
 from debias.config.labels import prompt_label, system_label, task_label
 from debias.report.context import table_lines
 from debias.report.user_tables import no_scores_reason
-from debias.stats.vocabulary import is_control_variate, is_people_only
+from debias.stats.common.vocabulary import is_control_variate, is_people_only
 from debias.tables.selection import BEST_WIDTH_TOLERANCE, NO_METRIC_HELPS, best_control_variate
 
 __all__ = ["estimates_lines"]

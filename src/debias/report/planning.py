@@ -12,7 +12,7 @@ import pandas as pd
 from debias.config.labels import prompt_label, system_label, task_label
 from debias.report.context import table_lines
 from debias.report.user_tables import no_scores_reason
-from debias.stats.vocabulary import describe, is_control_variate, is_people_only
+from debias.stats.common.vocabulary import describe, is_control_variate, is_people_only
 from debias.tables.selection import NO_METRIC_HELPS, best_paired_control_variate
 
 __all__ = ["WORLD_LABELS", "planning_lines"]

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 import pandas as pd
 
 from debias.report.user_tables import finite, num
-from debias.stats.battles import FEW_BATTLES
-from debias.stats.vocabulary import describe, is_biased, is_people_only
+from debias.stats.common.vocabulary import describe, is_biased, is_people_only
+from debias.stats.preferences import FEW_BATTLES
 
 __all__ = ["PreferenceTables", "preference_lines", "preferences_page"]
 

@@ -12,7 +12,7 @@ import pandas as pd
 
 from debias.config.labels import COMBINED, metric_label, prompt_is_lower_better, prompt_label, system_label
 from debias.report.context import ReportContext, table_lines
-from debias.stats.vocabulary import is_control_variate, is_people_only
+from debias.stats.common.vocabulary import is_control_variate, is_people_only
 from debias.tables.selection import (
     BEST_WIDTH_TOLERANCE,
     NO_METRIC_HELPS,

@@ -21,8 +21,8 @@ import pandas as pd
 
 from debias.data import Judgments
 from debias.io.canonical import SystemItem
-from debias.stats.correlation import correlation
-from debias.stats.resampling import setting_seed
+from debias.stats.common.resampling import setting_seed
+from debias.stats.ratings import correlation
 
 log = logging.getLogger(__name__)
 
@@ -212,7 +212,7 @@ def system_level_points(
 
     Each interval is the bootstrap percentile interval at ``level`` over the system's
     judged outputs (``replicates`` resamples; the same resampled items for both means,
-    seeded by :func:`debias.stats.resampling.setting_seed` from ``seed``, the prompt, the metric
+    seeded by :func:`debias.stats.common.resampling.setting_seed` from ``seed``, the prompt, the metric
     and the system). Also returns Pearson's correlation of the systems' two means.
     """
     tail = 100 * (1 - level) / 2
@@ -248,7 +248,7 @@ def instance_correlations(frame: pd.DataFrame, prompt: str, metrics: Sequence[st
     :data:`INSTANCE_DEFINITIONS` and metric: columns ``definition, metric, rho, n``, where
     ``n`` counts the points (outputs, or judgments for ``per_judgment``).
     """
-    from debias.stats.correlation import attenuation_corrected_correlation
+    from debias.stats.ratings import attenuation_corrected_correlation
     from debias.tables.joined import judged_rows
 
     rows = judged_rows(frame, prompt)

@@ -8,7 +8,7 @@ The names are those of the paper run's result tables (``system_estimates.csv``,
   ``bias_ci_high`` in ``judge_agreement.csv``: :func:`interval_of`).
 - :data:`N_JUDGED`: the human judgments (or battles with a human verdict) behind an estimate.
 - :data:`EFFECTIVE_N`: the judgments the classical estimate would need for the same interval
-  (:func:`debias.stats.intervals.effective_n`).
+  (:func:`debias.stats.common.intervals.effective_n`).
 - :data:`NOTE`: why a value is missing (empty when nothing is).
 - :data:`LEVEL`: the interval's nominal coverage.
 

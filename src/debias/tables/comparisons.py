@@ -7,11 +7,12 @@ aligned on the ids both have (:func:`paired_sample`); a pair with fewer than
 come from ``setting_seed(seed, task, prompt, system_a, system_b, "compare")``, so its rows do
 not depend on which other pairs or sizes run. ``de_vs_independent`` in
 ``system_comparisons.csv`` is the design's expected value
-(:func:`debias.stats.paired_coverage.expected_de_vs_independent`, no random numbers: the
+(:func:`debias.stats.checks.paired_coverage.expected_de_vs_independent`, no random numbers: the
 ``debias compare`` command prints it in a fraction of a second); ``comparison_coverage.csv``
 measures it by resampling at every size. ``p_holm`` and ``p_bh`` adjust ``p_value`` for testing
 every pair at once: the family is all pairs of one task x prompt x estimator
-(:func:`debias.stats.multiplicity.holm`, family-wise; :func:`debias.stats.multiplicity.benjamini_hochberg`,
+(:func:`debias.stats.common.multiplicity.holm`, family-wise;
+:func:`debias.stats.common.multiplicity.benjamini_hochberg`,
 false discovery rate).
 """
 
@@ -31,11 +32,15 @@ import pandas as pd
 
 from debias.data import Judgments, PairedSample
 from debias.io.atomic import write_text
-from debias.stats.coverage import resolve_sample_sizes
-from debias.stats.multiplicity import benjamini_hochberg, holm
-from debias.stats.paired import paired_difference_estimates
-from debias.stats.paired_coverage import PAIRED_COVERAGE_COLUMNS, expected_de_vs_independent, paired_coverage_experiment
-from debias.stats.resampling import setting_seed
+from debias.stats.checks.coverage import resolve_sample_sizes
+from debias.stats.checks.paired_coverage import (
+    PAIRED_COVERAGE_COLUMNS,
+    expected_de_vs_independent,
+    paired_coverage_experiment,
+)
+from debias.stats.common.multiplicity import benjamini_hochberg, holm
+from debias.stats.common.resampling import setting_seed
+from debias.stats.ratings import paired_difference_estimates
 from debias.tables.columns import CI_HIGH, CI_LOW
 from debias.tables.joined import present_metrics
 
@@ -125,7 +130,7 @@ def comparison_pairs(
 
 
 def de_sample_size(spec: Sequence, n_items: int, target: int) -> int | None:
-    """The configured sample size (:func:`debias.stats.coverage.resolve_sample_sizes`) nearest to
+    """The configured sample size (:func:`debias.stats.checks.coverage.resolve_sample_sizes`) nearest to
     ``target`` (the smaller one on a tie); ``None`` when no size fits the world."""
     sizes = resolve_sample_sizes(spec, n_items)
     return min(sizes, key=lambda n: (abs(n - target), n)) if sizes else None
@@ -174,7 +179,7 @@ def _code_digest() -> str:
 
     digest = hashlib.sha256(f"numpy {np.__version__} scipy {scipy.__version__}".encode())
     package = Path(__file__).resolve().parents[1]
-    for path in sorted([*package.glob("stats/*.py"), *package.glob("data/*.py"), Path(__file__).resolve()]):
+    for path in sorted([*package.glob("stats/**/*.py"), *package.glob("data/*.py"), Path(__file__).resolve()]):
         digest.update(path.name.encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()
@@ -290,7 +295,7 @@ def comparison_coverage_table(
     min_items: int = 20,
     cache_dir: str | os.PathLike | None = None,
 ) -> pd.DataFrame:
-    """:func:`debias.stats.paired_coverage.paired_coverage_experiment` at every configured size
+    """:func:`debias.stats.checks.paired_coverage.paired_coverage_experiment` at every configured size
     on the pairs :func:`checked_pairs` selects (``comparison_coverage.csv``).
 
     With ``cache_dir``, each pair's rows are kept there under a digest of everything they

@@ -11,7 +11,7 @@ import pandas as pd
 
 from debias.config.labels import COMBINED
 from debias.data import Judgments
-from debias.stats.correlation import attenuation_corrected_correlation, correlation
+from debias.stats.ratings import attenuation_corrected_correlation, correlation
 from debias.tables.joined import judged_rows, present_metrics
 
 __all__ = ["CORRELATION_COLUMNS", "correlation_table"]
@@ -26,7 +26,7 @@ def correlation_table(
 ) -> pd.DataFrame:
     """Pearson ρ of the item mean judgment with each metric over judged items, and beside it
     the paper's attenuation-corrected quantity Cov(ȳ, g) / (σ_f · sd(g))
-    (:func:`debias.stats.correlation.attenuation_corrected_correlation`; NaN when no output
+    (:func:`debias.stats.ratings.metric_correlation.attenuation_corrected_correlation`; NaN when no output
     was judged twice).
 
     ``joined`` holds one joined table per scored system; ``prompts`` maps task to its prompts.

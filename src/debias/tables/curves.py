@@ -10,12 +10,10 @@ import numpy as np
 import pandas as pd
 
 from debias.data import Judgments
-from debias.stats.bootstrap import bootstrap_ci_widths, bootstrap_data_efficiency
-from debias.stats.bootstrap_grid import DEFAULT_DENSE, DEFAULT_POINTS, curve_grid
-from debias.stats.correlation import correlation
-from debias.stats.resampling import setting_seed
-from debias.stats.theory import theory_by_condition
-from debias.stats.variance import resampling_components
+from debias.stats.checks.bootstrap import bootstrap_ci_widths, bootstrap_data_efficiency
+from debias.stats.checks.bootstrap_grid import DEFAULT_DENSE, DEFAULT_POINTS, curve_grid
+from debias.stats.common.resampling import setting_seed
+from debias.stats.ratings import correlation, resampling_components, theory_by_condition
 from debias.tables.joined import judged_rows, present_metrics
 
 log = logging.getLogger(__name__)

@@ -14,11 +14,11 @@ import numpy as np
 import pandas as pd
 
 from debias.data import EvalSample, Judgments
-from debias.stats.coverage import COVERAGE_COLUMNS, coverage_experiment, resolve_sample_sizes
-from debias.stats.estimate import estimate_all
-from debias.stats.intervals import effective_n
-from debias.stats.resampling import setting_seed
-from debias.stats.vocabulary import baseline
+from debias.stats.checks.coverage import COVERAGE_COLUMNS, coverage_experiment, resolve_sample_sizes
+from debias.stats.common.intervals import effective_n
+from debias.stats.common.resampling import setting_seed
+from debias.stats.common.vocabulary import baseline
+from debias.stats.ratings import estimate_all
 from debias.tables.columns import CI_HIGH, CI_LOW, EFFECTIVE_N, LEVEL, N_JUDGED, NOTE
 from debias.tables.joined import iter_cells, present_metrics
 
@@ -178,7 +178,7 @@ def coverage_table(
     ppi: bool = True,
     memory_mb: float | None = None,
 ) -> pd.DataFrame:
-    """:func:`debias.stats.coverage.coverage_experiment` on every system x prompt (``coverage.csv``),
+    """:func:`debias.stats.checks.coverage.coverage_experiment` on every system x prompt (``coverage.csv``),
     the draws held at once bounded by ``memory_mb``.
 
     The world of a cell is its judged items; each cell's random numbers come from

@@ -2,12 +2,12 @@
 
 :func:`leaderboard_rows` is the one adapter from joint estimates to rows: it takes, per
 estimator, any result with ``systems``, ``estimate`` (S,), ``covariance`` (S, S), ``ci_low`` and
-``ci_high`` (S,) — a :class:`debias.stats.joint.JointEstimate` of the ratings or of pairwise
+``ci_high`` (S,) — a :class:`debias.stats.common.joint.JointEstimate` of the ratings or of pairwise
 preferences — and ranks the systems with
-:func:`debias.stats.ranking.rank_sets`. :func:`ratings_leaderboard_table` builds the ratings'
+:func:`debias.stats.common.ranking.rank_sets`. :func:`ratings_leaderboard_table` builds the ratings'
 joint estimates from the joined tables (:mod:`debias.tables.joined`): every estimator of
-:mod:`debias.stats.estimators` on every system, the covariance from the items the systems share
-(:func:`debias.stats.joint.shared_item_covariance`; ``ppi++`` with the finite-population
+:mod:`debias.stats.ratings.estimators` on every system, the covariance from the items the systems share
+(:func:`debias.stats.common.joint.shared_item_covariance`; ``ppi++`` with the finite-population
 variance of its terms, ``ppi++fpc``, on the diagonal, the design of its covariances). The
 critical value's random draws come from ``setting_seed(seed, task, prompt, estimator, "leaderboard")``.
 """
@@ -21,14 +21,12 @@ from typing import Protocol
 import numpy as np
 import pandas as pd
 
-from debias.stats.estimate import estimate_with_terms
-from debias.stats.estimators import estimator_names
-from debias.stats.joint import JointEstimate, shared_item_covariance
-from debias.stats.ranking import rank_sets, separation_factor, top_k_factor
-from debias.stats.resampling import setting_seed
-from debias.stats.threads import bounded_blas
-from debias.stats.variance import item_noise
-from debias.stats.vocabulary import baseline, describe, estimator_name
+from debias.stats.common.joint import JointEstimate, shared_item_covariance
+from debias.stats.common.ranking import rank_sets, separation_factor, top_k_factor
+from debias.stats.common.resampling import setting_seed
+from debias.stats.common.threads import bounded_blas
+from debias.stats.common.vocabulary import baseline, describe, estimator_name
+from debias.stats.ratings import estimate_with_terms, estimator_names, item_noise
 from debias.tables.columns import LEADERBOARD_INTERVAL, LEVEL, NOTE
 from debias.tables.estimates import evaluation_sample, no_variation
 from debias.tables.joined import iter_cells
@@ -102,15 +100,15 @@ def leaderboard_rows(
         The critical value's draws come from ``setting_seed(seed, *names, estimator, "leaderboard")``.
     canonical : bool
         Default True: simulate the critical value with the systems sorted by name
-        (:func:`debias.stats.ranking.rank_sets`): the rows then do not depend on the order of the
+        (:func:`debias.stats.common.ranking.rank_sets`): the rows then do not depend on the order of the
         systems.
     step_down : bool
-        Default True: the step-down max-|t| procedure (:func:`debias.stats.ranking.rank_sets`):
+        Default True: the step-down max-|t| procedure (:func:`debias.stats.common.ranking.rank_sets`):
         rank-sets never larger than the single step's, at the same level.
 
     Each result's ``df`` (degrees of freedom per system, when it has them: the ratings) gives the
     rank-sets a studentised critical value with the smallest of them
-    (:func:`debias.stats.ranking.rank_sets`), so that two systems are separated when a paired t
+    (:func:`debias.stats.common.ranking.rank_sets`), so that two systems are separated when a paired t
     test of their difference would reject at the same level.
 
     Returns
@@ -120,10 +118,10 @@ def leaderboard_rows(
         tied_with`` (``;``-separated names of the systems with the same estimate),
         ``factor_to_separate_next`` (how many times its judgments would make the system surely
         better than the next one down the ranking with probability 0.8 if their difference is
-        the estimated one, :func:`debias.stats.ranking.separation_factor`; empty for the last),
+        the estimated one, :func:`debias.stats.common.ranking.separation_factor`; empty for the last),
         ``factor_for_top_k`` (with ``top_k``: how many times the estimator's judgments would make
         its top ``top_k`` systems surely better than the rest, the same on each of its rows,
-        :func:`debias.stats.ranking.top_k_factor`; empty without ``top_k`` or when fewer than
+        :func:`debias.stats.common.ranking.top_k_factor`; empty without ``top_k`` or when fewer than
         ``top_k + 1`` systems are ranked) and ``note``.
     """
     if top_k is not None and not (isinstance(top_k, int | np.integer) and top_k >= 1):
@@ -200,8 +198,8 @@ def preferences_leaderboard(
     """The leaderboard of pairwise-preference estimates (win rates or strengths: higher is
     better), one row per system x estimand x estimator.
 
-    ``results`` is a sequence of :class:`debias.stats.joint.JointEstimate` (each with its
-    ``estimand`` and ``estimator``: :func:`debias.stats.preferences.preference_estimates`), or a
+    ``results`` is a sequence of :class:`debias.stats.common.joint.JointEstimate` (each with its
+    ``estimand`` and ``estimator``: :func:`debias.stats.preferences.estimands.preference_estimates`), or a
     mapping estimator name -> result with ``systems``, ``estimate``, ``covariance``, ``ci_low``
     and ``ci_high``. Each estimand and estimator is ranked on its own (:func:`leaderboard_rows`);
     systems without an estimate get their ``notes`` in ``note``, and ``judge:*`` rows say
@@ -241,7 +239,7 @@ def _best_first(table: pd.DataFrame) -> pd.DataFrame:
 def ratings_joint_estimates(
     cells: Sequence[tuple[str, pd.DataFrame, pd.DataFrame]], metrics: Sequence[str], *, level: float
 ) -> tuple[dict[str, JointEstimate], dict[str, str]]:
-    """Every estimator's :class:`~debias.stats.joint.JointEstimate` of the systems of one task
+    """Every estimator's :class:`~debias.stats.common.joint.JointEstimate` of the systems of one task
     and prompt.
 
     ``cells`` holds ``(system, outputs, judged)`` per system (:func:`debias.tables.joined.iter_cells`).

@@ -20,23 +20,23 @@ import numpy as np
 import pandas as pd
 
 from debias.data import Judgments
-from debias.stats.correlation import best_metric
-from debias.stats.plan_bound import upper_bound_components
-from debias.stats.plan_check import (
+from debias.stats.checks.plan_check import (
     PLAN_CHECK_COLUMNS,
     check_target_width,
     fresh_check_experiment,
     plan_check_experiment,
 )
-from debias.stats.planning import (
+from debias.stats.common.resampling import setting_seed
+from debias.stats.common.vocabulary import baseline, estimator_name, is_people_only
+from debias.stats.ratings import (
     DesignPlan,
+    best_metric,
     candidate_contributions,
     pilot_components,
     plan_design,
     planned_width,
+    upper_bound_components,
 )
-from debias.stats.resampling import setting_seed
-from debias.stats.vocabulary import baseline, estimator_name, is_people_only
 from debias.tables.joined import iter_cells, present_metrics
 
 __all__ = ["PLAN_CHECK_TABLE_COLUMNS", "PLAN_COLUMNS", "plan_check_table", "plan_table"]
@@ -92,7 +92,7 @@ def _metric_choice(judgments: Judgments, scores: pd.DataFrame) -> tuple[str | No
 
 def _cv_contributions(judgments, judged, best, candidates, q, spec, sigma2_a):
     """Every candidate metric's contributions and the chosen one's row, for the bound that
-    repeats the choice (:func:`debias.stats.plan_bound.selection_bound_factor`); (``q``, None)
+    repeats the choice (:func:`debias.stats.ratings.plan_bound.selection_bound_factor`); (``q``, None)
     when there was no choice (one candidate) or the chosen metric's pilot bounds nothing."""
     if len(candidates) < 2 or q.size == 0 or not q.mean() > 0:
         return q, None
@@ -110,9 +110,9 @@ def plan_table(
 
     Estimators: ``mean`` and ``cv:<metric>`` with the metric most correlated with the judged
     items' mean judgments. Components come from all judged items, bounded above at
-    ``spec["assurance"]`` (:func:`debias.stats.plan_bound.upper_bound_components`, seeded per
+    ``spec["assurance"]`` (:func:`debias.stats.ratings.plan_bound.upper_bound_components`, seeded per
     cell); ``cv``'s bound repeats the choice of its metric in every bootstrap resample
-    (:func:`debias.stats.plan_bound.selection_bound_factor`), so that the best of several
+    (:func:`debias.stats.ratings.plan_bound.selection_bound_factor`), so that the best of several
     metrics is not planned as if it had been fixed in advance.
     """
     rows = []
@@ -190,8 +190,8 @@ def _plan_note(bound, plan, n_outputs) -> str:
 def plan_check_table(
     joined: Sequence[pd.DataFrame], prompts: Mapping[str, Sequence[str]], metrics: Sequence[str], spec: Mapping
 ) -> pd.DataFrame:
-    """:func:`debias.stats.plan_check.plan_check_experiment` (rows with ``world`` "resampled") and
-    :func:`debias.stats.plan_check.fresh_check_experiment` (``world`` "fresh", with the plan's
+    """:func:`debias.stats.checks.plan_check.plan_check_experiment` (rows with ``world`` "resampled") and
+    :func:`debias.stats.checks.plan_check.fresh_check_experiment` (``world`` "fresh", with the plan's
     ``max_judgments_per_item`` and costs) on every cell (``plan_check.csv``); the target is each
     world's ``mean`` width at ``plan.check.n`` items, or at 0.8 N when the cell has
     fewer judged items than that (as ``plan.auto_n`` is capped): a target that only all N items

@@ -16,16 +16,16 @@ import numpy as np
 import pandas as pd
 
 from debias.data.pairs import JudgedPairs
-from debias.stats.agreement import rater_agreement
-from debias.stats.intervals import effective_n
-from debias.stats.joint import JointEstimate
+from debias.stats.common.intervals import effective_n
+from debias.stats.common.joint import JointEstimate
+from debias.stats.common.vocabulary import is_people_only
 from debias.stats.preferences import (
     ESTIMANDS,
     data_efficiency,
     judge_agreement,
     preference_estimates,
+    rater_agreement,
 )
-from debias.stats.vocabulary import is_people_only
 from debias.tables.columns import (
     CI_HIGH,
     CI_LOW,
@@ -93,11 +93,11 @@ class PreferenceAnalysis:
         One row per system x estimand x estimator, columns :data:`PREFERENCE_COLUMNS`.
     results : tuple of JointEstimate
         The estimates behind the rows, one per estimand and estimator
-        (:func:`debias.stats.preferences.preference_estimates`), with the joint covariance of the
+        (:func:`debias.stats.preferences.estimands.preference_estimates`), with the joint covariance of the
         systems' estimates (what the leaderboard ranks).
     data_efficiency : mapping
         ``(estimand, estimator) -> `` the mean over systems of the ratio of squared widths
-        against ``human`` (:func:`debias.stats.preferences.data_efficiency`); unbiased
+        against ``human`` (:func:`debias.stats.preferences.estimands.data_efficiency`); unbiased
         estimators only.
     rater_variance : float
         The pooled variance of one rater's verdict around its battle's mean, NaN without a
@@ -119,11 +119,11 @@ def preference_analysis(
     """Every estimator's estimates of every estimand, as a table and as joint estimates.
 
     The table has one row per system x estimand x estimator
-    (:func:`debias.stats.preferences.preference_estimates`). ``n_judged``, ``n_judge`` and
+    (:func:`debias.stats.preferences.estimands.preference_estimates`). ``n_judged``, ``n_judge`` and
     ``n_missing`` count battles, for every estimator: the system's battles with a human verdict,
     with a verdict of the estimator's judge (of any of them for ``ppi++:combined``), and without
     one (of none of them for ``ppi++:combined``). ``effective_n`` is ``n_judged`` times
-    the variance of ``human`` over the estimator's (:func:`debias.stats.intervals.effective_n`):
+    the variance of ``human`` over the estimator's (:func:`debias.stats.common.intervals.effective_n`):
     the human battles the classical estimate would need for the same interval (empty for
     ``judge:*``, which is biased). ``note`` says why a row has no estimate or no interval.
     """
@@ -179,13 +179,13 @@ IN_STRENGTH_UNITS = ("estimate", CI_LOW, CI_HIGH, *LEADERBOARD_INTERVAL)
 
 def strengths_as_elo(table: pd.DataFrame, anchor: str | None = None) -> pd.DataFrame:
     """``table`` (a preference table or leaderboard) with its ``strength`` rows in Elo points
-    (:func:`debias.stats.bradley_terry.elo_points`): per estimator, the mean system at 1000
+    (:func:`debias.stats.preferences.bradley_terry.elo_points`): per estimator, the mean system at 1000
     (``anchor`` ``None``; the strengths are centred to mean 0) or the system ``anchor`` at 1000.
     Estimates and interval ends are mapped, ``se`` multiplied by 400/ln(10); win rates, ranks
     and rank-sets are unchanged. With a named anchor the intervals are those of each strength
     relative to the mean, shifted by the anchor's estimate (the anchor's own uncertainty is not
     added); an estimator without a strength of the anchor gets no ratings and a note."""
-    from debias.stats.bradley_terry import ELO_POINTS_PER_UNIT, elo_points
+    from debias.stats.preferences import ELO_POINTS_PER_UNIT, elo_points
 
     if anchor is not None and anchor not in set(table["system"]):
         raise ValueError(f"--anchor: no system '{anchor}' (systems: {', '.join(sorted(set(table['system'])))})")
@@ -211,7 +211,7 @@ def strengths_as_elo(table: pd.DataFrame, anchor: str | None = None) -> pd.DataF
 
 
 def agreement_table(pairs: JudgedPairs, *, level: float) -> pd.DataFrame:
-    """One row per judge x system (:func:`debias.stats.preferences.judge_agreement`), each column
+    """One row per judge x system (:func:`debias.stats.preferences.estimands.judge_agreement`), each column
     in one unit.
 
     Per judge (the same on every row of a judge): ``n_verdicts``, the human verdicts compared
@@ -249,7 +249,7 @@ def agreement_table(pairs: JudgedPairs, *, level: float) -> pd.DataFrame:
 #: The three human verdicts (score of A): B better, tie, A better.
 def human_agreement(pairs: JudgedPairs) -> dict:
     """How people agree with each other where several raters judged a battle
-    (:func:`debias.stats.agreement.rater_agreement`), JSON-ready: ``{"battles", "rater_pairs",
+    (:func:`debias.stats.preferences.agreement.rater_agreement`), JSON-ready: ``{"battles", "rater_pairs",
     "accuracy", "kappa"}``, the shares ``None`` without a battle of several raters."""
     found = rater_agreement(pairs)
     return {

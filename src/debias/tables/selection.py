@@ -9,8 +9,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from debias.stats.correlation import best_metric
-from debias.stats.vocabulary import is_control_variate, is_people_only
+from debias.stats.common.vocabulary import is_control_variate, is_people_only
+from debias.stats.ratings import best_metric
 
 __all__ = [
     "BEST_METRIC_COLUMNS",

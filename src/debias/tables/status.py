@@ -31,7 +31,7 @@ def _count(x: float):
 
 
 def status_table(state) -> pd.DataFrame:
-    """The rows of a :class:`~debias.stats.status.QuestionStatus`: one per system (``system_b``
+    """The rows of a :class:`~debias.stats.common.status.QuestionStatus`: one per system (``system_b``
     empty) and per contrast ``system_a - system_b``, with its anytime-valid interval (``ci_low``,
     ``ci_high``), the votes behind it, whether it is resolved, what is settled in words
     (``status``), the further votes it needs (``more_votes``) and why there is no estimate or

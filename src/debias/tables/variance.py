@@ -1,7 +1,7 @@
 """Table 2 and the per-system variance components, from the joined tables.
 
 Which judged lines a task pools, and how often each counts, is a :class:`RecordHandling`; the
-components themselves are :func:`debias.stats.variance.variance_components`.
+components themselves are :func:`debias.stats.ratings.variance.variance_components`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from debias.data import Judgments
-from debias.stats.variance import variance_components
+from debias.stats.ratings import variance_components
 from debias.tables.joined import JOINED_COLUMNS, judged_rows
 
 __all__ = [
@@ -167,7 +167,7 @@ def table2(
     ``prompts`` maps task to its prompts in display order; ``handling`` maps task to its
     :class:`RecordHandling` (default: each judgment once, every judged line). With
     ``with_note`` a last column ``note`` says why a row's components are missing ("one
-    judgment per item: ...", see :func:`debias.stats.variance.variance_note`; empty otherwise);
+    judgment per item: ...", see :func:`debias.stats.ratings.variance.variance_note`; empty otherwise);
     ``table2.csv`` is written without it, as its counts already tell (as many judgments as items).
     """
     rows = []

@@ -12,10 +12,10 @@ items estimates :math:`\mu_B - \mu_A` over the shared outputs. The item effect c
 systems (an easy or a hard input) cancels in :math:`d_i`, which is why pairing needs fewer
 judgments than two separate samples. A metric's difference :math:`h_i = g_{B,i} - g_{A,i}`,
 scored on all N shared outputs, is a control variate for :math:`d_i` like any metric for a
-system's judgments. So the estimators of :mod:`debias.stats.estimators` apply unchanged: ``mean`` is
+system's judgments. So the estimators of :mod:`debias.stats.ratings.estimators` apply unchanged: ``mean`` is
 the sample mean of :math:`d`, ``cv:<metric>`` is Algorithm 1 with :math:`h`, ``cv:combined`` is
 the vector control variate with every metric's difference (the registry of
-:mod:`debias.stats.estimators`). The annotator
+:mod:`debias.stats.ratings.estimators`). The annotator
 noise of :math:`d_i` is :math:`\sigma_{a,A}^2/k_{A,i} + \sigma_{a,B}^2/k_{B,i}` (independent
 annotators), and 0 when both lines name the same ``judged_output`` (one judgment of an output
 both systems produced: :math:`d_i = 0` exactly).
@@ -33,10 +33,10 @@ import numpy as np
 from scipy.special import stdtr
 
 from debias.data import PairedSample
-from debias.stats.estimators import Population, estimator_names, resolve_estimator
-from debias.stats.intervals import MeanEstimate, check_level
-from debias.stats.variance import annotator_variance
-from debias.stats.vocabulary import describe
+from debias.stats.common.intervals import MeanEstimate, check_level
+from debias.stats.common.vocabulary import describe
+from debias.stats.ratings.estimators import Population, estimator_names, resolve_estimator
+from debias.stats.ratings.variance import annotator_variance
 
 __all__ = ["PairedSample", "difference_noise", "paired_difference_ci", "paired_difference_estimates", "p_value"]
 
@@ -71,7 +71,7 @@ def paired_difference_ci(pair: PairedSample, estimator: str, *, level: float) ->
     """One estimator of :math:`\\mu_B - \\mu_A` with its interval.
 
     ``estimator`` is ``mean``, ``cv:<metric>`` (a metric of ``pair.metrics``) or ``cv:combined``
-    (the registry of :mod:`debias.stats.estimators`, applied to the differences as the module
+    (the registry of :mod:`debias.stats.ratings.estimators`, applied to the differences as the module
     notes say).
     """
     check_level(level)

@@ -5,7 +5,7 @@ standardised with their mean and standard deviation over all N outputs and
 :math:`\hat\beta_{-i}` fitted without item i (leave-one-out) or without i's fold. Because no term
 uses its own item, the estimate is unbiased whatever the rule that fits the coefficient
 (cross-fitting), and the terms' spread includes the coefficient's noise, so their sample variance
-is an honest variance estimate (:func:`debias.stats.intervals.t_interval`). The sample runs along
+is an honest variance estimate (:func:`debias.stats.common.intervals.t_interval`). The sample runs along
 the last axis; every leading axis is a separate sample.
 
 The coefficient is an empirical-Bayes ridge over all metrics, its penalty estimated from each
@@ -66,7 +66,7 @@ def combined_terms(y, g, g_mean, g_cov, *, labels=None, shrink: bool = True):
     g_mean, g_cov : array_like, shapes (M,) and (M, M)
         Population mean and covariance (ddof 0) of the metrics over all outputs.
     labels : numpy.ndarray or None
-        Fold of each item (:func:`debias.stats.intervals.fold_labels`); ``None``: leave-one-out.
+        Fold of each item (:func:`debias.stats.common.intervals.fold_labels`); ``None``: leave-one-out.
     shrink : bool
         Empirical-Bayes ridge coefficient (default) or the plain :math:`\Sigma_{gg}^{-1}\hat\Sigma_{gy}`.
 

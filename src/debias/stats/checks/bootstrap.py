@@ -6,13 +6,13 @@ estimator on every prefix of the resample, and read the 80% interval width off
 the spread of the replicates. Everything is vectorised over replicates and
 prefix sizes with running sums, so a full system (several prompts and metrics,
 1000 replicates, 500 items) takes seconds rather than hours; replicates come in
-chunks and large N is read at a grid of prefix sizes (:mod:`debias.stats.bootstrap_grid`),
+chunks and large N is read at a grid of prefix sizes (:mod:`debias.stats.checks.bootstrap_grid`),
 so memory stays bounded whatever N.
 
 The four *conditions* are the paper's (Figure 6), not a second set of estimators: ``mean`` and
 ``cv`` are the point estimates of the registry's ``mean`` and ``cv:<metric>``
-(:mod:`debias.stats.estimators`; tests check the running-sum kernel against
-:func:`debias.stats.control_variates.control_variates_estimate` on the same draws), while
+(:mod:`debias.stats.ratings.estimators`; tests check the running-sum kernel against
+:func:`debias.stats.ratings.control_variates.control_variates_estimate` on the same draws), while
 ``noiseless`` and ``perfect`` are the paper's thought experiments (no annotator noise; a metric
 equal to the mean judgment), which no real evaluation can compute. Their display labels are
 :data:`debias.config.labels.CONDITIONS`.
@@ -25,8 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from debias.data import as_judgments
-from debias.stats.bootstrap_grid import _check_grid, curve_grid, grid_prefix_sums, replicate_chunk
-from debias.stats.resampling import iter_resamples
+from debias.stats.checks.bootstrap_grid import _check_grid, curve_grid, grid_prefix_sums, replicate_chunk
+from debias.stats.common.resampling import iter_resamples
 
 __all__ = [
     "CurveResult",

@@ -1,5 +1,5 @@
 """The planner's upper bound on a pilot's variance, so that a plan meets its target with a stated
-probability (the assurance); :mod:`debias.stats.plan_check` measures how well it holds.
+probability (the assurance); :mod:`debias.stats.checks.plan_check` measures how well it holds.
 
 References
 ----------
@@ -21,7 +21,7 @@ from dataclasses import replace
 import numpy as np
 from scipy.special import gammaincinv
 
-from debias.stats.planning import PlanComponents, largest_variance
+from debias.stats.ratings.planning import PlanComponents, largest_variance
 
 __all__ = ["TAIL_WEIGHT", "bound_factor", "selection_bound_factor", "upper_bound_components"]
 
@@ -67,14 +67,14 @@ def upper_bound_components(
     (:func:`largest_variance`). ``note`` says when either happened.
 
     ``q`` of shape (k_max, m) holds the contributions of designs with k = 1 ... k_max
-    judgments per item (:func:`debias.stats.planning.design_contributions`, what
-    :func:`debias.stats.planning.pilot_components` returns for ``k_max`` > 1): each k gets its
+    judgments per item (:func:`debias.stats.ratings.planning.design_contributions`, what
+    :func:`debias.stats.ratings.planning.pilot_components` returns for ``k_max`` > 1): each k gets its
     own bound, ``item`` and ``noise`` carry that of k = 1 and
-    :attr:`~debias.stats.planning.PlanComponents.k_factors` the others relative to it.
+    :attr:`~debias.stats.ratings.planning.PlanComponents.k_factors` the others relative to it.
 
     When the components are those of the metric the pilot chose among several (``cv`` with the
     pilot's best metric), ``q`` holds every candidate metric's contributions (shape (M, m) or
-    (M, k_max, m), :func:`debias.stats.planning.candidate_contributions`) and ``chosen`` the
+    (M, k_max, m), :func:`debias.stats.ratings.planning.candidate_contributions`) and ``chosen`` the
     row of the chosen one: the bound is then :func:`selection_bound_factor`'s, which repeats
     the choice in every resample; with one candidate it is the bound above, the same numbers.
     """
@@ -134,7 +134,7 @@ def selection_bound_factor(
     r"""The factor of :func:`bound_factor` for the metric a pilot chose among several, with the
     choice repeated in every resample.
 
-    A pilot's best metric (highest :math:`|\hat\rho|`, :func:`debias.stats.correlation.best_metric`)
+    A pilot's best metric (highest :math:`|\hat\rho|`, :func:`debias.stats.ratings.metric_correlation.best_metric`)
     is the one whose contributions :math:`q_{ji}` (residual variance after its line) have the
     smallest mean :math:`\bar q_j` at k = 1, since :math:`\sum_i e_{ji}^2 = S_{ff}(1 -
     \hat\rho_j^2)`. Picking the smallest of M noisy means favours a metric whose pilot happened
@@ -166,7 +166,7 @@ def selection_bound_factor(
     ----------
     q : array_like, shape (..., M, K, m)
         Per pilot (leading axes), candidate metric (M) and design (K: k = 1 ... K judgments per
-        item, :func:`debias.stats.planning.design_contributions`), the items' contributions.
+        item, :func:`debias.stats.ratings.planning.design_contributions`), the items' contributions.
     chosen : array_like of int, shape (...)
         The pilot's choice: the row of ``q`` whose bound is returned.
     assurance : float

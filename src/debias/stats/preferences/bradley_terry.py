@@ -3,15 +3,15 @@ r"""Bradley-Terry strengths of the systems, by people, a judge, or PPI++.
 :math:`P(A \succ B) = \sigma(\theta_A - \theta_B)` with the logistic :math:`\sigma`, fitted by
 maximum likelihood with ties as half wins (the fractional logistic likelihood
 :math:`v\log\sigma + (1 - v)\log(1 - \sigma)`), by Newton's method on the battles grouped per
-(A, B) pair (:mod:`debias.stats.battles`). **Scale**: natural-log odds (a difference of 1 is odds
+(A, B) pair (:mod:`debias.stats.preferences.battles`). **Scale**: natural-log odds (a difference of 1 is odds
 of e to 1); on request Elo points (:func:`elo_points`: :math:`400/\ln 10 \approx 173.7` points per
 unit, so that 400 points are odds of 10 to 1, anchored at 1000 as FastChat's Arena ratings). **Reference**: the
 strengths of the systems that have one are centred to mean 0, and the covariance is the
 sandwich :math:`H^+ V H^+` with the Moore-Penrose inverse of the Hessian (a weighted graph
 Laplacian, singular along the common shift of all strengths). PPI++ solves the rectified
-estimating equation of :mod:`debias.stats.preferences` with the pooled Hessian, as
+estimating equation of :mod:`debias.stats.preferences.estimands` with the pooled Hessian, as
 ``ppi_py.ppi_logistic_ci``; its weights minimise the trace of the covariance
-(:func:`debias.stats.ppi.power_tuned_weights`). The estimate exists only on the systems
+(:func:`debias.stats.common.ppi.power_tuned_weights`). The estimate exists only on the systems
 connected both ways by the battles fitted (the MLE is infinite for a system that won, or lost,
 all of them); the others get a note.
 
@@ -27,7 +27,10 @@ from scipy.sparse.csgraph import connected_components
 from scipy.special import expit, ndtri, stdtrit
 
 from debias.data import JudgedPairs
-from debias.stats.battles import (
+from debias.stats.common.intervals import check_level
+from debias.stats.common.joint import JointEstimate
+from debias.stats.common.ppi import power_tuned_weights
+from debias.stats.preferences.battles import (
     FEW_BATTLES,
     FEW_HUMAN,
     NO_HUMAN,
@@ -45,9 +48,6 @@ from debias.stats.battles import (
     resolve,
     scaled,
 )
-from debias.stats.intervals import check_level
-from debias.stats.joint import JointEstimate
-from debias.stats.ppi import power_tuned_weights
 
 __all__ = [
     "DIVERGED",
@@ -289,7 +289,7 @@ def bradley_terry(
         part from its own m human battles has m - 1), and the covariance with it
         (:math:`D\hat\Sigma D`, still positive semi-definite); a system with one human battle
         behind a strength keeps it but gets no interval: the note
-        :data:`~debias.stats.battles.FEW_HUMAN`. False: the
+        :data:`~debias.stats.preferences.battles.FEW_HUMAN`. False: the
         sandwich covariance as it is (``ppi_py.ppi_logistic_ci``'s). ``judge:<j>`` is never
         widened (its verdicts are all known).
 
@@ -322,9 +322,9 @@ def bradley_terry(
 def strength_estimate(
     battles: Battles, estimator: str, *, level: float, ties: str = "half", small_sample: bool = True
 ) -> JointEstimate:
-    """:func:`bradley_terry` on battles already checked and grouped (:class:`~debias.stats.battles.Battles`);
-    ``ties`` is accepted for a common signature with the other estimands: strengths always count
-    a tie as half a win."""
+    """:func:`bradley_terry` on battles already checked and grouped
+    (:class:`~debias.stats.preferences.battles.Battles`); ``ties`` is accepted for a common
+    signature with the other estimands: strengths always count a tie as half a win."""
     pairs = battles.pairs
     kind, columns = resolve(estimator, pairs.judges)
     n_systems = pairs.n_systems

@@ -3,7 +3,7 @@ r"""Vectorised cores of the estimators of a system's mean human score, with thei
 Every estimator here is the mean of per-item *terms* (the item's value, minus what the metric
 predicts of it), so one interval routine serves them all. The sample runs along the last axis
 and every leading axis is a separate sample (Monte-Carlo repeats, sample sizes): the coverage
-experiment evaluates thousands of samples in one call. :mod:`debias.stats.estimators` wraps these
+experiment evaluates thousands of samples in one call. :mod:`debias.stats.ratings.estimators` wraps these
 cores with input checks for a single evaluation.
 
 The variance of a mean of n terms drawn without replacement from N outputs, each term an item
@@ -18,11 +18,11 @@ judgments per item), is estimated by
 where :math:`\hat S^2` is the terms' sample variance (ddof = parameters fitted). Its expectation
 is :math:`\hat S^2`'s item part times the finite-population correction plus the full annotator
 part, Eq. (2)/(6) of the paper for sampling without replacement
-(:func:`debias.stats.theory.theory_variance`). The floor :math:`\hat S^2 \ge \bar\nu` says that
+(:func:`debias.stats.ratings.theory.theory_variance`). The floor :math:`\hat S^2 \ge \bar\nu` says that
 a term varies at least by its own annotator noise. The interval
 :math:`\hat\mu + b\sqrt{\widehat{\operatorname{Var}}} \pm t_{n-p}\sqrt{\widehat{\operatorname{Var}}}`
 is moved towards the terms' long tail by Johnson's skewness shift b (:func:`skewness_shift`).
-The vector control variate's terms are in :mod:`debias.stats.combined`.
+The vector control variate's terms are in :mod:`debias.stats.ratings.combined`.
 """
 
 from __future__ import annotations
@@ -236,7 +236,7 @@ def proportion_covariance(estimate, covariance, n, level: float, shared=None) ->
         observations (battles with a verdict; decisive battles when ties are left out).
     covariance : array_like, shape (..., S, S)
         Their estimated joint covariance :math:`\hat\Sigma` (the sandwich of
-        :mod:`debias.stats.win_rate`).
+        :mod:`debias.stats.preferences.win_rate`).
     n : array_like, shape (..., S)
         :math:`n_s`, the observations behind each estimate.
     level : float

@@ -3,7 +3,7 @@ r"""How each LLM judge agrees with people, on the battles both judged, and how p
 Accuracy and Cohen's kappa compare the judge's verdict with every human verdict of a battle
 (several raters: each counts once), over the three outcomes A, tie and B; each system's judge
 bias is its judge win rate minus its human win rate on the battles with both verdicts (ties
-half a win), with a normal interval (:func:`debias.stats.intervals.normal_interval`). A judge's
+half a win), with a normal interval (:func:`debias.stats.common.intervals.normal_interval`). A judge's
 missing verdict is never counted as a tie. The yardstick is people's agreement with each other
 (:func:`rater_agreement`: every pair of raters of one battle).
 
@@ -19,8 +19,8 @@ from typing import NamedTuple
 import numpy as np
 
 from debias.data import JudgedPairs
-from debias.stats.battles import check_pairs, per_system
-from debias.stats.intervals import check_level, normal_interval
+from debias.stats.common.intervals import check_level, normal_interval
+from debias.stats.preferences.battles import check_pairs, per_system
 
 __all__ = ["OUTCOMES", "JudgeAgreement", "RaterAgreement", "judge_agreement", "rater_agreement"]
 

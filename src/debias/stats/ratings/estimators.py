@@ -5,7 +5,7 @@ judgments of a random sample of n of them (one or several judgments each): an
 :class:`~debias.data.EvalSample`. Every estimator is a small object in :data:`REGISTRY` that
 says how it turns the judged items' values :math:`y_i` (their mean judgments) and metric scores
 into per-item *terms* whose mean is the estimate, how many parameters it fitted, and what extra
-variance its plug-in coefficients add; one interval routine (:func:`debias.stats.intervals.t_interval`)
+variance its plug-in coefficients add; one interval routine (:func:`debias.stats.common.intervals.t_interval`)
 serves them all, for one evaluation and for thousands of resampled ones alike (leading axes).
 Adding an estimator touches this file only.
 
@@ -22,10 +22,10 @@ The interval's variance estimate is
 
 the finite-population correction of sampling n of N outputs applied to the items' part only:
 :math:`\hat S^2` is the sample variance of the terms and :math:`\bar\nu` the annotator variance
-of one item's value (:func:`debias.stats.variance.item_noise`), which fresh judgments bring
+of one item's value (:func:`debias.stats.ratings.variance.item_noise`), which fresh judgments bring
 however many outputs are judged. For ``mean`` this is Eq. (2) of the paper, for ``cv`` Eq. (6).
 The interval is centred by Johnson's (1978) skewness shift
-(:func:`debias.stats.intervals.skewness_shift`).
+(:func:`debias.stats.common.intervals.skewness_shift`).
 
 References
 ----------
@@ -48,11 +48,11 @@ from functools import cached_property
 
 import numpy as np
 
-from debias.stats.combined import combined_terms, combined_terms_standardised, metric_coordinates
-from debias.stats.control_variates import cv_terms
-from debias.stats.intervals import MeanEstimate, fold_labels, t_interval
-from debias.stats.ppi import PopulationSums, ppi_fpc_terms, ppi_tuned_mean_ci
-from debias.stats.vocabulary import UnknownEstimator, describe
+from debias.stats.common.intervals import MeanEstimate, fold_labels, t_interval
+from debias.stats.common.ppi import PopulationSums, ppi_fpc_terms, ppi_tuned_mean_ci
+from debias.stats.common.vocabulary import UnknownEstimator, describe
+from debias.stats.ratings.combined import combined_terms, combined_terms_standardised, metric_coordinates
+from debias.stats.ratings.control_variates import cv_terms
 
 __all__ = [
     "REGISTRY",
@@ -106,7 +106,7 @@ class Population:
 
     @cached_property
     def sums(self) -> list[PopulationSums]:
-        """Each metric's sums over all N outputs, for PPI++ (:class:`debias.stats.ppi.PopulationSums`)."""
+        """Each metric's sums over all N outputs, for PPI++ (:class:`debias.stats.common.ppi.PopulationSums`)."""
         return [PopulationSums.of(self.scores[:, j]) for j in range(self.scores.shape[1])]
 
 
@@ -135,7 +135,7 @@ class Estimator:
     values ``y`` (..., n) and their metric scores ``g`` (..., M, n) (``metric``: the column a
     per-metric family uses); :meth:`terms_at` the same with the items given as ``rows`` of the
     population (resampling experiments). :meth:`interval` turns them into a
-    :class:`~debias.stats.intervals.MeanEstimate`.
+    :class:`~debias.stats.common.intervals.MeanEstimate`.
     """
 
     family: str = ""
@@ -184,7 +184,7 @@ class ControlVariate(Estimator):
 
     Its variance is Eq. (6); the terms are the residuals :math:`y_i - \hat\alpha(g_i - \mu_g)`
     (two parameters fitted) plus the O(1/n²) cost of the plug-in α
-    (:func:`debias.stats.control_variates.alpha_estimation_variance`). A metric constant over
+    (:func:`debias.stats.ratings.control_variates.alpha_estimation_variance`). A metric constant over
     the N outputs carries no information: the estimator is then ``mean`` (terms :math:`y_i`,
     one parameter), and the tables' log says why.
     """
@@ -214,7 +214,7 @@ class CombinedControlVariate(Estimator):
 
     The estimate is :math:`\frac1n\sum_i [y_i - \hat\alpha_{-i}^\top(g_i - \mu_g)]` with
     :math:`\hat\alpha_{-i}` fitted without item i (or its fold) and shrunk by an empirical-Bayes
-    ridge (:func:`debias.stats.combined.combined_terms`); the interval uses the terms' sample
+    ridge (:func:`debias.stats.ratings.combined.combined_terms`); the interval uses the terms' sample
     variance (one parameter fitted), which includes the coefficient's estimation noise. With
     every output judged (n = N) the terms are the item values: the cross-fitted coefficients
     differ from item to item, so their correction would not vanish although the judged items'
@@ -253,7 +253,7 @@ class PredictionPowered(Estimator):
     PPI++ estimates :math:`\lambda\,\bar g_{\text{unjudged}} + \overline{(y - \lambda g)}` with
     :math:`\lambda` tuned for variance and clipped to [0, 1], and gives a normal interval with no
     finite-population correction: ``ppi_py.ppi_mean_ci``'s, computed by
-    :func:`debias.stats.ppi.ppi_tuned_mean_ci` for many samples at once.
+    :func:`debias.stats.common.ppi.ppi_tuned_mean_ci` for many samples at once.
     """
 
     family = "ppi++"
@@ -277,7 +277,7 @@ class PredictionPowered(Estimator):
 
 class PredictionPoweredFpc(PredictionPowered):
     r"""``ppi++fpc:<metric>``: PPI++'s estimate with the finite-population t-interval of the other
-    estimators (:func:`debias.stats.ppi.ppi_fpc_terms`: terms :math:`y_i - \hat\lambda N/N_u\,g_i`,
+    estimators (:func:`debias.stats.common.ppi.ppi_fpc_terms`: terms :math:`y_i - \hat\lambda N/N_u\,g_i`,
     two parameters fitted). Listed in the coverage check beside ``ppi++``."""
 
     family = "ppi++fpc"
@@ -321,7 +321,7 @@ def estimator_names(
 
 def resolve_estimator(name: str, metrics: Sequence[str]) -> tuple[Estimator, int | None]:
     """The registry entry of an estimator name and the index of its metric (``None``: all/none);
-    the name is read by :func:`debias.stats.vocabulary.describe`, the one reader of names."""
+    the name is read by :func:`debias.stats.common.vocabulary.describe`, the one reader of names."""
     metrics = list(metrics)
     try:
         info = describe(name)

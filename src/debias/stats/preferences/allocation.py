@@ -1,6 +1,6 @@
 r"""Where to send the next votes: battles of the judge-only pool that can still settle a question.
 
-Given a question's status (:func:`debias.stats.status.question_status`), ``open_pairs`` marks
+Given a question's status (:func:`debias.stats.common.status.question_status`), ``open_pairs`` marks
 the contrasts still open that matter to it: for ``better`` the pair asked about, for ``top:K``
 the undecided contrasts touching a system whose membership is undecided, for ``ranks`` every
 undecided contrast, for ``within:W`` every pair touching a system not yet within W. Which
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from debias.data import JudgedPairs
-from debias.stats.status import QuestionStatus
+from debias.stats.common.status import QuestionStatus
 
 __all__ = ["Allocation", "next_battles"]
 

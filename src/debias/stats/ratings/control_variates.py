@@ -170,7 +170,7 @@ def cv_terms(y, g, g_mean, g_var, n_outputs: int):
 
     ``y`` and ``g`` hold the sample on the last axis; ``g_mean``/``g_var`` are the metric's
     population mean and variance over all ``n_outputs`` outputs. Returns ``(terms, extra)``
-    with ``extra`` from :func:`debias.stats.control_variates.alpha_estimation_variance`.
+    with ``extra`` from :func:`debias.stats.ratings.control_variates.alpha_estimation_variance`.
     """
     y = np.asarray(y, dtype=float)
     g = np.asarray(g, dtype=float)

@@ -1,13 +1,13 @@
 r"""Pairwise preferences: win rates and Bradley-Terry strengths from human and judge verdicts.
 
 This module is the contract of the pairwise statistics: the estimands (:data:`ESTIMANDS`, name
--> function), the estimators' names (:func:`~debias.stats.battles.preference_estimator_names`),
+-> function), the estimators' names (:func:`~debias.stats.preferences.battles.preference_estimator_names`),
 every estimate of an analysis at once (:func:`preference_estimates`) and their data efficiency
 against people alone (:func:`data_efficiency`). The concepts live beside it: the battles coded and grouped
-(:mod:`debias.stats.battles`), win rates (:mod:`debias.stats.win_rate`), Bradley-Terry strengths
-(:mod:`debias.stats.bradley_terry`), the judges' agreement with people
-(:mod:`debias.stats.agreement`), the PPI++ weights (:func:`debias.stats.ppi.power_tuned_weights`)
-and the result type (:class:`debias.stats.joint.JointEstimate`).
+(:mod:`debias.stats.preferences.battles`), win rates (:mod:`debias.stats.preferences.win_rate`), Bradley-Terry strengths
+(:mod:`debias.stats.preferences.bradley_terry`), the judges' agreement with people
+(:mod:`debias.stats.preferences.agreement`), the PPI++ weights (:func:`debias.stats.common.ppi.power_tuned_weights`)
+and the result type (:class:`debias.stats.common.joint.JointEstimate`).
 
 The data are battles (:class:`~debias.data.JudgedPairs`): system A against system B on one item,
 with human verdicts on a random sample of the battles (the labelled set L, n battles) and the
@@ -76,8 +76,8 @@ estimates (battles shared by two systems make them covary) is returned whole, fo
 differences and ranks. Intervals are normal, :math:`\hat\theta_s \pm z\,\hat\Sigma_{ss}^{1/2}`;
 a win rate's variance is widened at small n so that its interval contains the Agresti-Coull
 interval, and win-rate intervals are clipped to [0, 1]
-(:func:`debias.stats.intervals.proportion_covariance`). PPI++ pools only the battles of pairs
-that the human battles cover (:func:`debias.stats.battles.covered`).
+(:func:`debias.stats.common.intervals.proportion_covariance`). PPI++ pools only the battles of pairs
+that the human battles cover (:func:`debias.stats.preferences.battles.covered`).
 
 A system without a human verdict has no unbiased estimate: its result says so (``notes``). For
 strengths the estimate exists only on systems connected both ways by human battles (the MLE
@@ -109,8 +109,11 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from debias.data import JudgedPairs
-from debias.stats.agreement import JudgeAgreement, judge_agreement
-from debias.stats.battles import (
+from debias.stats.common.intervals import check_level
+from debias.stats.common.joint import JointEstimate
+from debias.stats.common.threads import bounded_blas
+from debias.stats.preferences.agreement import JudgeAgreement, judge_agreement
+from debias.stats.preferences.battles import (
     ALL_TIES,
     FEW_HUMAN,
     NO_HUMAN,
@@ -118,11 +121,8 @@ from debias.stats.battles import (
     Battles,
     preference_estimator_names,
 )
-from debias.stats.bradley_terry import bradley_terry, strength_estimate
-from debias.stats.intervals import check_level
-from debias.stats.joint import JointEstimate
-from debias.stats.threads import bounded_blas
-from debias.stats.win_rate import win_rate_draws, win_rate_estimate, win_rates
+from debias.stats.preferences.bradley_terry import bradley_terry, strength_estimate
+from debias.stats.preferences.win_rate import win_rate_draws, win_rate_estimate, win_rates
 
 __all__ = [
     "ALL_TIES",
@@ -142,7 +142,7 @@ __all__ = [
 ]
 
 #: Every estimand by name, in the order of the tables: a function of the grouped battles
-#: (:class:`~debias.stats.battles.Battles`), an estimator's name, ``level`` and ``ties``.
+#: (:class:`~debias.stats.preferences.battles.Battles`), an estimator's name, ``level`` and ``ties``.
 ESTIMANDS: dict[str, Callable[..., JointEstimate]] = {
     "win_rate": win_rate_estimate,
     "strength": strength_estimate,
@@ -158,7 +158,7 @@ def preference_estimates(
     estimands: Sequence[str] = tuple(ESTIMANDS),
     estimators: Sequence[str] | None = None,
 ) -> list[JointEstimate]:
-    """Every estimator (:func:`~debias.stats.battles.preference_estimator_names`, or those named)
+    """Every estimator (:func:`~debias.stats.preferences.battles.preference_estimator_names`, or those named)
     of every estimand, estimand by estimand; the battles are grouped once for all of them."""
     battles = Battles.of(pairs, ties)
     check_level(level)

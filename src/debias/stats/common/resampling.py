@@ -63,7 +63,7 @@ def draw_resamples(k, n_replicates: int, rng: np.random.Generator) -> tuple[np.n
 def iter_resamples(
     k, n_replicates: int, rng: np.random.Generator, chunk: int
 ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """The draws of :func:`debias.stats.resampling.draw_resamples`, ``chunk`` replicates at a time.
+    """The draws of :func:`debias.stats.common.resampling.draw_resamples`, ``chunk`` replicates at a time.
 
     ``draw_resamples`` takes all B x N items from ``rng`` and then one judgment column per
     draw. To yield the same numbers in chunks, a copy of the generator draws the items in

@@ -62,9 +62,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from debias.stats.intervals import check_level
-from debias.stats.joint import TOLERANCE, check_joint
-from debias.stats.threads import bounded_blas
+from debias.stats.common.intervals import check_level
+from debias.stats.common.joint import TOLERANCE, check_joint
+from debias.stats.common.threads import bounded_blas
 
 __all__ = [
     "RankSets",
@@ -193,7 +193,7 @@ def max_contrast_quantile(
     df : float, optional
         Degrees of freedom :math:`\nu` of the estimated covariance (estimates whose variances
         and covariances are estimated from :math:`\nu + p` shared items,
-        :func:`debias.stats.intervals.t_interval`): the maximum is that of the studentised
+        :func:`debias.stats.common.intervals.t_interval`): the maximum is that of the studentised
         contrasts :math:`|Z_i - Z_j| / \hat s_{ij}` with :math:`\hat\Sigma \sim
         \text{Wishart}(\nu, \Sigma)/\nu` independent of Z, so that for a single pair the
         value is Student's t quantile with :math:`\nu` degrees of freedom, as in a paired

@@ -1,5 +1,5 @@
 """Estimates from one evaluation sample: any estimator of the registry
-(:mod:`debias.stats.estimators`) on an :class:`~debias.data.EvalSample`."""
+(:mod:`debias.stats.ratings.estimators`) on an :class:`~debias.data.EvalSample`."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from debias.data import EvalSample
-from debias.stats.estimators import Population, estimator_names, resolve_estimator
-from debias.stats.intervals import MeanEstimate, check_level
-from debias.stats.ppi import ppi_fpc_terms
-from debias.stats.variance import item_noise
+from debias.stats.common.intervals import MeanEstimate, check_level
+from debias.stats.common.ppi import ppi_fpc_terms
+from debias.stats.ratings.estimators import Population, estimator_names, resolve_estimator
+from debias.stats.ratings.variance import item_noise
 
 __all__ = ["check_level", "estimate_all", "estimate_mean", "estimate_with_terms"]
 
@@ -73,8 +73,8 @@ def estimate_with_terms(
     shrink: bool = True,
 ) -> tuple[MeanEstimate, np.ndarray]:
     """:func:`estimate_mean` and the estimate's per-item terms (n,), whose mean is the estimate
-    up to a constant (PPI++: :func:`debias.stats.ppi.ppi_fpc_terms`); what the joint covariance
-    of several systems' estimates is computed from (:mod:`debias.stats.joint`)."""
+    up to a constant (PPI++: :func:`debias.stats.common.ppi.ppi_fpc_terms`); what the joint covariance
+    of several systems' estimates is computed from (:mod:`debias.stats.common.joint`)."""
     check_level(level)
     if annotator_variance is not None and not (np.isfinite(annotator_variance) and annotator_variance >= 0):
         raise ValueError(f"annotator_variance must be a finite number >= 0, got {annotator_variance}")

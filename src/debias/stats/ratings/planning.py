@@ -11,18 +11,19 @@ where :math:`S^2` is the items' part (:math:`\sigma_f^2` for ``mean``; :math:`\s
 \rho^2)` for the control variate with a metric correlated :math:`\rho` with the item's true
 score, Eq. (6) of the paper) and :math:`\sigma_a^2 / k` the annotator variance of an item's
 mean of k judgments. The finite-population factor :math:`1 - n/N` applies to the items' part
-only (as in :mod:`debias.stats.intervals`). The interval's width is
+only (as in :mod:`debias.stats.common.intervals`). The interval's width is
 :math:`2\, t_{n-p,(1+L)/2} \sqrt{V(n, k)}` (p = 1 for ``mean``, 2 with a fitted coefficient), and a
 design costs :math:`n\,(k\,c_j + c_i)` with :math:`c_j` the price of one judgment and :math:`c_i` of
 one item (fetching, reading). :func:`plan_design` returns the cheapest (n, k) whose width meets
 a target: more judgments per item shrink only the annotator part, more items both parts.
 
 Variance components come from a pilot (:func:`pilot_components`); planning on them as they are
-meets the target about half the time. :func:`debias.stats.plan_bound.upper_bound_components` replaces them by an upper
+meets the target about half the time.
+:func:`debias.stats.ratings.plan_bound.upper_bound_components` replaces them by an upper
 confidence bound so that the plan meets the target with a stated probability (the assurance);
 when the control variate's metric is the pilot's best of several, the bound repeats that choice
-in every resample (:func:`debias.stats.plan_bound.selection_bound_factor`, on every candidate's
-contributions from :func:`candidate_contributions`). See :mod:`debias.stats.plan_check` for how
+in every resample (:func:`debias.stats.ratings.plan_bound.selection_bound_factor`, on every candidate's
+contributions from :func:`candidate_contributions`). See :mod:`debias.stats.checks.plan_check` for how
 well it holds on the released data.
 
 References
@@ -46,7 +47,7 @@ import numpy as np
 from scipy.special import stdtrit
 
 from debias.data import as_judgments
-from debias.stats.variance import pooled_annotator_variance
+from debias.stats.ratings.variance import pooled_annotator_variance
 
 __all__ = [
     "DesignPlan",
@@ -87,7 +88,7 @@ class PlanComponents:
         What the pilot could not tell and what was assumed instead (empty when nothing was).
     k_factors : tuple of float
         Per k = 1, 2, ...: a factor on the variance of a design with k judgments per item (the
-        upper bound of :func:`debias.stats.plan_bound.upper_bound_components` for that k over
+        upper bound of :func:`debias.stats.ratings.plan_bound.upper_bound_components` for that k over
         its bound for k = 1, which ``item`` and ``noise`` carry). Empty: 1 for every k.
     """
 
@@ -371,7 +372,7 @@ def pilot_components(
     new items with new raters: an item's true score :math:`f_i` has variance
     :math:`\sigma_f^2` and a judgment adds rater noise of variance :math:`\sigma_a^2` around it.
     Both are estimated without bias: :math:`\hat\sigma_a^2` pooled within items with ddof 1
-    (:func:`debias.stats.variance.annotator_variance`) and
+    (:func:`debias.stats.ratings.variance.annotator_variance`) and
 
     .. math::
 
@@ -379,11 +380,11 @@ def pilot_components(
 
     the items' spread (residual :math:`e_i` of item i's mean judgment, around their mean or
     the line on a metric) less the rater noise its mean of :math:`k_i` judgments carries
-    (Table 2's unbiased :math:`\sigma_f^2`, :func:`debias.stats.variance.human_metric_variance_unbiased`).
+    (Table 2's unbiased :math:`\sigma_f^2`, :func:`debias.stats.ratings.variance.human_metric_variance_unbiased`).
     :math:`\hat S^2` below 0 (the item means vary less than rater noise alone would make them,
     which small pilots of nearly equal items show) is floored at 0 and ``note`` says so: the
     plan then rests on the rater noise. In the *resampled* world (the released data's
-    resampling experiments, :func:`debias.stats.variance.resampling_components`) an item's true
+    resampling experiments, :func:`debias.stats.ratings.variance.resampling_components`) an item's true
     score is its pilot mean and a new judgment one of its pilot judgments:
     :math:`S^2 = \frac{1}{m-p}\sum_i e_i^2` and :math:`\sigma_a^2` the mean ddof-0 spread. With
     k judgments per item both worlds give the same total variance of one judgment; they split
@@ -419,7 +420,7 @@ def pilot_components(
         The components, and per item :math:`q_i = \frac{m}{m-p} e_i^2 + w_i` (residual
         :math:`e_i`, ddof-0 spread :math:`w_i`), whose mean is the variance of one judgment's
         term in either world (with equal :math:`k_i`): what
-        :func:`debias.stats.plan_bound.upper_bound_components` bounds; shape (k_max, m) with
+        :func:`debias.stats.ratings.plan_bound.upper_bound_components` bounds; shape (k_max, m) with
         ``k_max`` > 1, row k the contributions of a design with k judgments per item. ``note``
         says what was assumed.
 
@@ -472,7 +473,7 @@ def candidate_contributions(
     ``scores`` of shape (M, m) holds M metrics on the pilot's m items; the result, shape (M, m)
     or (M, k_max, m) (with ``k_max`` > 1 in the fresh world when the pilot's rater noise is
     known), is the second value :func:`pilot_components` returns for each row, computed for
-    all at once: what :func:`debias.stats.plan_bound.selection_bound_factor` resamples when
+    all at once: what :func:`debias.stats.ratings.plan_bound.selection_bound_factor` resamples when
     ``cv`` plans with the pilot's best metric. The pilot must have at least
     :data:`MIN_PILOT_DF` items beyond the two fitted parameters.
     """

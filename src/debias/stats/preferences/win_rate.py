@@ -4,9 +4,9 @@ System s's win rate is :math:`\theta_s = E[w_s]/E[d]`: with ties as half a win (
 :math:`w_s` is s's score and :math:`d = 1`; with ``ties="drop"`` :math:`w_s` is 1 for a win and
 :math:`d` is 1 for a decisive verdict (the share of its decisive battles that s wins). Each
 estimator's estimate is the root of the estimating equation :math:`\bar w - \theta\bar d = 0`
-over s's battles; PPI++ (:mod:`debias.stats.preferences` for the equation) rectifies it with
+over s's battles; PPI++ (:mod:`debias.stats.preferences.estimands` for the equation) rectifies it with
 the judges' predictions, and the systems share one tuned weight per judge
-(:func:`debias.stats.ppi.power_tuned_weights`). With ties as half a win this is
+(:func:`debias.stats.common.ppi.power_tuned_weights`). With ties as half a win this is
 ``ppi_py.ppi_mean_ci`` on each system's battles. The joint covariance of the systems' estimates
 (battles shared by two systems make them covary) is returned whole. :func:`win_rate_draws`
 evaluates many random labelled sets at once (a simulation's draws).
@@ -19,7 +19,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from debias.data import JudgedPairs
-from debias.stats.battles import (
+from debias.stats.common.intervals import check_level, proportion_covariance
+from debias.stats.common.joint import JointEstimate
+from debias.stats.common.ppi import power_tuned_weights
+from debias.stats.preferences.battles import (
     ALL_TIES,
     FEW_BATTLES,
     FEW_HUMAN,
@@ -41,9 +44,6 @@ from debias.stats.battles import (
     resolve,
     scaled,
 )
-from debias.stats.intervals import check_level, proportion_covariance
-from debias.stats.joint import JointEstimate
-from debias.stats.ppi import power_tuned_weights
 
 __all__ = ["win_rate_core", "win_rate_draws", "win_rate_estimate", "win_rates"]
 
@@ -211,7 +211,7 @@ def _remarks(kind, n_human, n_judge, left_out):
 
 
 def win_rate_estimate(battles: Battles, estimator: str, *, level: float, ties: str = "half") -> JointEstimate:
-    """:func:`win_rates` on battles already checked and grouped (:class:`~debias.stats.battles.Battles`)."""
+    """:func:`win_rates` on battles already checked and grouped (:class:`~debias.stats.preferences.battles.Battles`)."""
     pairs = battles.pairs
     kind, columns = resolve(estimator, pairs.judges)
     n_judge, n_missing = battles.judge_counts(columns)

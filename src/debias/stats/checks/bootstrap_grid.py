@@ -12,7 +12,7 @@ gigabytes once N reaches tens of thousands. Two things bound that here:
   is B x (grid size) per curve.
 
 The draws do not depend on the chunk size: :func:`iter_resamples` yields exactly the rows
-of :func:`debias.stats.resampling.draw_resamples` for the same generator, in order.
+of :func:`debias.stats.common.resampling.draw_resamples` for the same generator, in order.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def curve_grid(
     Every n <= ``dense``; above it ``points`` sizes evenly spaced over (dense, N] (rounded
     to integers, so the mean of a smooth curve over the grid points inside a window
     approximates its mean over every n of that window), N itself, and the first and last n
-    of the data-efficiency window [lo N, hi N] as :func:`debias.stats.bootstrap.bootstrap_data_efficiency`
+    of the data-efficiency window [lo N, hi N] as :func:`debias.stats.checks.bootstrap.bootstrap_data_efficiency`
     delimits it. With N <= dense the grid is 1..N.
     """
     n_items = int(n_items)

@@ -3,15 +3,15 @@ r"""Does a plan made from a small pilot meet its target? Checked in two worlds.
 Resampled world (:func:`plan_check_experiment`). The world is one system x prompt: its N
 judged items, an item's true score the mean of its judgments, :math:`\sigma_f^2` the variance
 of those means and :math:`\sigma_a^2` the judgments' spread around them
-(:func:`debias.stats.variance.resampling_components`). A pilot is m items drawn without
+(:func:`debias.stats.ratings.variance.resampling_components`). A pilot is m items drawn without
 replacement, with all their judgments; the planner sees only the pilot, plans n at k = 1
 judgment per item (what the world can realise) for a target width, and the realised
-width at that n is the world's own expected width there (:func:`debias.stats.planning.planned_width`
+width at that n is the world's own expected width there (:func:`debias.stats.ratings.planning.planned_width`
 with the world's components, which is what an interval from n resampled items estimates). A
 plan meets the target when the realised width is at most the target; the share of pilots that
 meet it should match the planner's assurance. The cv plan uses the metric most correlated with
 the pilot's item scores, bounded with that choice repeated in every bootstrap resample
-(:func:`debias.stats.plan_bound.selection_bound_factor`), and the world's correlation of that
+(:func:`debias.stats.ratings.plan_bound.selection_bound_factor`), and the world's correlation of that
 metric. Its raters are the
 released data's raters over again: it checks plans at k = 1 only, and does not see the rater
 noise a new study brings.
@@ -22,7 +22,7 @@ cell's judged items (:func:`fit_fresh_world`): item true scores with the unbiase
 items judged afresh by as many new raters as the cell's items mostly have; the planner plans
 (n, k) with k up to its ``k_max`` from that pilot alone (``cv`` with the pilot's best metric and
 the bound that repeats the choice, as in the resampled world), and the realised width is the
-fitted world's expected width at (n, k) (:func:`debias.stats.planning.planned_width` with the
+fitted world's expected width at (n, k) (:func:`debias.stats.ratings.planning.planned_width` with the
 world's true components of the estimator and, for ``cv``, of the metric the pilot chose).
 """
 
@@ -34,9 +34,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from debias.data import as_judgments
-from debias.stats.correlation import best_metric, best_metric_index
-from debias.stats.plan_bound import bound_factor, selection_bound_factor, upper_bound_components
-from debias.stats.planning import (
+from debias.stats.ratings.metric_correlation import best_metric, best_metric_index
+from debias.stats.ratings.plan_bound import bound_factor, selection_bound_factor, upper_bound_components
+from debias.stats.ratings.planning import (
     PlanComponents,
     candidate_contributions,
     component_arrays,
@@ -47,7 +47,7 @@ from debias.stats.planning import (
     plan_sizes,
     planned_width,
 )
-from debias.stats.variance import annotator_variance as pooled_within_variance
+from debias.stats.ratings.variance import annotator_variance as pooled_within_variance
 
 __all__ = [
     "PLAN_CHECK_COLUMNS",
@@ -112,7 +112,7 @@ def plan_check_experiment(
     ``metrics`` is not empty), columns :data:`PLAN_CHECK_COLUMNS`: ``median_ratio`` is the
     median realised/target width, ``met`` the share of plans whose realised width is at most
     the target, ``met_se`` its binomial Monte-Carlo standard error. ``scale`` and
-    ``annotator_variance`` reach the planner (:func:`debias.stats.planning.pilot_components`); a
+    ``annotator_variance`` reach the planner (:func:`debias.stats.ratings.planning.pilot_components`); a
     pilot it cannot plan from counts as judging all N items; ``note`` counts the pilots whose
     plan rests on an assumption and names the first.
     """
@@ -185,7 +185,7 @@ def plan_check_experiment(
 
 
 def _candidates(q, chosen, rho, f, w, k, g, given, designs):
-    """The fresh-rater check's input to :func:`debias.stats.plan_bound.selection_bound_factor`:
+    """The fresh-rater check's input to :func:`debias.stats.ratings.plan_bound.selection_bound_factor`:
     every metric's contributions per pilot (shape (pilots, M, designs, m)) with the chosen
     metric's row the pilot's own ``q``, the chosen row, and the metrics each pilot chose among
     (finite ``rho``). A pilot whose metrics all failed (``chosen`` -1, planned as ``mean``) has
@@ -258,7 +258,7 @@ def fit_fresh_world(judgments, *, annotator_variance: float | None = None) -> Fr
     r"""Fit the fresh-rater world to a cell's judged items.
 
     :math:`\hat\sigma_a^2` is pooled within items with ddof 1
-    (:func:`debias.stats.variance.annotator_variance`), or ``annotator_variance`` when no item
+    (:func:`debias.stats.ratings.variance.annotator_variance`), or ``annotator_variance`` when no item
     has two judgments (without it the world has no separate rater noise: ``items_only``);
     :math:`\hat\sigma_f^2 = s^2_{ar y} - \hat\sigma_a^2 \overline{1/k}` (Table 2's unbiased
     :math:`\sigma_f^2`), floored at 0 with a note. The true scores are the item means shrunk by
@@ -329,8 +329,8 @@ def fresh_check_experiment(
     rng : numpy.random.Generator
         Draws the pilots, their judgments and the planner's bootstrap.
     scale, annotator_variance, k_max, cost_per_judgment, cost_per_item
-        The planner's settings (:func:`debias.stats.planning.pilot_components`,
-        :func:`debias.stats.planning.plan_design`); ``annotator_variance`` also fits the world of
+        The planner's settings (:func:`debias.stats.ratings.planning.pilot_components`,
+        :func:`debias.stats.ratings.planning.plan_design`); ``annotator_variance`` also fits the world of
         a cell judged once per item.
 
     Returns
@@ -344,11 +344,11 @@ def fresh_check_experiment(
     Notes
     -----
     Every pilot is an entry of a leading array axis: the pilots' items, their judgments, the
-    components (:func:`debias.stats.planning.component_arrays`), the bootstrap bound
-    (:func:`debias.stats.plan_bound.bound_factor`; for ``cv`` with several metrics,
-    :func:`debias.stats.plan_bound.selection_bound_factor` on every metric's contributions) and
+    components (:func:`debias.stats.ratings.planning.component_arrays`), the bootstrap bound
+    (:func:`debias.stats.ratings.plan_bound.bound_factor`; for ``cv`` with several metrics,
+    :func:`debias.stats.ratings.plan_bound.selection_bound_factor` on every metric's contributions) and
     the least-cost design
-    (:func:`debias.stats.planning.plan_sizes`) are computed for all pilots at once.
+    (:func:`debias.stats.ratings.planning.plan_sizes`) are computed for all pilots at once.
     """
     judgments = as_judgments(judgments)
     world = fit_fresh_world(judgments, annotator_variance=annotator_variance)

@@ -16,9 +16,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from debias.data import as_judgments
-from debias.stats.estimators import Population, estimator_names, resolve_estimator
-from debias.stats.resampling import draw_samples, repeat_chunks
-from debias.stats.variance import resampling_components
+from debias.stats.common.resampling import draw_samples, repeat_chunks
+from debias.stats.ratings.estimators import Population, estimator_names, resolve_estimator
+from debias.stats.ratings.variance import resampling_components
 
 __all__ = [
     "COVERAGE_COLUMNS",
@@ -116,7 +116,7 @@ def coverage_experiment(
     rng : numpy.random.Generator
         Draws the samples.
     ppi : bool
-        Include ``ppi++:<metric>`` and ``ppi++fpc:<metric>`` (:mod:`debias.stats.ppi`).
+        Include ``ppi++:<metric>`` and ``ppi++fpc:<metric>`` (:mod:`debias.stats.common.ppi`).
     memory_mb : float, optional
         Bound on the draws held at once (:func:`coverage_intervals`).
 
@@ -131,7 +131,7 @@ def coverage_experiment(
     -----
     The intervals know the world's annotator variance (the mean over items of the spread of
     their judgments around the item mean, which one drawn judgment carries; see
-    :func:`debias.stats.variance.resampling_components`), as an evaluation knows it from
+    :func:`debias.stats.ratings.variance.resampling_components`), as an evaluation knows it from
     items judged more than once or from earlier evaluations with the same prompt.
     """
     judgments = as_judgments(judgments)
@@ -161,7 +161,7 @@ def coverage_intervals(judgments, metrics, *, sample_sizes, n_repeats, level, rn
     Same arguments; yields ``(estimator, n, (ci_low, ci_high))`` with arrays over the repeats,
     ``mean`` first at each size, so that a caller can study the repeats themselves (the
     benchmark's Monte-Carlo error of a data efficiency). ``memory_mb`` bounds the draws held at
-    once (repeats in chunks, :func:`debias.stats.resampling.repeat_chunks`; one chunk draws what
+    once (repeats in chunks, :func:`debias.stats.common.resampling.repeat_chunks`; one chunk draws what
     all at once draws).
     """
     judgments = as_judgments(judgments)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from debias.data import as_judgments
-from debias.stats.variance import annotator_variance
+from debias.stats.ratings.variance import annotator_variance
 
 __all__ = ["attenuation_corrected_correlation", "best_metric", "best_metric_index", "correlation"]
 
@@ -53,7 +53,7 @@ def attenuation_corrected_correlation(judgments, g, sigma2_f: float | None = Non
     sigma2_f : float, optional
         Var(f). Default: the variance of all judgments of the outputs judged at least
         twice (ddof 1) minus the annotator variance σ_a² of the same outputs
-        (:func:`debias.stats.variance.annotator_variance`).
+        (:func:`debias.stats.ratings.variance.annotator_variance`).
 
     Returns
     -------

@@ -53,7 +53,7 @@ Assumptions (what the guarantee rests on):
   so that all hold at every t together with probability at least :math:`1 - \alpha`, whatever
   their dependence. It is valid, and conservative (the multiplier grows only like
   :math:`\sqrt{\log P}`).
-* Adaptive choice of the next votes (:mod:`debias.stats.allocation`). A contrast's sequence
+* Adaptive choice of the next votes (:mod:`debias.stats.preferences.allocation`). A contrast's sequence
   is a sequence in the votes of its own *stream*: the battles that move it (for win rates the
   battles of i or of j, for a head-to-head quantity the battles of the pair), indexed by the
   stream's own count. What it relies on is that each vote landing in the stream is a uniform
@@ -90,8 +90,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import ndtri
 
-from debias.stats.intervals import check_level
-from debias.stats.joint import JointEstimate
+from debias.stats.common.intervals import check_level
+from debias.stats.common.joint import JointEstimate
 
 __all__ = [
     "MIN_VOTES",
@@ -245,7 +245,7 @@ def confidence_sequence(
 def system_sequences(
     joint: JointEstimate, *, level: float, optimal_at: float = OPTIMAL_AT, n=None, simultaneous: bool = True
 ) -> ConfidenceSequence:
-    """Each system's confidence sequence from a :class:`~debias.stats.joint.JointEstimate`
+    """Each system's confidence sequence from a :class:`~debias.stats.common.joint.JointEstimate`
     (a mean rating, a win rate, a strength), all S together (``simultaneous``: each at
     :math:`\\alpha/S`). ``n`` is the votes behind each (default ``joint.n_judged``)."""
     n = joint.n_judged if n is None else n
@@ -277,7 +277,7 @@ class ContrastSequences:
     better: np.ndarray
 
     def rank_bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        """Rank-sets from the settled orders, as :func:`debias.stats.ranking.rank_bounds` forms
+        """Rank-sets from the settled orders, as :func:`debias.stats.common.ranking.rank_bounds` forms
         them: :math:`l_i = 1 + \\#\\{j \\text{ surely better}\\}`,
         :math:`u_i = S - \\#\\{j \\text{ surely worse}\\}`."""
         s = len(self.systems)
@@ -308,7 +308,7 @@ def contrast_sequences(
         :math:`t^\star`.
     times : array_like, shape (S, S), optional
         The votes t behind each contrast (its stream's length: for win rates, the human battles
-        of i or of j, as :func:`debias.stats.status.pairs_status` passes them); default
+        of i or of j, as :func:`debias.stats.preferences.status.pairs_status` passes them); default
         :math:`\max(n_i, n_j)` from ``joint.n_judged``, the shared items of two systems judged
         on the same items.
     live : array_like of bool, shape (S, S), optional

@@ -2,7 +2,7 @@
 
 The world is the pair's N shared judged items, an item's true difference the difference of its
 two mean judgments. A repeat draws n of the N items without replacement (one random order per
-repeat serves every n, as in :func:`debias.stats.coverage.draw_samples`) and one judgment of each
+repeat serves every n, as in :func:`debias.stats.checks.coverage.draw_samples`) and one judgment of each
 system's line uniformly (the same one when both lines share a judgment), builds every paired
 estimator's interval and checks it against the world's mean difference. The same repeat also
 draws an independent second order of the items for system A: the *independent* design judges n
@@ -19,12 +19,12 @@ from collections.abc import Sequence
 import numpy as np
 
 from debias.data import PairedSample
-from debias.stats.combined import combined_terms
-from debias.stats.control_variates import cv_terms
-from debias.stats.coverage import interval_coverage, resolve_sample_sizes
-from debias.stats.estimators import Population, estimator_names, resolve_estimator
-from debias.stats.intervals import t_interval
-from debias.stats.resampling import draw_paired_samples, repeat_chunks
+from debias.stats.checks.coverage import interval_coverage, resolve_sample_sizes
+from debias.stats.common.intervals import t_interval
+from debias.stats.common.resampling import draw_paired_samples, repeat_chunks
+from debias.stats.ratings.combined import combined_terms
+from debias.stats.ratings.control_variates import cv_terms
+from debias.stats.ratings.estimators import Population, estimator_names, resolve_estimator
 
 __all__ = ["PAIRED_COVERAGE_COLUMNS", "expected_de_vs_independent", "paired_coverage_experiment"]
 
@@ -111,7 +111,7 @@ def paired_coverage_experiment(
     pair : PairedSample
         The world: its judged shared items and their metrics (moments over these items).
     sample_sizes : sequence
-        Integers and fractions of N such as ``"0.5N"`` (:func:`debias.stats.coverage.resolve_sample_sizes`).
+        Integers and fractions of N such as ``"0.5N"`` (:func:`debias.stats.checks.coverage.resolve_sample_sizes`).
     n_repeats : int
         Samples per size.
     level : float
@@ -121,7 +121,7 @@ def paired_coverage_experiment(
         rows do not depend on which other sizes are asked for.
     memory_mb : float, optional
         Bound on the draws held at once: the repeats are processed in chunks that fit
-        (:func:`debias.stats.resampling.repeat_chunks`); ``None``: all at once. One chunk draws
+        (:func:`debias.stats.common.resampling.repeat_chunks`); ``None``: all at once. One chunk draws
         exactly what all at once draws.
 
     Returns

@@ -2,7 +2,7 @@ r"""Battles, coded for the estimators: verdicts as per-battle sources, battles g
 
 A :class:`~debias.data.JudgedPairs` holds battles (system A against system B on one item) with
 human verdicts on some and the verdicts of LLM judges. Every per-battle quantity the estimators
-of :mod:`debias.stats.win_rate` and :mod:`debias.stats.bradley_terry` need is an *affine form*
+of :mod:`debias.stats.preferences.win_rate` and :mod:`debias.stats.preferences.bradley_terry` need is an *affine form*
 ``(alpha, beta)`` in a few per-battle *sources* (a verdict, or the shares of A's and B's wins)
 whose coefficients are the same for every battle of a group: battles with the same (A, B) and
 the same labelled flag. So the battles are summed once per group (counts, sums of the sources
@@ -14,7 +14,7 @@ battles there are. A battle written B-then-A is counted written A-then-B (its so
 on first use and kept on the object, so that every estimator of one analysis groups the
 battles once. This module also holds the scatter sums per system (:func:`per_system`,
 :func:`pair_matrix`), the human and judge counts, the resolution of a preference estimator's
-name into the judges it uses (:func:`resolve`, through :mod:`debias.stats.vocabulary`), and the
+name into the judges it uses (:func:`resolve`, through :mod:`debias.stats.common.vocabulary`), and the
 assembly of a result (:func:`joint_estimate`).
 """
 
@@ -28,9 +28,9 @@ from typing import NamedTuple
 import numpy as np
 
 from debias.data import JudgedPairs
-from debias.stats.intervals import normal_interval
-from debias.stats.joint import JointEstimate, nearest_covariance
-from debias.stats.vocabulary import UnknownEstimator, describe, estimator_name
+from debias.stats.common.intervals import normal_interval
+from debias.stats.common.joint import JointEstimate, nearest_covariance
+from debias.stats.common.vocabulary import UnknownEstimator, describe, estimator_name
 
 __all__ = [
     "ALL_TIES",
@@ -123,7 +123,7 @@ def preference_estimator_names(judges: Sequence[str]) -> list[str]:
 
 def resolve(estimator: str, judges: Sequence[str]) -> tuple[str, list[int]]:
     """``(kind, judge columns)`` of a preference estimator's name
-    (:func:`debias.stats.vocabulary.describe`): kind ``human`` (people only, no judge),
+    (:func:`debias.stats.common.vocabulary.describe`): kind ``human`` (people only, no judge),
     ``judge`` (one judge alone) or ``ppi`` (people with one judge, or with every judge)."""
     judges = list(judges)
     try:
@@ -528,12 +528,12 @@ def joint_estimate(
     estimand, estimator, pairs, theta, covariance, level, notes, weights, counts, *, remarks=None, bounds=None
 ) -> JointEstimate:
     """The result of an estimand: the systems with a note blanked (only the interval for one
-    human battle) and their normal intervals (:func:`debias.stats.intervals.normal_interval`);
+    human battle) and their normal intervals (:func:`debias.stats.common.intervals.normal_interval`);
     ``counts`` is ``(n_judged, n_judge, n_missing)``.
 
     A system whose variance is 0 up to rounding (every verdict behind it the same) gets the
     note :data:`ZERO_VARIANCE` and no interval; the covariance of the others is made symmetric
-    and positive semi-definite (:func:`debias.stats.joint.nearest_covariance`), so that rounding
+    and positive semi-definite (:func:`debias.stats.common.joint.nearest_covariance`), so that rounding
     never stops the rank-sets. ``remarks`` (per system, optional) say what an interval rests on
     (:func:`few_battles`): they fill ``notes`` where there is no other note and blank nothing.
     ``bounds`` clip the intervals (win rates: ``(0, 1)``).

@@ -1,7 +1,7 @@
 r"""The joint covariance of several systems' estimates, from the items they share.
 
-Every estimator of :mod:`debias.stats.estimators` is a mean of per-item terms :math:`t_{s,i}`
-over the n_s judged items of system s (up to a constant; :func:`debias.stats.estimate.estimate_with_terms`).
+Every estimator of :mod:`debias.stats.ratings.estimators` is a mean of per-item terms :math:`t_{s,i}`
+over the n_s judged items of system s (up to a constant; :func:`debias.stats.ratings.estimate.estimate_with_terms`).
 Two systems judged on the same inputs share items, and an easy or a hard input moves both
 systems' terms: their estimates are dependent. With :math:`I_s` the judged items of s,
 :math:`n_{st} = |I_s \cap I_t|`, and the items a sample without replacement of the N inputs,
@@ -16,7 +16,7 @@ where :math:`\hat c_{st}` is the sample covariance (ddof 1) of the two systems' 
 shared items and :math:`N_{st}` the number of outputs they share (their inputs). For a common
 sample (:math:`I_s = I_t`, :math:`N_{st} = N`) this is the finite-population covariance of two
 means of the same n of N items, the off-diagonal partner of the estimators' variance
-(:func:`debias.stats.intervals.t_interval`); systems with no shared item are independent.
+(:func:`debias.stats.common.intervals.t_interval`); systems with no shared item are independent.
 Annotator noise is independent between systems' outputs and adds nothing off the diagonal. The
 diagonal is each estimator's own variance (its interval's squared standard error), which
 already carries its noise floor and plug-in costs.
@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from debias.stats.vocabulary import EstimatorInfo, describe
+from debias.stats.common.vocabulary import EstimatorInfo, describe
 
 __all__ = ["JointEstimate", "check_joint", "nearest_covariance", "shared_item_covariance"]
 
@@ -56,14 +56,14 @@ class JointEstimate:
 
     The result of the ratings (a system's mean human score: :func:`shared_item_covariance`) and
     of pairwise preferences (win rates and Bradley-Terry strengths:
-    :func:`debias.stats.preferences.preference_estimates`) alike.
+    :func:`debias.stats.preferences.estimands.preference_estimates`) alike.
 
     Attributes
     ----------
     estimand : str
         ``"mean"`` (ratings), ``"win_rate"`` or ``"strength"`` (preferences).
     estimator : str
-        The estimator's name (:mod:`debias.stats.vocabulary`: ``mean``, ``cv:<metric>``,
+        The estimator's name (:mod:`debias.stats.common.vocabulary`: ``mean``, ``cv:<metric>``,
         ``human``, ``ppi++:<judge>``, ...).
     systems : tuple of str
         The systems, in the order of every array.
@@ -86,9 +86,9 @@ class JointEstimate:
         The PPI++ weight of each of the estimator's judges (empty otherwise).
     df : numpy.ndarray, shape (S,), optional
         Degrees of freedom of each estimate's t interval (ratings: the judged items less the
-        coefficients fitted, :func:`debias.stats.intervals.t_interval`); ``None`` where the
+        coefficients fitted, :func:`debias.stats.common.intervals.t_interval`); ``None`` where the
         intervals are normal (preferences). Rank-sets then use a multivariate-t critical value
-        with the smallest of them (:func:`debias.stats.ranking.rank_sets`).
+        with the smallest of them (:func:`debias.stats.common.ranking.rank_sets`).
     """
 
     estimand: str
@@ -113,7 +113,7 @@ class JointEstimate:
 
     @property
     def info(self) -> EstimatorInfo:
-        """What the estimator is (:func:`debias.stats.vocabulary.describe`)."""
+        """What the estimator is (:func:`debias.stats.common.vocabulary.describe`)."""
         return describe(self.estimator)
 
     @property

@@ -1,0 +1,180 @@
+r"""A question about pairwise preferences and its status: the battles' estimates fed to the
+shared :func:`debias.stats.common.status.question_status`, the votes behind each contrast, the
+estimator a status uses unless told, and the status as the votes arrived (:func:`status_path`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from debias.stats.common.intervals import check_level
+from debias.stats.common.sequential import MIN_VOTES, OPTIMAL_AT
+from debias.stats.common.status import Question, QuestionError, QuestionStatus, parse_question, question_status
+
+__all__ = ["StatusPath", "contrast_times", "default_estimator", "first_votes", "pairs_status", "status_path"]
+
+
+def default_estimator(judges) -> str:
+    """The estimator a status uses unless told: PPI++ with every judge (two or more), with the
+    one judge, or people alone."""
+    from debias.stats.common.vocabulary import estimator_name
+
+    judges = list(judges)
+    if len(judges) >= 2:
+        return estimator_name("ppi++")
+    if judges:
+        return estimator_name("ppi++", judges[0])
+    return estimator_name("human")
+
+
+def contrast_times(pairs, estimand: str) -> np.ndarray:
+    """Votes behind each contrast (S, S): for win rates the battles with a human verdict of i or
+    of j (a contrast's stream); for strengths every battle with a human verdict (the fit uses
+    them all)."""
+    labelled = pairs.labelled
+    s = pairs.n_systems
+    a, b = pairs.system_a[labelled], pairs.system_b[labelled]
+    if estimand == "strength":
+        return np.full((s, s), float(labelled.sum()))
+    n = np.bincount(a, minlength=s) + np.bincount(b, minlength=s)
+    shared = np.zeros((s, s))
+    np.add.at(shared, (a, b), 1.0)
+    shared = shared + shared.T
+    return (n[:, None] + n[None, :] - shared).astype(float)
+
+
+def pairs_status(
+    pairs,
+    question,
+    *,
+    level: float,
+    estimand: str = "win_rate",
+    estimator: str | None = None,
+    ties: str = "half",
+    optimal_at: float = OPTIMAL_AT,
+) -> QuestionStatus:
+    """:func:`question_status` of battles (:class:`~debias.data.JudgedPairs`): ``estimand``
+    ``win_rate`` or ``strength`` by ``estimator`` (default :func:`default_estimator`)."""
+    from debias.stats.common.vocabulary import describe
+    from debias.stats.preferences.battles import Battles, resolve
+    from debias.stats.preferences.estimands import ESTIMANDS
+
+    check_level(level)
+    if estimand not in ESTIMANDS:
+        raise QuestionError(estimand, f"unknown estimand; available: {list(ESTIMANDS)}", "estimand")
+    question = parse_question(question)
+    question.check(pairs.systems)
+    estimator = default_estimator(pairs.judges) if estimator is None else estimator
+    try:
+        biased = describe(estimator).biased
+    except ValueError:
+        biased = False
+    if biased:
+        raise QuestionError(
+            estimator, "rests on a judge alone: it says nothing about people; use human or ppi++", "estimator"
+        )
+    try:
+        resolve(estimator, pairs.judges)
+    except ValueError as error:
+        raise QuestionError(estimator, str(error), "estimator") from None
+    if not pairs.labelled.any():
+        raise ValueError("no battle has a human verdict: nothing to say about people yet")
+    joint = ESTIMANDS[estimand](Battles.of(pairs, ties), estimator, level=level, ties=ties)
+    times = contrast_times(pairs, estimand)
+    return question_status(
+        joint, question, level=level, optimal_at=optimal_at, times=times, n_votes=int(pairs.labelled.sum())
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class StatusPath:
+    """A question's sequences as the votes arrived: the status at each of L looks over the
+    battles with a human verdict in the order of the table.
+
+    ``votes`` (L,): votes at each look; ``estimate``, ``ci_low``, ``ci_high`` (L, S): each system's
+    estimate and anytime-valid interval (all S together); ``contrast`` (L, 3) for ``better``:
+    the estimate and interval of A - B (NaN otherwise); ``resolved`` (L,): the question settled
+    at that look, or at an earlier one (a decision is kept once taken); ``status``: the last
+    look's."""
+
+    question: Question
+    systems: tuple[str, ...]
+    votes: np.ndarray
+    estimate: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    contrast: np.ndarray
+    resolved: np.ndarray
+    status: QuestionStatus
+
+
+def first_votes(pairs, t: int):
+    """``pairs`` with only the first ``t`` battles that have a human verdict keeping it (the
+    others join the pool): the data as it stood after t votes."""
+    from debias.data import JudgedPairs
+
+    order = np.flatnonzero(pairs.labelled)
+    keep = np.zeros(pairs.n_battles, dtype=bool)
+    keep[order[:t]] = True
+    counts = np.where(keep, pairs.human_counts, 0)
+    verdicts = pairs.human[np.repeat(keep, pairs.human_counts)]
+    return JudgedPairs(
+        pairs.systems,
+        pairs.system_a,
+        pairs.system_b,
+        verdicts,
+        counts,
+        pairs.judges,
+        pairs.judge_verdicts,
+        pairs.items,
+        pairs.judge_unknown,
+    )
+
+
+def status_path(
+    pairs,
+    question,
+    *,
+    level: float,
+    looks: int = 20,
+    estimand: str = "win_rate",
+    estimator: str | None = None,
+    ties: str = "half",
+    optimal_at: float = OPTIMAL_AT,
+) -> StatusPath:
+    """:func:`pairs_status` at ``looks`` looks spread evenly over the battles with a human
+    verdict, in the order of the table (the first look after :data:`MIN_VOTES` votes)."""
+    if isinstance(looks, bool) or not isinstance(looks, int | np.integer) or looks < 1:
+        raise ValueError(f"looks must be a whole number >= 1, got {looks!r}")
+    n = int(pairs.labelled.sum())
+    if n == 0:
+        raise ValueError("no battle has a human verdict: nothing to say about people yet")
+    start = min(n, MIN_VOTES)
+    votes = np.unique(np.rint(np.linspace(start, n, looks)).astype(np.int64))
+    question = parse_question(question)
+    s = pairs.n_systems
+    estimate, low, high = (np.full((votes.size, s), np.nan) for _ in range(3))
+    contrast = np.full((votes.size, 3), np.nan)
+    resolved = np.zeros(votes.size, dtype=bool)
+    state = None
+    for look, t in enumerate(votes):
+        state = pairs_status(
+            first_votes(pairs, int(t)) if t < n else pairs,
+            question,
+            level=level,
+            estimand=estimand,
+            estimator=estimator,
+            ties=ties,
+            optimal_at=optimal_at,
+        )
+        rows = {r.first: r for r in state.rows if not r.second}
+        for i, name in enumerate(pairs.systems):
+            if name in rows:
+                row = rows[name]
+                estimate[look, i], low[look, i], high[look, i] = row.estimate, row.ci_low, row.ci_high
+        if question.kind == "better":
+            row = state.rows[0]
+            contrast[look] = (row.estimate, row.ci_low, row.ci_high)
+        resolved[look] = state.resolved or (look > 0 and resolved[look - 1])
+    return StatusPath(question, pairs.systems, votes, estimate, low, high, contrast, resolved, state)
