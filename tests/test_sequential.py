@@ -167,7 +167,7 @@ def arena_like(seed=0, n=3000, labelled=600):
 
 def test_next_is_reproducible_from_its_seed_and_picks_only_battles_that_can_settle_what_is_open():
     frame = arena_like()
-    pairs = debias.api._pairs(frame, "q", "A", "B", "winner", None, (), None, None)
+    pairs = debias.read_pairs(frame, item="q", system_a="A", system_b="B", verdict="winner")
     for estimand in ("win_rate", "strength"):
         state = pairs_status(pairs, "top:1", level=0.9, estimand=estimand)
         assert not state.resolved
@@ -281,7 +281,7 @@ def test_status_path_follows_the_votes_in_order_and_keeps_a_decision_once_taken(
     from debias.stats.preferences.status import first_votes, status_path
 
     frame = arena_like(n=2000, labelled=1500)
-    pairs = debias.api._pairs(frame, "q", "A", "B", "winner", None, (), None, None)
+    pairs = debias.read_pairs(frame, item="q", system_a="A", system_b="B", verdict="winner")
     path = status_path(pairs, "better:s0,s3", level=0.9, looks=8)
     assert path.votes[0] == 30 and path.votes[-1] == 1500 and np.all(np.diff(path.votes) > 0)
     assert path.resolved[-1] and np.all(np.diff(path.resolved.astype(int)) >= 0)
@@ -314,7 +314,7 @@ def test_a_task_declares_its_question_and_the_report_states_the_answer():
     config["preferences"]["t"]["question"] = "top:0"
     assert "question" in schema_problem(config)
     frame = arena_like()
-    pairs = debias.api._pairs(frame, "q", "A", "B", "winner", None, (), None, None)
+    pairs = debias.read_pairs(frame, item="q", system_a="A", system_b="B", verdict="winner")
     state = pairs_status(pairs, "top:1", level=0.9)
     table = status_table(state)
     assert list(table.columns)[:3] == ["system_a", "system_b", "estimate"] and len(table) == len(state.rows)

@@ -1,14 +1,17 @@
 """debias: combine cheap automatic metrics with human judgments without bias, and measure how
 many judgments that saves (Chaganty, Mussmann and Liang, ACL 2018).
 
-The public API, importable from here:
+The public API, importable from here (:mod:`debias.api`):
 
-- on a long table (one row per judgment): :func:`estimate`, :func:`compare`, :func:`plan`,
-  :func:`leaderboard` (:mod:`debias.api`); of pairwise verdicts: :func:`preferences`,
-  :func:`judge_agreement`;
+- one read step per shape of data: :func:`read_ratings` (a long table of ratings, one row per
+  judgment) and :func:`read_pairs` (pairwise verdicts of people and LLM judges);
+- analyses of what was read: :func:`estimate`, :func:`compare`, :func:`plan` (ratings),
+  :func:`preferences`, :func:`judge_agreement` (pairwise verdicts), :func:`leaderboard`,
+  :func:`status` and :func:`next_battles` (either);
 - on arrays: :func:`estimate_mean`, :func:`variance_components`, :func:`data_efficiency`;
 - the data model: :class:`Judgments`, :class:`EvalSample`, :class:`PairedSample`,
-  :class:`JudgedPairs` (:mod:`debias.data`) and the result :class:`MeanEstimate`.
+  :class:`JudgedPairs` (:mod:`debias.data`), the read ratings :class:`EvaluationTable` and the
+  result :class:`MeanEstimate`.
 
 The statistics core, :mod:`debias.stats`, needs numpy and scipy only. Names are loaded on
 first use, so ``import debias`` stays light.
@@ -26,9 +29,11 @@ except PackageNotFoundError:  # the source tree on sys.path without an installed
 
 __all__ = [
     "EvalSample",
+    "EvaluationTable",
     "JudgedPairs",
     "Judgments",
     "MeanEstimate",
+    "NextBattles",
     "PairedSample",
     "compare",
     "data_efficiency",
@@ -36,17 +41,23 @@ __all__ = [
     "estimate_mean",
     "judge_agreement",
     "leaderboard",
+    "next_battles",
     "plan",
     "preferences",
+    "read_pairs",
+    "read_ratings",
+    "status",
     "variance_components",
 ]
 
 _HOMES = {
     "EvalSample": "debias.data",
+    "EvaluationTable": "debias.io.reader",
     "Judgments": "debias.data",
     "PairedSample": "debias.data",
     "JudgedPairs": "debias.data",
     "MeanEstimate": "debias.stats.common.intervals",
+    "NextBattles": "debias.api",
     "compare": "debias.api",
     "data_efficiency": "debias.api",
     "estimate": "debias.api",
@@ -55,11 +66,21 @@ _HOMES = {
     "judge_agreement": "debias.api",
     "preferences": "debias.api",
     "plan": "debias.api",
+    "next_battles": "debias.api",
+    "read_pairs": "debias.api",
+    "read_ratings": "debias.api",
+    "status": "debias.api",
     "variance_components": "debias.api",
 }
 
 
+#: Subpackages and modules reachable as attributes without their own import (``debias.api``).
+_MODULES = ("api",)
+
+
 def __getattr__(name: str):
+    if name in _MODULES:
+        return importlib.import_module(f"debias.{name}")
     if name in _HOMES:
         return getattr(importlib.import_module(_HOMES[name]), name)
     raise AttributeError(f"module 'debias' has no attribute {name!r}")

@@ -1,50 +1,82 @@
-"""The public API: the workflow's analyses on your own long table, from Python.
+"""The public API: the workflow's analyses on your own evaluation, from Python.
 
-Human-evaluation data usually comes as a long table, one row per judgment: which item (input),
-which system, which prompt (question asked of the raters), which rater, the score, and often
-per-output metric scores. The functions here take such a table (a pandas DataFrame), build the
-same joined tables the workflow builds (:mod:`debias.tables.joined`), and return the rows of the
-workflow's own tables: :func:`estimate` those of ``system_estimates.csv``, :func:`compare` those
-of ``system_comparisons.csv``, :func:`plan` those of ``plan.csv``; :func:`leaderboard` ranks the
-systems with simultaneous rank-sets.
+Two shapes of data, each read once by its own read step, and analyses that take what was read:
+
+- **ratings** (one row per judgment: which item, which system, which prompt, which rater, the
+  score, and often per-output metric scores): :func:`read_ratings` gives the checked
+  :class:`~debias.io.reader.EvaluationTable`;
+- **pairwise verdicts** (one row per human verdict of a battle, LLM judges' verdicts as
+  columns): :func:`read_pairs` gives the checked :class:`~debias.data.JudgedPairs`.
+
+:func:`estimate`, :func:`compare` and :func:`plan` take ratings; :func:`preferences` and
+:func:`judge_agreement` pairwise verdicts; :func:`leaderboard`, :func:`status` and
+:func:`next_battles` either. Each returns the rows of the workflow's own table (or a typed
+result), with the workflow's seeds: the same table gives the same numbers through the API, the
+``debias`` command and the workflow. The one-call forms of earlier releases (a DataFrame and the
+column names in one call, ``debias.estimate(frame, item=..., judgment=...)``) still work; they
+read the table with the read step of its shape.
 
 The population (outputs nobody judged) is given one way everywhere: ``population`` is a table
 with one row per output (item, and system when there are several) and the metric score
-columns; judged outputs may be in it too. Without it the judged outputs are the population.
+columns; judged outputs may be in it too, and a row of the ratings whose judgment is empty is
+such an output. Without it the judged outputs are the population.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from debias.config.settings import default, section_defaults
-from debias.data import EvalSample, as_judgments
+from debias.config.settings import DEFAULT_SEED, default, section_defaults
+from debias.data import EvalSample, JudgedPairs, as_judgments
 from debias.io.canonical import InputError
-from debias.io.reader import TableColumns, read_evaluation_table, with_population
+from debias.io.reader import EvaluationTable, TableColumns, read_evaluation_table, with_population
 from debias.stats.common.intervals import MeanEstimate, check_level
 from debias.stats.common.threads import bounded_blas
+from debias.stats.common.vocabulary import check_ties
 from debias.stats.ratings import estimate_mean as _estimate_sample
 from debias.stats.ratings import theory_data_efficiency
 from debias.stats.ratings import variance_components as _variance_components
 
-#: Task name the API's rows carry (the workflow's tables have one per configured task).
+#: Task name the API's ratings rows carry unless :func:`read_ratings` is given another (the
+#: workflow's tables have one per configured task).
 TASK = "evaluation"
 
 __all__ = [
+    "NextBattles",
     "compare",
     "data_efficiency",
     "estimate",
     "estimate_mean",
     "judge_agreement",
     "leaderboard",
+    "next_battles",
     "plan",
     "preferences",
+    "read_pairs",
+    "read_ratings",
+    "status",
     "variance_components",
 ]
+
+#: The keywords of :func:`read_ratings` and :func:`read_pairs`: what the one-call forms accept.
+RATINGS_KEYWORDS = (
+    "item",
+    "judgment",
+    "system",
+    "prompt",
+    "rater",
+    "scores",
+    "population",
+    "scale",
+    "higher_is_better",
+    "task",
+)
+PAIRS_KEYWORDS = ("item", "system_a", "system_b", "verdict", "rater", "judges", "pool", "mapping", "judge_mappings")
 
 
 def _level(level: float | None) -> float:
@@ -53,8 +85,15 @@ def _level(level: float | None) -> float:
     return section_defaults("estimates")["level"] if level is None else level
 
 
-@bounded_blas
-def estimate(
+def _seed(seed: int | None) -> int:
+    """``seed``, or the seed ``debias import`` writes into a new configuration (``bootstrap.seed``)."""
+    return DEFAULT_SEED if seed is None else seed
+
+
+# --- the read steps ------------------------------------------------------------------------------
+
+
+def read_ratings(
     frame: pd.DataFrame,
     *,
     item: str,
@@ -62,12 +101,13 @@ def estimate(
     system: str | None = None,
     prompt: str | None = None,
     rater: str | None = None,
-    scores: Sequence[str] = (),
+    scores: Sequence[str] | str = (),
     population: pd.DataFrame | None = None,
     scale: tuple[float, float] | None = None,
-    level: float | None = None,
-) -> pd.DataFrame:
-    """Every estimator of every system's mean human score, with intervals, from a long table.
+    higher_is_better: bool = True,
+    task: str = TASK,
+) -> EvaluationTable:
+    """Read and check a long table of ratings: what every ratings analysis takes.
 
     Parameters
     ----------
@@ -76,7 +116,8 @@ def estimate(
     item, judgment : str
         Columns naming the item (the input a system responded to) and holding the judgment.
     system, prompt, rater : str, optional
-        Columns naming the system, the prompt (the question the raters answered) and the rater.
+        Columns naming the system, the prompt (the question the raters answered; rubric
+        criteria are prompts) and the rater.
     scores : sequence of str
         Columns with per-output metric scores (the same on every row of an output): the control
         variates.
@@ -87,185 +128,193 @@ def estimate(
     scale : (float, float), optional
         The rating scale: a judgment outside it is an error. Default: inferred from the
         judgments, refused when one system's judgments look like another scale's.
-    level : float, optional
-        Nominal coverage of the intervals (default: the configuration's ``estimates.level``).
+    higher_is_better : bool
+        ``False`` when a lower score is better (error counts, edit distances): leaderboards and
+        questions then rank the lowest first.
+    task : str
+        The name the rows carry in their ``task`` column; it also names the random draws (as a
+        task of the workflow's configuration does), so a table read with the name of the task
+        ``debias import`` made of it gives the workflow's numbers.
 
     The table is read by the rules of ``debias import`` (:mod:`debias.io.reader`): names
     trimmed, a rater who judged an output twice refused, errors
-    (:class:`debias.io.canonical.InputError`, a ``ValueError``) naming the row (the header being row 1)
-    and the column.
+    (:class:`debias.io.canonical.InputError`, a ``ValueError``) naming the row (the header being
+    row 1) and the column.
 
     Returns
     -------
-    pandas.DataFrame
-        The columns and rows of the workflow's ``system_estimates.csv``
-        (:func:`debias.tables.estimates.system_estimates_table`); ``task`` is ``"evaluation"``.
+    EvaluationTable
 
     Examples
     --------
     >>> import pandas as pd, debias
-    >>> frame = pd.DataFrame({"seg": [f"s{i}" for i in range(8)] * 2, "sys": ["a"] * 8 + ["b"] * 8,
-    ...                       "score": [3, 4, 2, 5, 4, 3, 4, 2, 4, 5, 3, 5, 4, 4, 5, 3],
-    ...                       "bleu": [.3, .5, .2, .7, .4, .3, .5, .2, .5, .6, .3, .8, .4, .5, .6, .3]})
-    >>> table = debias.estimate(frame, item="seg", system="sys", judgment="score", scores=["bleu"])
-    >>> table[["system", "estimator", "n_judged"]].values.tolist()
-    [['a', 'mean', 8], ['a', 'cv:bleu', 8], ['b', 'mean', 8], ['b', 'cv:bleu', 8]]
+    >>> frame = pd.DataFrame({"seg": ["s1", "s2", "s1", "s2"], "sys": ["a", "a", "b", "b"],
+    ...                       "score": [3, 4, 5, 4]})
+    >>> ratings = debias.read_ratings(frame, item="seg", system="sys", judgment="score")
+    >>> ratings.systems, ratings.prompts
+    (('a', 'b'), ('score',))
     """
-    from debias.tables.estimates import system_estimates_table
+    if not isinstance(higher_is_better, bool):
+        raise InputError("higher_is_better", f"expected True or False, found {higher_is_better!r}")
+    if not isinstance(task, str) or not task.strip():
+        raise InputError("task", f"expected a task name, found {task!r}")
+    columns = TableColumns(
+        item=item,
+        judgment=judgment,
+        system=system,
+        prompt=prompt,
+        rater=rater,
+        scores=tuple(_score_columns(scores)),
+    )
+    table = read_evaluation_table(frame, columns, scale=scale)
+    if population is not None:
+        everyone = TableColumns(item=item, judgment=None, system=system, scores=columns.scores)
+        table = with_population(table, read_evaluation_table(population, everyone, source="population"))
+    return table.with_settings(higher_is_better=higher_is_better, task=task.strip())
 
-    _check_settings(estimates={"level": level})
 
-    tables, prompts = _joined(frame, item, judgment, system, prompt, rater, scores, population, scale)
-    return system_estimates_table(tables, {TASK: prompts}, _score_columns(scores), level=_level(level))
-
-
-@bounded_blas
-def compare(
+def read_pairs(
     frame: pd.DataFrame,
     *,
     item: str,
-    judgment: str,
-    system: str,
-    prompt: str | None = None,
+    system_a: str,
+    system_b: str,
+    verdict: str,
     rater: str | None = None,
-    scores: Sequence[str] = (),
-    population: pd.DataFrame | None = None,
-    scale: tuple[float, float] | None = None,
-    level: float | None = None,
-    min_items: int | None = None,
-    de_n: int | None = None,
-) -> pd.DataFrame:
-    """Paired differences of every two systems judged on the same items, from a long table.
-
-    Parameters are those of :func:`estimate`; ``system`` is required. A pair sharing fewer than
-    ``min_items`` judged items is left out (with a log line). ``de_n`` is the sample size at
-    which the saving over independent samples, ``de_vs_independent``, is computed.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The columns and rows of the workflow's ``system_comparisons.csv``
-        (:func:`debias.tables.comparisons.system_comparisons_table`).
-    """
-    from debias.tables.comparisons import system_comparisons_table
-
-    _check_settings(estimates={"level": level}, min_judged_items=min_items, compare={"de_n": de_n})
-
-    tables, prompts = _joined(frame, item, judgment, system, prompt, rater, scores, population, scale)
-    spec = {**section_defaults("compare"), "level": _level(level)}
-    if de_n is not None:
-        spec["de_n"] = de_n
-    min_items = default("min_judged_items") if min_items is None else min_items
-    return system_comparisons_table(tables, {TASK: prompts}, _score_columns(scores), spec, min_items=min_items)
-
-
-@bounded_blas
-def leaderboard(
-    frame: pd.DataFrame,
-    *,
-    item: str,
-    judgment: str | None = None,
-    system: str | None = None,
-    prompt: str | None = None,
-    rater: str | None = None,
-    scores: Sequence[str] = (),
-    population: pd.DataFrame | None = None,
-    scale: tuple[float, float] | None = None,
-    level: float | None = None,
-    higher_is_better: bool = True,
-    seed: int = 0,
-    system_a: str | None = None,
-    system_b: str | None = None,
-    verdict: str | None = None,
     judges: Sequence[str] = (),
     pool: pd.DataFrame | None = None,
-    ties: str = "half",
     mapping: Mapping | None = None,
-    top_k: int | None = None,
-) -> pd.DataFrame:
-    """Every system's estimate, interval and simultaneous rank-set, per estimator, from a long table.
+    judge_mappings: Mapping[str, Mapping] | None = None,
+) -> JudgedPairs:
+    """Read and check a long table of pairwise verdicts: what every pairwise analysis takes.
 
-    Ratings take the parameters of :func:`estimate` (``judgment`` and ``system`` required,
-    ``scale`` as there); pairwise verdicts those of :func:`preferences` (``system_a``,
-    ``system_b`` and ``verdict`` required). An argument of the other form is refused
-    (:class:`~debias.io.canonical.InputError` naming it), never ignored: pairwise verdicts take
-    no ``judgment``, ``system``, ``prompt``, ``scores``, ``population``, ``scale`` or
-    ``higher_is_better=False`` (a higher win rate or strength is always better), ratings no
-    ``judges``, ``pool``, ``ties`` or ``mapping``. For pairwise verdicts every estimand (win
-    rate, strength) and estimator (``human``, ``judge:<j>``, ``ppi++:<j>``, ``ppi++:combined``)
-    is ranked from the joint covariance of its estimates
-    (:func:`debias.tables.leaderboard.preferences_leaderboard`), with an ``estimand`` column
-    first and no ``task``/``prompt``. ``level`` (default: the config schema's
-    ``estimates.level``; a bad level is an :class:`~debias.io.canonical.InputError`, as in
-    every function here) is the level of each estimate's interval and the
-    simultaneous level of the rank-sets: with that probability every system's true rank (1 =
-    highest mean human score) lies in its ``[rank_low, rank_high]`` at once
-    (:func:`debias.stats.common.ranking.rank_sets`, from the estimates' joint covariance over the
-    items the systems share, :func:`debias.stats.common.joint.shared_item_covariance`); with
-    ``higher_is_better=False`` the lowest mean ranks first (error counts, edit distances). ``seed``
-    seeds the rank-sets' critical value (deterministic by default). ``top_k`` asks how many more
-    human judgments would settle the top ``top_k``: the column ``factor_for_top_k``.
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        One row per human verdict of a battle (item, system A, system B); a row with an empty
+        verdict is a battle only the judges saw (:func:`debias.io.pairs.read_pair_table`).
+    item, system_a, system_b, verdict : str
+        Columns naming the item and the two systems, and holding the human verdict (a/b/tie,
+        model_a/model_b/tie/tie (bothbad); numeric codes through ``mapping``).
+    rater : str, optional
+        Column naming the rater: several raters of a battle are averaged; their disagreement
+        is ``rater_variance`` of :func:`debias.tables.preferences.preference_analysis`.
+    judges : sequence of str
+        Columns with an LLM judge's verdict each (an answer that is not a verdict is refused unless
+        ``mapping`` maps it, e.g. to ``None``: no verdict).
+    pool : pandas.DataFrame, optional
+        Battles without human verdicts, with ``item``, ``system_a``, ``system_b`` and the judges' columns.
+    mapping : mapping, optional
+        Extra verdict spellings or numeric codes, e.g. ``{1: "a", 2: "b", 0: "tie"}``.
+    judge_mappings : mapping, optional
+        ``{judge: mapping}``: one judge's own codes, extending ``mapping``.
 
     Returns
     -------
-    pandas.DataFrame
-        One row per prompt x estimator x system (best first): ``task, prompt, system,
-        estimator, estimate, lower, upper, rank, rank_low, rank_high, level, tied_with,
-        factor_to_separate_next, factor_for_top_k, note``
-        (:func:`debias.tables.leaderboard.ratings_leaderboard_table`).
-        Tied point estimates share a rank and are named in ``tied_with``;
-        ``factor_to_separate_next`` is how many times the judged items would separate the
-        system from the next one down (:func:`debias.stats.common.ranking.separation_factor`) and
-        ``factor_for_top_k`` how many times they would make the top ``top_k`` systems surely
-        better than the others (:func:`debias.stats.common.ranking.top_k_factor`; both with probability
-        0.8 if the estimated differences are the true ones, so the judgments to add are (factor -
-        1) times those the estimator used); a system that cannot be estimated has a row with the
-        reason in ``note``.
+    JudgedPairs
+        The battles, a battle written B-then-A read as the same battle as A-then-B.
 
     Examples
     --------
     >>> import pandas as pd, debias
-    >>> frame = pd.DataFrame({"seg": [f"s{i}" for i in range(8)] * 2, "sys": ["a"] * 8 + ["b"] * 8,
-    ...                       "score": [3, 4, 2, 5, 4, 3, 4, 2, 5, 5, 4, 5, 5, 4, 5, 4]})
-    >>> table = debias.leaderboard(frame, item="seg", system="sys", judgment="score", level=0.9)
-    >>> table[["system", "rank_low", "rank_high"]].values.tolist()
-    [['b', 1, 1], ['a', 2, 2]]
+    >>> frame = pd.DataFrame({"q": ["1", "2", "3"], "A": ["x", "y", "x"], "B": ["y", "x", "z"],
+    ...                       "winner": ["model_a", "model_b", "tie"]})
+    >>> pairs = debias.read_pairs(frame, item="q", system_a="A", system_b="B", verdict="winner")
+    >>> pairs.systems, pairs.n_battles
+    (('x', 'y', 'z'), 3)
     """
-    from debias.stats.preferences import preference_estimates
-    from debias.tables.leaderboard import preferences_leaderboard, ratings_leaderboard_table
+    from debias.io.pairs import read_pair_table
 
-    _check_settings(estimates={"level": level})
-    _check_ranking(seed, top_k)
-    pairwise = {"system_a": system_a, "system_b": system_b, "verdict": verdict}
-    ratings = {"judgment": judgment, "system": system}
+    return read_pair_table(
+        frame,
+        item=item,
+        system_a=system_a,
+        system_b=system_b,
+        verdict=verdict,
+        rater=rater,
+        judges=judges,
+        pool=pool,
+        mapping=mapping,
+        judge_mappings=judge_mappings,
+    )
+
+
+def _as_ratings(data, columns: Mapping, function: str) -> EvaluationTable:
+    """The ratings an analysis takes: read ratings as they are, or a DataFrame read with the
+    column keywords of the one-call form (:func:`read_ratings`)."""
+    if isinstance(data, EvaluationTable):
+        _refuse_columns(columns, function, "ratings")
+        return data
+    if isinstance(data, JudgedPairs):
+        raise InputError("data", f"{function} takes ratings (debias.read_ratings), not pairwise verdicts")
+    if isinstance(data, pd.DataFrame):
+        _check_keywords(columns, RATINGS_KEYWORDS, function)
+        _require("ratings", {"item": columns.get("item"), "judgment": columns.get("judgment")})
+        return read_ratings(data, **columns)
+    raise InputError(
+        "data",
+        f"expected ratings read by debias.read_ratings (or a DataFrame and its columns), found {type(data).__name__}",
+    )
+
+
+def _as_pairs(data, columns: Mapping, function: str) -> JudgedPairs:
+    """The battles an analysis takes: read battles as they are, or a DataFrame read with the
+    column keywords of the one-call form (:func:`read_pairs`)."""
+    if isinstance(data, JudgedPairs):
+        _refuse_columns(columns, function, "pairwise verdicts")
+        return data
+    if isinstance(data, EvaluationTable):
+        raise InputError("data", f"{function} takes pairwise verdicts (debias.read_pairs), not ratings")
+    if isinstance(data, pd.DataFrame):
+        _check_keywords(columns, PAIRS_KEYWORDS, function)
+        wanted = ("item", "system_a", "system_b", "verdict")
+        _require("pairwise verdicts", {name: columns.get(name) for name in wanted})
+        return read_pairs(data, **columns)
+    raise InputError(
+        "data",
+        f"expected battles read by debias.read_pairs (or a DataFrame and its columns), found {type(data).__name__}",
+    )
+
+
+def _as_either(data, columns: Mapping, function: str) -> EvaluationTable | JudgedPairs:
+    """Ratings or battles, by what was read or, for a DataFrame, by the column keywords given:
+    ``system_a``, ``system_b`` or ``verdict`` make it pairwise verdicts. An argument of the other
+    form is refused (naming it), never ignored."""
+    if isinstance(data, EvaluationTable | JudgedPairs) or not isinstance(data, pd.DataFrame):
+        if isinstance(data, JudgedPairs):
+            return _as_pairs(data, columns, function)
+        return _as_ratings(data, columns, function)
+    pairwise = {name: columns.get(name) for name in ("system_a", "system_b", "verdict")}
     if any(value is not None for value in pairwise.values()):
-        _refuse_other_form(
-            "pairwise verdicts",
-            {
-                **ratings,
-                "prompt": prompt,
-                "scores": scores or None,
-                "population": population,
-                "scale": scale,
-                "higher_is_better": None if higher_is_better is True else higher_is_better,
-            },
-        )
-        _require("pairwise verdicts", pairwise)
-        _check_ties(ties)
-        pairs = _pairs(frame, item, system_a, system_b, verdict, rater, judges, pool, mapping)
-        estimates = preference_estimates(pairs, level=_level(level), ties=ties)
-        return preferences_leaderboard(estimates, level=_level(level), seed=seed, top_k=top_k)
-    _refuse_other_form(
+        other = {name: columns.get(name) for name in RATINGS_KEYWORDS if name not in PAIRS_KEYWORDS}
+        if other.get("higher_is_better") is True:
+            other["higher_is_better"] = None
+        if other.get("scores") in ((), []):
+            other["scores"] = None
+        _refuse_other_form("pairwise verdicts", other)
+        return _as_pairs(data, columns, function)
+    other = {name: columns.get(name) for name in PAIRS_KEYWORDS if name not in RATINGS_KEYWORDS}
+    if other.get("judges") in ((), []):
+        other["judges"] = None
+    _refuse_other_form("ratings", other)
+    _require(
         "ratings",
-        {"judges": list(judges) or None, "pool": pool, "ties": None if ties == "half" else ties, "mapping": mapping},
+        {"judgment": columns.get("judgment"), "system": columns.get("system")},
+        " (pairwise verdicts take system_a, system_b and verdict)",
     )
-    _require("ratings", ratings, " (pairwise verdicts take system_a, system_b and verdict)")
-    tables, prompts = _joined(frame, item, judgment, system, prompt, rater, scores, population, scale)
-    lower = [] if higher_is_better else [(TASK, name) for name in prompts]
-    metrics = _score_columns(scores)
-    return ratings_leaderboard_table(
-        tables, {TASK: prompts}, metrics, level=_level(level), seed=seed, lower_is_better=lower, top_k=top_k
-    )
+    return _as_ratings(data, columns, function)
+
+
+def _refuse_columns(columns: Mapping, function: str, what: str) -> None:
+    if columns:
+        name = next(iter(columns))
+        raise InputError(name, f"the {what} are read already: {function} takes no {name}= (give it to the read step)")
+
+
+def _check_keywords(columns: Mapping, allowed: Sequence[str], function: str) -> None:
+    unknown = [name for name in columns if name not in allowed]
+    if unknown:
+        raise TypeError(f"{function}() got an unexpected keyword argument {unknown[0]!r}")
 
 
 def _refuse_other_form(form: str, given: Mapping) -> None:
@@ -285,69 +334,15 @@ def _require(form: str, columns: Mapping, other: str = "") -> None:
         raise InputError(missing[0], f"{form} take {wanted}; not given: {', '.join(missing)}{other}")
 
 
-def _check_ranking(seed, top_k) -> None:
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise InputError("seed", f"expected a whole number >= 0, found {seed!r}")
-    if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int | np.integer) or top_k < 1):
-        raise InputError("top_k", f"expected a whole number >= 1 (or None), found {top_k!r}")
-
-
-#: How a tie counts in a win rate (the schema's ``preferences.<task>.ties``).
-TIES = ("half", "drop")
-
-
-def _check_ties(ties) -> None:
-    if ties not in TIES:
-        raise InputError("ties", f"expected 'half' (a tie is half a win) or 'drop' (ties left out), found {ties!r}")
-
-
-def _pairs(frame, item, system_a, system_b, verdict, rater, judges, pool, mapping):
-    """The battles of a pair table (:func:`debias.io.pairs.read_pair_table`)."""
-    from debias.io.pairs import read_pair_table
-
-    columns = {"item": item, "system_a": system_a, "system_b": system_b, "verdict": verdict, "rater": rater}
-    return read_pair_table(frame, **columns, judges=judges, pool=pool, mapping=mapping)
-
-
-def plan(
-    frame: pd.DataFrame,
-    *,
-    item: str,
-    judgment: str,
-    system: str | None = None,
-    prompt: str | None = None,
-    rater: str | None = None,
-    scores: Sequence[str] = (),
-    population: pd.DataFrame | None = None,
-    scale: tuple[float, float] | None = None,
-    level: float | None = None,
-    settings: Mapping | None = None,
-    seed: int = 0,
-) -> pd.DataFrame:
-    """The least-cost number of items and judgments per item for a target interval width.
-
-    The judged items of each system and prompt are the pilot, and the plan is for a new study
-    with new raters (the fresh-rater world of :func:`debias.stats.ratings.planning.pilot_components`:
-    unbiased rater and item variances). ``settings`` overrides the ``plan`` section's defaults
-    (the schema's, :func:`debias.config.settings.section_defaults`: ``target_widths``, ``auto_n``,
-    ``cost_per_judgment``, ``cost_per_item``, ``max_judgments_per_item``, ``assurance``);
-    ``target_widths`` are FULL widths (upper minus lower end of the interval, twice its
-    half-width), on the judgments' scale. ``seed`` seeds the bound's bootstrap.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The columns and rows of the workflow's ``plan.csv`` (:func:`debias.tables.plans.plan_table`).
-    """
-    from debias.tables.plans import plan_table
-
-    if settings is not None and not isinstance(settings, Mapping):
-        raise InputError("settings", f"expected a mapping of plan settings, found {type(settings).__name__}")
-    _check_settings(estimates={"level": level}, plan=dict(settings or {}))
-
-    tables, prompts = _joined(frame, item, judgment, system, prompt, rater, scores, population, scale)
-    spec = {**section_defaults("plan"), **dict(settings or {}), "level": _level(level), "seed": seed}
-    return plan_table(tables, {TASK: prompts}, _score_columns(scores), spec)
+def _one_call(function: str, columns: Mapping) -> None:
+    """The one-call form of earlier releases: still read, with a note on the read step."""
+    if columns:
+        warnings.warn(
+            f"debias.{function}(frame, <columns>) reads the table in the call; read it once with "
+            f"debias.read_ratings or debias.read_pairs and pass what was read",
+            DeprecationWarning,
+            stacklevel=3,
+        )
 
 
 def _score_columns(scores) -> list[str]:
@@ -359,23 +354,475 @@ def _score_columns(scores) -> list[str]:
     return list(dict.fromkeys(scores))
 
 
-def _joined(frame, item, judgment, system, prompt, rater, scores, population, scale):
-    """The joined tables (one per system) of a long table, and its prompts."""
+def _joined(table: EvaluationTable):
+    """The joined tables (one per system) of read ratings, their prompts by task, and metrics."""
     from debias.tables.joined import join_evaluation_table
 
-    columns = TableColumns(
-        item=item,
-        judgment=judgment,
-        system=system,
-        prompt=prompt,
-        rater=rater,
-        scores=tuple(_score_columns(scores)),
+    return join_evaluation_table(table, table.task), {table.task: list(table.prompts)}, list(table.metrics)
+
+
+# --- ratings ---------------------------------------------------------------------------------------
+
+
+@bounded_blas
+def estimate(data, *, level: float | None = None, **columns) -> pd.DataFrame:
+    """Every estimator of every system's mean human score, with intervals.
+
+    Parameters
+    ----------
+    data : EvaluationTable
+        Ratings read by :func:`read_ratings` (or, as in earlier releases, a DataFrame with the
+        column keywords of :func:`read_ratings`).
+    level : float, optional
+        Nominal coverage of the intervals (default: the configuration's ``estimates.level``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The columns and rows of the workflow's ``system_estimates.csv``
+        (:func:`debias.tables.estimates.system_estimates_table`).
+
+    Examples
+    --------
+    >>> import pandas as pd, debias
+    >>> frame = pd.DataFrame({"seg": [f"s{i}" for i in range(8)] * 2, "sys": ["a"] * 8 + ["b"] * 8,
+    ...                       "score": [3, 4, 2, 5, 4, 3, 4, 2, 4, 5, 3, 5, 4, 4, 5, 3],
+    ...                       "bleu": [.3, .5, .2, .7, .4, .3, .5, .2, .5, .6, .3, .8, .4, .5, .6, .3]})
+    >>> ratings = debias.read_ratings(frame, item="seg", system="sys", judgment="score", scores=["bleu"])
+    >>> table = debias.estimate(ratings)
+    >>> table[["system", "estimator", "n_judged"]].values.tolist()
+    [['a', 'mean', 8], ['a', 'cv:bleu', 8], ['b', 'mean', 8], ['b', 'cv:bleu', 8]]
+    """
+    from debias.tables.estimates import system_estimates_table
+
+    _check_settings(estimates={"level": level})
+    _one_call("estimate", columns)
+    table = _as_ratings(data, columns, "estimate")
+    joined, prompts, metrics = _joined(table)
+    return system_estimates_table(joined, prompts, metrics, level=_level(level))
+
+
+@bounded_blas
+def compare(
+    data, *, level: float | None = None, min_items: int | None = None, de_n: int | None = None, **columns
+) -> pd.DataFrame:
+    """Paired differences of every two systems judged on the same items.
+
+    ``data`` as in :func:`estimate`. A pair sharing fewer than ``min_items`` judged items is left
+    out (with a log line). ``de_n`` is the sample size at which the saving over independent
+    samples, ``de_vs_independent``, is computed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The columns and rows of the workflow's ``system_comparisons.csv``
+        (:func:`debias.tables.comparisons.system_comparisons_table`).
+    """
+    from debias.tables.comparisons import system_comparisons_table
+
+    _check_settings(estimates={"level": level}, min_judged_items=min_items, compare={"de_n": de_n})
+    _one_call("compare", columns)
+    table = _as_ratings(data, columns, "compare")
+    joined, prompts, metrics = _joined(table)
+    spec = {**section_defaults("compare"), "level": _level(level), "seed": DEFAULT_SEED}
+    if de_n is not None:
+        spec["de_n"] = de_n
+    min_items = default("min_judged_items") if min_items is None else min_items
+    return system_comparisons_table(joined, prompts, metrics, spec, min_items=min_items)
+
+
+@bounded_blas
+def plan(
+    data, *, level: float | None = None, settings: Mapping | None = None, seed: int | None = None, **columns
+) -> pd.DataFrame:
+    """The least-cost number of items and judgments per item for a target interval width.
+
+    ``data`` as in :func:`estimate`. The judged items of each system and prompt are the pilot,
+    and the plan is for a new study with new raters (the fresh-rater world of
+    :func:`debias.stats.ratings.planning.pilot_components`: unbiased rater and item variances).
+    ``settings`` overrides the ``plan`` section's defaults (the schema's,
+    :func:`debias.config.settings.section_defaults`: ``target_widths``, ``auto_n``,
+    ``cost_per_judgment``, ``cost_per_item``, ``max_judgments_per_item``, ``assurance``);
+    ``target_widths`` are FULL widths (upper minus lower end of the interval, twice its
+    half-width), on the judgments' scale. ``seed`` (default the workflow's, ``bootstrap.seed`` of
+    a configuration ``debias import`` writes) seeds the bound's bootstrap.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The columns and rows of the workflow's ``plan.csv`` (:func:`debias.tables.plans.plan_table`).
+    """
+    from debias.tables.plans import plan_table
+
+    if settings is not None and not isinstance(settings, Mapping):
+        raise InputError("settings", f"expected a mapping of plan settings, found {type(settings).__name__}")
+    _check_settings(estimates={"level": level}, plan=dict(settings or {}))
+    _check_seed(seed)
+    _one_call("plan", columns)
+    table = _as_ratings(data, columns, "plan")
+    joined, prompts, metrics = _joined(table)
+    spec = {**section_defaults("plan"), **dict(settings or {}), "level": _level(level), "seed": _seed(seed)}
+    return plan_table(joined, prompts, metrics, spec)
+
+
+# --- both shapes ---------------------------------------------------------------------------------
+
+
+@bounded_blas
+def leaderboard(
+    data,
+    *,
+    level: float | None = None,
+    seed: int | None = None,
+    top_k: int | None = None,
+    ties: str = "half",
+    **columns,
+) -> pd.DataFrame:
+    """Every system's estimate, interval and simultaneous rank-set, per estimator.
+
+    Parameters
+    ----------
+    data : EvaluationTable or JudgedPairs
+        Ratings read by :func:`read_ratings` or pairwise verdicts read by :func:`read_pairs` (or,
+        as in earlier releases, a DataFrame with the column keywords of either read step; an
+        argument of the other form is refused, never ignored).
+    level : float, optional
+        The level of each estimate's interval and the simultaneous level of the rank-sets: with
+        that probability every system's true rank (1 = best) lies in its ``[rank_low,
+        rank_high]`` at once (:func:`debias.stats.common.ranking.rank_sets`, from the estimates'
+        joint covariance). Default: the config schema's ``estimates.level``.
+    seed : int, optional
+        Seeds the rank-sets' critical value; default the workflow's (``bootstrap.seed`` of a
+        configuration ``debias import`` writes), so the rows are the workflow's.
+    top_k : int, optional
+        Asks how many more human judgments would settle the top ``top_k``: ``factor_for_top_k``.
+    ties : {"half", "drop"}
+        Pairwise verdicts: a tie is half a win, or left out of the win rates.
+
+    Ratings are ranked per prompt and estimator, lowest first when they were read with
+    ``higher_is_better=False`` (:func:`debias.tables.leaderboard.ratings_leaderboard_table`);
+    pairwise verdicts per estimand (win rate, strength) and estimator (``human``, ``judge:<j>``,
+    ``ppi++:<j>``, ``ppi++:combined``) (:func:`debias.tables.leaderboard.preferences_leaderboard`),
+    with an ``estimand`` column first and no ``task``/``prompt``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per prompt (or estimand) x estimator x system (best first): ``estimate, lower,
+        upper, rank, rank_low, rank_high, level, tied_with, factor_to_separate_next,
+        factor_for_top_k, note``. Tied point estimates share a rank and are named in
+        ``tied_with``; ``factor_to_separate_next`` is how many times the judged items would
+        separate the system from the next one down (:func:`debias.stats.common.ranking.separation_factor`)
+        and ``factor_for_top_k`` how many times they would make the top ``top_k`` systems surely
+        better than the others (:func:`debias.stats.common.ranking.top_k_factor`); a system that
+        cannot be estimated has a row with the reason in ``note``.
+
+    Examples
+    --------
+    >>> import pandas as pd, debias
+    >>> frame = pd.DataFrame({"seg": [f"s{i}" for i in range(8)] * 2, "sys": ["a"] * 8 + ["b"] * 8,
+    ...                       "score": [3, 4, 2, 5, 4, 3, 4, 2, 5, 5, 4, 5, 5, 4, 5, 4]})
+    >>> ratings = debias.read_ratings(frame, item="seg", system="sys", judgment="score")
+    >>> table = debias.leaderboard(ratings, level=0.9)
+    >>> table[["system", "rank_low", "rank_high"]].values.tolist()
+    [['b', 1, 1], ['a', 2, 2]]
+    """
+    from debias.tables.leaderboard import preferences_leaderboard, ratings_leaderboard_table
+
+    _check_settings(estimates={"level": level})
+    _check_seed(seed)
+    _check_top_k(top_k)
+    _one_call("leaderboard", columns)
+    read = _as_either(data, columns, "leaderboard")
+    if isinstance(read, JudgedPairs):
+        from debias.stats.preferences import preference_estimates
+
+        _check_ties(ties)
+        estimates = preference_estimates(read, level=_level(level), ties=ties)
+        return preferences_leaderboard(estimates, level=_level(level), seed=_seed(seed), top_k=top_k)
+    if ties != "half":
+        raise InputError("ties", f"ratings do not take ties={ties!r} (a tie is a rule of pairwise verdicts)")
+    joined, prompts, metrics = _joined(read)
+    lower = [] if read.higher_is_better else [(read.task, name) for name in read.prompts]
+    return ratings_leaderboard_table(
+        joined, prompts, metrics, level=_level(level), seed=_seed(seed), lower_is_better=lower, top_k=top_k
     )
-    table = read_evaluation_table(frame, columns, scale=scale)
-    if population is not None:
-        everyone = TableColumns(item=item, judgment=None, system=system, scores=columns.scores)
-        table = with_population(table, read_evaluation_table(population, everyone, source="population"))
-    return join_evaluation_table(table, TASK), list(table.prompts)
+
+
+# --- pairwise verdicts ---------------------------------------------------------------------------
+
+
+@bounded_blas
+def preferences(data, *, level: float | None = None, ties: str = "half", **columns) -> pd.DataFrame:
+    """Win rates and Bradley-Terry strengths of every system from pairwise verdicts, by every estimator.
+
+    Parameters
+    ----------
+    data : JudgedPairs
+        Battles read by :func:`read_pairs` (or, as in earlier releases, a DataFrame with its
+        column keywords).
+    level : float, optional
+        Nominal coverage; default the configuration's ``estimates.level``.
+    ties : {"half", "drop"}
+        Win rates with a tie as half a win, or without ties.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per system x estimand (``win_rate``, ``strength``) x estimator (``human``,
+        ``judge:<j>``, ``ppi++:<j>``, ``ppi++:combined``): columns
+        :data:`debias.tables.preferences.PREFERENCE_COLUMNS` (``ci_low``, ``ci_high``,
+        ``n_judged``, ``note``: :mod:`debias.tables.columns`). Strengths are natural-log odds
+        centred to mean 0 (:mod:`debias.stats.preferences.estimands`). The joint estimates, data
+        efficiencies and raters' disagreement come with the table in a
+        :class:`~debias.tables.preferences.PreferenceAnalysis` from
+        :func:`debias.tables.preferences.preference_analysis` on the battles.
+
+    Examples
+    --------
+    >>> import pandas as pd, debias
+    >>> frame = pd.DataFrame({"q": list("abcdef"), "A": ["x", "y", "x", "z", "y", "x"],
+    ...                       "B": ["y", "z", "z", "x", "x", "y"],
+    ...                       "winner": ["model_a", "model_b", "tie", "model_b", "tie", "model_a"]})
+    >>> pairs = debias.read_pairs(frame, item="q", system_a="A", system_b="B", verdict="winner")
+    >>> table = debias.preferences(pairs, level=0.9)
+    >>> rows = table.query("estimand == 'win_rate' and estimator == 'human'")
+    >>> rows[["system", "estimate", "n_judged"]].round(3).values.tolist()
+    [['x', 0.8, 5], ['y', 0.125, 4], ['z', 0.5, 3]]
+    """
+    from debias.tables.preferences import preference_table
+
+    _check_settings(estimates={"level": level})
+    _check_ties(ties)
+    _one_call("preferences", columns)
+    pairs = _as_pairs(data, columns, "preferences")
+    return preference_table(pairs, level=_level(level), ties=ties)
+
+
+@bounded_blas
+def judge_agreement(data, *, level: float | None = None, **columns) -> pd.DataFrame:
+    """How each judge agrees with people: accuracy, Cohen's kappa, tie rates and each system's
+    judge bias with its interval; ``data`` as in :func:`preferences`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per judge x system: :data:`debias.tables.preferences.AGREEMENT_COLUMNS` (the
+        bias's interval in ``bias_ci_low``, ``bias_ci_high``).
+    """
+    from debias.tables.preferences import agreement_table
+
+    _check_settings(estimates={"level": level})
+    _one_call("judge_agreement", columns)
+    pairs = _as_pairs(data, columns, "judge_agreement")
+    return agreement_table(pairs, level=_level(level))
+
+
+def status(
+    data,
+    question: str,
+    *,
+    level: float | None = None,
+    estimand: str | None = None,
+    estimator: str | None = None,
+    for_prompt: str | None = None,
+    ties: str = "half",
+    optimal_at: float = 1000,
+    **columns,
+):
+    """What the judgments so far settle about a question, with anytime-valid intervals.
+
+    Parameters
+    ----------
+    data : EvaluationTable or JudgedPairs
+        Ratings (:func:`read_ratings`: the systems' mean scores) or pairwise verdicts
+        (:func:`read_pairs`: win rates or strengths); as in earlier releases, a DataFrame with
+        the column keywords of pairwise verdicts is read with :func:`read_pairs`.
+    question : str
+        ``better:A,B`` (is A better than B), ``top:K`` (which are the top K), ``ranks`` (every
+        rank) or ``within:W`` (every system's score within ±W) (:mod:`debias.stats.common.status`).
+    level : float, optional
+        Probability that every interval the question uses covers its truth at every look at
+        once (default: the configuration's ``estimates.level``).
+    estimand : str, optional
+        Pairwise verdicts: ``win_rate`` (default) or ``strength``; ratings: ``mean`` (the only one).
+    estimator : str, optional
+        Pairwise verdicts: ``human`` or ``ppi++:<judge>`` / ``ppi++:combined`` (default PPI++ with
+        the judges read, people alone without); ratings: ``mean``, ``cv:<metric>``,
+        ``cv:combined`` or ``ppi++:<metric>`` (default: the control variate of every metric
+        read, of the one metric, or the mean without metrics).
+    for_prompt : str, optional
+        Ratings: the prompt whose mean scores the question is about (needed when the ratings
+        have several).
+    ties : {"half", "drop"}
+        Pairwise verdicts: how a tie counts in a win rate.
+    optimal_at : float
+        Judgments at which the intervals are tightest, fixed in advance (default 1,000).
+
+    Returns
+    -------
+    debias.stats.common.status.QuestionStatus
+        ``resolved``, ``answer`` ("unresolved so far: ..." when it is not), one row per system
+        and per open contrast with its confidence-sequence interval
+        (:mod:`debias.stats.common.sequential`) and the further judgments it needs (a plug-in
+        guide), and ``open_pairs`` (where :func:`next_battles` sends the next judgments).
+
+    Examples
+    --------
+    >>> import pandas as pd, debias
+    >>> frame = pd.DataFrame({"q": range(200), "A": ["x"] * 200, "B": ["y"] * 200,
+    ...                       "winner": ["model_a"] * 180 + ["model_b"] * 20})
+    >>> pairs = debias.read_pairs(frame, item="q", system_a="A", system_b="B", verdict="winner")
+    >>> s = debias.status(pairs, "better:x,y", level=0.95)
+    >>> s.resolved, s.answer
+    (True, 'x better')
+    """
+    _one_call("status", columns)
+    read = _status_data(data, columns, "status", level, ties, estimand, for_prompt)
+    return _question_status(read, question, level, estimand, estimator, ties, optimal_at, for_prompt)
+
+
+def next_battles(
+    data,
+    question: str,
+    budget: int,
+    *,
+    seed: int = 0,
+    level: float | None = None,
+    estimand: str | None = None,
+    estimator: str | None = None,
+    for_prompt: str | None = None,
+    ties: str = "half",
+    optimal_at: float = 1000,
+    **columns,
+) -> NextBattles:
+    """What to put in front of people next: ``budget`` battles without a human verdict (pairwise
+    verdicts) or outputs nobody judged on the prompt (ratings), drawn at random from ``seed``
+    among those of the systems and pairs :func:`status` leaves open
+    (:func:`debias.stats.preferences.allocation.next_battles`,
+    :func:`debias.stats.ratings.allocation.next_outputs`); the other parameters as in
+    :func:`status`.
+
+    Returns
+    -------
+    NextBattles
+        ``battles``: the chosen battles' ``item``, ``system_a`` and ``system_b`` (or the chosen
+        outputs' ``item`` and ``system``; a one-call form names them as its columns were named),
+        in the order of the table; empty when the question is settled or nothing is left to
+        judge (``note`` says which).
+    """
+    if isinstance(budget, bool) or not isinstance(budget, int | np.integer) or budget < 1:
+        raise InputError("budget", f"expected a whole number >= 1, found {budget!r}")
+    _check_seed(seed)
+    _one_call("next_battles", columns)
+    read = _status_data(data, columns, "next_battles", level, ties, estimand, for_prompt)
+    state = _question_status(read, question, level, estimand, estimator, ties, optimal_at, for_prompt)
+    rng = np.random.default_rng(seed)
+    if isinstance(read, JudgedPairs):
+        from debias.stats.preferences import next_battles as draw
+
+        chosen = draw(read, state, int(budget), rng)
+        index = chosen.battles
+        names = np.asarray(read.systems, dtype=object)
+        items = read.items[index] if read.items is not None else index
+        wanted = {key: columns.get(key) or key for key in ("item", "system_a", "system_b")}
+        table = pd.DataFrame(
+            {
+                wanted["item"]: items,
+                wanted["system_a"]: names[read.system_a[index]],
+                wanted["system_b"]: names[read.system_b[index]],
+            }
+        )
+    else:
+        from debias.stats.ratings import next_outputs
+        from debias.tables.status import ratings_prompt
+
+        prompt = read.prompts.index(ratings_prompt(read, for_prompt))
+        judged = np.zeros(len(read.output_system), dtype=bool)
+        judged[read.judgment_output[read.judgment_prompt == prompt]] = True
+        chosen = next_outputs(read.output_system, judged, state, int(budget), rng)
+        index = chosen.outputs
+        names = np.asarray(read.systems, dtype=object)
+        wanted = {key: columns.get(key) or key for key in ("item", "system")}
+        table = pd.DataFrame(
+            {wanted["item"]: read.output_item[index], wanted["system"]: names[read.output_system[index]]}
+        )
+    return NextBattles(battles=table, note=chosen.note, answer=state.answer)
+
+
+@dataclass(frozen=True)
+class NextBattles:
+    """What :func:`next_battles` chose: ``battles`` (the table of battles, or of outputs for
+    ratings), ``note`` (why fewer than the budget, ``""`` when it was met) and ``answer`` (the
+    question's status when they were chosen)."""
+
+    battles: pd.DataFrame
+    note: str
+    answer: str
+
+
+def _status_data(data, columns, function, level, ties, estimand, for_prompt):
+    """The data of a status question, after the settings' checks."""
+    _check_settings(estimates={"level": level})
+    _check_ties(ties)
+    read = _as_either(data, columns, function) if columns else data
+    if isinstance(read, JudgedPairs):
+        if for_prompt is not None:
+            raise InputError("for_prompt", "pairwise verdicts have no prompts: for_prompt is for ratings")
+        return read
+    read = _as_ratings(read, {}, function)
+    if ties != "half":
+        raise InputError("ties", f"ratings do not take ties={ties!r} (a tie is a rule of pairwise verdicts)")
+    if estimand not in (None, "mean"):
+        raise InputError(f"estimand {estimand}", "ratings have one estimand, mean (the systems' mean scores)")
+    return read
+
+
+def _question_status(read, question, level, estimand, estimator, ties, optimal_at, for_prompt):
+    """The status of a question on ratings (:func:`debias.tables.status.ratings_status`) or
+    battles (:func:`debias.stats.preferences.pairs_status`), its errors as :class:`InputError`
+    naming the option."""
+    from debias.stats.common.status import QuestionError
+
+    try:
+        if isinstance(read, JudgedPairs):
+            from debias.stats.preferences import pairs_status
+
+            settings = {"estimand": estimand or "win_rate", "estimator": estimator, "ties": ties}
+            return pairs_status(read, question, level=_level(level), optimal_at=optimal_at, **settings)
+        from debias.tables.status import ratings_status
+
+        return ratings_status(
+            read, question, level=_level(level), estimator=estimator, prompt=for_prompt, optimal_at=optimal_at
+        )
+    except QuestionError as error:
+        raise InputError(f"{error.option} {error.text}", error.message) from None
+    except ValueError as error:
+        if isinstance(error, InputError):
+            raise
+        raise InputError("settings", str(error)) from None
+
+
+# --- checks ------------------------------------------------------------------------------------------
+
+
+def _check_seed(seed) -> None:
+    if seed is None:
+        return
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise InputError("seed", f"expected a whole number >= 0, found {seed!r}")
+
+
+def _check_top_k(top_k) -> None:
+    if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int | np.integer) or top_k < 1):
+        raise InputError("top_k", f"expected a whole number >= 1 (or None), found {top_k!r}")
+
+
+def _check_ties(ties) -> None:
+    try:
+        check_ties(ties)
+    except ValueError as error:
+        raise InputError("ties", str(error)) from None
 
 
 def _check_settings(**sections) -> None:
@@ -481,242 +928,3 @@ def data_efficiency(rho, gamma):
     if not (np.all(np.abs(rho_) <= 1) and np.all(gamma_ >= 0)):
         raise ValueError(f"expected a correlation rho in [-1, 1] and gamma >= 0, found rho={rho!r}, gamma={gamma!r}")
     return theory_data_efficiency(rho, gamma)
-
-
-@bounded_blas
-def preferences(
-    frame: pd.DataFrame,
-    *,
-    item: str,
-    system_a: str,
-    system_b: str,
-    verdict: str,
-    rater: str | None = None,
-    judges: Sequence[str] = (),
-    pool: pd.DataFrame | None = None,
-    level: float | None = None,
-    ties: str = "half",
-    mapping: Mapping | None = None,
-) -> pd.DataFrame:
-    """Win rates and Bradley-Terry strengths of every system from pairwise verdicts, by every estimator.
-
-    Parameters
-    ----------
-    frame : pandas.DataFrame
-        One row per human verdict of a battle (item, system A, system B); a row with an empty
-        verdict is a battle only the judges saw (:func:`debias.io.pairs.read_pair_table`).
-    item, system_a, system_b, verdict : str
-        Columns naming the item and the two systems, and holding the human verdict (a/b/tie,
-        model_a/model_b/tie/tie (bothbad); numeric codes through ``mapping``).
-    rater : str, optional
-        Column naming the rater: several raters of a battle are averaged; their disagreement
-        is ``rater_variance`` of :func:`debias.tables.preferences.preference_analysis`.
-    judges : sequence of str
-        Columns with an LLM judge's verdict each (an answer that is not a verdict is refused unless
-        ``mapping`` maps it, e.g. to ``None``: no verdict).
-    pool : pandas.DataFrame, optional
-        Battles without human verdicts, with ``item``, ``system_a``, ``system_b`` and the judges' columns.
-    level : float, optional
-        Nominal coverage; default the configuration's ``estimates.level``.
-    ties : {"half", "drop"}
-        Win rates with a tie as half a win, or without ties.
-    mapping : mapping, optional
-        Extra verdict spellings or numeric codes, e.g. ``{1: "a", 2: "b", 0: "tie"}``.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per system x estimand (``win_rate``, ``strength``) x estimator (``human``,
-        ``judge:<j>``, ``ppi++:<j>``, ``ppi++:combined``): columns
-        :data:`debias.tables.preferences.PREFERENCE_COLUMNS` (``ci_low``, ``ci_high``,
-        ``n_judged``, ``note``: :mod:`debias.tables.columns`). Strengths are natural-log odds
-        centred to mean 0 (:mod:`debias.stats.preferences.estimands`). The joint estimates, data
-        efficiencies and raters' disagreement come with the table in a
-        :class:`~debias.tables.preferences.PreferenceAnalysis` from
-        :func:`debias.tables.preferences.preference_analysis` on the battles
-        (:func:`debias.io.pairs.read_pair_table`).
-
-    Examples
-    --------
-    >>> import pandas as pd, debias
-    >>> frame = pd.DataFrame({"q": list("abcdef"), "A": ["x", "y", "x", "z", "y", "x"],
-    ...                       "B": ["y", "z", "z", "x", "x", "y"],
-    ...                       "winner": ["model_a", "model_b", "tie", "model_b", "tie", "model_a"]})
-    >>> table = debias.preferences(frame, item="q", system_a="A", system_b="B", verdict="winner", level=0.9)
-    >>> rows = table.query("estimand == 'win_rate' and estimator == 'human'")
-    >>> rows[["system", "estimate", "n_judged"]].round(3).values.tolist()
-    [['x', 0.8, 5], ['y', 0.125, 4], ['z', 0.5, 3]]
-    """
-    from debias.tables.preferences import preference_table
-
-    _check_settings(estimates={"level": level})
-    _check_ties(ties)
-    pairs = _pairs(frame, item, system_a, system_b, verdict, rater, judges, pool, mapping)
-    return preference_table(pairs, level=_level(level), ties=ties)
-
-
-@bounded_blas
-def judge_agreement(
-    frame: pd.DataFrame,
-    *,
-    item: str,
-    system_a: str,
-    system_b: str,
-    verdict: str,
-    judges: Sequence[str],
-    rater: str | None = None,
-    pool: pd.DataFrame | None = None,
-    level: float | None = None,
-    mapping: Mapping | None = None,
-) -> pd.DataFrame:
-    """How each judge agrees with people: accuracy, Cohen's kappa, tie rates and each system's
-    judge bias with its interval; parameters as in :func:`preferences`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per judge x system: :data:`debias.tables.preferences.AGREEMENT_COLUMNS` (the
-        bias's interval in ``bias_ci_low``, ``bias_ci_high``).
-    """
-    from debias.tables.preferences import agreement_table
-
-    _check_settings(estimates={"level": level})
-    pairs = _pairs(frame, item, system_a, system_b, verdict, rater, judges, pool, mapping)
-    return agreement_table(pairs, level=_level(level))
-
-
-__all__ += ["NextBattles", "next_battles", "status"]
-
-
-def status(
-    frame: pd.DataFrame,
-    *,
-    item: str,
-    system_a: str,
-    system_b: str,
-    verdict: str,
-    question: str,
-    rater: str | None = None,
-    judges: Sequence[str] = (),
-    pool: pd.DataFrame | None = None,
-    level: float | None = None,
-    ties: str = "half",
-    mapping: Mapping | None = None,
-    estimand: str = "win_rate",
-    estimator: str | None = None,
-    optimal_at: float = 1000,
-):
-    """What the votes so far settle about a question, with anytime-valid intervals.
-
-    Parameters as in :func:`preferences`, and:
-
-    question : str
-        ``better:A,B`` (is A better than B), ``top:K`` (which are the top K), ``ranks`` (every
-        rank) or ``within:W`` (every system's score within ±W) (:mod:`debias.stats.common.status`).
-    level : float, optional
-        Probability that every interval the question uses covers its truth at every look at
-        once (default: the configuration's ``estimates.level``).
-    estimand : {"win_rate", "strength"}
-    estimator : str, optional
-        ``human`` or ``ppi++:<judge>`` / ``ppi++:combined``; default PPI++ with the judges given
-        (people alone without judges).
-    optimal_at : float
-        Votes at which the intervals are tightest, fixed in advance (default 1,000).
-
-    Returns
-    -------
-    debias.stats.common.status.QuestionStatus
-        ``resolved``, ``answer`` ("unresolved so far: ..." when it is not), one row per system
-        and per open contrast with its confidence-sequence interval
-        (:mod:`debias.stats.common.sequential`) and the further votes it needs (a plug-in guide), and
-        ``open_pairs`` (where :func:`next_battles` sends votes).
-
-    Examples
-    --------
-    >>> import pandas as pd, debias.api
-    >>> frame = pd.DataFrame({"q": range(200), "A": ["x"] * 200, "B": ["y"] * 200,
-    ...                       "winner": ["model_a"] * 180 + ["model_b"] * 20})
-    >>> s = debias.api.status(frame, item="q", system_a="A", system_b="B", verdict="winner",
-    ...                       question="better:x,y", level=0.95)
-    >>> s.resolved, s.answer
-    (True, 'x better')
-    """
-    pairs = _status_pairs(frame, item, system_a, system_b, verdict, rater, judges, pool, mapping, level, ties)
-    return _question_status(pairs, question, level, estimand, estimator, ties, optimal_at)
-
-
-def next_battles(
-    frame: pd.DataFrame,
-    *,
-    item: str,
-    system_a: str,
-    system_b: str,
-    verdict: str,
-    question: str,
-    budget: int,
-    seed: int = 0,
-    rater: str | None = None,
-    judges: Sequence[str] = (),
-    pool: pd.DataFrame | None = None,
-    level: float | None = None,
-    ties: str = "half",
-    mapping: Mapping | None = None,
-    estimand: str = "win_rate",
-    estimator: str | None = None,
-    optimal_at: float = 1000,
-) -> NextBattles:
-    """The ``budget`` battles without a human verdict to put in front of people next, drawn
-    from the pairs :func:`status` leaves open (:func:`debias.stats.preferences.allocation.next_battles`),
-    reproducibly from ``seed``; parameters as in :func:`status`.
-
-    Returns
-    -------
-    NextBattles
-        ``battles``: the chosen battles' ``item``, ``system_a`` and ``system_b`` columns (named
-        as given), in the order of the table (then the pool); empty when the question is settled
-        or no open pair has a battle left (``note`` says which).
-    """
-    from debias.stats.preferences import next_battles as draw
-
-    if isinstance(budget, bool) or not isinstance(budget, int | np.integer) or budget < 1:
-        raise InputError("budget", f"expected a whole number of battles >= 1, found {budget!r}")
-    _check_ranking(seed, None)
-    pairs = _status_pairs(frame, item, system_a, system_b, verdict, rater, judges, pool, mapping, level, ties)
-    state = _question_status(pairs, question, level, estimand, estimator, ties, optimal_at)
-    chosen = draw(pairs, state, int(budget), np.random.default_rng(seed))
-    index = chosen.battles
-    names = np.asarray(pairs.systems, dtype=object)
-    items = pairs.items[index] if pairs.items is not None else index
-    table = pd.DataFrame({item: items, system_a: names[pairs.system_a[index]], system_b: names[pairs.system_b[index]]})
-    return NextBattles(battles=table, note=chosen.note, answer=state.answer)
-
-
-@dataclass(frozen=True)
-class NextBattles:
-    """What :func:`next_battles` chose: ``battles`` (the table), ``note`` (why fewer than the
-    budget, ``""`` when it was met) and ``answer`` (the question's status when they were chosen)."""
-
-    battles: pd.DataFrame
-    note: str
-    answer: str
-
-
-def _question_status(pairs, question, level, estimand, estimator, ties, optimal_at):
-    """:func:`debias.stats.preferences.status.pairs_status`, its errors as :class:`InputError` naming the option."""
-    from debias.stats.common.status import QuestionError
-    from debias.stats.preferences import pairs_status
-
-    try:
-        settings = {"estimand": estimand, "estimator": estimator, "ties": ties, "optimal_at": optimal_at}
-        return pairs_status(pairs, question, level=_level(level), **settings)
-    except QuestionError as error:
-        raise InputError(f"{error.option} {error.text}", error.message) from None
-    except ValueError as error:
-        raise InputError("settings", str(error)) from None
-
-
-def _status_pairs(frame, item, system_a, system_b, verdict, rater, judges, pool, mapping, level, ties):
-    """The battles of a status question, after the settings' checks."""
-    _check_settings(estimates={"level": level})
-    _check_ties(ties)
-    return _pairs(frame, item, system_a, system_b, verdict, rater, judges, pool, mapping)

@@ -42,6 +42,7 @@ def starter_config(out: Path, spec: ImportSpec, language: str = "en", config_pat
     references, the bootstrap's replicates and seed; every other setting takes its default from
     the schema."""
     import debias
+    from debias.config.settings import DEFAULT_SEED
     from debias.metrics import COMPUTED_METRICS, DEFAULT_IMPLEMENTATIONS, ENGLISH_ONLY, IMPLEMENTATIONS
 
     config_path = Path(config_path) if config_path is not None else Path("config.yaml")
@@ -64,7 +65,7 @@ def starter_config(out: Path, spec: ImportSpec, language: str = "en", config_pat
         "results_dir": relative(project / "results" / task_name(spec.task)),
         "nltk_data": relative(provisioned),
         "metrics": metrics if spec.has_text else {},
-        "bootstrap": {"replicates": 1000, "seed": 20180715},
+        "bootstrap": {"replicates": 1000, "seed": DEFAULT_SEED},
         "figures": {},
     }
 

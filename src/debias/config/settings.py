@@ -29,6 +29,10 @@ __all__ = [
 
 #: The configuration schema, shipped with the package and shared with the workflow.
 SCHEMA_PATH = Path(__file__).resolve().with_name("schema.yaml")
+#: The base seed of every random draw when nothing sets ``bootstrap.seed``: what ``debias import``
+#: writes into a new configuration and what the Python API and the commands use by default, so that
+#: a table gives the same numbers through each of them.
+DEFAULT_SEED = 20180715
 
 
 class ConfigError(ValueError):

@@ -140,6 +140,14 @@ class EvaluationTable:
     references: dict[str, str] | None
     scale: dict[str, tuple[float, float]]
     scale_declared: bool
+    #: A higher score is better (``False``: error counts, edit distances, ranked lowest first).
+    higher_is_better: bool = True
+    #: The name of the task the ratings' rows carry and their random draws are named after.
+    task: str = "evaluation"
+
+    def with_settings(self, *, higher_is_better: bool, task: str) -> EvaluationTable:
+        """The same table with another direction of better and another task name."""
+        return replace(self, higher_is_better=bool(higher_is_better), task=str(task))
 
     def judgment_lists(self) -> dict[tuple[int, int], list[float]]:
         """``{(output, prompt): [judgment, ...]}`` for every judged output and prompt."""

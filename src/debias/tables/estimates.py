@@ -18,13 +18,12 @@ from debias.stats.checks.coverage import COVERAGE_COLUMNS, coverage_experiment, 
 from debias.stats.common.intervals import effective_n
 from debias.stats.common.resampling import setting_seed
 from debias.stats.common.vocabulary import baseline
-from debias.stats.ratings import estimate_all
+from debias.stats.ratings import estimate_all, no_variation
 from debias.tables.columns import CI_HIGH, CI_LOW, EFFECTIVE_N, LEVEL, N_JUDGED, NOTE
 from debias.tables.joined import iter_cells, present_metrics
 
 __all__ = [
     "constant_metrics",
-    "no_variation",
     "COVERAGE_TABLE_COLUMNS",
     "ESTIMATE_COLUMNS",
     "coverage_table",
@@ -135,13 +134,6 @@ def system_estimates_table(
                 }
             )
     return pd.DataFrame(rows, columns=ESTIMATE_COLUMNS)
-
-
-def no_variation(item_means) -> str:
-    """``"every judged item's mean score is V"`` when the judged items' mean scores are all one
-    value V (nothing to measure a spread from), else ``""``."""
-    means = np.asarray(item_means, dtype=float)
-    return f"every judged item's mean score is {means[0]:g}" if means.size and np.all(means == means[0]) else ""
 
 
 def _few_items_row(task, system, prompt, outputs: pd.DataFrame, judged: pd.DataFrame, level: float) -> dict:

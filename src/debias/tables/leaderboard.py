@@ -21,14 +21,14 @@ from typing import Protocol
 import numpy as np
 import pandas as pd
 
-from debias.stats.common.joint import JointEstimate, shared_item_covariance
+from debias.stats.common.joint import JointEstimate
 from debias.stats.common.ranking import rank_sets, separation_factor, top_k_factor
 from debias.stats.common.resampling import setting_seed
 from debias.stats.common.threads import bounded_blas
-from debias.stats.common.vocabulary import baseline, describe, estimator_name
-from debias.stats.ratings import estimate_with_terms, estimator_names, item_noise
+from debias.stats.common.vocabulary import baseline
+from debias.stats.ratings import RatedSystem, ratings_estimates
 from debias.tables.columns import LEADERBOARD_INTERVAL, LEVEL, NOTE
-from debias.tables.estimates import evaluation_sample, no_variation
+from debias.tables.estimates import evaluation_sample
 from debias.tables.joined import iter_cells
 
 __all__ = [
@@ -38,6 +38,7 @@ __all__ = [
     "preferences_leaderboard",
     "ratings_joint_estimates",
     "ratings_leaderboard_table",
+    "rated_systems",
 ]
 
 #: Columns of the leaderboards (ratings and preferences). The interval is ``lower``/``upper``, not
@@ -239,78 +240,26 @@ def _best_first(table: pd.DataFrame) -> pd.DataFrame:
 def ratings_joint_estimates(
     cells: Sequence[tuple[str, pd.DataFrame, pd.DataFrame]], metrics: Sequence[str], *, level: float
 ) -> tuple[dict[str, JointEstimate], dict[str, str]]:
-    """Every estimator's :class:`~debias.stats.common.joint.JointEstimate` of the systems of one task
-    and prompt.
+    """Every estimator's :class:`~debias.stats.common.joint.JointEstimate` of the systems of one
+    task and prompt, from ``(system, outputs, judged)`` per system
+    (:func:`debias.tables.joined.iter_cells`): :func:`debias.stats.ratings.ratings_estimates` on
+    their samples (:func:`rated_systems`)."""
+    return ratings_estimates(rated_systems(cells, metrics), level=level)
 
-    ``cells`` holds ``(system, outputs, judged)`` per system (:func:`debias.tables.joined.iter_cells`).
-    Returns the joint estimates by estimator, and for every system left out of them the reason
-    (``system -> note``; per estimator ``system|estimator -> note``).
-    """
+
+def rated_systems(cells: Sequence[tuple[str, pd.DataFrame, pd.DataFrame]], metrics: Sequence[str]) -> list[RatedSystem]:
+    """The :class:`~debias.stats.ratings.RatedSystem` of each ``(system, outputs, judged)``
+    cell of one task and prompt."""
     metrics = list(metrics)
-    notes: dict[str, str] = {}
-    per_estimator: dict[str, list] = {}
-    outputs_ids = {}
-    for system, outputs, judged in cells:
-        if len(judged) < 3:
-            notes[system] = f"{len(judged)} judged items (fewer than 3): no estimate, not ranked"
-            continue
-        sample = evaluation_sample(outputs, judged, metrics)
-        flat = no_variation(sample.judgments.item_means)
-        if flat:
-            notes[system] = f"{flat}: no interval, not ranked"
-            continue
-        unjudged = sample.unjudged is not None and sample.unjudged.shape[0] > 0
-        outputs_ids[system] = outputs["id"].astype(str).unique().tolist()
-        ids = judged["id"].astype(str).to_numpy()
-        noise_known = item_noise(sample.judgments, None) is not None
-        for name in estimator_names(sample.metrics, unjudged=unjudged):
-            result, terms = estimate_with_terms(sample, name, level=level)
-            variance = float(result.variance)
-            info = describe(name)
-            if info.family.family == "ppi++":  # ranked with its terms' finite-population variance
-                # (ppi++fpc), as its covariances are: PPI++'s own interval, for infinitely many outputs, is wider
-                fpc = estimator_name("ppi++fpc", info.proxy)
-                variance = float(estimate_with_terms(sample, fpc, level=level)[0].variance)
-            # the finite-population factor off the diagonal where the variance has it (noise known)
-            per_estimator.setdefault(name, []).append((system, result, terms, ids, noise_known, variance))
-    order = {system: k for k, system in enumerate(outputs_ids)}
-    codes: dict[str, int] = {}
-    coded = [[codes.setdefault(i, len(codes)) for i in ids] for ids in outputs_ids.values()]
-    incidence = np.zeros((len(order), len(codes)))
-    for k, positions in enumerate(coded):
-        incidence[k, positions] = 1.0
-    shared_outputs = incidence @ incidence.T  # outputs (inputs) every two systems share
-    joint = {}
-    for name, entries in per_estimator.items():
-        systems = tuple(e[0] for e in entries)
-        rows = [order[system] for system in systems]
-        finite = np.array([e[4] for e in entries])
-        shared = np.where(np.outer(finite, finite), shared_outputs[np.ix_(rows, rows)], np.inf)
-        covariance = shared_item_covariance(
-            [e[2] for e in entries], [e[3] for e in entries], [e[5] for e in entries], shared
+    return [
+        RatedSystem(
+            system,
+            evaluation_sample(outputs, judged, metrics),
+            judged["id"].astype(str).to_numpy(),
+            outputs["id"].astype(str).to_numpy(),
         )
-        zeros = np.zeros(len(systems), dtype=np.int64)
-        joint[name] = JointEstimate(
-            estimand="mean",
-            estimator=name,
-            systems=systems,
-            estimate=np.array([float(e[1].estimate) for e in entries]),
-            covariance=covariance,
-            se=np.array([float(e[1].se) for e in entries]),
-            ci_low=np.array([float(e[1].ci_low) for e in entries]),
-            ci_high=np.array([float(e[1].ci_high) for e in entries]),
-            level=level,
-            n_judged=np.array([e[1].n_judged for e in entries]),
-            n_judge=zeros,
-            n_missing=zeros,
-            notes=("",) * len(systems),
-            weights=np.zeros(0),
-            df=np.array([float(e[1].df) for e in entries]),
-        )
-        for system, _, _ in cells:
-            if system not in notes and system not in systems:
-                notes[f"{system}|{name}"] = f"no {name} estimate (it needs outputs nobody judged): not ranked"
-    return joint, notes
+        for system, outputs, judged in cells
+    ]
 
 
 def ratings_leaderboard_table(

@@ -1,14 +1,21 @@
 """A question's status as a table (``debias status``, the workflow's ``status.csv``) and its
-summary (``status.json``)."""
+summary (``status.json``), and the status of a question on ratings (:func:`ratings_status`):
+the ratings' joint estimates of one prompt fed to the same
+:func:`debias.stats.common.status.question_status` as pairwise verdicts' win rates."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 
+from debias.stats.common.sequential import OPTIMAL_AT
+from debias.stats.common.status import QuestionError, QuestionStatus, question_status
+from debias.stats.common.vocabulary import describe
 from debias.tables.columns import CI_HIGH, CI_LOW, NOTE
 
-__all__ = ["STATUS_COLUMNS", "status_summary", "status_table"]
+__all__ = ["STATUS_COLUMNS", "ratings_prompt", "ratings_status", "status_summary", "status_table"]
 
 #: Columns of the status table.
 STATUS_COLUMNS = [
@@ -75,3 +82,67 @@ def status_summary(state) -> dict:
         "more_votes": _count(more) if np.isfinite(more) else None,
         "more_votes_note": note,
     }
+
+
+def ratings_prompt(table, prompt: str | None) -> str:
+    """The prompt a question on ratings is about: ``prompt``, or the ratings' only one; a
+    :class:`~debias.stats.common.status.QuestionError` naming the prompts otherwise."""
+    prompts = list(table.prompts)
+    if prompt is None:
+        if len(prompts) == 1:
+            return prompts[0]
+        raise QuestionError("", f"the ratings have {len(prompts)} prompts ({', '.join(prompts)}): name one", "prompt")
+    if prompt not in prompts:
+        raise QuestionError(prompt, f"no such prompt; the prompts: {', '.join(prompts)}", "prompt")
+    return prompt
+
+
+def ratings_status(
+    table,
+    question,
+    *,
+    level: float,
+    estimator: str | None = None,
+    prompt: str | None = None,
+    optimal_at: float = OPTIMAL_AT,
+) -> QuestionStatus:
+    """The status of ``question`` on ratings (an :class:`~debias.io.reader.EvaluationTable`): the
+    systems' mean scores on ``prompt`` (:func:`ratings_prompt`) by ``estimator`` (default
+    :func:`debias.stats.ratings.default_estimator` of the ratings' metrics), their joint
+    covariance from the items the systems share (:func:`debias.stats.ratings.ratings_estimates`),
+    and the anytime-valid sequences of :func:`debias.stats.common.status.question_status`: the
+    votes are judged items. A system without an estimate keeps a row with the reason. With
+    ratings where a lower score is better, "better" and the top K are the lowest."""
+    from debias.stats.ratings import default_estimator, ratings_estimates, with_every_system
+    from debias.tables.joined import iter_cells, join_evaluation_table
+    from debias.tables.leaderboard import rated_systems
+
+    prompt = ratings_prompt(table, prompt)
+    metrics = list(table.metrics)
+    estimator = default_estimator(metrics) if estimator is None else estimator
+    try:
+        info = describe(estimator)
+    except ValueError as error:
+        raise QuestionError(estimator, str(error), "estimator") from None
+    if "ratings" not in info.family.shapes or info.check_only:
+        raise QuestionError(
+            estimator, "not an estimator of ratings (mean, cv:<metric>, cv:combined, ppi++:<metric>)", "estimator"
+        )
+    if info.proxy is not None and info.proxy not in metrics:
+        raise QuestionError(estimator, f"no metric {info.proxy!r}; the metrics: {metrics or 'none'}", "estimator")
+    joined = join_evaluation_table(table, table.task)
+    cells = [(system, outputs, judged) for _, system, _, outputs, judged in iter_cells(joined, {table.task: [prompt]})]
+    joint, notes = ratings_estimates(rated_systems(cells, metrics), level=level)
+    counts = [len(judged) for _, _, judged in cells]
+    if estimator not in joint and not any(notes.get(s) for s, _, _ in cells):
+        raise QuestionError(estimator, "no system has this estimate (PPI++ needs outputs nobody judged)", "estimator")
+    full = with_every_system(
+        joint.get(estimator), [s for s, _, _ in cells], notes, estimator=estimator, level=level, n_judged=counts
+    )
+    if not table.higher_is_better:
+        full = replace(full, estimate=-full.estimate, ci_low=-full.ci_high, ci_high=-full.ci_low)
+    state = question_status(full, question, level=level, optimal_at=optimal_at, n_votes=int(sum(counts)))
+    if table.higher_is_better:
+        return state
+    rows = tuple(replace(r, estimate=-r.estimate, ci_low=-r.ci_high, ci_high=-r.ci_low) for r in state.rows)
+    return replace(state, rows=rows)

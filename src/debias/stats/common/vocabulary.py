@@ -45,10 +45,12 @@ __all__ = [
     "COMBINED",
     "FAMILIES",
     "SHAPES",
+    "TIES",
     "EstimatorFamily",
     "EstimatorInfo",
     "UnknownEstimator",
     "baseline",
+    "check_ties",
     "describe",
     "estimator_name",
     "is_biased",
@@ -60,6 +62,16 @@ __all__ = [
 SHAPES = ("ratings", "preferences")
 #: The proxy name of the estimators that use every proxy at once.
 COMBINED = "combined"
+#: How a tie between two systems counts in a win rate: half a win, or left out.
+TIES = {"half": "a tie is half a win", "drop": "ties left out"}
+
+
+def check_ties(ties) -> str:
+    """``ties`` when it is one of :data:`TIES`; a ``ValueError`` saying what was expected otherwise."""
+    if not isinstance(ties, str) or ties not in TIES:
+        expected = " or ".join(f"{name!r} ({meaning})" for name, meaning in TIES.items())
+        raise ValueError(f"expected {expected}, found {ties!r}")
+    return ties
 
 
 class UnknownEstimator(ValueError):
