@@ -119,7 +119,9 @@ def test_leaderboard_prints_the_table_rows_and_ranks_lower_first_where_the_promp
     frames = [joined(tmp_path, root, s) for s in ("alpha", "beta")]
     code, out, _ = run("leaderboard", alpha, beta, *scores, "--config", str(tmp_path / "config.yaml"))
     assert code == 0
-    assert out == as_csv(ratings_leaderboard_table(frames, {"toy": ["quality"]}, ["m1", "m2"], level=0.8))
+    seed = config["bootstrap"]["seed"]  # the workflow's seed: the command's rows are the workflow's
+    expected = ratings_leaderboard_table(frames, {"toy": ["quality"]}, ["m1", "m2"], level=0.8, seed=seed)
+    assert out == as_csv(expected)
     config["tasks"]["toy"]["prompts"]["quality"]["higher_is_better"] = False
     (tmp_path / "lower.yaml").write_text(yaml.safe_dump(config))
     code, lower, _ = run("leaderboard", alpha, beta, *scores, "--config", str(tmp_path / "lower.yaml"))

@@ -14,7 +14,6 @@ import pytest
 import yaml
 
 import debias
-from debias.api import _joined
 from debias.cli import main
 from debias.io.canonical import InputError, read_system
 from debias.io.reader import TableColumns, read_evaluation_table
@@ -70,9 +69,16 @@ def through_import(tmp_path, capsys, frame):
     return judgments, scores
 
 
+def _joined(ratings):
+    """The joined tables the API builds of read ratings, their prompts by task and metrics."""
+    from debias.api import _joined as joined_of
+
+    return joined_of(ratings)
+
+
 def through_api(frame):
     try:
-        tables, _ = _joined(frame, **{**COLUMNS, "prompt": None, "population": None, "scale": None})
+        tables = _joined(debias.read_ratings(frame, **COLUMNS))[0]
     except InputError as error:
         return str(error).removeprefix("table")
     joined = pd.concat(tables, ignore_index=True)
@@ -361,7 +367,8 @@ def test_the_api_hands_the_judgments_on_as_numbers_not_text(tmp_path):
 
     frame = ratings()
     frame["rating"] = frame["rating"] + 0.1 + 0.2 / 3
-    tables, prompts = _joined(frame, **{**COLUMNS, "prompt": None, "population": None, "scale": None})
+    tables, by_task, _ = _joined(debias.read_ratings(frame, **COLUMNS))
+    prompts = by_task["evaluation"]
     for table in tables:
         cells = table["judgments"].to_list()
         assert all(isinstance(cell, np.ndarray) and cell.dtype == float for cell in cells)

@@ -76,7 +76,18 @@ RATINGS_KEYWORDS = (
     "higher_is_better",
     "task",
 )
-PAIRS_KEYWORDS = ("item", "system_a", "system_b", "verdict", "rater", "judges", "pool", "mapping", "judge_mappings")
+PAIRS_KEYWORDS = (
+    "item",
+    "system_a",
+    "system_b",
+    "verdict",
+    "rater",
+    "judges",
+    "pool",
+    "mapping",
+    "judge_mappings",
+    "task",
+)
 
 
 def _level(level: float | None) -> float:
@@ -85,9 +96,17 @@ def _level(level: float | None) -> float:
     return section_defaults("estimates")["level"] if level is None else level
 
 
-def _seed(seed: int | None) -> int:
-    """``seed``, or the seed ``debias import`` writes into a new configuration (``bootstrap.seed``)."""
-    return DEFAULT_SEED if seed is None else seed
+def _seed(seed: int | None, pairs: bool = False) -> int:
+    """``seed``, or the workflow's: for ratings the seed ``debias import`` writes into a new
+    configuration (``bootstrap.seed``), for pairwise verdicts a preference task's
+    (:data:`debias.tables.leaderboard.PREFERENCE_SEED`)."""
+    if seed is not None:
+        return seed
+    if pairs:
+        from debias.tables.leaderboard import PREFERENCE_SEED
+
+        return PREFERENCE_SEED
+    return DEFAULT_SEED
 
 
 # --- the read steps ------------------------------------------------------------------------------
@@ -185,6 +204,7 @@ def read_pairs(
     pool: pd.DataFrame | None = None,
     mapping: Mapping | None = None,
     judge_mappings: Mapping[str, Mapping] | None = None,
+    task: str = TASK,
 ) -> JudgedPairs:
     """Read and check a long table of pairwise verdicts: what every pairwise analysis takes.
 
@@ -208,6 +228,9 @@ def read_pairs(
         Extra verdict spellings or numeric codes, e.g. ``{1: "a", 2: "b", 0: "tie"}``.
     judge_mappings : mapping, optional
         ``{judge: mapping}``: one judge's own codes, extending ``mapping``.
+    task : str
+        The name the rank-sets' random draws are named after (as a preference task of the
+        workflow names them), so battles read with a task's name give the workflow's rank-sets.
 
     Returns
     -------
@@ -236,6 +259,7 @@ def read_pairs(
         pool=pool,
         mapping=mapping,
         judge_mappings=judge_mappings,
+        task=task.strip() if isinstance(task, str) else task,
     )
 
 
@@ -247,7 +271,7 @@ def _as_ratings(data, columns: Mapping, function: str) -> EvaluationTable:
         return data
     if isinstance(data, JudgedPairs):
         raise InputError("data", f"{function} takes ratings (debias.read_ratings), not pairwise verdicts")
-    if isinstance(data, pd.DataFrame):
+    if isinstance(data, pd.DataFrame) or columns:  # the reader says what else it cannot read
         _check_keywords(columns, RATINGS_KEYWORDS, function)
         _require("ratings", {"item": columns.get("item"), "judgment": columns.get("judgment")})
         return read_ratings(data, **columns)
@@ -492,8 +516,10 @@ def leaderboard(
         rank_high]`` at once (:func:`debias.stats.common.ranking.rank_sets`, from the estimates'
         joint covariance). Default: the config schema's ``estimates.level``.
     seed : int, optional
-        Seeds the rank-sets' critical value; default the workflow's (``bootstrap.seed`` of a
-        configuration ``debias import`` writes), so the rows are the workflow's.
+        Seeds the rank-sets' critical value, with the name of the data's task; default the
+        workflow's (for ratings ``bootstrap.seed`` of a configuration ``debias import`` writes,
+        for pairwise verdicts a preference task's), so the rows are the workflow's for data read
+        with the task's name.
     top_k : int, optional
         Asks how many more human judgments would settle the top ``top_k``: ``factor_for_top_k``.
     ties : {"half", "drop"}
@@ -539,7 +565,8 @@ def leaderboard(
 
         _check_ties(ties)
         estimates = preference_estimates(read, level=_level(level), ties=ties)
-        return preferences_leaderboard(estimates, level=_level(level), seed=_seed(seed), top_k=top_k)
+        names = (read.task,)
+        return preferences_leaderboard(estimates, level=_level(level), seed=_seed(seed, True), names=names, top_k=top_k)
     if ties != "half":
         raise InputError("ties", f"ratings do not take ties={ties!r} (a tie is a rule of pairwise verdicts)")
     joined, prompts, metrics = _joined(read)
@@ -796,7 +823,7 @@ def _question_status(read, question, level, estimand, estimator, ties, optimal_a
             read, question, level=_level(level), estimator=estimator, prompt=for_prompt, optimal_at=optimal_at
         )
     except QuestionError as error:
-        raise InputError(f"{error.option} {error.text}", error.message) from None
+        raise InputError(f"{error.option} {error.text}".strip(), error.message) from None
     except ValueError as error:
         if isinstance(error, InputError):
             raise

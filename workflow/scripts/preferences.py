@@ -12,7 +12,7 @@ from debias.config.tasks import load_preferences
 from debias.io.atomic import write_csv, write_text
 from debias.pipeline.logs import run_script
 from debias.plots import draw_preference_leaderboard, draw_preferences, save_figure
-from debias.tables.leaderboard import preferences_leaderboard
+from debias.tables.leaderboard import PREFERENCE_SEED, preferences_leaderboard
 from debias.tables.preferences import AGREEMENT_COLUMNS, agreement_table, preference_analysis, preference_summary
 
 
@@ -33,7 +33,9 @@ def main(smk, log):
         agreement = agreement_table(pairs, level=settings["level"])
     else:
         agreement = pd.DataFrame(columns=AGREEMENT_COLUMNS)
-    board = preferences_leaderboard(analysis.results, level=settings["level"], names=(name,))
+    board = preferences_leaderboard(
+        analysis.results, level=settings["level"], seed=PREFERENCE_SEED, names=(pairs.task,)
+    )
     write_csv(table, smk.output.table)
     write_csv(board, smk.output.leaderboard)
     write_csv(agreement, smk.output.agreement)

@@ -166,7 +166,7 @@ def _compare(args, config):
     if args.command == "leaderboard":
         lower = {(task, p) for p in prompts[task] if prompt_is_lower_better(config, task, p)}
         return ratings_leaderboard_table(
-            frames, prompts, metrics, level=spec["level"], lower_is_better=lower, top_k=args.top_k
+            frames, prompts, metrics, level=spec["level"], seed=spec["seed"], lower_is_better=lower, top_k=args.top_k
         )
     return system_comparisons_table(frames, prompts, metrics, spec, min_items=spec["min_items"])
 

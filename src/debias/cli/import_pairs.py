@@ -23,8 +23,9 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from debias.cli.preferences import add_pair_columns, pair_mappings, read_pair_inputs
+from debias.cli.shared import add_input_format
 from debias.io.canonical import InputError
-from debias.io.reader import FORMATS, safe_name, unsafe_reason
+from debias.io.reader import safe_name, unsafe_reason
 
 __all__ = ["CANONICAL_COLUMNS", "add_command", "judge_names", "preference_config", "run_command", "write_pairs"]
 
@@ -52,7 +53,7 @@ def add_command(commands) -> None:
     sub.add_argument("--out", help="folder to write (default: data/<task>)")
     sub.add_argument("--force", action="store_true", help="replace the battles table if it exists already")
     sub.add_argument("--config", help="add the task to this config file instead of printing the block")
-    sub.add_argument("--format", choices=sorted(set(FORMATS.values())), help="table format (default: from the name)")
+    add_input_format(sub, "--format")
 
 
 def judge_names(args) -> dict[str, str]:
@@ -209,7 +210,7 @@ def run_command(args) -> int:
         if args.config:  # a name the configuration has is refused before the table is read
             preference_config(args.config, name, {"label": args.label or args.task, "battles": "-"})
         mapping, by_column = pair_mappings(args)
-        frame, pool = read_pair_inputs(args, args.format)
+        frame, pool = read_pair_inputs(args, args.input_format)
         table = canonical_pair_table(
             frame,
             item=args.item,

@@ -8,6 +8,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from debias.cli.shared import add_input_format
 from debias.io.canonical import InputError
 from debias.io.importer import (
     ImportSpec,
@@ -22,7 +23,7 @@ from debias.io.importer import (
     task_name,
     write_import,
 )
-from debias.io.reader import FORMATS, TableColumns, read_evaluation_table
+from debias.io.reader import TableColumns, read_evaluation_table
 
 __all__ = ["add_command", "run_command", "starter_config"]
 
@@ -112,7 +113,7 @@ def add_command(commands) -> None:
     sub.add_argument("--out", help="folder to write (default: data/<task>)")
     sub.add_argument("--force", action="store_true", help="replace files the import would write that exist already")
     sub.add_argument("--config", help="add the task to this config file instead of printing the block")
-    sub.add_argument("--format", choices=sorted(set(FORMATS.values())), help="table format (default: from the name)")
+    add_input_format(sub, "--format")
     sub.add_argument(
         "--quoting",
         action=argparse.BooleanOptionalAction,
@@ -205,7 +206,9 @@ def run_command(args) -> int:
             raise InputError(args.config, f"tasks already has ['{name}']")
         if existing and existing.get("min_judged_items") is not None:
             spec = replace(spec, min_judged_items=int(existing["min_judged_items"]))
-        table = read_evaluation_table(args.table, columns, fmt=args.format, quoting=args.quoting, scale=args.scale)
+        table = read_evaluation_table(
+            args.table, columns, fmt=args.input_format, quoting=args.quoting, scale=args.scale
+        )
         out = Path(args.out or Path("data") / name)
         block = config_block(table, spec)
         with config_lock(args.config):  # read, add and write the configuration as one step

@@ -5,20 +5,20 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from debias.cli.shared import add_output_options
+from debias.cli.shared import add_input_format, add_output_options
 from debias.distribution.extras import MissingExtraError
 from debias.io.canonical import InputError
-from debias.io.reader import FORMATS
 from debias.io.scores import number_in
 
 
-def add_pair_columns(sub) -> None:
-    """The arguments naming a pair table and its columns (``debias preferences``, ``import-pairs``)."""
+def add_pair_columns(sub, *, required: bool = True) -> None:
+    """The arguments naming a pair table and its columns (``debias preferences``, ``import-pairs``;
+    ``debias status`` and ``next``, which read ratings too, with ``required=False``)."""
     sub.add_argument("table", help="the table (CSV, TSV, Parquet or JSONL, plain or gzipped)")
     sub.add_argument("--item", required=True, metavar="COL", help="column naming the item (the battle's input)")
-    sub.add_argument("--system-a", required=True, metavar="COL", help="column naming system A")
-    sub.add_argument("--system-b", required=True, metavar="COL", help="column naming system B")
-    sub.add_argument("--verdict", required=True, metavar="COL", help="column with the human verdict")
+    sub.add_argument("--system-a", required=required, metavar="COL", help="column naming system A")
+    sub.add_argument("--system-b", required=required, metavar="COL", help="column naming system B")
+    sub.add_argument("--verdict", required=required, metavar="COL", help="column with the human verdict")
     sub.add_argument("--rater", metavar="COL", help="column naming the rater (several raters of a battle)")
     sub.add_argument(
         "--judge", action="append", default=[], metavar="COL", help="a judge's verdict column (repeatable)"
@@ -77,7 +77,7 @@ def read_pairs(args):
     from debias.io.pairs import read_pair_table
 
     mapping, judge_mappings = pair_mappings(args)
-    frame, pool = read_pair_inputs(args, args.table_format)
+    frame, pool = read_pair_inputs(args, getattr(args, "input_format", None))
     return read_pair_table(
         frame,
         item=args.item,
@@ -90,6 +90,7 @@ def read_pairs(args):
         mapping=mapping,
         judge_mappings=judge_mappings,
         source=args.table,
+        task=getattr(args, "task", None) or "evaluation",
     )
 
 
@@ -145,8 +146,12 @@ def add_command(commands) -> None:
         help="also draw the win rates with their intervals per estimator to PATH.pdf and PATH.png",
     )
     sub.add_argument(
-        "--table-format", choices=sorted(set(FORMATS.values())), help="format of the tables (default: from the name)"
+        "--task",
+        metavar="NAME",
+        help="the name the rank-sets' random draws are named after: a preference task's name gives the "
+        "workflow's leaderboard of the same battles (default: evaluation)",
     )
+    add_input_format(sub, "--table-format")
     add_output_options(sub)
 
 
@@ -155,10 +160,10 @@ def pair_leaderboard(pairs, *, level: float, ties: str = "half", top_k: int | No
     estimator ranked from the joint covariance of its estimates
     (:func:`debias.tables.leaderboard.preferences_leaderboard`)."""
     from debias.stats.preferences import preference_estimates
-    from debias.tables.leaderboard import preferences_leaderboard
+    from debias.tables.leaderboard import PREFERENCE_SEED, preferences_leaderboard
 
     estimates = preference_estimates(pairs, level=level, ties=ties)
-    return preferences_leaderboard(estimates, level=level, top_k=top_k)
+    return preferences_leaderboard(estimates, level=level, seed=PREFERENCE_SEED, names=(pairs.task,), top_k=top_k)
 
 
 def run_command(args, emit) -> int:

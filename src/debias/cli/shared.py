@@ -24,6 +24,7 @@ from pathlib import Path
 __all__ = [
     "FORMATS",
     "DebiasParser",
+    "add_input_format",
     "add_output_options",
     "emit",
     "plain_text",
@@ -78,6 +79,41 @@ def add_output_options(sub: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="write the table to FILE instead of the terminal (only when the command succeeds)",
     )
+
+
+class _RenamedOption(argparse.Action):
+    """An option's former spelling: still read, with a line on stderr naming the new one."""
+
+    def __init__(self, option_strings, dest, new: str = "", **kwargs):
+        self.new = new
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{parser.prog}: {option_string} is now {self.new}", file=sys.stderr)
+        setattr(namespace, self.dest, values)
+
+
+def add_input_format(sub: argparse.ArgumentParser, *former: str) -> None:
+    """``--input-format``: the format of the tables a command reads (default: from the file's
+    name); ``former`` spellings of it are still read, hidden from the help."""
+    from debias.io.reader import FORMATS as TABLE_FORMATS
+
+    choices = sorted(set(TABLE_FORMATS.values()))
+    sub.add_argument(
+        "--input-format",
+        dest="input_format",
+        choices=choices,
+        help="format of the tables read: csv, tsv, parquet or jsonl (default: from the file's name)",
+    )
+    for option in former:
+        sub.add_argument(
+            option,
+            dest="input_format",
+            choices=choices,
+            action=_RenamedOption,
+            new="--input-format",
+            help=argparse.SUPPRESS,
+        )
 
 
 def _json_value(value):

@@ -203,6 +203,7 @@ def load_preferences(config: Mapping, name: str):
         mapping=mapping,
         judge_mappings=judge_mappings,
         source=spec["battles"],
+        task=name,
     )
     wanted = spec.get("human_battles")
     if wanted is not None:

@@ -310,6 +310,10 @@ class JudgedPairs:
     judge_unknown : numpy.ndarray of int, shape (J,)
         Answers of each judge its mapping read as no verdict (e.g. ``{"error": None}``), for the
         record.
+    task : str
+        The name the battles' random draws are named after (a preference task's name in the
+        workflow; ``"evaluation"`` otherwise), so that the same battles under the same name give
+        the same rank-sets through the API, the command line and the workflow.
 
     Notes
     -----
@@ -328,8 +332,11 @@ class JudgedPairs:
     judge_verdicts: np.ndarray | None = None
     items: np.ndarray | None = None
     judge_unknown: np.ndarray | None = field(default=None)
+    task: str = "evaluation"
 
     def __post_init__(self):
+        if not isinstance(self.task, str) or not self.task.strip():
+            raise ValueError(f"task must be a name, got {self.task!r}")
         systems = tuple(str(s) for s in self.systems)
         a = np.asarray(self.system_a, dtype=np.int64)
         b = np.asarray(self.system_b, dtype=np.int64)
@@ -517,6 +524,7 @@ class JudgedPairs:
             self.judge_verdicts[index],
             None if self.items is None else self.items[index],
             self.judge_unknown,
+            self.task,
         )
 
     def without_human(self, index) -> JudgedPairs:
@@ -536,4 +544,5 @@ class JudgedPairs:
             self.judge_verdicts,
             self.items,
             self.judge_unknown,
+            self.task,
         )

@@ -145,6 +145,7 @@ def read_pair_table(
     mapping: Mapping | None = None,
     judge_mappings: Mapping[str, Mapping] | None = None,
     source: str = "table",
+    task: str = "evaluation",
 ) -> JudgedPairs:
     """The battles of a long table (and of an unlabelled ``pool`` table) as :class:`JudgedPairs`.
 
@@ -168,6 +169,8 @@ def read_pair_table(
         ``{judge: mapping}``: a judge's own spellings, extending ``mapping``.
     source : str
         What the errors call ``frame`` (e.g. its file name); the pool is "pool".
+    task : str
+        The name of the battles (:attr:`JudgedPairs.task`: a preference task's name).
 
     Returns
     -------
@@ -298,6 +301,7 @@ def read_pair_table(
         judge_matrix,
         item_names if unique_items else item_names[item_codes[first_row]],
         unknown,
+        task,
     )
     for judge, share in zip(pairs.judges, pairs.judge_coverage):
         if judge in pairs.sparse_judges:

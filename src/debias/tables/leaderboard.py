@@ -33,6 +33,7 @@ from debias.tables.joined import iter_cells
 
 __all__ = [
     "LEADERBOARD_COLUMNS",
+    "PREFERENCE_SEED",
     "JointResult",
     "leaderboard_rows",
     "preferences_leaderboard",
@@ -61,6 +62,9 @@ LEADERBOARD_COLUMNS = [
     NOTE,
 ]
 _LOW, _HIGH = LEADERBOARD_INTERVAL
+#: The base seed of the rank-sets of pairwise verdicts, named after the battles' task
+#: (:attr:`debias.data.JudgedPairs.task`) and the estimand; the ratings' is ``bootstrap.seed``.
+PREFERENCE_SEED = 0
 
 log = logging.getLogger(__name__)
 

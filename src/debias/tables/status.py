@@ -91,9 +91,10 @@ def ratings_prompt(table, prompt: str | None) -> str:
     if prompt is None:
         if len(prompts) == 1:
             return prompts[0]
-        raise QuestionError("", f"the ratings have {len(prompts)} prompts ({', '.join(prompts)}): name one", "prompt")
+        named = ", ".join(prompts)
+        raise QuestionError("", f"the ratings have {len(prompts)} prompts ({named}): name one", "for_prompt")
     if prompt not in prompts:
-        raise QuestionError(prompt, f"no such prompt; the prompts: {', '.join(prompts)}", "prompt")
+        raise QuestionError(prompt, f"no such prompt; the prompts: {', '.join(prompts)}", "for_prompt")
     return prompt
 
 

@@ -129,6 +129,7 @@ def first_votes(pairs, t: int):
         pairs.judge_verdicts,
         pairs.items,
         pairs.judge_unknown,
+        pairs.task,
     )
 
 
