@@ -187,3 +187,77 @@ def test_the_name_parsing_check_sees_each_kind(code):
 )
 def test_the_name_parsing_check_lets_the_vocabulary_through(code):
     assert not name_parsing(code), code
+
+
+# The preference kernels branch on the vocabulary's words, not on a kind of their own --------------
+
+#: The private kinds the preference estimators once turned a name into (people alone, a judge
+#: alone, people with judges): a kernel asks the name's description instead
+#: (``info.people_only``, ``info.proxy_only``, ``info.uses_proxies``, ...).
+PRIVATE_KINDS = {"human", "judge", "ppi"}
+
+
+def _kind_literals(node) -> list[str]:
+    """The private kinds written in ``node``: a constant, in a tuple or list, or either branch of
+    a conditional expression."""
+    if isinstance(node, ast.Constant):
+        return [node.value] if isinstance(node.value, str) and node.value in PRIVATE_KINDS else []
+    if isinstance(node, ast.Tuple | ast.List | ast.Set):
+        return [k for e in node.elts for k in _kind_literals(e)]
+    if isinstance(node, ast.IfExp):
+        return _kind_literals(node.body) + _kind_literals(node.orelse)
+    return []
+
+
+def private_kinds(source: str) -> list[str]:
+    """Places in ``source`` that compare something with a private kind (``kind == "judge"``,
+    ``kind in ("human", "ppi")``) or return one (``return "ppi", columns``)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        where = f"line {getattr(node, 'lineno', '?')}"
+        if isinstance(node, ast.Compare):
+            kinds = [k for side in (node.left, *node.comparators) for k in _kind_literals(side)]
+            if kinds:
+                found.append(f"{where}: compared with the kind {kinds[0]!r}")
+        elif isinstance(node, ast.Return) and node.value is not None:
+            kinds = _kind_literals(node.value)
+            if kinds:
+                found.append(f"{where}: returns the kind {kinds[0]!r}")
+    return found
+
+
+def test_the_preference_kernels_branch_on_the_vocabulary_not_on_a_kind_of_their_own():
+    folder = ROOT / "src" / "debias" / "stats" / "preferences"
+    files = sorted(folder.glob("*.py"))
+    assert {p.stem for p in files} >= {"battles", "win_rate", "bradley_terry", "estimands", "agreement"}
+    problems = [
+        f"{path.relative_to(ROOT)} {p}" for path in files for p in private_kinds(path.read_text(encoding="utf-8"))
+    ]
+    assert not problems, "private estimator kinds in debias.stats.preferences:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        'if kind == "judge": pass',
+        'x = 0 if kind != "ppi" else 1',
+        'ok = kind in ("human", "ppi")',
+        'def f(): return "human", []',
+        'def f(): return ("judge" if info.proxy_only else "ppi"), [0]',
+    ],
+)
+def test_the_private_kind_check_sees_each_form(code):
+    assert private_kinds(code), code
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "if info.proxy_only: pass",
+        'def f(pairs, estimator="human"): return estimator_name("human")',
+        'def f(self, j): return self._memo(("judge", j), build)',
+        'if question.kind == "better": pass',
+    ],
+)
+def test_the_private_kind_check_lets_the_vocabulary_through(code):
+    assert not private_kinds(code), code

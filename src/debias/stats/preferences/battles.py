@@ -30,7 +30,7 @@ import numpy as np
 from debias.data import JudgedPairs
 from debias.stats.common.intervals import normal_interval
 from debias.stats.common.joint import JointEstimate, nearest_covariance
-from debias.stats.common.vocabulary import UnknownEstimator, describe, estimator_name
+from debias.stats.common.vocabulary import EstimatorInfo, UnknownEstimator, describe, estimator_name
 
 __all__ = [
     "ALL_TIES",
@@ -121,10 +121,11 @@ def preference_estimator_names(judges: Sequence[str]) -> list[str]:
     return names
 
 
-def resolve(estimator: str, judges: Sequence[str]) -> tuple[str, list[int]]:
-    """``(kind, judge columns)`` of a preference estimator's name
-    (:func:`debias.stats.common.vocabulary.describe`): kind ``human`` (people only, no judge),
-    ``judge`` (one judge alone) or ``ppi`` (people with one judge, or with every judge)."""
+def resolve(estimator: str, judges: Sequence[str]) -> tuple[EstimatorInfo, list[int]]:
+    """``(info, judge columns)`` of a preference estimator's name: its description
+    (:func:`debias.stats.common.vocabulary.describe`: ``people_only``, ``proxy_only``, ...) and the
+    columns of the judges it uses (none for people alone, every judge for ``combined``); a
+    ``ValueError`` for a name that is no preference estimator or names a judge not in ``judges``."""
     judges = list(judges)
     try:
         info = describe(estimator)
@@ -132,13 +133,13 @@ def resolve(estimator: str, judges: Sequence[str]) -> tuple[str, list[int]]:
         info = None
     if info is not None and "preferences" in info.family.shapes:
         if info.people_only:
-            return "human", []
+            return info, []
         if info.combined:
             if len(judges) < 2:
                 raise ValueError(f"{estimator} needs at least two judges, got {len(judges)}")
-            return "ppi", list(range(len(judges)))
+            return info, list(range(len(judges)))
         if info.proxy in judges:
-            return ("judge" if info.proxy_only else "ppi"), [judges.index(info.proxy)]
+            return info, [judges.index(info.proxy)]
     raise ValueError(f"unknown estimator {estimator!r}; available: {preference_estimator_names(judges)}")
 
 
