@@ -10,8 +10,10 @@ import pytest
 
 from debias.stats.common.vocabulary import (
     FAMILIES,
+    TIES,
     UnknownEstimator,
     baseline,
+    check_ties,
     describe,
     estimator_name,
     is_biased,
@@ -261,3 +263,71 @@ def test_the_private_kind_check_sees_each_form(code):
 )
 def test_the_private_kind_check_lets_the_vocabulary_through(code):
     assert not private_kinds(code), code
+
+
+# The tie rule: one home, in the vocabulary -------------------------------------
+
+
+@pytest.mark.parametrize("ties", ["third", "", None, ["half"], 0.5])
+def test_only_the_named_tie_rules_pass(ties):
+    with pytest.raises(ValueError, match="ties must be 'half' .* or 'drop'"):
+        check_ties(ties)
+
+
+def test_the_schema_allows_the_tie_rules_of_the_vocabulary_the_first_by_default():
+    from debias.config.settings import schema
+
+    spec = schema()["properties"]["preferences"]["additionalProperties"]["properties"]["ties"]
+    assert spec["enum"] == list(TIES)
+    assert spec["default"] == next(iter(TIES))
+    for rule in TIES:
+        check_ties(rule)
+
+
+def vocabulary_copies(source: str) -> list[str]:
+    """Places in ``source`` that write down the vocabulary's words themselves: the tie rules
+    listed (``("half", "drop")``, ``ties not in ...``)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        where = f"line {getattr(node, 'lineno', '?')}"
+        if isinstance(node, ast.Tuple | ast.List | ast.Set):
+            values = {e.value for e in node.elts if isinstance(e, ast.Constant)}
+            if set(TIES) <= values:
+                found.append(f"{where}: the tie rules listed")
+        elif isinstance(node, ast.Compare) and isinstance(node.left, ast.Name) and node.left.id == "ties":
+            if any(isinstance(op, ast.In | ast.NotIn) for op in node.ops):
+                found.append(f"{where}: the tie rule checked by hand")
+    return found
+
+
+def test_the_tie_rules_are_written_only_in_the_vocabulary():
+    home = ROOT / "src" / "debias" / "stats" / "common" / "vocabulary.py"
+    files = [p for p in (ROOT / "src" / "debias").rglob("*.py") if p != home]
+    problems = [
+        f"{path.relative_to(ROOT)} {p}" for path in files for p in vocabulary_copies(path.read_text(encoding="utf-8"))
+    ]
+    assert not problems, "copies of the vocabulary's words:\n" + "\n".join(problems)
+    assert vocabulary_copies(home.read_text(encoding="utf-8"))  # the check sees the home itself
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        'TIES = ("half", "drop")',
+        'p.add_argument("--ties", choices=["half", "drop"])',
+        "if ties not in RULES: raise ValueError(ties)",
+    ],
+)
+def test_the_copy_check_sees_each_form(code):
+    assert vocabulary_copies(code), code
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        'p.add_argument("--ties", choices=tuple(TIES))',
+        'if ties == "half": pass',
+    ],
+)
+def test_the_copy_check_lets_the_vocabulary_through(code):
+    assert not vocabulary_copies(code), code

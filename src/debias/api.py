@@ -27,6 +27,7 @@ from debias.io.canonical import InputError
 from debias.io.reader import TableColumns, read_evaluation_table, with_population
 from debias.stats.common.intervals import MeanEstimate, check_level
 from debias.stats.common.threads import bounded_blas
+from debias.stats.common.vocabulary import check_ties
 from debias.stats.ratings import estimate_mean as _estimate_sample
 from debias.stats.ratings import theory_data_efficiency
 from debias.stats.ratings import variance_components as _variance_components
@@ -292,13 +293,12 @@ def _check_ranking(seed, top_k) -> None:
         raise InputError("top_k", f"expected a whole number >= 1 (or None), found {top_k!r}")
 
 
-#: How a tie counts in a win rate (the schema's ``preferences.<task>.ties``).
-TIES = ("half", "drop")
-
-
 def _check_ties(ties) -> None:
-    if ties not in TIES:
-        raise InputError("ties", f"expected 'half' (a tie is half a win) or 'drop' (ties left out), found {ties!r}")
+    """:func:`debias.stats.common.vocabulary.check_ties`, its error as :class:`InputError` naming the option."""
+    try:
+        check_ties(ties)
+    except ValueError as error:
+        raise InputError("ties", str(error)) from None
 
 
 def _pairs(frame, item, system_a, system_b, verdict, rater, judges, pool, mapping):

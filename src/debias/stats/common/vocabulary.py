@@ -34,6 +34,12 @@ name                   what it is                                               
 
 ``mean`` and ``human`` are each shape's *baseline*: the people-only estimate that data
 efficiency and effective sample sizes are measured against (:func:`baseline`).
+
+Ties
+----
+How a tie counts in a win rate is one of :data:`TIES` (``half``: half a win, the default;
+``drop``: left out, the share of decisive battles won), checked by :func:`check_ties`; a
+Bradley-Terry strength always counts a tie as half a win.
 """
 
 from __future__ import annotations
@@ -45,10 +51,12 @@ __all__ = [
     "COMBINED",
     "FAMILIES",
     "SHAPES",
+    "TIES",
     "EstimatorFamily",
     "EstimatorInfo",
     "UnknownEstimator",
     "baseline",
+    "check_ties",
     "describe",
     "estimator_name",
     "is_biased",
@@ -242,3 +250,18 @@ def is_biased(name: str) -> bool:
 def is_control_variate(name: str) -> bool:
     """Whether ``name`` is Algorithm 1 (``cv:<metric>`` or ``cv:combined``)."""
     return describe(name).control_variate
+
+
+# Ties ---------------------------------------------------------------------------------------------
+
+#: How a tie counts in a win rate, by the name the settings and options use, in a reader's words:
+#: half a win (the first, the default), or left out (each system's share of its decisive battles
+#: won). A Bradley-Terry strength always counts a tie as half a win.
+TIES: dict[str, str] = {"half": "a tie is half a win", "drop": "ties are left out"}
+
+
+def check_ties(ties) -> None:
+    """Refuse a tie rule that is not one of :data:`TIES` (a ``ValueError``)."""
+    if not isinstance(ties, str) or ties not in TIES:
+        rules = " or ".join(f"{name!r} ({words})" for name, words in TIES.items())
+        raise ValueError(f"ties must be {rules}, got {ties!r}")

@@ -30,7 +30,7 @@ import numpy as np
 from debias.data import JudgedPairs
 from debias.stats.common.intervals import normal_interval
 from debias.stats.common.joint import JointEstimate, nearest_covariance
-from debias.stats.common.vocabulary import EstimatorInfo, UnknownEstimator, describe, estimator_name
+from debias.stats.common.vocabulary import EstimatorInfo, UnknownEstimator, check_ties, describe, estimator_name
 
 __all__ = [
     "ALL_TIES",
@@ -38,7 +38,6 @@ __all__ = [
     "FEW_HUMAN",
     "NO_HUMAN",
     "NO_JUDGE",
-    "TIES",
     "ZERO_VARIANCE",
     "Battles",
     "Groups",
@@ -65,9 +64,6 @@ __all__ = [
     "source_columns",
 ]
 
-#: How ties count: half a win, or left out (the share of decisive battles won).
-TIES = ("half", "drop")
-
 NO_HUMAN = "no human verdict in its battles: no unbiased estimate"
 FEW_HUMAN = "one human battle: no interval"
 NO_JUDGE = "the judge answered none of its battles"
@@ -91,12 +87,11 @@ def few_battles(n: float, what: str = "human battles") -> str:
 
 
 def check_pairs(pairs: JudgedPairs, ties: str = "half") -> None:
-    """Refuse anything but a :class:`~debias.data.JudgedPairs` with battles, ``ties`` other than
-    ``"half"`` or ``"drop"``, and a judge's probabilities with ties left out."""
+    """Refuse anything but a :class:`~debias.data.JudgedPairs` with battles, a tie rule not in
+    :data:`~debias.stats.common.vocabulary.TIES`, and a judge's probabilities with ties left out."""
     if not isinstance(pairs, JudgedPairs):
         raise TypeError(f"pairs must be a JudgedPairs, got {type(pairs).__name__}")
-    if ties not in TIES:
-        raise ValueError(f"ties must be 'half' (a tie is half a win) or 'drop' (ties left out), got {ties!r}")
+    check_ties(ties)
     if pairs.n_battles == 0:
         raise ValueError("no battles")
     if ties == "drop" and pairs.continuous_judges:
