@@ -9,12 +9,14 @@ from pathlib import Path
 import pytest
 
 from debias.stats.common.vocabulary import (
+    ESTIMAND_LABELS,
     FAMILIES,
     TIES,
     UnknownEstimator,
     baseline,
     check_ties,
     describe,
+    estimand_axis,
     estimator_name,
     is_biased,
     is_control_variate,
@@ -265,7 +267,18 @@ def test_the_private_kind_check_lets_the_vocabulary_through(code):
     assert not private_kinds(code), code
 
 
-# The tie rule: one home, in the vocabulary -------------------------------------
+# Estimand labels and the tie rule: one home, in the vocabulary -------------------------------------
+
+
+def test_every_estimand_has_a_label_and_an_axis():
+    from debias.stats.preferences import ESTIMANDS
+
+    assert set(ESTIMANDS) | {"mean"} == set(ESTIMAND_LABELS)
+    assert estimand_axis("win_rate") == "win rate (a tie is half a win)"
+    assert estimand_axis("win_rate", "drop") == "win rate (ties are left out)"
+    assert estimand_axis("strength") == "Bradley-Terry strength (log-odds, mean 0)"
+    assert estimand_axis("mean") == ESTIMAND_LABELS["mean"] == "mean human score"
+    assert estimand_axis("other") == "other"
 
 
 @pytest.mark.parametrize("ties", ["third", "", None, ["half"], 0.5])
@@ -286,7 +299,8 @@ def test_the_schema_allows_the_tie_rules_of_the_vocabulary_the_first_by_default(
 
 def vocabulary_copies(source: str) -> list[str]:
     """Places in ``source`` that write down the vocabulary's words themselves: the tie rules
-    listed (``("half", "drop")``, ``ties not in ...``)."""
+    listed (``("half", "drop")``, ``ties not in ...``) or estimands written for a reader by hand
+    (``{"win_rate": "win rate ..."}``, ``estimand.replace("_", " ")``)."""
     found = []
     for node in ast.walk(ast.parse(source)):
         where = f"line {getattr(node, 'lineno', '?')}"
@@ -297,10 +311,18 @@ def vocabulary_copies(source: str) -> list[str]:
         elif isinstance(node, ast.Compare) and isinstance(node.left, ast.Name) and node.left.id == "ties":
             if any(isinstance(op, ast.In | ast.NotIn) for op in node.ops):
                 found.append(f"{where}: the tie rule checked by hand")
+        elif isinstance(node, ast.Dict):
+            keys = [k.value for k in node.keys if isinstance(k, ast.Constant)]
+            words = [v for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str)]
+            if any(k in ESTIMAND_LABELS and k != "mean" for k in keys) and words:  # "mean" is many things
+                found.append(f"{where}: estimands written for a reader")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "replace":
+            if [a.value for a in node.args if isinstance(a, ast.Constant)] == ["_", " "]:
+                found.append(f"{where}: a name written for a reader by hand")
     return found
 
 
-def test_the_tie_rules_are_written_only_in_the_vocabulary():
+def test_the_tie_rules_and_estimand_labels_are_written_only_in_the_vocabulary():
     home = ROOT / "src" / "debias" / "stats" / "common" / "vocabulary.py"
     files = [p for p in (ROOT / "src" / "debias").rglob("*.py") if p != home]
     problems = [
@@ -316,6 +338,8 @@ def test_the_tie_rules_are_written_only_in_the_vocabulary():
         'TIES = ("half", "drop")',
         'p.add_argument("--ties", choices=["half", "drop"])',
         "if ties not in RULES: raise ValueError(ties)",
+        '_AXIS = {"win_rate": "win rate (a tie is half a win)", "strength": "strength"}',
+        'title = estimand.replace("_", " ")',
     ],
 )
 def test_the_copy_check_sees_each_form(code):
@@ -327,6 +351,8 @@ def test_the_copy_check_sees_each_form(code):
     [
         'p.add_argument("--ties", choices=tuple(TIES))',
         'if ties == "half": pass',
+        'ESTIMANDS = {"win_rate": win_rate_estimate, "strength": strength_estimate}',
+        'axis = estimand_axis("strength")',
     ],
 )
 def test_the_copy_check_lets_the_vocabulary_through(code):

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from debias.report.user_tables import finite, num
-from debias.stats.common.vocabulary import TIES, describe, is_biased, is_people_only
+from debias.stats.common.vocabulary import ESTIMAND_LABELS, TIES, describe, is_biased, is_people_only
 from debias.stats.preferences import FEW_BATTLES
 
 __all__ = ["PreferenceTables", "preference_lines", "preferences_page"]
@@ -266,8 +266,9 @@ def _status_lines(status: Mapping, folder: str) -> list[str]:
             more += " if the estimated gaps are the true ones (a rough guide)."
         else:
             more = f" No estimate of the votes still needed: {status.get('more_votes_note') or 'unknown'}."
+    estimand = ESTIMAND_LABELS.get(status["estimand"], status["estimand"])
     return [
-        f"{head} The intervals ({status['estimand'].replace('_', ' ')}, `{status['estimator']}`) are confidence "
+        f"{head} The intervals ({estimand}, `{status['estimator']}`) are confidence "
         f"sequences: all of them hold at level {status['level']:g} at every look at once, so the answer may be "
         f"read after every batch of votes.{more} Table: [`{folder}/status.csv`]({folder}/status.csv) (what is "
         "settled, and each pair still open with the votes it needs)."
