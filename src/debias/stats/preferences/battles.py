@@ -14,8 +14,9 @@ battles there are. A battle written B-then-A is counted written A-then-B (its so
 on first use and kept on the object, so that every estimator of one analysis groups the
 battles once. This module also holds the scatter sums per system (:func:`per_system`,
 :func:`pair_matrix`), the human and judge counts, the resolution of a preference estimator's
-name into the judges it uses (:func:`resolve`, through :mod:`debias.stats.common.vocabulary`), and the
-assembly of a result (:func:`joint_estimate`).
+name into its description and the judges it uses (:func:`resolve`: the estimators branch on the
+description of :mod:`debias.stats.common.vocabulary`, never on a spelling), and the assembly of a
+result (:func:`joint_estimate`).
 """
 
 from __future__ import annotations
