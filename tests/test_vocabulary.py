@@ -9,10 +9,14 @@ from pathlib import Path
 import pytest
 
 from debias.stats.common.vocabulary import (
+    ESTIMAND_LABELS,
     FAMILIES,
+    TIES,
     UnknownEstimator,
     baseline,
+    check_ties,
     describe,
+    estimand_axis,
     estimator_name,
     is_biased,
     is_control_variate,
@@ -187,3 +191,169 @@ def test_the_name_parsing_check_sees_each_kind(code):
 )
 def test_the_name_parsing_check_lets_the_vocabulary_through(code):
     assert not name_parsing(code), code
+
+
+# The preference kernels branch on the vocabulary's words, not on a kind of their own --------------
+
+#: The private kinds the preference estimators once turned a name into (people alone, a judge
+#: alone, people with judges): a kernel asks the name's description instead
+#: (``info.people_only``, ``info.proxy_only``, ``info.uses_proxies``, ...).
+PRIVATE_KINDS = {"human", "judge", "ppi"}
+
+
+def _kind_literals(node) -> list[str]:
+    """The private kinds written in ``node``: a constant, in a tuple or list, or either branch of
+    a conditional expression."""
+    if isinstance(node, ast.Constant):
+        return [node.value] if isinstance(node.value, str) and node.value in PRIVATE_KINDS else []
+    if isinstance(node, ast.Tuple | ast.List | ast.Set):
+        return [k for e in node.elts for k in _kind_literals(e)]
+    if isinstance(node, ast.IfExp):
+        return _kind_literals(node.body) + _kind_literals(node.orelse)
+    return []
+
+
+def private_kinds(source: str) -> list[str]:
+    """Places in ``source`` that compare something with a private kind (``kind == "judge"``,
+    ``kind in ("human", "ppi")``) or return one (``return "ppi", columns``)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        where = f"line {getattr(node, 'lineno', '?')}"
+        if isinstance(node, ast.Compare):
+            kinds = [k for side in (node.left, *node.comparators) for k in _kind_literals(side)]
+            if kinds:
+                found.append(f"{where}: compared with the kind {kinds[0]!r}")
+        elif isinstance(node, ast.Return) and node.value is not None:
+            kinds = _kind_literals(node.value)
+            if kinds:
+                found.append(f"{where}: returns the kind {kinds[0]!r}")
+    return found
+
+
+def test_the_preference_kernels_branch_on_the_vocabulary_not_on_a_kind_of_their_own():
+    folder = ROOT / "src" / "debias" / "stats" / "preferences"
+    files = sorted(folder.glob("*.py"))
+    assert {p.stem for p in files} >= {"battles", "win_rate", "bradley_terry", "estimands", "agreement"}
+    problems = [
+        f"{path.relative_to(ROOT)} {p}" for path in files for p in private_kinds(path.read_text(encoding="utf-8"))
+    ]
+    assert not problems, "private estimator kinds in debias.stats.preferences:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        'if kind == "judge": pass',
+        'x = 0 if kind != "ppi" else 1',
+        'ok = kind in ("human", "ppi")',
+        'def f(): return "human", []',
+        'def f(): return ("judge" if info.proxy_only else "ppi"), [0]',
+    ],
+)
+def test_the_private_kind_check_sees_each_form(code):
+    assert private_kinds(code), code
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "if info.proxy_only: pass",
+        'def f(pairs, estimator="human"): return estimator_name("human")',
+        'def f(self, j): return self._memo(("judge", j), build)',
+        'if question.kind == "better": pass',
+    ],
+)
+def test_the_private_kind_check_lets_the_vocabulary_through(code):
+    assert not private_kinds(code), code
+
+
+# Estimand labels and the tie rule: one home, in the vocabulary -------------------------------------
+
+
+def test_every_estimand_has_a_label_and_an_axis():
+    from debias.stats.preferences import ESTIMANDS
+
+    assert set(ESTIMANDS) | {"mean"} == set(ESTIMAND_LABELS)
+    assert estimand_axis("win_rate") == "win rate (a tie is half a win)"
+    assert estimand_axis("win_rate", "drop") == "win rate (ties are left out)"
+    assert estimand_axis("strength") == "Bradley-Terry strength (log-odds, mean 0)"
+    assert estimand_axis("mean") == ESTIMAND_LABELS["mean"] == "mean human score"
+    assert estimand_axis("other") == "other"
+
+
+@pytest.mark.parametrize("ties", ["third", "", None, ["half"], 0.5])
+def test_only_the_named_tie_rules_pass(ties):
+    with pytest.raises(ValueError, match="ties must be 'half' .* or 'drop'"):
+        check_ties(ties)
+
+
+def test_the_schema_allows_the_tie_rules_of_the_vocabulary_the_first_by_default():
+    from debias.config.settings import schema
+
+    spec = schema()["properties"]["preferences"]["additionalProperties"]["properties"]["ties"]
+    assert spec["enum"] == list(TIES)
+    assert spec["default"] == next(iter(TIES))
+    for rule in TIES:
+        check_ties(rule)
+
+
+def vocabulary_copies(source: str) -> list[str]:
+    """Places in ``source`` that write down the vocabulary's words themselves: the tie rules
+    listed (``("half", "drop")``, ``ties not in ...``) or estimands written for a reader by hand
+    (``{"win_rate": "win rate ..."}``, ``estimand.replace("_", " ")``)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        where = f"line {getattr(node, 'lineno', '?')}"
+        if isinstance(node, ast.Tuple | ast.List | ast.Set):
+            values = {e.value for e in node.elts if isinstance(e, ast.Constant)}
+            if set(TIES) <= values:
+                found.append(f"{where}: the tie rules listed")
+        elif isinstance(node, ast.Compare) and isinstance(node.left, ast.Name) and node.left.id == "ties":
+            if any(isinstance(op, ast.In | ast.NotIn) for op in node.ops):
+                found.append(f"{where}: the tie rule checked by hand")
+        elif isinstance(node, ast.Dict):
+            keys = [k.value for k in node.keys if isinstance(k, ast.Constant)]
+            words = [v for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str)]
+            if any(k in ESTIMAND_LABELS and k != "mean" for k in keys) and words:  # "mean" is many things
+                found.append(f"{where}: estimands written for a reader")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "replace":
+            if [a.value for a in node.args if isinstance(a, ast.Constant)] == ["_", " "]:
+                found.append(f"{where}: a name written for a reader by hand")
+    return found
+
+
+def test_the_tie_rules_and_estimand_labels_are_written_only_in_the_vocabulary():
+    home = ROOT / "src" / "debias" / "stats" / "common" / "vocabulary.py"
+    files = [p for p in (ROOT / "src" / "debias").rglob("*.py") if p != home]
+    problems = [
+        f"{path.relative_to(ROOT)} {p}" for path in files for p in vocabulary_copies(path.read_text(encoding="utf-8"))
+    ]
+    assert not problems, "copies of the vocabulary's words:\n" + "\n".join(problems)
+    assert vocabulary_copies(home.read_text(encoding="utf-8"))  # the check sees the home itself
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        'TIES = ("half", "drop")',
+        'p.add_argument("--ties", choices=["half", "drop"])',
+        "if ties not in RULES: raise ValueError(ties)",
+        '_AXIS = {"win_rate": "win rate (a tie is half a win)", "strength": "strength"}',
+        'title = estimand.replace("_", " ")',
+    ],
+)
+def test_the_copy_check_sees_each_form(code):
+    assert vocabulary_copies(code), code
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        'p.add_argument("--ties", choices=tuple(TIES))',
+        'if ties == "half": pass',
+        'ESTIMANDS = {"win_rate": win_rate_estimate, "strength": strength_estimate}',
+        'axis = estimand_axis("strength")',
+    ],
+)
+def test_the_copy_check_lets_the_vocabulary_through(code):
+    assert not vocabulary_copies(code), code

@@ -9,6 +9,7 @@ from debias.cli.shared import add_input_format, add_output_options
 from debias.distribution.extras import MissingExtraError
 from debias.io.canonical import InputError
 from debias.io.scores import number_in
+from debias.stats.common.vocabulary import TIES
 
 
 def add_pair_columns(sub, *, required: bool = True) -> None:
@@ -37,6 +38,12 @@ def add_pair_columns(sub, *, required: bool = True) -> None:
         metavar="COL:SPELLINGS",
         help="one --judge column's own codes, e.g. gpt4:1=a,2=b,0=tie (repeatable)",
     )
+
+
+def add_ties_option(sub) -> None:
+    """``--ties``: how a tie counts in a win rate, one of :data:`debias.stats.common.vocabulary.TIES`
+    (the first by default)."""
+    sub.add_argument("--ties", choices=tuple(TIES), default=next(iter(TIES)), help=", or ".join(TIES.values()))
 
 
 def pair_mappings(args) -> tuple[dict | None, dict[str, dict]]:
@@ -109,9 +116,7 @@ def add_command(commands) -> None:
     sub.add_argument(
         "--level", type=number_in(0, 1), help="interval level in (0, 1) (default: the configuration's estimates.level)"
     )
-    sub.add_argument(
-        "--ties", choices=("half", "drop"), default="half", help="a tie is half a win, or ties are left out"
-    )
+    add_ties_option(sub)
     what = sub.add_mutually_exclusive_group()
     what.add_argument("--agreement", action="store_true", help="print the judge-human agreement table")
     what.add_argument(

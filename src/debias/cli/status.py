@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 
-from debias.cli.preferences import add_pair_columns, read_pairs
+from debias.cli.preferences import add_pair_columns, add_ties_option, read_pairs
 from debias.cli.shared import add_input_format, add_output_options
 from debias.io.canonical import InputError
 from debias.io.scores import number_in
@@ -46,7 +46,7 @@ def _common(sub) -> None:
         help="probability that all the intervals used hold at every look at once, in (0, 1) (default: the "
         "configuration's estimates.level)",
     )
-    sub.add_argument("--ties", choices=("half", "drop"), default="half", help="a tie is half a win, or left out")
+    add_ties_option(sub)
     sub.add_argument(
         "--estimand",
         choices=("win_rate", "strength", "mean"),

@@ -22,12 +22,12 @@ from debias.plots.style import (
     estimate_legend_handles,
     grow_to_fit,
 )
-from debias.stats.common.vocabulary import is_biased, is_people_only
+from debias.stats.common.vocabulary import ESTIMAND_LABELS, estimand_axis, is_biased, is_people_only
 
 __all__ = ["draw_leaderboard", "draw_preference_leaderboard", "narrowest_estimator"]
 
-#: What the preference leaderboard's panels show, in order: estimand and axis label.
-PREFERENCE_PANELS = {"win_rate": "win rate (a tie is half a win)", "strength": "Bradley-Terry strength (log-odds)"}
+#: The estimands of the preference leaderboard's panels, in order.
+PREFERENCE_PANELS = ("win_rate", "strength")
 
 
 def narrowest_estimator(rows: pd.DataFrame) -> str | None:
@@ -121,7 +121,7 @@ def draw_leaderboard(leaderboard: pd.DataFrame, config: Mapping, task: str) -> F
         title = prompt_label(config, task, prompt)
         lower = prompt_is_lower_better(config, task, prompt)
         panels.append(
-            (rows[rows["prompt"] == prompt], f"{title} (lower is better)" if lower else title, "mean human score")
+            (rows[rows["prompt"] == prompt], f"{title} (lower is better)" if lower else title, estimand_axis("mean"))
         )
     level = float(rows["level"].iloc[0]) if len(rows) else float("nan")
     return _draw_ranked_panels(
@@ -139,8 +139,8 @@ def draw_preference_leaderboard(leaderboard: pd.DataFrame, *, title: str) -> Fig
     ``human`` point rank, ``human`` beside the unbiased estimator with the narrowest rank-sets
     (never a ``judge:*``, which ranks the judge, not people)."""
     panels = [
-        (leaderboard[leaderboard["estimand"] == estimand], estimand.replace("_", " "), xlabel)
-        for estimand, xlabel in PREFERENCE_PANELS.items()
+        (leaderboard[leaderboard["estimand"] == estimand], ESTIMAND_LABELS[estimand], estimand_axis(estimand))
+        for estimand in PREFERENCE_PANELS
         if (leaderboard["estimand"] == estimand).any()
     ]
     level = float(leaderboard["level"].dropna().iloc[0]) if leaderboard["level"].notna().any() else float("nan")

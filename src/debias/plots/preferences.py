@@ -13,13 +13,12 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from debias.plots.style import DPI, PALETTE, STYLE, grow_to_fit
-from debias.stats.common.vocabulary import is_biased, is_people_only
+from debias.stats.common.vocabulary import ESTIMAND_LABELS, estimand_axis, is_biased, is_people_only
 
 __all__ = ["draw_preferences"]
 
 #: Colours of the unbiased estimators, in the order they are drawn (cycled); judges are grey.
 _COLOURS = [PALETTE["black"], PALETTE["blue"], PALETTE["vermillion"], PALETTE["bluish_green"], PALETTE["orange"]]
-_AXIS_LABELS = {"win_rate": "win rate (a tie is half a win)", "strength": "Bradley-Terry strength (log-odds, mean 0)"}
 
 
 #: Markers of the unbiased estimators, in the order they are drawn: with the colours cycled
@@ -111,11 +110,11 @@ def draw_preferences(
                 Line2D([], [], color=style["color"], marker=style["marker"], fillstyle=style["fillstyle"], label=label)
             )
         ax.set_yticks(positions, order)
-        ax.set_xlabel(_AXIS_LABELS.get(estimand, estimand))
+        ax.set_xlabel(estimand_axis(estimand))
         ax.grid(axis="x", color=PALETTE["grey"], alpha=0.25, linewidth=0.6)
         level = rows["level"].iloc[0]
         fig.legend(handles=handles, loc="outside lower center", ncol=min(len(handles), 3))
         heading = f"{title}: " if title else ""
-        fig.suptitle(f"{heading}{_AXIS_LABELS.get(estimand, estimand).split(' (')[0]} with {level:.0%} intervals")
+        fig.suptitle(f"{heading}{ESTIMAND_LABELS.get(estimand, estimand)} with {level:.0%} intervals")
         grow_to_fit(fig)
     return fig

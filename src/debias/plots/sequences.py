@@ -9,6 +9,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from debias.plots.style import DPI, PALETTE, STYLE
+from debias.stats.common.vocabulary import ESTIMAND_LABELS
 
 __all__ = ["draw_status_path"]
 
@@ -32,11 +33,14 @@ _COLOURS = [
 MAX_SYSTEMS = 6
 
 
-def draw_status_path(path, *, title: str = "", axis_label: str = "win rate") -> Figure:
+def draw_status_path(path, *, title: str = "", axis_label: str | None = None) -> Figure:
     """The question's intervals against the votes so far: for ``better:A,B`` the difference
     A - B with its interval and 0; otherwise each system's interval (the best
     :data:`MAX_SYSTEMS` by the last estimate); the look at which the question is settled, if it
-    is, as a dotted line."""
+    is, as a dotted line. ``axis_label`` defaults to the label of the status's estimand
+    (:data:`~debias.stats.common.vocabulary.ESTIMAND_LABELS`)."""
+    if axis_label is None:
+        axis_label = ESTIMAND_LABELS.get(path.status.estimand, path.status.estimand)
     with mpl.rc_context(STYLE):
         fig = Figure(figsize=(6.4, 3.6), dpi=DPI, layout="constrained")
         FigureCanvasAgg(fig)

@@ -22,7 +22,7 @@ from debias.plots.style import (
     grow_to_fit,
     label_interval,
 )
-from debias.stats.common.vocabulary import describe, is_control_variate, is_people_only
+from debias.stats.common.vocabulary import ESTIMAND_LABELS, describe, estimand_axis, is_control_variate, is_people_only
 from debias.tables.selection import NO_METRIC_HELPS, best_control_variate
 
 __all__ = ["draw_system_scores"]
@@ -101,13 +101,13 @@ def draw_system_scores(estimates: pd.DataFrame, config: Mapping, task: str) -> F
                 label_interval(ax, _cv_label(config, best["estimator"]), best["ci_high"], position, "cv")
             title = prompt_label(config, task, prompt)
             ax.set_title(f"{title} (lower is better)" if prompt_is_lower_better(config, task, prompt) else title)
-            ax.set_xlabel("mean human score")
+            ax.set_xlabel(estimand_axis("mean"))
             ax.grid(axis="x", color=PALETTE["grey"], alpha=0.25, linewidth=0.6)
             ax.margins(x=0.15)
         axes[0].set_yticks(positions, [system_label(config, task, s) for s in systems])
         level = rows["level"].iloc[0] if len(rows) else float("nan")
         handles = estimate_legend_handles("judgments alone (mean)", "with the best control variate (cv)")
         fig.legend(handles=handles, loc="outside lower center", ncol=2)
-        fig.suptitle(f"{task_label(config, task)}: estimated mean human score with {level:.0%} intervals")
+        fig.suptitle(f"{task_label(config, task)}: estimated {ESTIMAND_LABELS['mean']} with {level:.0%} intervals")
         grow_to_fit(fig)
     return fig

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from debias.report.user_tables import finite, num
-from debias.stats.common.vocabulary import describe, is_biased, is_people_only
+from debias.stats.common.vocabulary import ESTIMAND_LABELS, TIES, describe, is_biased, is_people_only
 from debias.stats.preferences import FEW_BATTLES
 
 __all__ = ["PreferenceTables", "preference_lines", "preferences_page"]
@@ -70,12 +70,12 @@ def _what_lines(tables: PreferenceTables, config: Mapping) -> list[str]:
     spec = (config.get("preferences") or {}).get(name) or {}
     judges = [_judge_label(config, name, j) for j in s.get("judge_unknown", {})]
     level = tables.table["level"].iloc[0] if len(tables.table) else float("nan")
-    ties = "left out of the win rates" if spec.get("ties") == "drop" else "counted as half a win"
+    ties = TIES.get(spec.get("ties"), TIES["half"])
     lines = [
         f"{s['battles']:,} battles between {len(s['systems'])} systems: {s['human_battles']:,} with a human "
         f"verdict ({s['human_verdicts']:,} verdicts), {s['pool_battles']:,} judged by the judges only. "
         f"Judges: {', '.join(judges) if judges else 'none (human estimates only)'}. Intervals at level "
-        f"{num(level, 2)}; ties {ties}."
+        f"{num(level, 2)}; in the win rates {ties}."
     ]
     if spec.get("human_battles"):
         lines.append(
@@ -266,8 +266,9 @@ def _status_lines(status: Mapping, folder: str) -> list[str]:
             more += " if the estimated gaps are the true ones (a rough guide)."
         else:
             more = f" No estimate of the votes still needed: {status.get('more_votes_note') or 'unknown'}."
+    estimand = ESTIMAND_LABELS.get(status["estimand"], status["estimand"])
     return [
-        f"{head} The intervals ({status['estimand'].replace('_', ' ')}, `{status['estimator']}`) are confidence "
+        f"{head} The intervals ({estimand}, `{status['estimator']}`) are confidence "
         f"sequences: all of them hold at level {status['level']:g} at every look at once, so the answer may be "
         f"read after every batch of votes.{more} Table: [`{folder}/status.csv`]({folder}/status.csv) (what is "
         "settled, and each pair still open with the votes it needs)."

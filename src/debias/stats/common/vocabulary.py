@@ -34,6 +34,14 @@ name                   what it is                                               
 
 ``mean`` and ``human`` are each shape's *baseline*: the people-only estimate that data
 efficiency and effective sample sizes are measured against (:func:`baseline`).
+
+Estimands and ties
+------------------
+What is estimated is written for a reader by :data:`ESTIMAND_LABELS` (``mean``: a system's mean
+human score; ``win_rate``; ``strength``: a Bradley-Terry strength), an axis by
+:func:`estimand_axis`. How a tie counts in a win rate is one of :data:`TIES` (``half``: half a
+win, the default; ``drop``: left out, the share of decisive battles won), checked by
+:func:`check_ties`; a Bradley-Terry strength always counts a tie as half a win.
 """
 
 from __future__ import annotations
@@ -43,6 +51,7 @@ from functools import lru_cache
 
 __all__ = [
     "COMBINED",
+    "ESTIMAND_LABELS",
     "FAMILIES",
     "SHAPES",
     "TIES",
@@ -52,6 +61,7 @@ __all__ = [
     "baseline",
     "check_ties",
     "describe",
+    "estimand_axis",
     "estimator_name",
     "is_biased",
     "is_control_variate",
@@ -62,16 +72,6 @@ __all__ = [
 SHAPES = ("ratings", "preferences")
 #: The proxy name of the estimators that use every proxy at once.
 COMBINED = "combined"
-#: How a tie between two systems counts in a win rate: half a win, or left out.
-TIES = {"half": "a tie is half a win", "drop": "ties left out"}
-
-
-def check_ties(ties) -> str:
-    """``ties`` when it is one of :data:`TIES`; a ``ValueError`` saying what was expected otherwise."""
-    if not isinstance(ties, str) or ties not in TIES:
-        expected = " or ".join(f"{name!r} ({meaning})" for name, meaning in TIES.items())
-        raise ValueError(f"expected {expected}, found {ties!r}")
-    return ties
 
 
 class UnknownEstimator(ValueError):
@@ -254,3 +254,42 @@ def is_biased(name: str) -> bool:
 def is_control_variate(name: str) -> bool:
     """Whether ``name`` is Algorithm 1 (``cv:<metric>`` or ``cv:combined``)."""
     return describe(name).control_variate
+
+
+# Estimands and ties -------------------------------------------------------------------------------
+
+#: How each estimand is written for a reader (a figure's title or panel, a sentence): ``mean``
+#: (ratings), ``win_rate`` and ``strength`` (preferences).
+ESTIMAND_LABELS: dict[str, str] = {
+    "mean": "mean human score",
+    "win_rate": "win rate",
+    "strength": "Bradley-Terry strength",
+}
+#: What an axis of each estimand adds to its label: the scale of its numbers.
+_ESTIMAND_SCALES = {"strength": "log-odds, mean 0"}
+
+#: How a tie counts in a win rate, by the name the settings and options use, in a reader's words:
+#: half a win (the first, the default), or left out (each system's share of its decisive battles
+#: won). A Bradley-Terry strength always counts a tie as half a win.
+TIES: dict[str, str] = {"half": "a tie is half a win", "drop": "ties are left out"}
+
+
+def check_ties(ties) -> None:
+    """Refuse a tie rule that is not one of :data:`TIES` (a ``ValueError``)."""
+    if not isinstance(ties, str) or ties not in TIES:
+        rules = " or ".join(f"{name!r} ({words})" for name, words in TIES.items())
+        raise ValueError(f"ties must be {rules}, got {ties!r}")
+
+
+def estimand_axis(estimand: str, ties: str = "half") -> str:
+    """An axis label of ``estimand``: its label (:data:`ESTIMAND_LABELS`; an unknown estimand as
+    it is written) with the scale of its numbers, and for a win rate how a tie counts.
+
+    Examples
+    --------
+    >>> estimand_axis("win_rate"), estimand_axis("strength")
+    ('win rate (a tie is half a win)', 'Bradley-Terry strength (log-odds, mean 0)')
+    """
+    label = ESTIMAND_LABELS.get(estimand, estimand)
+    scale = TIES[ties] if estimand == "win_rate" else _ESTIMAND_SCALES.get(estimand)
+    return f"{label} ({scale})" if scale else label

@@ -14,8 +14,9 @@ battles there are. A battle written B-then-A is counted written A-then-B (its so
 on first use and kept on the object, so that every estimator of one analysis groups the
 battles once. This module also holds the scatter sums per system (:func:`per_system`,
 :func:`pair_matrix`), the human and judge counts, the resolution of a preference estimator's
-name into the judges it uses (:func:`resolve`, through :mod:`debias.stats.common.vocabulary`), and the
-assembly of a result (:func:`joint_estimate`).
+name into its description and the judges it uses (:func:`resolve`: the estimators branch on the
+description of :mod:`debias.stats.common.vocabulary`, never on a spelling), and the assembly of a
+result (:func:`joint_estimate`).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import numpy as np
 from debias.data import JudgedPairs
 from debias.stats.common.intervals import normal_interval
 from debias.stats.common.joint import JointEstimate, nearest_covariance
-from debias.stats.common.vocabulary import UnknownEstimator, describe, estimator_name
+from debias.stats.common.vocabulary import EstimatorInfo, UnknownEstimator, check_ties, describe, estimator_name
 
 __all__ = [
     "ALL_TIES",
@@ -38,7 +39,6 @@ __all__ = [
     "FEW_HUMAN",
     "NO_HUMAN",
     "NO_JUDGE",
-    "TIES",
     "ZERO_VARIANCE",
     "Battles",
     "Groups",
@@ -65,9 +65,6 @@ __all__ = [
     "source_columns",
 ]
 
-#: How ties count: half a win, or left out (the share of decisive battles won).
-TIES = ("half", "drop")
-
 NO_HUMAN = "no human verdict in its battles: no unbiased estimate"
 FEW_HUMAN = "one human battle: no interval"
 NO_JUDGE = "the judge answered none of its battles"
@@ -91,12 +88,11 @@ def few_battles(n: float, what: str = "human battles") -> str:
 
 
 def check_pairs(pairs: JudgedPairs, ties: str = "half") -> None:
-    """Refuse anything but a :class:`~debias.data.JudgedPairs` with battles, ``ties`` other than
-    ``"half"`` or ``"drop"``, and a judge's probabilities with ties left out."""
+    """Refuse anything but a :class:`~debias.data.JudgedPairs` with battles, a tie rule not in
+    :data:`~debias.stats.common.vocabulary.TIES`, and a judge's probabilities with ties left out."""
     if not isinstance(pairs, JudgedPairs):
         raise TypeError(f"pairs must be a JudgedPairs, got {type(pairs).__name__}")
-    if ties not in TIES:
-        raise ValueError(f"ties must be 'half' (a tie is half a win) or 'drop' (ties left out), got {ties!r}")
+    check_ties(ties)
     if pairs.n_battles == 0:
         raise ValueError("no battles")
     if ties == "drop" and pairs.continuous_judges:
@@ -121,10 +117,11 @@ def preference_estimator_names(judges: Sequence[str]) -> list[str]:
     return names
 
 
-def resolve(estimator: str, judges: Sequence[str]) -> tuple[str, list[int]]:
-    """``(kind, judge columns)`` of a preference estimator's name
-    (:func:`debias.stats.common.vocabulary.describe`): kind ``human`` (people only, no judge),
-    ``judge`` (one judge alone) or ``ppi`` (people with one judge, or with every judge)."""
+def resolve(estimator: str, judges: Sequence[str]) -> tuple[EstimatorInfo, list[int]]:
+    """``(info, judge columns)`` of a preference estimator's name: its description
+    (:func:`debias.stats.common.vocabulary.describe`: ``people_only``, ``proxy_only``, ...) and the
+    columns of the judges it uses (none for people alone, every judge for ``combined``); a
+    ``ValueError`` for a name that is no preference estimator or names a judge not in ``judges``."""
     judges = list(judges)
     try:
         info = describe(estimator)
@@ -132,13 +129,13 @@ def resolve(estimator: str, judges: Sequence[str]) -> tuple[str, list[int]]:
         info = None
     if info is not None and "preferences" in info.family.shapes:
         if info.people_only:
-            return "human", []
+            return info, []
         if info.combined:
             if len(judges) < 2:
                 raise ValueError(f"{estimator} needs at least two judges, got {len(judges)}")
-            return "ppi", list(range(len(judges)))
+            return info, list(range(len(judges)))
         if info.proxy in judges:
-            return ("judge" if info.proxy_only else "ppi"), [judges.index(info.proxy)]
+            return info, [judges.index(info.proxy)]
     raise ValueError(f"unknown estimator {estimator!r}; available: {preference_estimator_names(judges)}")
 
 

@@ -326,14 +326,14 @@ def strength_estimate(
     (:class:`~debias.stats.preferences.battles.Battles`); ``ties`` is accepted for a common
     signature with the other estimands: strengths always count a tie as half a win."""
     pairs = battles.pairs
-    kind, columns = resolve(estimator, pairs.judges)
+    info, columns = resolve(estimator, pairs.judges)
     n_systems = pairs.n_systems
     n_human = battles.human_counts
     n_judge, n_missing = battles.judge_counts(columns)
     theta = np.full(n_systems, np.nan)
     covariance = np.full((n_systems, n_systems), np.nan)
-    weights = np.zeros(len(columns) if kind == "ppi" else 0)
-    if kind == "judge":
+    weights = np.zeros(0 if info.proxy_only else len(columns))  # a weight per judge correcting people
+    if info.proxy_only:
         groups, forms = battles.judged_by(columns[0], "half")
         keep = _identifiable(groups, forms[0][0], groups.labelled)
         notes = [
@@ -356,8 +356,8 @@ def strength_estimate(
             for s in range(n_systems)
         ]
         # PPI++ fits the pool's battles of the pairs the labelled ones cover (battles.covered)
-        fitted = (groups.labelled > 0) | (covered(groups) > 0) if kind == "ppi" else np.ones(groups.a.size, bool)
-        predictions = [forms[1 + j][0] for j in columns] if kind == "ppi" else []
+        fitted = np.ones(groups.a.size, bool) if info.people_only else (groups.labelled > 0) | (covered(groups) > 0)
+        predictions = [forms[1 + j][0] for j in columns]  # none for people alone
     kept = np.flatnonzero(keep)
     chosen = keep[groups.a] & keep[groups.b] & fitted & (groups.count > 0)
     if kept.size >= 2 and np.any(chosen & (groups.labelled > 0)):
@@ -366,7 +366,7 @@ def strength_estimate(
         sub = groups.select(chosen, renumber, kept.size)
         sub_theta, sub_cov, weights, sub_df = _bt_core(sub, forms[0][0], predictions)
         theta[kept] = sub_theta
-        if small_sample and kind != "judge":  # t-type: the human part's variance from few battles
+        if small_sample and not info.proxy_only:  # t-type: the human part's variance from few battles
             scale = small_sample_scale(sub_df, level)
             finite = np.isfinite(scale)
             sub_cov = sub_cov * np.outer(np.where(finite, scale, 1.0), np.where(finite, scale, 1.0))
@@ -375,7 +375,7 @@ def strength_estimate(
         covariance[np.ix_(kept, kept)] = sub_cov
     elif kept.size < 2:
         notes = [r or "fewer than two systems with a finite strength" for r in notes]
-    count, what = (n_judge, "battles the judge answered") if kind == "judge" else (n_human, "human battles")
+    count, what = (n_judge, "battles the judge answered") if info.proxy_only else (n_human, "human battles")
     remarks = [few_battles(c, what) if 0 < c < FEW_BATTLES else "" for c in count]
     return joint_estimate(
         "strength",

@@ -164,11 +164,11 @@ def win_rate_core(groups: Groups, human, predictions, *, weights=None):
     return theta, covariance, n_s, weights
 
 
-def _notes(n_human, human_d, kind, n_judge, ties):
+def _notes(info, n_human, human_d, n_judge, ties):
     """Per system, why its win rate has no estimate or no interval (\"\" when it has both)."""
     reasons = []
     for s in range(n_human.size):
-        if kind == "judge":
+        if info.proxy_only:
             reasons.append(NO_JUDGE if n_judge[s] == 0 else "")
         elif n_human[s] == 0:
             reasons.append(NO_HUMAN)
@@ -196,15 +196,16 @@ def _left_out(groups: Groups, n_systems: int) -> np.ndarray:
     return per_system(out, out, groups.a, groups.b, n_systems)
 
 
-def _remarks(kind, n_human, n_judge, left_out):
-    """Per system, what its interval rests on: few battles, and pool battles left out."""
+def _remarks(info, n_human, n_judge, left_out):
+    """Per system, what its interval rests on: few battles, and pool battles left out (none
+    but for people with judges)."""
     remarks = []
     for s in range(n_human.size):
         parts = []
-        count, what = (n_judge[s], "battles the judge answered") if kind == "judge" else (n_human[s], "human battles")
+        count, what = (n_judge[s], "battles the judge answered") if info.proxy_only else (n_human[s], "human battles")
         if 0 < count < FEW_BATTLES:
             parts.append(few_battles(count, what))
-        if kind == "ppi" and left_out[s] > 0:
+        if left_out[s] > 0:
             parts.append(f"{int(left_out[s])} judge-only battles (pairs no person judged) left out of its pool")
         remarks.append("; ".join(parts))
     return remarks
@@ -213,24 +214,25 @@ def _remarks(kind, n_human, n_judge, left_out):
 def win_rate_estimate(battles: Battles, estimator: str, *, level: float, ties: str = "half") -> JointEstimate:
     """:func:`win_rates` on battles already checked and grouped (:class:`~debias.stats.preferences.battles.Battles`)."""
     pairs = battles.pairs
-    kind, columns = resolve(estimator, pairs.judges)
+    info, columns = resolve(estimator, pairs.judges)
     n_judge, n_missing = battles.judge_counts(columns)
     n_human = battles.human_counts
     left_out = np.zeros(pairs.n_systems)
-    if kind == "judge":
+    if info.proxy_only:
         groups, (forms,) = battles.judged_by(columns[0], ties)
         theta, covariance, _, weights = win_rate_core(groups, forms, [])
         human_d = np.ones(pairs.n_systems)
         observations, shared = _weight_sums(groups, forms[2], pairs.n_systems)
     else:
         groups, forms = battles.labelled(ties)
-        predictions = [forms[1 + j] for j in columns] if kind == "ppi" else []
+        predictions = [forms[1 + j] for j in columns]  # none for people alone
         theta, covariance, _, weights = win_rate_core(groups, forms[0], predictions)
         observations, shared = _weight_sums(groups, forms[0][2], pairs.n_systems)
         human_d = observations
-        left_out = _left_out(groups, pairs.n_systems)
+        if info.uses_proxies:
+            left_out = _left_out(groups, pairs.n_systems)
     covariance = proportion_covariance(theta, covariance, observations, level, shared)
-    notes = _notes(n_human, human_d, kind, n_judge, ties)
+    notes = _notes(info, n_human, human_d, n_judge, ties)
     return joint_estimate(
         "win_rate",
         estimator,
@@ -241,7 +243,7 @@ def win_rate_estimate(battles: Battles, estimator: str, *, level: float, ties: s
         notes,
         weights,
         (n_human, n_judge, n_missing),
-        remarks=_remarks(kind, n_human, n_judge, left_out),
+        remarks=_remarks(info, n_human, n_judge, left_out),
         bounds=(0.0, 1.0),
     )
 
@@ -304,13 +306,13 @@ def win_rate_draws(pairs: JudgedPairs, labelled, estimators: Sequence[str], *, l
     groups, forms = labelled_groups(pairs, ties, np.asarray(labelled, dtype=bool))
     out = {}
     for name in estimators:
-        kind, columns = resolve(name, pairs.judges)
-        if kind == "judge":
+        info, columns = resolve(name, pairs.judges)
+        if info.proxy_only:
             judged, (judge_forms,) = judge_groups(pairs, columns[0], ties)
             theta, covariance, n_human = win_rate_core(judged, judge_forms, [])[:3]
             observations, shared = _weight_sums(judged, judge_forms[2], pairs.n_systems)
         else:
-            predictions = [forms[1 + j] for j in columns] if kind == "ppi" else []
+            predictions = [forms[1 + j] for j in columns]  # none for people alone
             theta, covariance, n_human = win_rate_core(groups, forms[0], predictions)[:3]
             observations, shared = _weight_sums(groups, forms[0][2], pairs.n_systems)
         covariance = proportion_covariance(theta, covariance, observations, level, shared)
