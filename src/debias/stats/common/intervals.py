@@ -165,7 +165,7 @@ def skewness_shift(third, se, n: int, fraction: float):
     taken as symmetric. Hall's (1992) monotone cubic transformation keeps the :math:`aT^2`
     term as well; on the released data it over-covers binary judgments (AnyCorrect) and, like
     any correction from the sample's own third moment, cannot see a heavy tail the sample
-    missed (README, "Estimating your systems").
+    missed (docs/methods.md, "Estimating your systems").
 
     References
     ----------
