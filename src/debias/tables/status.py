@@ -114,7 +114,7 @@ def ratings_status(
     and the anytime-valid sequences of :func:`debias.stats.common.status.question_status`: the
     votes are judged items. A system without an estimate keeps a row with the reason. With
     ratings where a lower score is better, "better" and the top K are the lowest."""
-    from debias.stats.ratings import default_estimator, ratings_estimates, with_every_system
+    from debias.stats.ratings import RATINGS, default_estimator
     from debias.tables.joined import iter_cells, join_evaluation_table
     from debias.tables.leaderboard import rated_systems
 
@@ -126,23 +126,20 @@ def ratings_status(
     except ValueError as error:
         raise QuestionError(estimator, str(error), "estimator") from None
     if "ratings" not in info.family.shapes or info.check_only:
-        raise QuestionError(
-            estimator, "not an estimator of ratings (mean, cv:<metric>, cv:combined, ppi++:<metric>)", "estimator"
-        )
+        expected = "not an estimator of ratings (mean, cv:<metric>, cv:combined, ppi++:<metric>)"
+        raise QuestionError(estimator, expected, "estimator")
     if info.proxy is not None and info.proxy not in metrics:
         raise QuestionError(estimator, f"no metric {info.proxy!r}; the metrics: {metrics or 'none'}", "estimator")
     joined = join_evaluation_table(table, table.task)
     cells = [(system, outputs, judged) for _, system, _, outputs, judged in iter_cells(joined, {table.task: [prompt]})]
-    joint, notes = ratings_estimates(rated_systems(cells, metrics), level=level)
-    counts = [len(judged) for _, _, judged in cells]
-    if estimator not in joint and not any(notes.get(s) for s, _, _ in cells):
+    data = rated_systems(cells, metrics)
+    if estimator not in RATINGS.estimator_names(data):
         raise QuestionError(estimator, "no system has this estimate (PPI++ needs outputs nobody judged)", "estimator")
-    full = with_every_system(
-        joint.get(estimator), [s for s, _, _ in cells], notes, estimator=estimator, level=level, n_judged=counts
-    )
+    (full,) = [r for r in RATINGS.estimates(data, level=level) if r.estimator == estimator]
+    counts = full.n_judged
     if not table.higher_is_better:
         full = replace(full, estimate=-full.estimate, ci_low=-full.ci_high, ci_high=-full.ci_low)
-    state = question_status(full, question, level=level, optimal_at=optimal_at, n_votes=int(sum(counts)))
+    state = question_status(full, question, level=level, optimal_at=optimal_at, n_votes=int(np.sum(counts)))
     if table.higher_is_better:
         return state
     rows = tuple(replace(r, estimate=-r.estimate, ci_low=-r.ci_high, ci_high=-r.ci_low) for r in state.rows)

@@ -9,6 +9,7 @@ Each module is loaded on first use.
 from debias.stats.common.exports import lazy_exports
 
 _HOMES = {
+    "PREFERENCES": "shape",
     "JudgeAgreement": "agreement",
     "judge_agreement": "agreement",
     "rater_agreement": "agreement",

@@ -11,6 +11,7 @@ first use.
 from debias.stats.common.exports import lazy_exports
 
 _HOMES = {
+    "RATINGS": "shape",
     "attenuation_corrected_correlation": "metric_correlation",
     "best_metric": "metric_correlation",
     "correlation": "metric_correlation",
