@@ -4,6 +4,7 @@ prompt or task is added, and clean failures on bad input."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -17,6 +18,8 @@ import pandas as pd
 import pytest
 import yaml
 from conftest import REPO, synthetic_task, write_jsonl
+
+import debias
 
 pytestmark = pytest.mark.workflow
 
@@ -591,6 +594,9 @@ def test_comparison_and_plan_tables_and_the_command_agree(base_run):
     printed = subprocess.run(command + ["plan", systems[0]], capture_output=True, text=True, cwd=base_run, check=True)
     expected = (results / "tables/plan.csv").read_text().splitlines()
     assert printed.stdout.splitlines() == [expected[0]] + [line for line in expected[1:] if ",alpha," in line]
+    # the leaderboard too, rank-sets drawn from the same seed (bootstrap.seed) and names
+    printed = subprocess.run(command + ["leaderboard", *systems], capture_output=True, text=True, cwd=base_run)
+    assert printed.returncode == 0 and printed.stdout == (results / "tables/leaderboard.csv").read_text()
 
 
 def preference_run(root: Path) -> Path:
@@ -675,6 +681,13 @@ def test_preference_task_alone_end_to_end(tmp_path):
     ranked = board[board["rank"].notna()]
     assert ((ranked["rank_low"] <= ranked["rank"]) & (ranked["rank"] <= ranked["rank_high"])).all()
     assert board.loc[board["estimator"] == "judge:llm", "note"].str.contains("judge").all()
+    # the API ranks the task's battles as the workflow does (the same seed, named after the task)
+    from debias.config.tasks import load_preferences
+    from debias.io.atomic import write_csv
+
+    with contextlib.chdir(run):  # the configuration's paths are the run's
+        write_csv(debias.leaderboard(load_preferences(read_config(run), "toy")), run / "api.csv")
+    assert (run / "api.csv").read_text() == (tables / "leaderboard.csv").read_text()
     for suffix in ("pdf", "png"):
         assert (run / f"results/figures/preferences_toy.{suffix}").stat().st_size > 0
         assert (run / f"results/figures/preference_leaderboard_toy.{suffix}").stat().st_size > 0
