@@ -32,9 +32,11 @@ frame = pd.DataFrame(
         "bleu": [0.3, 0.5, 0.2, 0.7, 0.4, 0.3, 0.5, 0.2, 0.5, 0.6, 0.3, 0.8, 0.4, 0.5, 0.6, 0.3],
     }
 )
-table = debias.estimate(frame, item="seg", system="sys", judgment="score", scores=["bleu"])
+ratings = debias.read_ratings(frame, item="seg", system="sys", judgment="score", scores=["bleu"])
+table = debias.estimate(ratings)
 assert table["estimator"].tolist() == ["mean", "cv:bleu", "mean", "cv:bleu"], table
 assert abs(table["estimate"].iloc[0] - 3.375) < 1e-12
+assert debias.status(ratings, "better:b,a", level=0.8).rows[0].first == "b"  # the statistics' folders shipped
 
 command = Path(sys.executable).with_name("debias")
 for argv in (["--help"], ["estimate", "--help"], ["import", "--help"], ["run", "--help"]):

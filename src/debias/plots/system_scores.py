@@ -23,6 +23,7 @@ from debias.plots.style import (
     label_interval,
 )
 from debias.stats.common.vocabulary import ESTIMAND_LABELS, describe, estimand_axis, is_control_variate, is_people_only
+from debias.stats.ratings import MIN_ITEMS
 from debias.tables.selection import NO_METRIC_HELPS, best_control_variate
 
 __all__ = ["draw_system_scores"]
@@ -43,7 +44,7 @@ def _cv_label(config: Mapping, estimator: str) -> str:
 def _no_interval(row) -> str:
     """The short label of a mean drawn without an interval (its note says why in the table)."""
     n = int(row["n_judged"])
-    if n < 3:
+    if n < MIN_ITEMS:
         return f"no interval: {n} judged item{'' if n == 1 else 's'}"
     return "no interval: every judged item scored the same"
 

@@ -18,7 +18,7 @@ from debias.stats.checks.coverage import COVERAGE_COLUMNS, coverage_experiment, 
 from debias.stats.common.intervals import effective_n
 from debias.stats.common.resampling import setting_seed
 from debias.stats.common.vocabulary import baseline
-from debias.stats.ratings import estimate_all, no_variation
+from debias.stats.ratings import MIN_ITEMS, estimate_all, no_variation
 from debias.tables.columns import CI_HIGH, CI_LOW, EFFECTIVE_N, LEVEL, N_JUDGED, NOTE
 from debias.tables.joined import iter_cells, present_metrics
 
@@ -93,7 +93,7 @@ def system_estimates_table(
     """
     rows = []
     for task, system, prompt, outputs, judged in iter_cells(joined, prompts):
-        if len(judged) < 3:
+        if len(judged) < MIN_ITEMS:
             log.warning("%s/%s/%s: %d judged items, no interval", task, system, prompt, len(judged))
             rows.append(_few_items_row(task, system, prompt, outputs, judged, level))
             continue
@@ -154,7 +154,7 @@ def _few_items_row(task, system, prompt, outputs: pd.DataFrame, judged: pd.DataF
         CI_HIGH: np.nan,
         LEVEL: level,
         EFFECTIVE_N: np.nan,
-        NOTE: f"{what} (an interval needs at least 3): {'no interval' if n else 'no estimate'}",
+        NOTE: f"{what} (an interval needs at least {MIN_ITEMS}): {'no interval' if n else 'no estimate'}",
     }
 
 
@@ -179,7 +179,7 @@ def coverage_table(
     """
     frames = []
     for task, system, prompt, _, judged in iter_cells(joined, prompts):
-        if len(judged) < 3:
+        if len(judged) < MIN_ITEMS:
             continue
         if not resolve_sample_sizes(sample_sizes, len(judged)):
             log.warning(
