@@ -274,8 +274,8 @@ def test_every_estimand_has_a_label_and_an_axis():
     from debias.stats.preferences import ESTIMANDS
 
     assert set(ESTIMANDS) | {"mean"} == set(ESTIMAND_LABELS)
-    assert estimand_axis("win_rate") == "win rate (a tie is half a win)"
-    assert estimand_axis("win_rate", "drop") == "win rate (ties are left out)"
+    assert estimand_axis("win_rate") == "win rate (ties counted as half a win)"
+    assert estimand_axis("win_rate", "drop") == "win rate (ties left out of the win rates)"
     assert estimand_axis("strength") == "Bradley-Terry strength (log-odds, mean 0)"
     assert estimand_axis("mean") == ESTIMAND_LABELS["mean"] == "mean human score"
     assert estimand_axis("other") == "other"

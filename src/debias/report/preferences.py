@@ -75,7 +75,7 @@ def _what_lines(tables: PreferenceTables, config: Mapping) -> list[str]:
         f"{s['battles']:,} battles between {len(s['systems'])} systems: {s['human_battles']:,} with a human "
         f"verdict ({s['human_verdicts']:,} verdicts), {s['pool_battles']:,} judged by the judges only. "
         f"Judges: {', '.join(judges) if judges else 'none (human estimates only)'}. Intervals at level "
-        f"{num(level, 2)}; in the win rates {ties}."
+        f"{num(level, 2)}; {ties}."
     ]
     if spec.get("human_battles"):
         lines.append(

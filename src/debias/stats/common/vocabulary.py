@@ -271,7 +271,7 @@ _ESTIMAND_SCALES = {"strength": "log-odds, mean 0"}
 #: How a tie counts in a win rate, by the name the settings and options use, in a reader's words:
 #: half a win (the first, the default), or left out (each system's share of its decisive battles
 #: won). A Bradley-Terry strength always counts a tie as half a win.
-TIES: dict[str, str] = {"half": "a tie is half a win", "drop": "ties are left out"}
+TIES: dict[str, str] = {"half": "ties counted as half a win", "drop": "ties left out of the win rates"}
 
 
 def check_ties(ties) -> None:
@@ -288,7 +288,7 @@ def estimand_axis(estimand: str, ties: str = "half") -> str:
     Examples
     --------
     >>> estimand_axis("win_rate"), estimand_axis("strength")
-    ('win rate (a tie is half a win)', 'Bradley-Terry strength (log-odds, mean 0)')
+    ('win rate (ties counted as half a win)', 'Bradley-Terry strength (log-odds, mean 0)')
     """
     label = ESTIMAND_LABELS.get(estimand, estimand)
     scale = TIES[ties] if estimand == "win_rate" else _ESTIMAND_SCALES.get(estimand)
