@@ -17,7 +17,7 @@ import pytest
 import yaml
 from conftest import REPO
 from test_importer import likert_like, mqm_like
-from test_workflow import snakemake
+from workflow_runs import snakemake
 
 from debias.cli import main
 

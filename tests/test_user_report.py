@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import REPO, write_jsonl
-from test_workflow import snakemake, write_config
+from workflow_runs import snakemake, write_config
 
 pytestmark = pytest.mark.workflow
 

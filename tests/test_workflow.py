@@ -15,69 +15,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-import yaml
-from conftest import REPO, synthetic_task, write_jsonl
+from conftest import synthetic_task, write_jsonl
+from workflow_runs import SNAKEFILE, clone, make_run_dir, read_config, result_files, snakemake, write_config
 
 pytestmark = pytest.mark.workflow
 
 TABLES = ["table2.csv", "variance_by_system.csv", "data_efficiency.csv", "correlations.csv", "best_metrics.csv"]
-SNAKEFILE = REPO / "workflow/Snakefile"
 METRICS = ["bleu", "rouge1", "rouge2", "rougeL", "meteor"]
-
-
-def make_run_dir(root: Path) -> Path:
-    """A run directory holding the committed test configuration (.test/) and its data."""
-    root.mkdir(parents=True, exist_ok=True)
-    config = yaml.safe_load((REPO / ".test/config/config.yaml").read_text())
-    config.update(data_dir="data", results_dir="results", nltk_data=str(REPO / "nltk_data"))
-    write_config(root, config)
-    shutil.copytree(REPO / ".test/data", root / "data")
-    return root
-
-
-def write_config(root: Path, config: dict) -> None:
-    (root / "config").mkdir(exist_ok=True)
-    (root / "config/config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
-
-
-def read_config(root: Path) -> dict:
-    return yaml.safe_load((root / "config/config.yaml").read_text())
-
-
-def snakemake(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    command = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "--snakefile",
-        str(SNAKEFILE),
-        "--directory",
-        str(root),
-        "--cores",
-        "2",
-        *args,
-    ]
-    result = subprocess.run(command, capture_output=True, text=True, cwd=root)
-    if check and result.returncode != 0:
-        raise AssertionError(f"snakemake failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
-    return result
-
-
-def result_files(root: Path) -> dict[str, float]:
-    return {str(p.relative_to(root)): p.stat().st_mtime_ns for p in (root / "results").rglob("*") if p.is_file()}
-
-
-@pytest.fixture(scope="module")
-def base_run(tmp_path_factory) -> Path:
-    root = make_run_dir(tmp_path_factory.mktemp("base"))
-    snakemake(root)
-    return root
-
-
-def clone(base: Path, tmp_path: Path) -> Path:
-    target = tmp_path / "run"
-    shutil.copytree(base, target, copy_function=shutil.copy2)
-    return target
 
 
 def test_every_output_is_written(base_run):
@@ -205,11 +149,12 @@ def test_report_alone_draws_the_figures_it_links(tmp_path):
         assert (run / "results" / link).is_file(), link
 
 
-def test_rerun_does_nothing(base_run):
-    before = result_files(base_run)
-    out = snakemake(base_run)
+def test_rerun_does_nothing(base_run, tmp_path):
+    run = clone(base_run, tmp_path)
+    before = result_files(run)
+    out = snakemake(run)
     assert "Nothing to be done" in out.stdout + out.stderr
-    assert result_files(base_run) == before
+    assert result_files(run) == before
 
 
 def test_tables_identical_with_one_core(base_run, tmp_path):
