@@ -21,7 +21,8 @@ from workflow_runs import snakemake
 
 from debias.cli import main
 
-pytestmark = pytest.mark.workflow
+# Each test imports a table and runs the workflow on it from scratch.
+pytestmark = [pytest.mark.workflow, pytest.mark.slow]
 
 BASE = {
     "data_dir": "data",

@@ -13,7 +13,8 @@ import pytest
 from conftest import REPO, write_jsonl
 from workflow_runs import snakemake, write_config
 
-pytestmark = pytest.mark.workflow
+# A run of its own configuration from scratch.
+pytestmark = [pytest.mark.workflow, pytest.mark.slow]
 
 WORDS = "der die das Größe Grüße Flüchtlingshotel Straße schön über Bürger Mädchen wählen Stadt Haus".split()
 SYSTEMS = [f"sys-{c}" for c in "ABCDEFGH"]
