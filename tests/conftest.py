@@ -1,4 +1,5 @@
-"""Shared fixtures: paths into the repository and a small synthetic canonical dataset."""
+"""Shared fixtures: paths into the repository, a small synthetic canonical dataset, and the one
+base run of the workflow that every test reading its outputs shares."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from workflow_runs import make_run_dir, snakemake
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -94,3 +96,27 @@ PAPER_CONFIG = {
         },
     },
 }
+
+
+def _run_state(root: Path) -> dict[str, tuple[int, int]]:
+    """Every file of a run directory but Snakemake's own records, with its size and mtime."""
+    return {
+        str(p.relative_to(root)): (p.stat().st_size, p.stat().st_mtime_ns)
+        for p in root.rglob("*")
+        if p.is_file() and ".snakemake" not in p.relative_to(root).parts
+    }
+
+
+@pytest.fixture(scope="session")
+def base_run(tmp_path_factory) -> Path:
+    """The workflow run once, from scratch, on the committed test configuration (.test/), for
+    every test of the session that reads its outputs. Tests that change anything or run
+    Snakemake again work on a copy (workflow_runs.clone); a test that changed the run itself
+    fails the session's teardown."""
+    root = make_run_dir(tmp_path_factory.mktemp("base"))
+    snakemake(root)
+    state = _run_state(root)
+    yield root
+    after = _run_state(root)
+    changed = sorted(path for path in state.keys() | after.keys() if state.get(path) != after.get(path))
+    assert not changed, f"a test changed the shared base run (work on a copy): {changed[:10]}"

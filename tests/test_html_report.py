@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from browser import chromium, visit
-from test_workflow import base_run, snakemake  # noqa: F401  (the fixture)
+from workflow_runs import snakemake
 
 from debias.report.html import report_html
 
@@ -46,13 +46,15 @@ PAGE = {
 
 
 @pytest.fixture(scope="module")
-def html_report(base_run):  # noqa: F811
-    out = snakemake(base_run, "--report", str(base_run / "report.html"))
+def html_report(base_run, tmp_path_factory):
+    """Snakemake's HTML report of the shared base run (written outside the run's folder)."""
+    page = tmp_path_factory.mktemp("html") / "report.html"
+    out = snakemake(base_run, "--report", str(page))
     assert "Report created" in out.stderr + out.stdout
-    return base_run / "report.html"
+    return page
 
 
-def test_the_report_opens_with_the_report_about_the_systems(html_report, tmp_path):
+def test_the_report_opens_with_the_report_about_the_systems(html_report, base_run, tmp_path):
     seen = visit(html_report, PAGE, screenshot=tmp_path / "wide.png")
     assert seen.problems(ignore=SNAKEMAKE_OWN) == []
     values = seen.values
@@ -61,7 +63,7 @@ def test_the_report_opens_with_the_report_about_the_systems(html_report, tmp_pat
     assert 0 <= values["report_top"] < 900
     assert values["broken_images"] == 0 and values["report_images"] >= 6
     assert values["dead_anchors"] == 0
-    tables = sorted(p.name for p in (html_report.parent / "results/tables").glob("*.csv"))
+    tables = sorted(p.name for p in (base_run / "results/tables").glob("*.csv"))
     assert sorted(values["table_sections"]) == tables  # every table shown in the page
     categories, results = values["categories"], values["results"]
     assert sorted(categories) == ["1 Report", "2 Figures", "3 Tables", "4 Table files (CSV)"]
@@ -69,7 +71,7 @@ def test_the_report_opens_with_the_report_about_the_systems(html_report, tmp_pat
     figures = [path for group in categories["2 Figures"].values() for path in group]
     assert figures and all(results[path] == "image/png" for path in figures)
     assert not [path for path, mime in results.items() if mime == "application/pdf"]
-    drawn = {p.name for p in (html_report.parent / "results/figures").glob("*.png")}
+    drawn = {p.name for p in (base_run / "results/figures").glob("*.png")}
     assert {Path(path).name for path in figures} == drawn
     kinds = set(categories["2 Figures"])
     assert {"Figure 1", "Figure 3", "Figure 5", "Figure 6", "System scores", "Comparisons"} <= kinds
@@ -107,9 +109,9 @@ def test_nothing_is_out_of_reach_on_a_narrow_screen(html_report, tmp_path):
     assert 0 <= seen.values["report_top"] < 844
 
 
-def test_a_table_page_and_the_report_page_alone(html_report, tmp_path):
+def test_a_table_page_and_the_report_page_alone(base_run):
     """The pages the report holds open on their own too, without errors."""
-    results = html_report.parent / "results"
+    results = base_run / "results"
     seen = visit(results / "report.html", {"rows": "document.querySelectorAll('tbody tr').length"}, settle=0.5)
     assert seen.problems() == [] and seen.values["rows"] > 0
     seen = visit(results / "html/table2.html", {"cells": "document.querySelectorAll('td').length"}, settle=0.5)

@@ -17,11 +17,12 @@ import pytest
 import yaml
 from conftest import REPO
 from test_importer import likert_like, mqm_like
-from test_workflow import snakemake
+from workflow_runs import snakemake
 
 from debias.cli import main
 
-pytestmark = pytest.mark.workflow
+# Each test imports a table and runs the workflow on it from scratch.
+pytestmark = [pytest.mark.workflow, pytest.mark.slow]
 
 BASE = {
     "data_dir": "data",

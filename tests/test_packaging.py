@@ -385,6 +385,7 @@ def test_inferred_scales_are_written_as_a_user_would(low, high, written):
 
 
 @pytest.mark.workflow
+@pytest.mark.slow
 def test_the_readme_recipe_runs_from_any_folder_with_an_unjudged_reference(tmp_path):
     """The README's three commands for your own evaluation, as written (a reference system
     nobody judged), then the workflow started from another folder with `debias run`, and the

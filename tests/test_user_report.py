@@ -11,9 +11,10 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import REPO, write_jsonl
-from test_workflow import snakemake, write_config
+from workflow_runs import snakemake, write_config
 
-pytestmark = pytest.mark.workflow
+# A run of its own configuration from scratch.
+pytestmark = [pytest.mark.workflow, pytest.mark.slow]
 
 WORDS = "der die das Größe Grüße Flüchtlingshotel Straße schön über Bürger Mädchen wählen Stadt Haus".split()
 SYSTEMS = [f"sys-{c}" for c in "ABCDEFGH"]

@@ -1,6 +1,8 @@
 """End-to-end runs of the Snakemake workflow on a small synthetic task (copies in tmp dirs,
-never the real data/): outputs, determinism across --cores, incremental reruns when a system,
-prompt or task is added, and clean failures on bad input."""
+never the real data/): the outputs of one shared base run (conftest.base_run), what reruns
+after an edit (dry runs on a copy of the base run), clean failures on bad input, and, marked
+``slow``, the properties that need more runs from scratch: determinism across --cores, what an
+edit's real rerun writes, provided scores, preference tasks."""
 
 from __future__ import annotations
 
@@ -16,71 +18,34 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-import yaml
-from conftest import REPO, synthetic_task, write_jsonl
+from conftest import synthetic_task, write_jsonl
+from workflow_runs import (
+    SNAKEFILE,
+    clone,
+    make_run_dir,
+    read_config,
+    result_files,
+    scheduled,
+    scheduled_outputs,
+    scheduled_rules,
+    snakemake,
+    write_config,
+)
 
 import debias
 
 pytestmark = pytest.mark.workflow
 
 TABLES = ["table2.csv", "variance_by_system.csv", "data_efficiency.csv", "correlations.csv", "best_metrics.csv"]
-SNAKEFILE = REPO / "workflow/Snakefile"
 METRICS = ["bleu", "rouge1", "rouge2", "rougeL", "meteor"]
+#: The rules that run once per system of a task: what an edit of another system, task or
+#: label must leave alone.
+PER_SYSTEM = {"metrics", "metrics_part", "join", "curves", "coverage_system", "plan_check_system"}
 
 
-def make_run_dir(root: Path) -> Path:
-    """A run directory holding the committed test configuration (.test/) and its data."""
-    root.mkdir(parents=True, exist_ok=True)
-    config = yaml.safe_load((REPO / ".test/config/config.yaml").read_text())
-    config.update(data_dir="data", results_dir="results", nltk_data=str(REPO / "nltk_data"))
-    write_config(root, config)
-    shutil.copytree(REPO / ".test/data", root / "data")
-    return root
-
-
-def write_config(root: Path, config: dict) -> None:
-    (root / "config").mkdir(exist_ok=True)
-    (root / "config/config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
-
-
-def read_config(root: Path) -> dict:
-    return yaml.safe_load((root / "config/config.yaml").read_text())
-
-
-def snakemake(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    command = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "--snakefile",
-        str(SNAKEFILE),
-        "--directory",
-        str(root),
-        "--cores",
-        "2",
-        *args,
-    ]
-    result = subprocess.run(command, capture_output=True, text=True, cwd=root)
-    if check and result.returncode != 0:
-        raise AssertionError(f"snakemake failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
-    return result
-
-
-def result_files(root: Path) -> dict[str, float]:
-    return {str(p.relative_to(root)): p.stat().st_mtime_ns for p in (root / "results").rglob("*") if p.is_file()}
-
-
-@pytest.fixture(scope="module")
-def base_run(tmp_path_factory) -> Path:
-    root = make_run_dir(tmp_path_factory.mktemp("base"))
-    snakemake(root)
-    return root
-
-
-def clone(base: Path, tmp_path: Path) -> Path:
-    target = tmp_path / "run"
-    shutil.copytree(base, target, copy_function=shutil.copy2)
-    return target
+def systems_of(jobs, rules=PER_SYSTEM) -> set[tuple[str, str]]:
+    """(task, system) of the scheduled jobs of per-system rules."""
+    return {(job.wildcards["task"], job.wildcards["system"]) for job in jobs if job.rule in rules}
 
 
 def test_every_output_is_written(base_run):
@@ -137,7 +102,7 @@ def test_estimate_and_coverage_tables(base_run):
         assert (results / f"figures/system_scores_{task}.pdf").read_bytes()[:4] == b"%PDF"
 
 
-def provided_score_run(root: Path, unjudged: str) -> Path:
+def provided_score_dir(root: Path, unjudged: str) -> Path:
     """The test task with a provided metric; alpha's lines 0-2 of every 10 (30%) carry no
     judgment (``unjudged="keep"``) or are left out altogether (``"drop"``)."""
     run = make_run_dir(root)
@@ -157,11 +122,29 @@ def provided_score_run(root: Path, unjudged: str) -> Path:
                 record["judgments"] = {}
             lines.append(json.dumps(record))
         path.write_text("\n".join(lines) + "\n")
-    tables = [f"results/tables/{name}" for name in TABLES + ["coverage.csv", "system_estimates.csv"]]
-    snakemake(run, *tables)
     return run
 
 
+PROVIDED_TABLES = [f"results/tables/{name}" for name in TABLES + ["coverage.csv", "system_estimates.csv"]]
+
+
+def provided_score_run(root: Path, unjudged: str) -> Path:
+    run = provided_score_dir(root, unjudged)
+    snakemake(run, *PROVIDED_TABLES)
+    return run
+
+
+def test_a_provided_metric_is_read_not_computed(tmp_path):
+    """With every metric provided, no job computes a metric: each system's join reads the scores
+    in its file (the dry-run side of the end-to-end test below)."""
+    run = provided_score_dir(tmp_path / "unjudged", "keep")
+    jobs = scheduled(run, *PROVIDED_TABLES)
+    assert not {job.rule for job in jobs} & {"metrics", "metrics_part"}
+    assert {("toy", "alpha"), ("toy", "beta+1.0")} <= systems_of(jobs, {"join"})
+    assert not any(output.startswith("results/metrics/") for output in scheduled_outputs(jobs))
+
+
+@pytest.mark.slow
 def test_provided_score_and_unjudged_outputs_end_to_end(tmp_path):
     """A metric scored elsewhere is used like a computed one. Unjudged outputs only add to the
     metric's population: with 30% of a system's outputs unjudged its control-variate interval
@@ -198,123 +181,159 @@ def test_data_efficiency_grid_is_complete(base_run):
     assert (table["de"] > 0).all()
 
 
-def test_report_alone_draws_the_figures_it_links(tmp_path):
-    run = make_run_dir(tmp_path / "report-only")
-    snakemake(run, "results/report.md")
-    report = (run / "results/report.md").read_text()
+def test_report_alone_draws_the_figures_it_links(base_run, tmp_path):
+    """Asked for the report alone, a fresh run schedules every figure the report links (the
+    links of the base run's report, made from the same configuration)."""
+    report = (base_run / "results/report.md").read_text()
     links = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", report)
     assert links, "the report embeds figures"
+    run = make_run_dir(tmp_path / "report-only")
+    made = scheduled_outputs(scheduled(run, "results/report.md"))
     for link in links:
-        assert (run / "results" / link).is_file(), link
+        assert f"results/{link}" in made, link
 
 
-def test_rerun_does_nothing(base_run):
-    before = result_files(base_run)
-    out = snakemake(base_run)
+def test_rerun_does_nothing(base_run, tmp_path):
+    run = clone(base_run, tmp_path)
+    before = result_files(run)
+    out = snakemake(run)
     assert "Nothing to be done" in out.stdout + out.stderr
-    assert result_files(base_run) == before
+    assert result_files(run) == before
 
 
+@pytest.mark.slow
 def test_tables_identical_with_one_core(base_run, tmp_path):
     other = make_run_dir(tmp_path / "one-core")
-    command = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "--snakefile",
-        str(SNAKEFILE),
-        "--directory",
-        str(other),
-        "--cores",
-        "1",
-    ]
-    subprocess.run(command, check=True, capture_output=True, cwd=other)
+    snakemake(other, cores=1)
     for name in TABLES + ["table2.md", "data_efficiency.md"]:
         assert (other / "results/tables" / name).read_bytes() == (base_run / "results/tables" / name).read_bytes(), name
     for path in (base_run / "results/curves").rglob("*.csv"):
         assert (other / path.relative_to(base_run)).read_bytes() == path.read_bytes(), path
 
 
-def test_adding_a_system_reruns_only_its_jobs(base_run, tmp_path):
-    run = clone(base_run, tmp_path)
-    before = result_files(run)
+# -- What reruns after an edit: dry runs on a copy of the base run; the properties that need the
+# rerun's outputs, marked slow, run it on a copy. -------------------------------------------------
+
+
+def add_system(base: Path, tmp_path: Path) -> Path:
+    """A copy of the base run with a third system, gamma.new, in the toy task."""
+    run = clone(base, tmp_path)
     synthetic_task(tmp_path / "extra", "toy", ["gamma.new"], n_items=40, seed=11)
     shutil.copy(tmp_path / "extra/toy/systems/gamma.new.jsonl", run / "data/toy/systems/gamma.new.jsonl")
     config = read_config(run)
     config["tasks"]["toy"]["systems"]["gamma.new"] = {"label": "gamma"}
     write_config(run, config)
+    return run
+
+
+def test_adding_a_system_reruns_only_its_jobs(base_run, tmp_path):
+    jobs = scheduled(add_system(base_run, tmp_path))
+    # every per-system job of the new system, none of the others'
+    assert systems_of(jobs) == {("toy", "gamma.new")}
+    assert {job.rule for job in jobs if job.wildcards.get("system") == "gamma.new"} == PER_SYSTEM - {"metrics_part"}
+    made = scheduled_outputs(jobs)
+    assert {"results/metrics/toy/gamma.new.csv", "results/tables/data_efficiency.csv"} <= made
+    # Figure 6a draws alpha from alpha's own tables: another system does not redraw it.
+    assert "results/figures/figure6a.png" not in made
+
+
+@pytest.mark.slow
+def test_adding_a_system_leaves_the_other_systems_outputs_alone(base_run, tmp_path):
+    run = add_system(base_run, tmp_path)
+    before = result_files(run)
     snakemake(run)
     after = result_files(run)
-    for untouched in [
-        "results/metrics/toy/alpha.csv",
-        "results/metrics/toy/beta+1.0.csv",
-        "results/curves/toy/alpha.csv",
-        "results/curves/toy/beta+1.0.csv",
-    ]:
-        assert after[untouched] == before[untouched], untouched
+    for system in ("alpha", "beta+1.0"):
+        for folder in ("metrics", "joined", "curves", "efficiency"):
+            kept = f"results/{folder}/toy/{system}.csv"
+            assert after[kept] == before[kept], kept
+            assert (run / kept).read_bytes() == (base_run / kept).read_bytes(), kept
     assert "results/metrics/toy/gamma.new.csv" in after
     table = pd.read_csv(run / "results/tables/data_efficiency.csv")
     assert "gamma.new" in set(table.system)
     assert after["results/tables/data_efficiency.csv"] != before["results/tables/data_efficiency.csv"]
-    # Figure 6a draws alpha from alpha's own tables: another system does not redraw it.
     assert after["results/figures/figure6a.png"] == before["results/figures/figure6a.png"]
 
 
-def test_simulation_checks_can_be_switched_off(base_run, tmp_path):
-    """estimates.coverage, compare.coverage and plan.check false: none of the three checks is
-    scheduled, and the report is rebuilt without them."""
-    run = clone(base_run, tmp_path)
+def switch_checks_off(base: Path, tmp_path: Path) -> Path:
+    run = clone(base, tmp_path)
     config = read_config(run)
     config["estimates"] = {**config.get("estimates", {}), "coverage": False}
     config["compare"] = {**config.get("compare", {}), "coverage": False}
     config["plan"] = {**config.get("plan", {}), "check": False}
     write_config(run, config)
-    planned = snakemake(run, "--dry-run", "--forceall").stdout
-    for rule in (
-        "coverage_system",
-        "comparison_coverage_task",
-        "comparison_coverage",
-        "plan_check_system",
-        "plan_check",
-    ):
-        assert not re.search(rf"^\s*{rule}\s+\d+\s*$", planned, re.M), rule
-    assert re.search(r"^\s*plan\s+1\s*$", planned, re.M) and re.search(r"^\s*report\s+1\s*$", planned, re.M)
-    snakemake(run, "--forcerun", "report")
+    return run
+
+
+def test_simulation_checks_can_be_switched_off(base_run, tmp_path):
+    """estimates.coverage, compare.coverage and plan.check false: none of the three checks is
+    scheduled, and the report is rebuilt without them."""
+    run = switch_checks_off(base_run, tmp_path)
+    planned = scheduled_rules(run, "--forceall")
+    checks = {"coverage_system", "coverage", "comparison_coverage_task", "comparison_coverage"}
+    checks |= {"plan_check_system", "plan_check"}
+    assert not planned & checks
+    assert {"plan", "report"} <= planned
+    assert scheduled_rules(run) == {"report"}  # the checks' tables no longer read; nothing else redone
+    snakemake(run)
     report = (run / "results/report.md").read_text()
     assert "comparison_coverage.csv" not in report and "plan_check.csv" not in report
     assert "plan.csv" in report
 
 
-def test_large_system_scored_in_blocks_gives_the_same_table(base_run, tmp_path):
-    run = clone(base_run, tmp_path)
+def score_in_blocks(base: Path, tmp_path: Path) -> Path:
+    """A copy of the base run whose alpha scores are gone, with blocks of 7 outputs per job."""
+    run = clone(base, tmp_path)
     config = read_config(run)
     config["metric_chunk_outputs"] = 7  # toy systems have 30-40 outputs: five or six blocks
     write_config(run, config)
-    target = "results/metrics/toy/alpha.csv"
-    (run / target).unlink()
-    snakemake(run, target, "results/metrics/toy/alpha.json")
+    (run / "results/metrics/toy/alpha.csv").unlink()
+    return run
+
+
+BLOCK_TARGETS = ("results/metrics/toy/alpha.csv", "results/metrics/toy/alpha.json")
+
+
+def test_large_system_is_scored_in_blocks(base_run, tmp_path):
+    jobs = scheduled(score_in_blocks(base_run, tmp_path), *BLOCK_TARGETS)
+    parts = sorted(int(job.wildcards["part"]) for job in jobs if job.of("metrics_part", task="toy", system="alpha"))
+    assert parts == list(range(6))  # 40 outputs, 7 a block
+    assert [job.rule for job in jobs if job.rule != "metrics_part"] == ["metrics"]
+    assert systems_of(jobs) == {("toy", "alpha")}
+
+
+@pytest.mark.slow
+def test_large_system_scored_in_blocks_gives_the_same_table(base_run, tmp_path):
+    run = score_in_blocks(base_run, tmp_path)
+    target = BLOCK_TARGETS[0]
+    snakemake(run, *BLOCK_TARGETS)
     logs = sorted((run / "results/logs/metrics/toy").glob("alpha.*.log"))
     assert len(logs) >= 4
     assert (run / target).read_bytes() == (base_run / target).read_bytes()
     assert not list((run / "results/metric_parts").rglob("*.csv"))  # temporary blocks removed
 
 
+#: The rules that show a label (of a task, system, prompt or metric) and nothing else of the
+#: configuration a label edit changes.
+SHOWS_LABELS = {"table1", "table2", "data_efficiency", "figure1", "figure3", "figure5", "figure6"}
+SHOWS_LABELS |= {"system_scores_figure", "comparisons_figure", "leaderboard_figure", "report"}
+
+
 def test_label_edit_redraws_figures_only(base_run, tmp_path):
     run = clone(base_run, tmp_path)
-    before = result_files(run)
     config = read_config(run)
     config["tasks"]["toy"]["systems"]["alpha"]["label"] = "Alpha (renamed)"
     config["tasks"]["toy"]["prompts"]["quality"]["label"] = "Overall quality"
     write_config(run, config)
-    snakemake(run)
-    after = result_files(run)
-    for kept in ["results/metrics/toy/alpha.csv", "results/curves/toy/alpha.csv", "results/curves/toy/beta+1.0.csv"]:
-        assert after[kept] == before[kept], kept
-    assert after["results/figures/figure6a.png"] != before["results/figures/figure6a.png"]
+    jobs = scheduled(run)
+    assert {job.rule for job in jobs} <= SHOWS_LABELS
+    assert not systems_of(jobs)
+    assert "results/figures/figure6a.png" in scheduled_outputs(jobs)
 
 
-def test_adding_a_prompt(base_run, tmp_path):
-    run = clone(base_run, tmp_path)
+def add_prompt(base: Path, tmp_path: Path) -> Path:
+    """A copy of the base run with a second prompt, clarity (1-5), judged twice on every item."""
+    run = clone(base, tmp_path)
     config = read_config(run)
     config["tasks"]["toy"]["prompts"]["clarity"] = {"label": "Clarity", "min": 1, "max": 5}
     write_config(run, config)
@@ -323,15 +342,38 @@ def test_adding_a_prompt(base_run, tmp_path):
         for i, line in enumerate(lines):
             line["judgments"]["clarity"] = [1 + (i % 5), 1 + ((i * 7) % 5)]
         write_jsonl(path, lines)
-    snakemake(run)
+    return run
+
+
+def test_adding_a_prompt_reruns_every_system_and_table(base_run, tmp_path):
+    """The judgments of a new prompt are in the system files: every system's jobs and every
+    table that lists prompts run again."""
+    jobs = scheduled(add_prompt(base_run, tmp_path))
+    systems = {("toy", "alpha"), ("toy", "beta+1.0")}
+    for rule in PER_SYSTEM - {"metrics_part"}:
+        assert systems <= systems_of(jobs, {rule}), rule
+    made = scheduled_outputs(jobs)
+    for table in ("table2.csv", "data_efficiency.csv", "system_estimates.csv", "plan.csv"):
+        assert f"results/tables/{table}" in made, table
+
+
+#: The tables that list every task and prompt (what the real reruns below read).
+LISTING_TABLES = ("results/tables/table2.csv", "results/tables/data_efficiency.csv")
+
+
+@pytest.mark.slow
+def test_adding_a_prompt(base_run, tmp_path):
+    run = add_prompt(base_run, tmp_path)
+    snakemake(run, *LISTING_TABLES)
     table2 = pd.read_csv(run / "results/tables/table2.csv")
     assert set(table2.prompt) == {"quality", "clarity"}
     efficiency = pd.read_csv(run / "results/tables/data_efficiency.csv")
     assert set(efficiency.prompt) == {"quality", "clarity"}
 
 
-def test_adding_a_task(base_run, tmp_path):
-    run = clone(base_run, tmp_path)
+def add_task(base: Path, tmp_path: Path) -> Path:
+    """A copy of the base run with a second task of two systems."""
+    run = clone(base, tmp_path)
     synthetic_task(run / "data", "second", ["one", "two"], n_items=30, seed=5, prompts=("score",))
     config = read_config(run)
     config["tasks"]["second"] = {
@@ -340,8 +382,25 @@ def test_adding_a_task(base_run, tmp_path):
         "prompts": {"score": {"label": "Score", "min": -1, "max": 1}},
     }
     write_config(run, config)
+    return run
+
+
+def test_adding_a_task_reruns_its_jobs_and_the_tables(base_run, tmp_path):
+    jobs = scheduled(add_task(base_run, tmp_path))
+    new = {("second", "one"), ("second", "two")}
+    for rule in PER_SYSTEM - {"metrics_part"}:
+        assert new <= systems_of(jobs, {rule}), rule
+    # the first task's scores and curves are kept (its plan checks, whose settings hold every
+    # task's scales, run again)
+    assert systems_of(jobs, {"metrics", "join", "curves", "coverage_system"}) == new
+    assert "results/tables/table2.csv" in scheduled_outputs(jobs)
+
+
+@pytest.mark.slow
+def test_adding_a_task(base_run, tmp_path):
+    run = add_task(base_run, tmp_path)
     before = result_files(run)
-    snakemake(run)
+    snakemake(run, *LISTING_TABLES)  # data_efficiency reads every system's curves
     after = result_files(run)
     assert after["results/curves/toy/alpha.csv"] == before["results/curves/toy/alpha.csv"]
     table2 = pd.read_csv(run / "results/tables/table2.csv")
@@ -473,10 +532,10 @@ def test_bad_line_after_a_passed_check_still_stops_the_run(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("value", "scheduled"),
+    ("value", "checked"),
     [(True, True), (False, False), ({"pilots": 20}, True), ("absent", True), (None, None), (0, None), ("false", None)],
 )
-def test_plan_check_values(tmp_path, value, scheduled):
+def test_plan_check_values(tmp_path, value, checked):
     """plan.check is a mapping, true (the defaults) or false; any other value stops the dry run
     naming the key, before anything is written."""
     run = make_run_dir(tmp_path / "run")
@@ -487,21 +546,14 @@ def test_plan_check_values(tmp_path, value, scheduled):
         config["plan"]["check"] = value
     write_config(run, config)
     out = snakemake(run, "--dry-run", check=False)
-    if scheduled is None:
+    if checked is None:
         said = out.stdout + out.stderr
         assert out.returncode != 0 and "config key plan.check: " in said, said[-2000:]
         assert "AttributeError" not in said
         assert not (run / "results").exists()
     else:
         assert out.returncode == 0, out.stderr[-2000:]
-        assert bool(re.search(r"^\s*plan_check\s+1\s*$", out.stdout, re.M)) == scheduled
-
-
-def planned_rules(run: Path) -> set[str]:
-    """Rules a dry run would run (Snakemake's job stats), without ``all``."""
-    out = snakemake(run, "--dry-run").stdout
-    stats = out.split("Job stats:")[1].split("total")[0] if "Job stats:" in out else ""
-    return {m for m in re.findall(r"^(\w+)\s+\d+\s*$", stats, re.M)} - {"all", "job"}
+        assert bool(re.search(r"^\s*plan_check\s+1\s*$", out.stdout, re.M)) == checked
 
 
 def test_a_setting_reruns_only_the_rules_that_read_it(base_run, tmp_path):
@@ -511,13 +563,11 @@ def test_a_setting_reruns_only_the_rules_that_read_it(base_run, tmp_path):
     config = read_config(run)
     config["tasks"]["toy"]["prompts"]["quality"]["label"] = "Overall quality"
     write_config(run, config)
-    shows_labels = {"table1", "table2", "data_efficiency", "figure1", "figure3", "figure5", "figure6"}
-    shows_labels |= {"system_scores_figure", "comparisons_figure", "leaderboard_figure", "report"}
-    assert planned_rules(run) == shows_labels
+    assert scheduled_rules(run) == SHOWS_LABELS
     config = read_config(clone(base_run, tmp_path / "check"))
     config["plan"]["check"]["pilots"] = 30
     write_config(tmp_path / "check/run", config)
-    assert planned_rules(tmp_path / "check/run") == {"plan_check_system", "plan_check", "report"}
+    assert scheduled_rules(tmp_path / "check/run") == {"plan_check_system", "plan_check", "report"}
 
 
 def test_missing_wordnet_stops_before_any_job(tmp_path):
@@ -550,18 +600,20 @@ def test_missing_wordnet_stops_before_any_job(tmp_path):
     assert not (run / "results").exists()
 
 
-def test_failed_job_leaves_no_partial_output_and_logs_its_error(tmp_path):
+def test_failed_job_leaves_no_partial_output_and_logs_its_error(base_run, tmp_path):
     """A job that fails half-way (here: scores missing for the join) leaves no output, and its
     own log file says why."""
-    run = make_run_dir(tmp_path / "fresh")
-    snakemake(run, "results/metrics/toy/alpha.csv")
+    run = clone(base_run, tmp_path)
+    joined, log = run / "results/joined/toy/alpha.csv", run / "results/logs/join/toy/alpha.log"
+    joined.unlink()
+    log.unlink()
     scores = run / "results/metrics/toy/alpha.csv"
     scores.write_text(scores.read_text().splitlines()[0] + "\n")  # header only: no item has scores
-    out = snakemake(run, "results/joined/toy/alpha.csv", check=False)
+    assert [job.rule for job in scheduled(run, str(joined.relative_to(run)))] == ["join"]
+    out = snakemake(run, str(joined.relative_to(run)), check=False)
     assert out.returncode != 0
-    assert not (run / "results/joined").exists() or not any((run / "results/joined").rglob("*.csv"))
-    log = (run / "results/logs/join/toy/alpha.log").read_text()
-    assert "no scores for 40 outputs" in log and "Traceback" in log
+    assert not joined.exists()
+    assert "no scores for 40 outputs" in log.read_text() and "Traceback" in log.read_text()
     leftovers = [p for p in (run / "results").rglob("*") if p.is_file() and p.name.startswith(".")]
     assert leftovers == [], "temporary files left behind"
 
@@ -651,6 +703,24 @@ def preference_run(root: Path) -> Path:
     return root
 
 
+def test_a_preference_task_alone_schedules_its_jobs_only(tmp_path):
+    """A configuration of preference tasks alone runs none of the ratings' jobs; a question
+    adds its status job (the dry-run side of the two end-to-end tests below)."""
+    run = preference_run(tmp_path / "prefs")
+    jobs = scheduled(run)
+    assert sorted(job.rule for job in jobs) == ["preferences", "report"]
+    made = scheduled_outputs(jobs)
+    for name in ("preferences.csv", "judge_agreement.csv", "leaderboard.csv", "summary.json"):
+        assert f"results/tables/preferences/toy/{name}" in made, name
+    config = read_config(run)
+    config["preferences"]["toy"]["question"] = "better:alpha,beta"
+    write_config(run, config)
+    jobs = scheduled(run)
+    assert sorted(job.rule for job in jobs) == ["preference_status", "preferences", "report"]
+    assert {"results/tables/preferences/toy/status.csv", "results/figures/status_toy.png"} <= scheduled_outputs(jobs)
+
+
+@pytest.mark.slow
 def test_preference_task_alone_end_to_end(tmp_path):
     run = preference_run(tmp_path / "prefs")
     snakemake(run)
@@ -698,9 +768,11 @@ def test_preference_task_alone_end_to_end(tmp_path):
     assert "variance of one rater's verdict" in report
     assert "two raters of the same battle agree on" in report and "| human verdicts compared |" in report
     assert "Toy battles (pairwise preferences)" in (run / "results/report.html").read_text()
-    assert "Nothing to be done" in snakemake(run).stdout + snakemake(run).stderr
+    again = snakemake(run)
+    assert "Nothing to be done" in again.stdout + again.stderr
 
 
+@pytest.mark.slow
 def test_a_preference_tasks_question_gets_its_status_figure_and_report_paragraph(tmp_path):
     run = preference_run(tmp_path / "prefs")
     config = read_config(run)
@@ -719,13 +791,17 @@ def test_a_preference_tasks_question_gets_its_status_figure_and_report_paragraph
     report = (run / "results/report.md").read_text()
     assert "**Question `better:alpha,beta`: unresolved so far" in report
     assert "![status_toy](figures/status_toy.png)" in report
+
+
+def test_a_question_about_an_unknown_system_stops_before_any_job(tmp_path):
+    run = preference_run(tmp_path / "prefs")
+    config = read_config(run)
     config["preferences"]["toy"]["question"] = "better:alpha,nobody"
     write_config(run, config)
-    before = result_files(run)
     out = snakemake(run, check=False)
     assert out.returncode != 0
     assert "config: preferences.toy.question: unknown system 'nobody'" in out.stdout + out.stderr
-    assert result_files(run) == before, "stopped before any job"
+    assert not (run / "results").exists(), "stopped before any job"
 
 
 def test_bad_preference_table_stops_before_any_job(tmp_path):
