@@ -63,18 +63,18 @@ $(BROWSER_STAMP): $(STAMP)
 # The tests to run before every commit: every test not marked slow. The unit tests, one run of
 # the workflow on the test configuration shared by every test that reads its outputs, dry runs of
 # what reruns after an edit, starts that stop on bad input, and that run's HTML report opened in
-# Chromium (about 4 CPU-minutes).
+# Chromium (about 3.7 CPU-minutes).
 test: setup $(BROWSER_STAMP)
 	$(BIN)/python -m pytest -m "not slow"
 
 # The tests marked slow, which CI runs after `make test`: the workflow's other runs from scratch
 # (one core against two, provided scores, preference tasks, your own data from `debias import`,
 # the README's recipe) and the real reruns after an edit whose outputs a test reads (about
-# 7 CPU-minutes).
+# 6 CPU-minutes).
 test-slow: setup
 	$(BIN)/python -m pytest -m slow
 
-# The unit tests alone: no run of the workflow (about 2.5 CPU-minutes).
+# The unit tests alone: no run of the workflow (about 2.2 CPU-minutes).
 test-fast: setup
 	$(BIN)/python -m pytest -m "not workflow and not slow"
 
