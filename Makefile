@@ -82,7 +82,7 @@ test-fast: setup
 # pandas and pyarrow the package supports (from PyPI, not the lock) runs the tests of the
 # statistics core and the API on the source tree.
 OLDEST := numpy==1.26.4 scipy==1.11.4 pandas==2.1.4 pyarrow==14.0.2
-OLDEST_TESTS := tests/test_api.py tests/test_estimators.py tests/test_control_variates.py \
+OLDEST_TESTS := tests/test_api.py tests/test_contract.py tests/test_estimators.py tests/test_control_variates.py \
 	tests/test_variance.py tests/test_bootstrap.py tests/test_ppi.py tests/test_comparisons.py \
 	tests/test_planning.py tests/test_preferences.py tests/test_ranking.py tests/test_data.py \
 	tests/test_edges.py tests/test_pair_reading.py tests/test_reader.py tests/test_one_judgment.py \
