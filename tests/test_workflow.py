@@ -316,7 +316,7 @@ def test_large_system_scored_in_blocks_gives_the_same_table(base_run, tmp_path):
 #: The rules that show a label (of a task, system, prompt or metric) and nothing else of the
 #: configuration a label edit changes.
 SHOWS_LABELS = {"table1", "table2", "data_efficiency", "figure1", "figure3", "figure5", "figure6"}
-SHOWS_LABELS |= {"system_scores_figure", "comparisons_figure", "leaderboard_figure", "report"}
+SHOWS_LABELS |= {"task_figures", "report"}
 
 
 def test_label_edit_redraws_figures_only(base_run, tmp_path):
@@ -405,6 +405,27 @@ def test_adding_a_task(base_run, tmp_path):
     assert after["results/curves/toy/alpha.csv"] == before["results/curves/toy/alpha.csv"]
     table2 = pd.read_csv(run / "results/tables/table2.csv")
     assert set(table2.task) == {"toy", "second"}
+
+
+def test_a_task_with_one_system_gets_its_system_scores_figure_alone(tmp_path):
+    """A task's figures are drawn by one job: all three (system scores, comparisons, leaderboard)
+    for a task with two systems or more, the system-scores figure alone for a task with one
+    system, which has nothing to compare or rank."""
+    run = make_run_dir(tmp_path / "run")
+    synthetic_task(run / "data", "solo", ["only"], n_items=30, seed=5, prompts=("score",))
+    config = read_config(run)
+    config["tasks"]["solo"] = {
+        "label": "Solo",
+        "systems": {"only": {"label": "only"}},
+        "prompts": {"score": {"label": "Score", "min": -1, "max": 1}},
+    }
+    write_config(run, config)
+    planned = snakemake(run, "--dry-run").stdout
+    assert re.search(r"^\s*task_figures\s+1\s*$", planned, re.M), planned[-3000:]
+    assert re.search(r"^\s*system_scores_figure\s+1\s*$", planned, re.M), planned[-3000:]
+    for figure in ("system_scores_toy", "comparisons_toy", "leaderboard_toy", "system_scores_solo"):
+        assert f"results/figures/{figure}.png" in planned, figure
+    assert "comparisons_solo" not in planned and "leaderboard_solo" not in planned
 
 
 def _replace_line(path: Path, number: int, text: str) -> None:

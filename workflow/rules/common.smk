@@ -1,6 +1,7 @@
 # The configuration checked and completed at start-up, every input checked, and the input
 # functions of the rules. The settings each rule gets are in params.smk, job sizes in
 # resources.smk, the final outputs in targets.smk.
+import re
 from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
@@ -106,6 +107,16 @@ def scored_systems(task):
 def outputs_of(task, system):
     """Outputs (non-blank lines) of a judged system's file, as the input check counted them."""
     return INPUTS.outputs[task][system]
+
+
+def ranked_tasks():
+    """Tasks with at least two scored systems: what is compared and ranked (and drawn so)."""
+    return [task for task in TASKS if len(scored_systems(task)) > 1]
+
+
+def one_of(names):
+    """A wildcard constraint matching exactly ``names`` (none at all for an empty list)."""
+    return "|".join(re.escape(name) for name in names) or "(?!)"
 
 
 def computing_systems(task):

@@ -1,7 +1,8 @@
 # Paired comparisons of every two systems of a task on the items both have judged (mean, cv on
-# the metric difference, cv:combined), their coverage check by resampling (one job per task),
-# and one forest plot per task (a panel per prompt); the leaderboard: every system's rank-set
-# per task, prompt and estimator.
+# the metric difference, cv:combined) and their coverage check by resampling (one job per task);
+# the leaderboard: every system's rank-set per task, prompt and estimator. Their figures (one
+# forest plot per task, a panel per prompt, and the leaderboard's) are drawn with the task's
+# other figures (task_figures.smk).
 
 
 rule system_comparisons:
@@ -107,54 +108,3 @@ rule comparison_coverage:
         runtime=1,
     script:
         "../scripts/concat_tables.py"
-
-
-rule comparisons_figure:
-    input:
-        comparisons=f"{RESULTS}/tables/system_comparisons.csv",
-    output:
-        pdf=f"{RESULTS}/figures/comparisons_{{task}}.pdf",
-        png=report(
-            f"{RESULTS}/figures/comparisons_{{task}}.png",
-            caption="../report/comparisons.rst",
-            category="2 Figures",
-            subcategory="Comparisons",
-        ),
-    log:
-        f"{RESULTS}/logs/figures/comparisons_{{task}}.log",
-    conda:
-        ENV
-    threads: 1
-    resources:
-        mem_mb=get_tables_mem_mb,
-        runtime=1,
-    params:
-        config=get_task_labels,
-        level=COMPARE["level"],
-    script:
-        "../scripts/comparisons_figure.py"
-
-
-rule leaderboard_figure:
-    input:
-        leaderboard=f"{RESULTS}/tables/leaderboard.csv",
-    output:
-        pdf=f"{RESULTS}/figures/leaderboard_{{task}}.pdf",
-        png=report(
-            f"{RESULTS}/figures/leaderboard_{{task}}.png",
-            caption="../report/leaderboard_figure.rst",
-            category="2 Figures",
-            subcategory="Leaderboard",
-        ),
-    log:
-        f"{RESULTS}/logs/figures/leaderboard_{{task}}.log",
-    conda:
-        ENV
-    threads: 1
-    resources:
-        mem_mb=get_tables_mem_mb,
-        runtime=1,
-    params:
-        config=get_task_labels,
-    script:
-        "../scripts/leaderboard_figure.py"

@@ -1,6 +1,7 @@
 # Each system's mean human score estimated from its judged outputs and the metrics on all of its
 # outputs (mean, cv per metric, cv:combined, ppi++), and the check that the intervals hold their
-# level: coverage by resampling the judged items, one job per system, then one table.
+# level: coverage by resampling the judged items, one job per system, then one table. The
+# system-scores figure is drawn with the task's other figures (task_figures.smk).
 
 
 rule system_estimates:
@@ -70,28 +71,3 @@ rule coverage:
         runtime=1,
     script:
         "../scripts/concat_tables.py"
-
-
-rule system_scores_figure:
-    input:
-        estimates=f"{RESULTS}/tables/system_estimates.csv",
-    output:
-        pdf=f"{RESULTS}/figures/system_scores_{{task}}.pdf",
-        png=report(
-            f"{RESULTS}/figures/system_scores_{{task}}.png",
-            caption="../report/system_scores.rst",
-            category="2 Figures",
-            subcategory="System scores",
-        ),
-    log:
-        f"{RESULTS}/logs/figures/system_scores_{{task}}.log",
-    conda:
-        ENV
-    threads: 1
-    resources:
-        mem_mb=500,
-        runtime=2,
-    params:
-        config=get_task_labels,
-    script:
-        "../scripts/system_scores_figure.py"

@@ -40,8 +40,7 @@ def get_comparison_figures():
     """One forest plot per task with at least two systems to compare."""
     return [
         f"{RESULTS}/figures/comparisons_{task}.{ext}"
-        for task in TASKS
-        if len(scored_systems(task)) > 1
+        for task in ranked_tasks()
         for ext in ("pdf", "png")
     ]
 
@@ -102,8 +101,7 @@ def get_leaderboard_figures():
     """One leaderboard figure per task with at least two systems to rank."""
     return [
         f"{RESULTS}/figures/leaderboard_{task}.{ext}"
-        for task in TASKS
-        if len(scored_systems(task)) > 1
+        for task in ranked_tasks()
         for ext in ("pdf", "png")
     ]
 

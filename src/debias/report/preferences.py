@@ -19,7 +19,6 @@ import pandas as pd
 
 from debias.report.user_tables import finite, num
 from debias.stats.common.vocabulary import ESTIMAND_LABELS, TIES, describe, is_biased, is_people_only
-from debias.stats.preferences import FEW_BATTLES
 
 __all__ = ["PreferenceTables", "preference_lines", "preferences_page"]
 
@@ -131,6 +130,10 @@ def _estimate_lines(tables: PreferenceTables, config: Mapping) -> list[str]:
     ]
     for system in systems:
         lines.append("| " + " | ".join([str(system), *(cells.get((system, e), "") for e in estimators)]) + " |")
+    # Here, not at the top: the statistics of preferences load scipy, which a report of rating
+    # tasks alone (the paper's) does not need.
+    from debias.stats.preferences import FEW_BATTLES
+
     shown = rows[rows["estimator"].isin(estimators)]
     few = shown[(shown["n_judged"] > 0) & (shown["n_judged"] < FEW_BATTLES)]
     if not few.empty:
