@@ -407,11 +407,11 @@ def test_adding_a_task(base_run, tmp_path):
     assert set(table2.task) == {"toy", "second"}
 
 
-def test_a_task_with_one_system_gets_its_system_scores_figure_alone(tmp_path):
+def test_a_task_with_one_system_gets_its_system_scores_figure_alone(base_run, tmp_path):
     """A task's figures are drawn by one job: all three (system scores, comparisons, leaderboard)
     for a task with two systems or more, the system-scores figure alone for a task with one
     system, which has nothing to compare or rank."""
-    run = make_run_dir(tmp_path / "run")
+    run = clone(base_run, tmp_path)
     synthetic_task(run / "data", "solo", ["only"], n_items=30, seed=5, prompts=("score",))
     config = read_config(run)
     config["tasks"]["solo"] = {
@@ -426,6 +426,9 @@ def test_a_task_with_one_system_gets_its_system_scores_figure_alone(tmp_path):
     for figure in ("system_scores_toy", "comparisons_toy", "leaderboard_toy", "system_scores_solo"):
         assert f"results/figures/{figure}.png" in planned, figure
     assert "comparisons_solo" not in planned and "leaderboard_solo" not in planned
+    snakemake(run, "results/figures/system_scores_solo.png")
+    drawn = {path.name: path.stat().st_size for path in (run / "results/figures").glob("*_solo.*")}
+    assert set(drawn) == {"system_scores_solo.png", "system_scores_solo.pdf"} and all(drawn.values()), drawn
 
 
 def _replace_line(path: Path, number: int, text: str) -> None:
