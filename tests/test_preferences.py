@@ -582,6 +582,16 @@ def test_figure_draws_one_bar_per_estimator_and_system():
     assert "80% intervals" in fig._suptitle.get_text()
     with pytest.raises(ValueError, match="no rows of estimator"):
         draw_preferences(table, estimators=["cv:bleu"])
+    assert ax.get_xlabel() == "win rate (ties counted as half a win)"
+    dropped = draw_preferences(preference_table(pairs, level=0.8, ties="drop"), ties="drop")
+    assert dropped.axes[0].get_xlabel() == "win rate (ties left out of the win rates)"  # the rule drawn
+    from debias.plots import draw_preference_leaderboard
+    from debias.stats.preferences import preference_estimates
+    from debias.tables.leaderboard import preferences_leaderboard
+
+    board = preferences_leaderboard(preference_estimates(pairs, level=0.8, ties="drop"), level=0.8)
+    labels = [a.get_xlabel() for a in draw_preference_leaderboard(board, title="t", ties="drop").axes]
+    assert "win rate (ties left out of the win rates)" in labels
 
 
 # The statistics core's shared pieces ---------------------------------------------------------------

@@ -40,9 +40,9 @@ def main(smk, log):
     write_csv(board, smk.output.leaderboard)
     write_csv(agreement, smk.output.agreement)
     write_text(smk.output.summary, json.dumps(preference_summary(pairs, analysis), indent=1, ensure_ascii=False) + "\n")
-    figure = draw_preferences(table, title=spec["label"])
+    figure = draw_preferences(table, title=spec["label"], ties=spec["ties"])
     written = save_figure(figure, Path(smk.output.pdf).with_suffix(""))
-    figure = draw_preference_leaderboard(board, title=spec["label"])
+    figure = draw_preference_leaderboard(board, title=spec["label"], ties=spec["ties"])
     written += save_figure(figure, Path(smk.output.leaderboard_pdf).with_suffix(""))
     tables = [smk.output.table, smk.output.agreement, smk.output.leaderboard, smk.output.summary]
     log.info("wrote %s", ", ".join(map(str, [*tables, *written])))

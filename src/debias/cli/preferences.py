@@ -203,7 +203,7 @@ def run_command(args, emit) -> int:
                 from debias.plots import draw_preferences, save_figure
 
                 try:
-                    save_figure(draw_preferences(table, title=Path(args.table).name), args.figure)
+                    save_figure(draw_preferences(table, title=Path(args.table).name, ties=args.ties), args.figure)
                 except OSError as error:
                     raise InputError(args.figure, f"cannot write the figure ({error.strerror or error})") from None
         if args.scale == "elo":

@@ -133,13 +133,14 @@ def draw_leaderboard(leaderboard: pd.DataFrame, config: Mapping, task: str) -> F
     )
 
 
-def draw_preference_leaderboard(leaderboard: pd.DataFrame, *, title: str) -> Figure:
+def draw_preference_leaderboard(leaderboard: pd.DataFrame, *, title: str, ties: str = "half") -> Figure:
     """The leaderboard of a preference task (:func:`debias.tables.leaderboard.preferences_leaderboard`):
     a row of panels per estimand (win rate, then strength), the systems in the order of their
     ``human`` point rank, ``human`` beside the unbiased estimator with the narrowest rank-sets
-    (never a ``judge:*``, which ranks the judge, not people)."""
+    (never a ``judge:*``, which ranks the judge, not people); ``ties`` is how a tie counted in the
+    win rates (the axis says so)."""
     panels = [
-        (leaderboard[leaderboard["estimand"] == estimand], ESTIMAND_LABELS[estimand], estimand_axis(estimand))
+        (leaderboard[leaderboard["estimand"] == estimand], ESTIMAND_LABELS[estimand], estimand_axis(estimand, ties))
         for estimand in PREFERENCE_PANELS
         if (leaderboard["estimand"] == estimand).any()
     ]

@@ -44,7 +44,12 @@ def _style(estimator: str, unbiased: list[str], judges: list[str]) -> dict:
 
 
 def draw_preferences(
-    table: pd.DataFrame, *, estimand: str = "win_rate", estimators: Sequence[str] | None = None, title: str = ""
+    table: pd.DataFrame,
+    *,
+    estimand: str = "win_rate",
+    estimators: Sequence[str] | None = None,
+    title: str = "",
+    ties: str = "half",
 ) -> Figure:
     """Every system's estimate of ``estimand`` with its interval, one bar per estimator.
 
@@ -57,6 +62,8 @@ def draw_preferences(
     estimators : sequence of str, optional
         The estimators to draw, in this order (default: all of the table's, ``judge:*`` in grey
         with their own markers, as they are biased).
+    ties : {"half", "drop"}
+        How a tie counted in the win rates drawn (the axis says so).
     title : str
         The figure's title (the level is added).
 
@@ -110,7 +117,7 @@ def draw_preferences(
                 Line2D([], [], color=style["color"], marker=style["marker"], fillstyle=style["fillstyle"], label=label)
             )
         ax.set_yticks(positions, order)
-        ax.set_xlabel(estimand_axis(estimand))
+        ax.set_xlabel(estimand_axis(estimand, ties))
         ax.grid(axis="x", color=PALETTE["grey"], alpha=0.25, linewidth=0.6)
         level = rows["level"].iloc[0]
         fig.legend(handles=handles, loc="outside lower center", ncol=min(len(handles), 3))
