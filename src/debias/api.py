@@ -263,41 +263,45 @@ def read_pairs(
     )
 
 
-def _as_ratings(data, columns: Mapping, function: str) -> EvaluationTable:
-    """The ratings an analysis takes: read ratings as they are, or a DataFrame read with the
-    column keywords of the one-call form (:func:`read_ratings`)."""
-    if isinstance(data, EvaluationTable):
-        _refuse_columns(columns, function, "ratings")
+#: Per shape: the type its read step gives, the read step, the keywords it takes and those it
+#: needs, and how messages name the shape.
+_READ_STEPS = {
+    "ratings": (EvaluationTable, read_ratings, RATINGS_KEYWORDS, ("item", "judgment"), "ratings"),
+    "pairs": (
+        JudgedPairs,
+        read_pairs,
+        PAIRS_KEYWORDS,
+        ("item", "system_a", "system_b", "verdict"),
+        "pairwise verdicts",
+    ),
+}
+
+
+def _as_read(shape: str, data, columns: Mapping, function: str):
+    """What an analysis of ``shape`` takes: data its read step gave, as it is, or (the one-call
+    form) a DataFrame read by the read step with the column keywords given."""
+    kind, reader, keywords, required, words = _READ_STEPS[shape]
+    if isinstance(data, kind):
+        _refuse_columns(columns, function, words)
         return data
-    if isinstance(data, JudgedPairs):
-        raise InputError("data", f"{function} takes ratings (debias.read_ratings), not pairwise verdicts")
-    if isinstance(data, pd.DataFrame) or columns:  # the reader says what else it cannot read
-        _check_keywords(columns, RATINGS_KEYWORDS, function)
-        _require("ratings", {"item": columns.get("item"), "judgment": columns.get("judgment")})
-        return read_ratings(data, **columns)
-    raise InputError(
-        "data",
-        f"expected ratings read by debias.read_ratings (or a DataFrame and its columns), found {type(data).__name__}",
-    )
+    (other,) = [step for name, step in _READ_STEPS.items() if name != shape]
+    if isinstance(data, other[0]):
+        raise InputError("data", f"{function} takes {words} (debias.{reader.__name__}), not {other[4]}")
+    if isinstance(data, pd.DataFrame) or (columns and shape == "ratings"):  # the reader says what it cannot read
+        _check_keywords(columns, keywords, function)
+        _require(words, {name: columns.get(name) for name in required})
+        return reader(data, **columns)
+    found = type(data).__name__
+    expected = f"{words} read by debias.{reader.__name__} (or a DataFrame and its columns)"
+    raise InputError("data", f"expected {expected}, found {found}")
+
+
+def _as_ratings(data, columns: Mapping, function: str) -> EvaluationTable:
+    return _as_read("ratings", data, columns, function)
 
 
 def _as_pairs(data, columns: Mapping, function: str) -> JudgedPairs:
-    """The battles an analysis takes: read battles as they are, or a DataFrame read with the
-    column keywords of the one-call form (:func:`read_pairs`)."""
-    if isinstance(data, JudgedPairs):
-        _refuse_columns(columns, function, "pairwise verdicts")
-        return data
-    if isinstance(data, EvaluationTable):
-        raise InputError("data", f"{function} takes pairwise verdicts (debias.read_pairs), not ratings")
-    if isinstance(data, pd.DataFrame):
-        _check_keywords(columns, PAIRS_KEYWORDS, function)
-        wanted = ("item", "system_a", "system_b", "verdict")
-        _require("pairwise verdicts", {name: columns.get(name) for name in wanted})
-        return read_pairs(data, **columns)
-    raise InputError(
-        "data",
-        f"expected battles read by debias.read_pairs (or a DataFrame and its columns), found {type(data).__name__}",
-    )
+    return _as_read("pairs", data, columns, function)
 
 
 def _as_either(data, columns: Mapping, function: str) -> EvaluationTable | JudgedPairs:

@@ -41,6 +41,7 @@ from debias.stats.common.sequential import (
 )
 
 __all__ = [
+    "draw_next",
     "KINDS",
     "Question",
     "QuestionError",
@@ -429,3 +430,36 @@ def _result(question, resolved, answer, rows, level, optimal_at, joint, n_votes,
         open_pairs=open_pairs,
         systems=joint.systems,
     )
+
+
+def draw_next(
+    eligible,
+    budget: int,
+    rng: np.random.Generator,
+    status: QuestionStatus,
+    *,
+    unit: str,
+    unjudged: str,
+    among: str,
+    remedy: str,
+) -> tuple[np.ndarray, str]:
+    """The next judgments of any shape: ``budget`` of the ``eligible`` indices (those that can
+    still settle what ``status`` leaves open), drawn uniformly without replacement from ``rng``
+    and returned in order; all of them when fewer are left, none when the question is settled.
+    Also why fewer than the budget were chosen (``""`` when it was met), in words of ``unit``
+    (``"battle"``), what is ``unjudged`` about them, ``among`` what they were drawn and the
+    ``remedy`` when none is left."""  # fmt: skip
+    if isinstance(budget, bool) or not isinstance(budget, int | np.integer) or budget < 1:
+        raise ValueError(f"budget must be a whole number of {unit}s >= 1, got {budget!r}")
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+    eligible = np.asarray(eligible, dtype=np.int64)
+    none = np.zeros(0, dtype=np.int64)
+    if status.resolved:
+        return none, f"the question is settled ({status.answer}): no {unit} needed"
+    if eligible.size == 0:
+        return none, f"no {unit} {unjudged} left for the {among}: {remedy}"
+    if eligible.size <= budget:
+        short = f"only {eligible.size} {unit}s {unjudged} left for the {among} (budget {budget})"
+        return eligible, short if eligible.size < budget else ""
+    return np.sort(rng.choice(eligible, size=budget, replace=False)), ""

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from debias.data import JudgedPairs
-from debias.stats.common.status import QuestionStatus
+from debias.stats.common.status import QuestionStatus, draw_next
 
 __all__ = ["Allocation", "next_battles"]
 
@@ -55,10 +55,6 @@ def next_battles(pairs: JudgedPairs, status: QuestionStatus, budget: int, rng: n
     """Draw ``budget`` battles without a human verdict from those that can still settle what
     ``status`` leaves open (module notes); all of them when fewer are left, none when the
     question is settled."""
-    if isinstance(budget, bool) or not isinstance(budget, int | np.integer) or budget < 1:
-        raise ValueError(f"budget must be a whole number of battles >= 1, got {budget!r}")
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
     if tuple(status.systems) != tuple(pairs.systems):
         raise ValueError("the status is of other systems than these battles")
     open_pairs = np.asarray(status.open_pairs, dtype=bool)
@@ -70,17 +66,6 @@ def next_battles(pairs: JudgedPairs, status: QuestionStatus, budget: int, rng: n
         open_systems = open_pairs.any(axis=1)
         wanted = open_systems[a] | open_systems[b]
     eligible = np.flatnonzero(~pairs.labelled & wanted)
-    note = ""
-    if status.resolved:
-        note = f"the question is settled ({status.answer}): no battle needed"
-        chosen = np.zeros(0, dtype=np.int64)
-    elif eligible.size == 0:
-        note = f"no battle without a human verdict left for the open {by}: add battles of them to the pool"
-        chosen = np.zeros(0, dtype=np.int64)
-    elif eligible.size <= budget:
-        chosen = eligible
-        if eligible.size < budget:
-            note = f"only {eligible.size} battles without a human verdict left for the open {by} (budget {budget})"
-    else:
-        chosen = np.sort(rng.choice(eligible, size=budget, replace=False))
+    words = {"unit": "battle", "unjudged": "without a human verdict", "remedy": "add battles of them to the pool"}
+    chosen, note = draw_next(eligible, budget, rng, status, among=f"open {by}", **words)
     return Allocation(chosen.astype(np.int64), int(eligible.size), int(budget), by, note)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from debias.stats.common.status import QuestionStatus
+from debias.stats.common.status import QuestionStatus, draw_next
 
 __all__ = ["OutputAllocation", "next_outputs"]
 
@@ -52,10 +52,6 @@ def next_outputs(
     judged : array_like of bool, shape (N,)
         Whether the output has a judgment on the question's prompt.
     """
-    if isinstance(budget, bool) or not isinstance(budget, int | np.integer) or budget < 1:
-        raise ValueError(f"budget must be a whole number of outputs >= 1, got {budget!r}")
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
     output_system = np.asarray(output_system, dtype=np.int64)
     judged = np.asarray(judged, dtype=bool)
     if output_system.shape != judged.shape:
@@ -64,17 +60,8 @@ def next_outputs(
         raise ValueError("an output's system is not one of the status's systems")
     open_systems = np.asarray(status.open_pairs, dtype=bool).any(axis=1)
     eligible = np.flatnonzero(~judged & open_systems[output_system])
-    note = ""
-    if status.resolved:
-        note = f"the question is settled ({status.answer}): no output needed"
-        chosen = np.zeros(0, dtype=np.int64)
-    elif eligible.size == 0:
-        note = "no output nobody judged is left for the open systems: add outputs of them (rows without a judgment)"
-        chosen = np.zeros(0, dtype=np.int64)
-    elif eligible.size <= budget:
-        chosen = eligible
-        if eligible.size < budget:
-            note = f"only {eligible.size} outputs nobody judged left for the open systems (budget {budget})"
-    else:
-        chosen = np.sort(rng.choice(eligible, size=budget, replace=False))
+    remedy = "add outputs of them (rows without a judgment)"
+    chosen, note = draw_next(
+        eligible, budget, rng, status, unit="output", unjudged="nobody judged", among="open systems", remedy=remedy
+    )
     return OutputAllocation(chosen.astype(np.int64), int(eligible.size), int(budget), note)
