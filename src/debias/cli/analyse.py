@@ -18,7 +18,15 @@ import os
 import sys
 from pathlib import Path
 
-from debias.cli.shared import DebiasParser, add_output_options, emit, plain_text, progress, run_with_output
+from debias.cli.shared import (
+    DebiasParser,
+    add_output_options,
+    emit,
+    plain_text,
+    progress,
+    refuse_input_as_output,
+    run_with_output,
+)
 from debias.distribution.extras import MissingExtraError
 from debias.io.canonical import InputError, read_references, read_system, resolve_jsonl
 from debias.io.scores import number_in, read_scores_csv, workflow_scores_file
@@ -349,7 +357,24 @@ def main(argv=None) -> int:
     argv = _pairwise_leaderboard(given)
     args = _parser().parse_args(argv)
     args.invoked = given[0] if given else args.command
+    try:
+        refuse_input_as_output(getattr(args, "output_file", None), args)
+    except InputError as error:
+        print(f"debias {args.invoked}: error: {error}", file=sys.stderr)
+        return 2
     return run_with_output(getattr(args, "output_file", None), lambda: _run(args), f"debias {args.invoked}")
+
+
+def _quiet_on_closed_pipe(command) -> int:
+    """Run a command that prints a table; when the reader closed the pipe (``| head``), the rows
+    it wanted are out and the command ends quietly, with exit status 0."""
+    try:
+        status = command()
+        sys.stdout.flush()
+        return status
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 def _run(args) -> int:
@@ -365,13 +390,9 @@ def _run(args) -> int:
     if args.command == "preferences":
         from debias.cli.preferences import run_command
 
-        try:
-            return run_command(args, _emit)
-        except BrokenPipeError:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            return 0
+        return _quiet_on_closed_pipe(lambda: run_command(args, _emit))
     if getattr(args, "run", None) is not None:  # commands that run themselves (debias status, next)
-        return args.run(args, _emit)
+        return _quiet_on_closed_pipe(lambda: args.run(args, _emit))
     if args.command in ("compare", "leaderboard") and len(args.systems) < 2:
         _parser().error(f"{args.command} needs at least two system files")
     try:

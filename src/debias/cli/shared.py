@@ -14,6 +14,7 @@ import argparse
 import contextlib
 import json
 import math
+import os
 import re
 import sys
 import threading
@@ -29,6 +30,7 @@ __all__ = [
     "emit",
     "plain_text",
     "progress",
+    "refuse_input_as_output",
     "run_with_output",
 ]
 
@@ -146,6 +148,21 @@ def emit(table, fmt: str, out) -> None:
         out.write("[\n" + ",\n".join(json.dumps(r, ensure_ascii=False, allow_nan=False) for r in rows) + "\n]\n")
     else:
         table.to_csv(out, index=False, float_format="%.6g", lineterminator="\n")
+
+
+def refuse_input_as_output(output: str | None, args, option: str = "--output") -> None:
+    """Refuse an output file that is one of the command's input files (a file any other
+    argument names): writing it would replace what is being read. An ``InputError``."""
+    if output is None or not os.path.exists(output):
+        return
+    from debias.io.canonical import InputError
+
+    for name, value in vars(args).items():
+        for given in value if isinstance(value, list | tuple) else [value]:
+            if name in ("output", "output_file") or not isinstance(given, str) or not os.path.isfile(given):
+                continue
+            if os.path.samefile(given, output):
+                raise InputError(option, f"{output} is an input of the command ({given}): write elsewhere")
 
 
 class _Failed(Exception):

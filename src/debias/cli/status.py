@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 
 from debias.cli.preferences import add_pair_columns, add_ties_option, read_pairs
-from debias.cli.shared import add_input_format, add_output_options
+from debias.cli.shared import add_input_format, add_output_options, refuse_input_as_output
 from debias.io.canonical import InputError
 from debias.io.scores import number_in
 
@@ -225,6 +225,7 @@ def run_next(args, emit) -> int:
             raise InputError("--budget", f"expected a whole number >= 1, found {args.budget}")
         if args.seed < 0:
             raise InputError("--seed", f"expected a whole number >= 0, found {args.seed}")
+        refuse_input_as_output(args.output, args)
         read = _read(args)
         import debias.api
 

@@ -4,6 +4,7 @@ checksums of input files."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import gzip
 import hashlib
 import io
@@ -112,9 +113,21 @@ def atomic_path(path: str | os.PathLike) -> Iterator[str]:
 
     The temporary is removed when the block fails; one left by a job that was killed (so that
     nothing could remove it) is removed by the next write of the same target
-    (:func:`remove_stale_temporaries`).
+    (:func:`remove_stale_temporaries`). A symbolic link is written through (its target is
+    replaced, the link kept); a target that exists and is no regular file (a FIFO, a device, a
+    socket, a folder) is refused with an ``OSError`` before anything is written.
     """
     path = Path(path)
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))
+    if path.exists() and not path.is_file():
+        raise (
+            IsADirectoryError(errno.EISDIR, "is a folder, not a file", str(path))
+            if path.is_dir()
+            else OSError(
+                errno.EINVAL, "exists and is not a regular file (a FIFO, a device or a socket): not replaced", str(path)
+            )
+        )
     path.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_temporaries(path)
     fd, tmp = tempfile.mkstemp(prefix=temporary_name_prefix(path), suffix=".tmp" + path.suffix, dir=path.parent)
