@@ -314,6 +314,11 @@ class JudgedPairs:
         The name the battles' random draws are named after (a preference task's name in the
         workflow; ``"evaluation"`` otherwise), so that the same battles under the same name give
         the same rank-sets through the API, the command line and the workflow.
+    clusters : numpy.ndarray of str, shape (B,), optional
+        The cluster of each battle (a question, a document, a conversation): battles sharing
+        one are not independent, and the intervals treat the cluster as the unit
+        (:attr:`cluster_codes`). Default: the battle's item, so that the battles of one item
+        share it.
 
     Notes
     -----
@@ -333,6 +338,7 @@ class JudgedPairs:
     items: np.ndarray | None = None
     judge_unknown: np.ndarray | None = field(default=None)
     task: str = "evaluation"
+    clusters: np.ndarray | None = None
 
     def __post_init__(self):
         if not isinstance(self.task, str) or not self.task.strip():
@@ -374,7 +380,15 @@ class JudgedPairs:
         items = None if self.items is None else np.asarray(self.items, dtype=object)
         if items is not None and items.shape != a.shape:
             raise ValueError(f"{items.size} items for {a.size} battles")
-        for array in (a, b, counts, human, verdicts, unknown, *([] if items is None else [items])):
+        clusters = None if self.clusters is None else np.asarray(self.clusters, dtype=object)
+        if clusters is not None and clusters.shape != a.shape:
+            raise ValueError(f"{clusters.size} clusters for {a.size} battles")
+        if clusters is not None:
+            missing = np.flatnonzero([_is_null(c) or str(c).strip() == "" for c in clusters.tolist()])
+            if missing.size:
+                raise ValueError(f"battle {int(missing[0])}: no cluster (every battle needs one when clusters are given)")
+        extra = [x for x in (items, clusters) if x is not None]
+        for array in (a, b, counts, human, verdicts, unknown, *extra):
             array.setflags(write=False)
         for name, value in (
             ("systems", systems),
@@ -386,6 +400,7 @@ class JudgedPairs:
             ("judge_verdicts", verdicts),
             ("judge_unknown", unknown),
             ("items", items),
+            ("clusters", clusters),
         ):
             object.__setattr__(self, name, value)
 
@@ -399,6 +414,7 @@ class JudgedPairs:
         *,
         items: Sequence[str] | None = None,
         systems: Sequence[str] | None = None,
+        clusters: Sequence[str] | None = None,
     ) -> JudgedPairs:
         """From system names per battle, human verdicts (one code per battle, NaN for none, or one
         list of codes per battle) and ``{judge: codes}``; systems in order of appearance unless given.
@@ -429,7 +445,7 @@ class JudgedPairs:
             flat = np.concatenate(lists) if lists else np.zeros(0)
         judges = dict(judges or {})
         verdicts = np.column_stack([np.asarray(v, dtype=float) for v in judges.values()]) if judges else None
-        return cls(tuple(systems), a, b, flat, counts, tuple(judges), verdicts, items)
+        return cls(tuple(systems), a, b, flat, counts, tuple(judges), verdicts, items, clusters=clusters)
 
     # Derived quantities ---------------------------------------------------------------------
 
@@ -502,6 +518,30 @@ class JudgedPairs:
         """The judges with a verdict on fewer than half the battles (:data:`SPARSE_SHARE`)."""
         return tuple(j for j, share in zip(self.judges, self.judge_coverage) if share < SPARSE_SHARE)
 
+    @cached_property
+    def cluster_codes(self) -> np.ndarray:
+        """Each battle's cluster as a number 0, 1, ... in order of first appearance: from
+        :attr:`clusters`, else from :attr:`items` (the battles of one item share it), else every
+        battle its own."""
+        labels = self.clusters if self.clusters is not None else self.items
+        if labels is None:
+            return np.arange(self.n_battles, dtype=np.int64)
+        _, first, codes = np.unique(np.asarray(labels, dtype=str), return_index=True, return_inverse=True)
+        order = np.empty(first.size, dtype=np.int64)
+        order[np.argsort(first, kind="stable")] = np.arange(first.size)
+        return order[codes.reshape(-1)]
+
+    @property
+    def n_clusters(self) -> int:
+        """The clusters the battles fall in (:attr:`cluster_codes`)."""
+        return int(self.cluster_codes.max()) + 1 if self.n_battles else 0
+
+    @property
+    def clustered(self) -> bool:
+        """Whether some cluster holds two battles or more: only then do the intervals differ
+        from those of independent battles."""
+        return self.n_clusters < self.n_battles
+
     @property
     def n_multiply_rated(self) -> int:
         """Battles with at least two human verdicts."""
@@ -525,6 +565,7 @@ class JudgedPairs:
             None if self.items is None else self.items[index],
             self.judge_unknown,
             self.task,
+            None if self.clusters is None else self.clusters[index],
         )
 
     def without_human(self, index) -> JudgedPairs:
@@ -545,4 +586,5 @@ class JudgedPairs:
             self.items,
             self.judge_unknown,
             self.task,
+            self.clusters,
         )

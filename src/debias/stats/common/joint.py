@@ -89,6 +89,12 @@ class JointEstimate:
         coefficients fitted, :func:`debias.stats.common.intervals.t_interval`); ``None`` where the
         intervals are normal (preferences). Rank-sets then use a multivariate-t critical value
         with the smallest of them (:func:`debias.stats.common.ranking.rank_sets`).
+    n_clusters : numpy.ndarray of int, shape (S,), optional
+        With clustered data (judgments sharing a question), the clusters behind each estimate;
+        ``None`` when every judgment is its own cluster (:mod:`debias.stats.common.clusters`).
+    design_effect : numpy.ndarray, shape (S,), optional
+        With clustered data, each estimate's clustered variance over the variance it would have
+        with independent judgments (1: clustering cost nothing); ``None`` otherwise.
     """
 
     estimand: str
@@ -106,6 +112,8 @@ class JointEstimate:
     notes: tuple[str, ...]
     weights: np.ndarray
     df: np.ndarray | None = None
+    n_clusters: np.ndarray | None = None
+    design_effect: np.ndarray | None = None
 
     @property
     def width(self) -> np.ndarray:

@@ -130,6 +130,7 @@ def first_votes(pairs, t: int):
         pairs.items,
         pairs.judge_unknown,
         pairs.task,
+        pairs.clusters,
     )
 
 
