@@ -52,12 +52,16 @@ class RatedSystem:
     ``sample`` is the :class:`~debias.data.EvalSample` (the judged items and the population's
     metric scores); ``items`` the judged items' names, aligned with ``sample.judgments``;
     ``outputs`` the names of all its outputs (judged or not), whose overlap with another
-    system's is the finite population two systems share."""
+    system's is the finite population two systems share. ``clusters`` and ``output_clusters``
+    (optional, aligned with ``items`` and ``outputs``) name the cluster of each (the document
+    or question several items share); without them every item is its own cluster."""
 
     system: str
     sample: EvalSample
     items: np.ndarray
     outputs: np.ndarray
+    clusters: np.ndarray | None = None
+    output_clusters: np.ndarray | None = None
 
 
 def few_items(n: int) -> str:
