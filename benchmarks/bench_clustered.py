@@ -557,7 +557,7 @@ def fmt(x, digits=3) -> str:
 
 def print_table(rows: list[dict], ratings: bool) -> None:
     head = (
-        f"{'world':52s} {'ICC':>5s} {'estimand':8s} {'estimator':13s} {'level':>5s} {'cover':>6s} {'s.e.':>6s}"
+        f"{'world':56s} {'ICC':>5s} {'estimand':8s} {'estimator':13s} {'level':>5s} {'cover':>6s} {'s.e.':>6s}"
         f" {'low':>6s} {'target':>6s} "
     )
     head += f"{'cover fp':>8s} " if ratings else f"{'latent':>6s} "
@@ -566,7 +566,7 @@ def print_table(rows: list[dict], ratings: bool) -> None:
     print(head)
     for row in rows:
         text = (
-            f"{row['world'][:52]:52s} {fmt(row['icc'], 2):>5s} {row['estimand']:8s} {row['estimator'][:13]:13s}"
+            f"{row['world'][:56]:56s} {fmt(row['icc'], 2):>5s} {row['estimand']:8s} {row['estimator'][:13]:13s}"
             f" {row['level']:5.2f} {fmt(row['cover']):>6s} {fmt(row['cover_se']):>6s} {fmt(row['lowest_system']):>6s}"
             f" {row['target']:>6s} "
         )
