@@ -39,6 +39,13 @@ class EvalSample:
         Metric names, the columns of ``scores`` and ``population``.
     unjudged : numpy.ndarray, shape (N - n, M)
         The rows of ``population`` nobody judged (what PPI++ calls the unlabelled data).
+    clusters : numpy.ndarray of str, shape (n,), optional
+        The cluster of each judged item (the document or question several items share).
+    population_clusters : numpy.ndarray of str, shape (N,), optional
+        The cluster of each output of ``population``; needed with ``clusters`` when there are
+        metrics and outputs nobody judged, and otherwise ``clusters``. When some cluster holds
+        two outputs, the intervals are cluster-robust (:attr:`clustered`,
+        :mod:`debias.stats.ratings.clustered`).
 
     Notes
     -----
@@ -52,6 +59,8 @@ class EvalSample:
     population: np.ndarray
     metrics: tuple[str, ...] = ()
     unjudged: np.ndarray | None = None
+    clusters: np.ndarray | None = None
+    population_clusters: np.ndarray | None = None
 
     def __post_init__(self):
         n = self.judgments.n_items
@@ -69,20 +78,65 @@ class EvalSample:
         unjudged = self.unjudged
         if unjudged is not None:
             unjudged = _scores_2d(unjudged, population.shape[0] - n, "unjudged scores")
+        clusters, population_clusters = self.clusters, self.population_clusters
+        if clusters is not None:
+            clusters = np.asarray(clusters, dtype=object).reshape(-1)
+            if clusters.size != n:
+                raise ValueError(f"{clusters.size} clusters for {n} judged items")
+            if population_clusters is None:
+                if scores.shape[1] and population.shape[0] > n:
+                    raise ValueError(
+                        "clusters of the judged items without the clusters of every output (population_clusters):"
+                        " the metrics on the outputs nobody judged move the estimate too"
+                    )
+                population_clusters = clusters if population.shape[0] == n else None
+        if population_clusters is not None:
+            if clusters is None:
+                raise ValueError("population_clusters without the judged items' clusters")
+            population_clusters = np.asarray(population_clusters, dtype=object).reshape(-1)
+            if population_clusters.size != population.shape[0]:
+                raise ValueError(f"{population_clusters.size} clusters for {population.shape[0]} outputs")
+        object.__setattr__(self, "clusters", clusters)
+        object.__setattr__(self, "population_clusters", population_clusters)
         object.__setattr__(self, "scores", scores)
         object.__setattr__(self, "population", population)
         object.__setattr__(self, "metrics", metrics)
         object.__setattr__(self, "unjudged", unjudged)
 
+    @property
+    def clustered(self) -> bool:
+        """Whether some cluster holds two judged items or two outputs: only then are the
+        intervals cluster-robust."""
+        if self.clusters is None:
+            return False
+        labels = [self.clusters] + ([] if self.population_clusters is None else [self.population_clusters])
+        return any(np.unique(np.asarray(x, dtype=str)).size < len(x) for x in labels)
+
+    def with_clusters(self, clusters, population_clusters=None) -> EvalSample:
+        """The same sample with the clusters of its judged items and outputs."""
+        return EvalSample(
+            self.judgments, self.scores, self.population, self.metrics, self.unjudged, clusters, population_clusters
+        )
+
     @classmethod
     def from_arrays(
-        cls, judgments, scores=None, *, all_scores=None, unjudged_scores=None, n_outputs=None, metrics=()
+        cls,
+        judgments,
+        scores=None,
+        *,
+        all_scores=None,
+        unjudged_scores=None,
+        n_outputs=None,
+        metrics=(),
+        clusters=None,
+        unjudged_clusters=None,
     ) -> EvalSample:
         """From arrays: ``judgments`` a :class:`Judgments`, lists per item or a NaN-padded matrix.
 
         The population is given by exactly one of ``all_scores`` (every output's scores, judged
         included), ``unjudged_scores`` (the outputs nobody judged) or, without metrics,
-        ``n_outputs`` (default: only the judged items).
+        ``n_outputs`` (default: only the judged items). ``clusters`` names the judged items'
+        clusters, ``unjudged_clusters`` those of the outputs of ``unjudged_scores``.
         """
         if not isinstance(judgments, Judgments):
             if isinstance(judgments, np.ndarray) or (
@@ -101,7 +155,7 @@ class EvalSample:
             total = n if n_outputs is None else int(n_outputs)
             if total < n:
                 raise ValueError(f"n_outputs ({total}) is smaller than the number of judged items ({n})")
-            return cls(judgments, np.zeros((n, 0)), np.zeros((total, 0)), ())
+            return cls(judgments, np.zeros((n, 0)), np.zeros((total, 0)), (), None, clusters)
         scores = _scores_2d(scores, n, "scores")
         unjudged = None
         if all_scores is not None:
@@ -112,7 +166,11 @@ class EvalSample:
         else:
             population = scores
             unjudged = np.zeros((0, scores.shape[1]))
-        return cls(judgments, scores, population, tuple(metrics), unjudged)
+        population_clusters = None
+        if clusters is not None and unjudged_clusters is not None:
+            judged_clusters = np.asarray(clusters, dtype=object)
+            population_clusters = np.concatenate([judged_clusters, np.asarray(unjudged_clusters, dtype=object)])
+        return cls(judgments, scores, population, tuple(metrics), unjudged, clusters, population_clusters)
 
     @property
     def n_judged(self) -> int:
