@@ -328,3 +328,19 @@ def test_cluster_robust_covariance_and_notes():
     totals = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
     np.testing.assert_allclose(cluster_robust_covariance(totals), 1.5 * totals.T @ totals)
     assert few_clusters(FEW_CLUSTERS) == "" and "5 clusters" in few_clusters(5)
+
+
+def test_judge_bias_intervals_are_clustered_too():
+    from debias.stats.preferences.agreement import judge_agreement
+
+    pairs = question_world(seed=11, n_questions=40, judge=True)
+    flat = JudgedPairs(
+        pairs.systems, pairs.system_a, pairs.system_b, pairs.human, pairs.human_counts, pairs.judges,
+        pairs.judge_verdicts,
+    )  # fmt: skip
+    (clustered,), (independent,) = judge_agreement(pairs, level=0.9), judge_agreement(flat, level=0.9)
+    np.testing.assert_allclose(clustered.bias, independent.bias)
+    assert np.all(clustered.bias_ci_high - clustered.bias_ci_low > 0)
+    assert not np.allclose(
+        clustered.bias_ci_high - clustered.bias_ci_low, independent.bias_ci_high - independent.bias_ci_low
+    )
