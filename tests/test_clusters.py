@@ -344,3 +344,19 @@ def test_judge_bias_intervals_are_clustered_too():
     assert not np.allclose(
         clustered.bias_ci_high - clustered.bias_ci_low, independent.bias_ci_high - independent.bias_ci_low
     )
+
+
+def test_paired_differences_are_clustered_when_items_share_documents():
+    from debias.data import PairedSample
+    from debias.stats.ratings.paired import paired_difference_ci
+
+    first, second = document_world(seed=4, judged_share=1.0)
+    a, b = first.sample, second.sample
+    pair = PairedSample.from_samples(a, b)
+    assert pair.clustered
+    result = paired_difference_ci(pair, "mean", level=0.9)
+    d = pair.differences
+    codes, g = cluster_codes(pair.clusters)
+    totals = np.bincount(codes[0], (d - d.mean()) / d.size, g)
+    assert result.se**2 == pytest.approx(g / (g - 1.0) * totals @ totals)
+    assert result.df == g - 1

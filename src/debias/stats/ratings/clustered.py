@@ -33,7 +33,7 @@ from debias.data import EvalSample
 from debias.stats.common.clusters import cluster_codes, cluster_sums, design_effect
 from debias.stats.common.intervals import MeanEstimate
 
-__all__ = ["ClusterInfluence", "cluster_influence", "clustered_interval"]
+__all__ = ["ClusterInfluence", "cluster_influence", "clustered_covariance", "clustered_interval", "influence_of"]
 
 
 class ClusterInfluence:
@@ -58,20 +58,29 @@ def cluster_influence(sample: EvalSample, terms) -> ClusterInfluence:
     the estimate as their mean, up to a constant (module notes)."""
     if sample.clusters is None:
         raise ValueError("the sample has no clusters")
+    return influence_of(
+        sample.judgments.item_means, terms, sample.scores, sample.population, sample.clusters,
+        sample.population_clusters,
+    )  # fmt: skip
+
+
+def influence_of(values, terms, scores, population, clusters, population_clusters) -> ClusterInfluence:
+    """:func:`cluster_influence` from arrays: the judged items' ``values`` (n,) (their mean
+    judgments, or two systems' differences), their ``terms`` (n,), metric ``scores`` (n, M),
+    every output's metrics ``population`` (N, M) and the clusters of both."""
     terms = np.asarray(terms, dtype=float)
-    n, n_outputs = terms.size, sample.n_outputs
+    scores, population = np.asarray(scores, dtype=float), np.asarray(population, dtype=float)
+    n, n_outputs = terms.size, population.shape[0]
     judged = (terms - terms.mean()) / n
     outputs = np.zeros(n_outputs)
-    population_clusters = sample.population_clusters
-    if sample.scores.shape[1] and n_outputs > n:
-        centre = sample.population.mean(axis=0)
-        predicted = sample.judgments.item_means - terms  # beta' (g_i - mean g), up to rounding
-        beta = np.linalg.lstsq(sample.scores - centre, predicted, rcond=None)[0]
-        outputs = (sample.population - centre) @ beta / n_outputs
+    if scores.shape[1] and n_outputs > n:
+        centre = population.mean(axis=0)
+        predicted = np.asarray(values, dtype=float) - terms  # beta' (g_i - mean g), up to rounding
+        beta = np.linalg.lstsq(scores - centre, predicted, rcond=None)[0]
+        outputs = (population - centre) @ beta / n_outputs
     if population_clusters is None:
-        population_clusters = np.array([], dtype=str)
-        outputs = np.zeros(0)
-    return ClusterInfluence(judged, outputs, sample.clusters, population_clusters)
+        population_clusters, outputs = np.array([], dtype=str), np.zeros(0)
+    return ClusterInfluence(judged, outputs, clusters, population_clusters)
 
 
 def _totals(influences, labels_judged, labels_outputs) -> tuple[np.ndarray, int, list]:
