@@ -360,3 +360,31 @@ def test_paired_differences_are_clustered_when_items_share_documents():
     totals = np.bincount(codes[0], (d - d.mean()) / d.size, g)
     assert result.se**2 == pytest.approx(g / (g - 1.0) * totals @ totals)
     assert result.df == g - 1
+
+
+def test_cluster_components_recover_a_known_world_and_the_plan_buys_clusters():
+    from debias.stats.ratings import cluster_components, plan_clusters
+
+    rng = np.random.default_rng(12)
+    g, m = 400, 5
+    clusters = np.repeat(np.arange(g), m).astype(str)
+    values = np.repeat(rng.normal(0.0, 0.8, g), m) + rng.normal(0.0, 0.6, g * m)
+    components = cluster_components(values, clusters)
+    assert components.between == pytest.approx(0.64, rel=0.15)
+    assert components.within == pytest.approx(0.36, rel=0.1)
+    assert components.n_clusters == g and components.items_per_cluster == m
+    plan = plan_clusters(components, 0.3, level=0.9, cost_per_cluster=1.0, cost_per_item=1.0)
+    assert plan.clusters > 0 and plan.width <= 0.3
+    variance = (components.between + components.within / plan.items_per_cluster) / plan.clusters
+    from scipy.stats import t
+
+    assert plan.width == pytest.approx(2 * t.ppf(0.95, plan.clusters - 1) * np.sqrt(variance))
+    assert plan.design_effect == pytest.approx(1 + (plan.items_per_cluster - 1) * components.icc())
+    # a strong cluster effect and cheap clusters: one item per cluster is cheapest
+    assert plan_clusters(components, 0.3, level=0.9, cost_per_item=1.0).items_per_cluster == 1
+    # clusters dear, items cheap: several items per cluster
+    assert plan_clusters(components, 0.3, level=0.9, cost_per_cluster=20.0, cost_per_item=0.1).items_per_cluster > 1
+    # a target no design meets
+    assert plan_clusters(components, 1e-4, level=0.9).clusters == 0
+    with pytest.raises(ValueError, match="two clusters"):
+        cluster_components([1.0, 2.0], ["a", "b"])
