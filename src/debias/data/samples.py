@@ -22,6 +22,38 @@ def _scores_2d(scores, rows: int | None, what: str) -> np.ndarray:
     return finite_values(array, what)
 
 
+def _checked_clusters(clusters, population_clusters, n: int, n_outputs: int, n_metrics: int):
+    """The clusters of n judged items and of N outputs as object arrays, checked: the judged
+    items' are needed for the outputs', and the outputs' with metrics and outputs nobody judged
+    (their metrics move the estimate too); without outputs beyond the judged items, the items'."""
+    if clusters is not None:
+        clusters = np.asarray(clusters, dtype=object).reshape(-1)
+        if clusters.size != n:
+            raise ValueError(f"{clusters.size} clusters for {n} judged items")
+        if population_clusters is None:
+            if n_metrics and n_outputs > n:
+                raise ValueError(
+                    "clusters of the judged items without the clusters of every output (population_clusters):"
+                    " the metrics on the outputs nobody judged move the estimate too"
+                )
+            population_clusters = clusters if n_outputs == n else None
+    if population_clusters is not None:
+        if clusters is None:
+            raise ValueError("population_clusters without the judged items' clusters")
+        population_clusters = np.asarray(population_clusters, dtype=object).reshape(-1)
+        if population_clusters.size != n_outputs:
+            raise ValueError(f"{population_clusters.size} clusters for {n_outputs} outputs")
+    return clusters, population_clusters
+
+
+def _shares(clusters, population_clusters) -> bool:
+    """Whether some cluster holds two judged items or two outputs."""
+    if clusters is None:
+        return False
+    labels = [clusters] + ([] if population_clusters is None else [population_clusters])
+    return any(np.unique(np.asarray(x, dtype=str)).size < len(x) for x in labels)
+
+
 @dataclass(frozen=True, eq=False)
 class EvalSample:
     """One evaluation of one system on one prompt: the judged items and every output's metrics.
@@ -39,6 +71,13 @@ class EvalSample:
         Metric names, the columns of ``scores`` and ``population``.
     unjudged : numpy.ndarray, shape (N - n, M)
         The rows of ``population`` nobody judged (what PPI++ calls the unlabelled data).
+    clusters : numpy.ndarray of str, shape (n,), optional
+        The cluster of each judged item (the document or question several items share).
+    population_clusters : numpy.ndarray of str, shape (N,), optional
+        The cluster of each output of ``population``; needed with ``clusters`` when there are
+        metrics and outputs nobody judged, and otherwise ``clusters``. When some cluster holds
+        two outputs, the intervals are cluster-robust (:attr:`clustered`,
+        :mod:`debias.stats.ratings.clustered`).
 
     Notes
     -----
@@ -52,6 +91,8 @@ class EvalSample:
     population: np.ndarray
     metrics: tuple[str, ...] = ()
     unjudged: np.ndarray | None = None
+    clusters: np.ndarray | None = None
+    population_clusters: np.ndarray | None = None
 
     def __post_init__(self):
         n = self.judgments.n_items
@@ -69,20 +110,47 @@ class EvalSample:
         unjudged = self.unjudged
         if unjudged is not None:
             unjudged = _scores_2d(unjudged, population.shape[0] - n, "unjudged scores")
+        clusters, population_clusters = _checked_clusters(
+            self.clusters, self.population_clusters, n, population.shape[0], scores.shape[1]
+        )
+        object.__setattr__(self, "clusters", clusters)
+        object.__setattr__(self, "population_clusters", population_clusters)
         object.__setattr__(self, "scores", scores)
         object.__setattr__(self, "population", population)
         object.__setattr__(self, "metrics", metrics)
         object.__setattr__(self, "unjudged", unjudged)
 
+    @property
+    def clustered(self) -> bool:
+        """Whether some cluster holds two judged items or two outputs: only then are the
+        intervals cluster-robust."""
+        return _shares(self.clusters, self.population_clusters)
+
+    def with_clusters(self, clusters, population_clusters=None) -> EvalSample:
+        """The same sample with the clusters of its judged items and outputs."""
+        return EvalSample(
+            self.judgments, self.scores, self.population, self.metrics, self.unjudged, clusters, population_clusters
+        )
+
     @classmethod
     def from_arrays(
-        cls, judgments, scores=None, *, all_scores=None, unjudged_scores=None, n_outputs=None, metrics=()
+        cls,
+        judgments,
+        scores=None,
+        *,
+        all_scores=None,
+        unjudged_scores=None,
+        n_outputs=None,
+        metrics=(),
+        clusters=None,
+        unjudged_clusters=None,
     ) -> EvalSample:
         """From arrays: ``judgments`` a :class:`Judgments`, lists per item or a NaN-padded matrix.
 
         The population is given by exactly one of ``all_scores`` (every output's scores, judged
         included), ``unjudged_scores`` (the outputs nobody judged) or, without metrics,
-        ``n_outputs`` (default: only the judged items).
+        ``n_outputs`` (default: only the judged items). ``clusters`` names the judged items'
+        clusters, ``unjudged_clusters`` those of the outputs of ``unjudged_scores``.
         """
         if not isinstance(judgments, Judgments):
             if isinstance(judgments, np.ndarray) or (
@@ -101,7 +169,7 @@ class EvalSample:
             total = n if n_outputs is None else int(n_outputs)
             if total < n:
                 raise ValueError(f"n_outputs ({total}) is smaller than the number of judged items ({n})")
-            return cls(judgments, np.zeros((n, 0)), np.zeros((total, 0)), ())
+            return cls(judgments, np.zeros((n, 0)), np.zeros((total, 0)), (), None, clusters)
         scores = _scores_2d(scores, n, "scores")
         unjudged = None
         if all_scores is not None:
@@ -112,7 +180,11 @@ class EvalSample:
         else:
             population = scores
             unjudged = np.zeros((0, scores.shape[1]))
-        return cls(judgments, scores, population, tuple(metrics), unjudged)
+        population_clusters = None
+        if clusters is not None and unjudged_clusters is not None:
+            judged_clusters = np.asarray(clusters, dtype=object)
+            population_clusters = np.concatenate([judged_clusters, np.asarray(unjudged_clusters, dtype=object)])
+        return cls(judgments, scores, population, tuple(metrics), unjudged, clusters, population_clusters)
 
     @property
     def n_judged(self) -> int:
@@ -157,6 +229,12 @@ class PairedSample:
         The metrics on all N outputs both systems have (judged or not).
     metrics : tuple of str
         Metric names, the columns of the score arrays.
+    clusters : numpy.ndarray of str, shape (n,), optional
+        The cluster of each shared judged item (the document several items share).
+    population_clusters : numpy.ndarray of str, shape (N,), optional
+        The cluster of each shared output (the rows of ``all_a`` and ``all_b``); needed with
+        ``clusters`` when there are metrics and shared outputs nobody judged. When a cluster
+        holds two items, the difference's interval is cluster-robust (:attr:`clustered`).
     """
 
     judgments_a: Judgments
@@ -167,6 +245,8 @@ class PairedSample:
     all_a: np.ndarray
     all_b: np.ndarray
     metrics: tuple[str, ...]
+    clusters: np.ndarray | None = None
+    population_clusters: np.ndarray | None = None
 
     def __post_init__(self):
         a, b = as_judgments(self.judgments_a), as_judgments(self.judgments_b)
@@ -180,6 +260,16 @@ class PairedSample:
         for name in ("all_a", "all_b"):
             object.__setattr__(self, name, _scores_2d(getattr(self, name), None, name))
         object.__setattr__(self, "metrics", tuple(self.metrics))
+        clusters, population_clusters = _checked_clusters(
+            self.clusters, self.population_clusters, a.n_items, self.all_a.shape[0], self.all_a.shape[1]
+        )
+        object.__setattr__(self, "clusters", clusters)
+        object.__setattr__(self, "population_clusters", population_clusters)
+
+    @property
+    def clustered(self) -> bool:
+        """Whether some cluster holds two shared judged items or two shared outputs."""
+        return _shares(self.clusters, self.population_clusters)
 
     @classmethod
     def from_samples(cls, a: EvalSample, b: EvalSample, same_judgment=None) -> PairedSample:
@@ -189,7 +279,10 @@ class PairedSample:
         if a.n_judged != b.n_judged or a.n_outputs != b.n_outputs:
             raise ValueError("the samples must judge the same items of the same outputs")
         same = np.zeros(a.n_judged, bool) if same_judgment is None else np.asarray(same_judgment, bool)
-        return cls(a.judgments, b.judgments, same, a.scores, b.scores, a.population, b.population, a.metrics)
+        return cls(
+            a.judgments, b.judgments, same, a.scores, b.scores, a.population, b.population, a.metrics, a.clusters,
+            a.population_clusters,
+        )  # fmt: skip
 
     @property
     def n_shared(self) -> int:

@@ -40,6 +40,7 @@ __all__ = [
     "normal_interval",
     "proportion_covariance",
     "skewness_shift",
+    "small_sample_scale",
     "t_interval",
 ]
 
@@ -123,6 +124,17 @@ def t_interval(
         third = np.sum(squares * deviations, axis=-1) * n / ((n - 1.0) * (n - 2.0))  # k-statistic k3
         centre = estimate + skewness_shift(third, se, n, fraction)
     return MeanEstimate(estimate, centre - half, centre + half, level, se, df, n, n_outputs)
+
+
+def small_sample_scale(df, level: float) -> np.ndarray:
+    r"""Per system, :math:`t_{\nu, (1+\text{level})/2} / z_{(1+\text{level})/2}`: how much wider
+    a Student-t interval with :math:`\nu` degrees of freedom is than the normal one (1 for
+    :math:`\nu = \infty`, infinite for :math:`\nu = 0`)."""
+    df = np.asarray(df, dtype=float)
+    q = 0.5 + level / 2.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scale = stdtrit(np.where(df > 0, df, 1.0), q) / ndtri(q)
+    return np.where(np.isinf(df), 1.0, np.where(df > 0, scale, np.inf))
 
 
 def skewness_shift(third, se, n: int, fraction: float):

@@ -120,6 +120,13 @@ class JointEstimate:
         return self.ci_high - self.ci_low
 
     @property
+    def arrivals(self) -> np.ndarray:
+        """The independent units behind each estimate: its clusters when the data are
+        clustered, else its judged items or human battles (:attr:`n_judged`). What a confidence
+        sequence counts as its votes (:mod:`debias.stats.common.sequential`)."""
+        return self.n_judged if self.n_clusters is None else self.n_clusters
+
+    @property
     def info(self) -> EstimatorInfo:
         """What the estimator is (:func:`debias.stats.common.vocabulary.describe`)."""
         return describe(self.estimator)

@@ -44,6 +44,11 @@ Assumptions (what the guarantee rests on):
   sample grows (Waudby-Smith et al., Theorem 2.2); at a few votes a Wald-type interval is not
   trusted, and so nothing is declared before each estimate involved rests on ``MIN_VOTES``
   votes (a contrast: each of its two systems).
+* Judgments sharing a question (a cluster) are not independent: the unit that arrives is then
+  the cluster, all its votes at once. The estimate is linear in the clusters' summed
+  influences (:mod:`debias.stats.common.clusters`), the standard error is the cluster-robust
+  one, and t counts clusters (:attr:`debias.stats.common.joint.JointEstimate.arrivals`), so the
+  same construction applies with clusters drawn at random as the votes.
 * A judge-only pool used by PPI++ is a fixed draw: its sampling error is one term that does not
   shrink with t. It is covered because :math:`m_t > z_{1-\alpha/2}` for every t; the pool's
   share of the variance is usually small (the pool is large). When the pool is the whole
@@ -247,8 +252,10 @@ def system_sequences(
 ) -> ConfidenceSequence:
     """Each system's confidence sequence from a :class:`~debias.stats.common.joint.JointEstimate`
     (a mean rating, a win rate, a strength), all S together (``simultaneous``: each at
-    :math:`\\alpha/S`). ``n`` is the votes behind each (default ``joint.n_judged``)."""
-    n = joint.n_judged if n is None else n
+    :math:`\\alpha/S`). ``n`` is the votes behind each (default
+    ``joint.arrivals``: its judged items or human battles, or its clusters when the data are
+    clustered)."""
+    n = joint.arrivals if n is None else n
     tests = len(joint.systems) if simultaneous else 1
     return confidence_sequence(joint.estimate, joint.se, n, level=level, optimal_at=optimal_at, tests=tests)
 
@@ -309,8 +316,8 @@ def contrast_sequences(
     times : array_like, shape (S, S), optional
         The votes t behind each contrast (its stream's length: for win rates, the human battles
         of i or of j, as :func:`debias.stats.preferences.status.pairs_status` passes them); default
-        :math:`\max(n_i, n_j)` from ``joint.n_judged``, the shared items of two systems judged
-        on the same items.
+        :math:`\max(n_i, n_j)` from ``joint.arrivals`` (judged items, or clusters when the data
+        are clustered), the shared items of two systems judged on the same items.
     live : array_like of bool, shape (S, S), optional
         Contrasts to test (default all); fewer tests give each a larger share of
         :math:`\alpha`. Fix them in advance (by the question, never by the data).
@@ -328,7 +335,7 @@ def contrast_sequences(
         var = sigma[i, i] + sigma[j, j] - 2.0 * sigma[i, j]
     se = np.sqrt(np.maximum(var, 0.0))
     difference = joint.estimate[i] - joint.estimate[j]
-    n = np.asarray(joint.n_judged, dtype=float)
+    n = np.asarray(joint.arrivals, dtype=float)
     t = np.maximum(n[i], n[j]) if times is None else np.asarray(times, dtype=float)[i, j]
     known = np.isfinite(difference) & np.isfinite(se)
     if live is not None:

@@ -251,6 +251,7 @@ def question_status(
     alpha = 1.0 - level
     n_votes = int(np.sum(joint.n_judged) // 2) if n_votes is None else int(n_votes)
     notes = tuple(joint.notes)
+    unit = "votes" if joint.n_clusters is None else "clusters"  # what arrives, one at a time
     each = _bounded(
         system_sequences(joint, level=level, optimal_at=optimal_at, simultaneous=question.kind != "better"),
         joint.estimand,
@@ -271,7 +272,7 @@ def question_status(
                 continue
             ok = bool(half[i] <= question.width and each.n[i] >= MIN_VOTES)
             status = f"within ±{question.width:g}" if ok else f"±{half[i]:.4g}: unresolved so far"
-            note = "" if ok or each.n[i] >= MIN_VOTES else f"fewer than {MIN_VOTES} votes"
+            note = "" if ok or each.n[i] >= MIN_VOTES else f"fewer than {MIN_VOTES} {unit}"
             more = 0.0 if ok else max(needed[i] - each.n[i], 1.0)
             rows.append(_row(name, "", each, i, ok, status, more, note))
             open_systems[i] = not ok
@@ -314,8 +315,8 @@ def question_status(
         else:
             status = status_open
             more = max(needed[p] - cs.n[p], 1.0)
-        few = min(cs.n[p], joint.n_judged[i], joint.n_judged[j]) < MIN_VOTES
-        note = f"fewer than {MIN_VOTES} votes of a system: nothing is declared yet" if few else ""
+        few = min(cs.n[p], joint.arrivals[i], joint.arrivals[j]) < MIN_VOTES
+        note = f"fewer than {MIN_VOTES} {unit} of a system: nothing is declared yet" if few else ""
         return StatusRow(
             systems[i], systems[j], float(est), float(low), float(high), float(cs.n[p]), bool(decided), status,
             float(more), note,
@@ -442,13 +443,17 @@ def draw_next(
     unjudged: str,
     among: str,
     remedy: str,
+    clusters=None,
 ) -> tuple[np.ndarray, str]:
     """The next judgments of any shape: ``budget`` of the ``eligible`` indices (those that can
     still settle what ``status`` leaves open), drawn uniformly without replacement from ``rng``
     and returned in order; all of them when fewer are left, none when the question is settled.
     Also why fewer than the budget were chosen (``""`` when it was met), in words of ``unit``
     (``"battle"``), what is ``unjudged`` about them, ``among`` what they were drawn and the
-    ``remedy`` when none is left."""  # fmt: skip
+    ``remedy`` when none is left. With ``clusters`` (each eligible index's cluster number) whole
+    clusters are drawn, uniformly without replacement, until their judgments meet the budget:
+    the cluster is what a clustered sequence counts as arriving, so it arrives whole (the last
+    cluster may take the count past the budget, and the note says so)."""  # fmt: skip
     if isinstance(budget, bool) or not isinstance(budget, int | np.integer) or budget < 1:
         raise ValueError(f"budget must be a whole number of {unit}s >= 1, got {budget!r}")
     if not isinstance(rng, np.random.Generator):
@@ -462,4 +467,14 @@ def draw_next(
     if eligible.size <= budget:
         short = f"only {eligible.size} {unit}s {unjudged} left for the {among} (budget {budget})"
         return eligible, short if eligible.size < budget else ""
+    if clusters is not None:
+        clusters = np.asarray(clusters, dtype=np.int64)
+        if clusters.shape != eligible.shape:
+            raise ValueError(f"{clusters.size} clusters for {eligible.size} eligible {unit}s")
+        names, sizes = np.unique(clusters, return_counts=True)
+        order = rng.permutation(names.size)
+        taken = np.searchsorted(np.cumsum(sizes[order]), budget) + 1  # whole clusters up to the budget
+        chosen = np.sort(eligible[np.isin(clusters, names[order[:taken]])])
+        over = f"{chosen.size} {unit}s in {taken} whole clusters (budget {budget})" if chosen.size > budget else ""
+        return chosen, over
     return np.sort(rng.choice(eligible, size=budget, replace=False)), ""

@@ -3,7 +3,9 @@ r"""How each LLM judge agrees with people, on the battles both judged, and how p
 Accuracy and Cohen's kappa compare the judge's verdict with every human verdict of a battle
 (several raters: each counts once), over the three outcomes A, tie and B; each system's judge
 bias is its judge win rate minus its human win rate on the battles with both verdicts (ties
-half a win), with a normal interval (:func:`debias.stats.common.intervals.normal_interval`). A judge's
+half a win), with a normal interval (:func:`debias.stats.common.intervals.normal_interval`);
+with battles sharing questions, the cluster-robust one with t on the clusters
+(:mod:`debias.stats.common.clusters`). A judge's
 missing verdict is never counted as a tie. The yardstick is people's agreement with each other
 (:func:`rater_agreement`: every pair of raters of one battle).
 
@@ -19,7 +21,8 @@ from typing import NamedTuple
 import numpy as np
 
 from debias.data import JudgedPairs
-from debias.stats.common.intervals import check_level, normal_interval
+from debias.stats.common.clusters import cluster_df, cluster_robust_covariance
+from debias.stats.common.intervals import check_level, normal_interval, small_sample_scale
 from debias.stats.preferences.battles import check_pairs, per_system
 
 __all__ = ["OUTCOMES", "JudgeAgreement", "RaterAgreement", "judge_agreement", "rater_agreement"]
@@ -115,6 +118,9 @@ def judge_agreement(pairs: JudgedPairs, *, level: float) -> list[JudgeAgreement]
             centred_a, centred_b = mask * (diff - bias[a]), mask * (-diff - bias[b])
             variance = per_system(centred_a**2, centred_b**2, a, b, n_systems) / n_s**2
             bias = np.where(n_s > 0, bias, np.nan)
+        if pairs.clustered:  # battles sharing a question: the cluster-robust variance, t on its clusters
+            variance, scale = _clustered_variance(pairs, centred_a, centred_b, mask, n_s, level)
+            variance = variance * np.where(np.isfinite(scale), scale, np.nan) ** 2
         _, bias_low, bias_high = normal_interval(bias, np.diag(np.where(n_s > 1, variance, np.nan)), level)
         rows.append(
             JudgeAgreement(
@@ -135,6 +141,21 @@ def judge_agreement(pairs: JudgedPairs, *, level: float) -> list[JudgeAgreement]
             )
         )
     return rows
+
+
+def _clustered_variance(pairs: JudgedPairs, centred_a, centred_b, mask, n_s, level: float):
+    """Each system's cluster-robust variance of its judge bias (:mod:`debias.stats.common.clusters`)
+    from the battles' centred differences, and the t-over-z scale of its G_s - 1 degrees of
+    freedom, G_s the clusters holding its battles with both verdicts."""
+    a, b, n_systems = pairs.system_a, pairs.system_b, pairs.n_systems
+    codes, n_clusters = pairs.cluster_codes, pairs.n_clusters
+    offset = codes * n_systems
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ia, ib = np.nan_to_num(centred_a / n_s[a]), np.nan_to_num(centred_b / n_s[b])
+    totals = per_system(ia, ib, offset + a, offset + b, n_clusters * n_systems).reshape(n_clusters, n_systems)
+    present = per_system(mask, mask, offset + a, offset + b, n_clusters * n_systems).reshape(n_clusters, n_systems)
+    variance = np.diag(cluster_robust_covariance(totals, int(np.any(present > 0, axis=1).sum())))
+    return variance, small_sample_scale(cluster_df(present > 0), level)
 
 
 class RaterAgreement(NamedTuple):

@@ -67,5 +67,6 @@ def next_battles(pairs: JudgedPairs, status: QuestionStatus, budget: int, rng: n
         wanted = open_systems[a] | open_systems[b]
     eligible = np.flatnonzero(~pairs.labelled & wanted)
     words = {"unit": "battle", "unjudged": "without a human verdict", "remedy": "add battles of them to the pool"}
-    chosen, note = draw_next(eligible, budget, rng, status, among=f"open {by}", **words)
+    clusters = pairs.cluster_codes[eligible] if pairs.clustered else None  # questions arrive whole
+    chosen, note = draw_next(eligible, budget, rng, status, among=f"open {by}", clusters=clusters, **words)
     return Allocation(chosen.astype(np.int64), int(eligible.size), int(budget), by, note)

@@ -29,21 +29,26 @@ from typing import NamedTuple
 import numpy as np
 
 from debias.data import JudgedPairs
-from debias.stats.common.intervals import normal_interval
+from debias.stats.common.clusters import cluster_df, design_effect, few_clusters
+from debias.stats.common.intervals import normal_interval, small_sample_scale
 from debias.stats.common.joint import JointEstimate, nearest_covariance
 from debias.stats.common.vocabulary import EstimatorInfo, UnknownEstimator, check_ties, describe, estimator_name
 
 __all__ = [
     "ALL_TIES",
     "FEW_BATTLES",
+    "FEW_CLUSTERED",
     "FEW_HUMAN",
     "NO_HUMAN",
     "NO_JUDGE",
     "ZERO_VARIANCE",
     "Battles",
+    "ClusterSummary",
+    "Clustered",
     "Groups",
     "battle_cells",
     "check_pairs",
+    "cluster_totals",
     "covered",
     "credit_forms",
     "few_battles",
@@ -63,10 +68,12 @@ __all__ = [
     "reversal",
     "scaled",
     "source_columns",
+    "studentised_clusters",
 ]
 
 NO_HUMAN = "no human verdict in its battles: no unbiased estimate"
 FEW_HUMAN = "one human battle: no interval"
+FEW_CLUSTERED = "its human battles all share one cluster: no interval"
 NO_JUDGE = "the judge answered none of its battles"
 ALL_TIES = "every human verdict in its battles is a tie: no win rate without ties"
 ZERO_VARIANCE = "no variation in the verdicts behind it (every one the same): no interval"
@@ -173,8 +180,9 @@ def filled(columns, answered, ties: str):
 
 
 class Groups(NamedTuple):
-    """Battles summed per group (A, B, labelled flag): groups run along the axis G, every
-    leading axis of ``count``, ``sums`` and ``products`` is a separate labelling."""
+    """Battles summed per group (A, B, labelled flag, and cluster when the battles are
+    clustered): groups run along the axis G, every leading axis of ``count``, ``sums`` and
+    ``products`` is a separate labelling."""
 
     a: np.ndarray  # (G,)
     b: np.ndarray  # (G,)
@@ -183,6 +191,7 @@ class Groups(NamedTuple):
     sums: np.ndarray  # (..., G, K)
     products: np.ndarray  # (..., G, K, K)
     n_systems: int
+    cluster: np.ndarray | None = None  # (G,) each group's cluster, when the battles are clustered
 
     def select(self, keep, renumber, n_systems):
         """The groups in ``keep`` with their systems renumbered."""
@@ -194,7 +203,15 @@ class Groups(NamedTuple):
             self.sums[..., keep, :],
             self.products[..., keep, :, :],
             n_systems,
+            None if self.cluster is None else self.cluster[keep],
         )
+
+    @property
+    def n_clusters(self) -> int:
+        """The clusters the groups' battles fall in (0 when the battles are not clustered)."""
+        if self.cluster is None:
+            return 0
+        return int(np.unique(self.cluster[np.any(self.count.reshape(-1, self.a.size) > 0, axis=0)]).size)
 
 
 def reversal(n_providers: int, ties: str):
@@ -215,7 +232,7 @@ def battle_cells(a, b, n_systems: int) -> tuple[np.ndarray, np.ndarray]:
     return np.flatnonzero(present), (np.cumsum(present) - 1)[cell_of]
 
 
-def group_battles(a, b, n_systems: int, labelled, sources, reverse=None, cells=None) -> Groups:
+def group_battles(a, b, n_systems: int, labelled, sources, reverse=None, cells=None, clusters=None) -> Groups:
     """Sum the battles' sources (B, K) and their products per group; ``labelled`` is (..., B).
 
     With ``reverse`` (:func:`reversal`), the sources of a battle written the other way round,
@@ -223,10 +240,20 @@ def group_battles(a, b, n_systems: int, labelled, sources, reverse=None, cells=N
     pair (and labelled flag) instead of two. The groups of B-then-A battles are summed as they
     are written and mapped once: a form's sum over a group does not depend on how its battles
     are written, up to rounding. ``cells`` is :func:`battle_cells` of the battles, if known.
+    With ``clusters`` (each battle's cluster number, :attr:`debias.data.JudgedPairs.cluster_codes`)
+    the groups are also split by cluster (:attr:`Groups.cluster`), for the cluster-robust
+    covariances (:func:`cluster_totals`).
     """
     labelled = np.asarray(labelled, dtype=bool)
     sources = np.asarray(sources, dtype=float)
     cells, cell = battle_cells(a, b, n_systems) if cells is None else cells
+    unit_cluster = None
+    if clusters is not None:  # a group per (ordered pair, cluster, labelled flag)
+        clusters = np.asarray(clusters, dtype=np.int64)
+        n_clusters = int(clusters.max()) + 1 if clusters.size else 1
+        units, cell = np.unique(cell * n_clusters + clusters, return_inverse=True)
+        cell = cell.reshape(-1)
+        cells, unit_cluster = cells[units // n_clusters], units % n_clusters
     n_groups = 2 * cells.size
     lead = labelled.shape[:-1]
     rows = int(np.prod(lead)) if lead else 1
@@ -272,19 +299,34 @@ def group_battles(a, b, n_systems: int, labelled, sources, reverse=None, cells=N
     sums, products = sums.reshape(*shape, n_sources), products.reshape(*shape, n_sources, n_sources)
     first, second = cells // n_systems, cells % n_systems
     if reverse is not None and np.any(first > second):
-        return _lower_first(first, second, n_systems, count, sums, products, reverse)
+        return _lower_first(first, second, n_systems, count, sums, products, reverse, unit_cluster)
+    cluster = None if unit_cluster is None else np.repeat(unit_cluster, 2)
     return Groups(
-        np.repeat(first, 2), np.repeat(second, 2), np.tile([0.0, 1.0], cells.size), count, sums, products, n_systems
+        np.repeat(first, 2),
+        np.repeat(second, 2),
+        np.tile([0.0, 1.0], cells.size),
+        count,
+        sums,
+        products,
+        n_systems,
+        cluster,
     )
 
 
-def _lower_first(first, second, n_systems: int, count, sums, products, reverse) -> Groups:
-    """Groups of ordered cells (``first`` against ``second``, two groups a cell) merged into
-    groups of unordered pairs, the B-then-A cells' sums mapped by ``reverse``
-    (:func:`group_battles`)."""
+def _lower_first(first, second, n_systems: int, count, sums, products, reverse, cluster=None) -> Groups:
+    """Groups of ordered cells (``first`` against ``second``, two groups a cell; ``cluster``, each
+    cell's cluster when the groups are split by cluster) merged into groups of unordered pairs,
+    the B-then-A cells' sums mapped by ``reverse`` (:func:`group_battles`)."""
     offset, matrix = reverse
     low, high = np.minimum(first, second), np.maximum(first, second)
-    pairs, pair = np.unique(low * n_systems + high, return_inverse=True)
+    key = low * n_systems + high
+    n_clusters = 1
+    if cluster is not None:
+        n_clusters = int(cluster.max()) + 1 if cluster.size else 1
+        key = key * n_clusters + cluster
+    units, pair = np.unique(key, return_inverse=True)
+    pair = pair.reshape(-1)
+    pairs = units // n_clusters
     flipped = first > second
     at = (2 * pair[:, None] + np.arange(2)).ravel()  # each cell's two groups, in the pairs' groups
     mine = np.repeat(~flipped, 2)
@@ -313,6 +355,7 @@ def _lower_first(first, second, n_systems: int, count, sums, products, reverse) 
         merged_sums,
         merged_products,
         n_systems,
+        None if cluster is None else np.repeat(units % n_clusters, 2),
     )
 
 
@@ -356,7 +399,7 @@ def plus(f, h):
     return f[0] + h[0], f[1] + h[1]
 
 
-def labelled_groups(pairs: JudgedPairs, ties: str, labelled, cells=None):
+def labelled_groups(pairs: JudgedPairs, ties: str, labelled, cells=None, clusters=None):
     """The battles grouped by the labelling ``labelled`` ((..., B): every leading axis a separate
     labelling), with the human sources first and every judge's (filled) sources after; the
     provider forms ``(human, [judge, ...])``."""
@@ -374,17 +417,17 @@ def labelled_groups(pairs: JudgedPairs, ties: str, labelled, cells=None):
     width = columns[0].shape[1]
     forms = [credit_forms(k * width, sources.shape[1], ties) for k in range(len(columns))]
     reverse = reversal(len(columns), ties)
-    groups = group_battles(pairs.system_a, pairs.system_b, pairs.n_systems, labelled, sources, reverse, cells)
+    groups = group_battles(pairs.system_a, pairs.system_b, pairs.n_systems, labelled, sources, reverse, cells, clusters)
     return groups, forms
 
 
-def judge_groups(pairs: JudgedPairs, j: int, ties: str, cells=None):
+def judge_groups(pairs: JudgedPairs, j: int, ties: str, cells=None, clusters=None):
     """The battles grouped by whether judge j answered them, with its sources and forms."""
     verdicts = pairs.judge_verdicts[:, j]
     sources = source_columns(verdicts, ties)
     reverse = reversal(1, ties)
     answered = ~np.isnan(verdicts)
-    groups = group_battles(pairs.system_a, pairs.system_b, pairs.n_systems, answered, sources, reverse, cells)
+    groups = group_battles(pairs.system_a, pairs.system_b, pairs.n_systems, answered, sources, reverse, cells, clusters)
     return groups, [credit_forms(0, sources.shape[1], ties)]
 
 
@@ -417,12 +460,19 @@ class Battles:
     def labelled(self, ties: str):
         """:func:`labelled_groups` of the battles' own labelling (battles with a human verdict)."""
         return self._memo(
-            ("labelled", ties), lambda: labelled_groups(self.pairs, ties, self.pairs.labelled, self.cells)
+            ("labelled", ties),
+            lambda: labelled_groups(self.pairs, ties, self.pairs.labelled, self.cells, self.clusters),
         )
 
     def judged_by(self, j: int, ties: str):
         """:func:`judge_groups` of judge j."""
-        return self._memo(("judge", j, ties), lambda: judge_groups(self.pairs, j, ties, self.cells))
+        return self._memo(("judge", j, ties), lambda: judge_groups(self.pairs, j, ties, self.cells, self.clusters))
+
+    @property
+    def clusters(self) -> np.ndarray | None:
+        """Each battle's cluster number when some cluster holds two battles or more
+        (:attr:`debias.data.JudgedPairs.clustered`), else ``None``: independent battles."""
+        return self.pairs.cluster_codes if self.pairs.clustered else None
 
     @cached_property
     def cells(self) -> tuple[np.ndarray, np.ndarray]:
@@ -480,6 +530,55 @@ def per_system(qa, qb, a, b, n_systems: int) -> np.ndarray:
     return np.bincount(index, values, rows * n_systems).reshape(*lead, n_systems)
 
 
+class Clustered(NamedTuple):
+    """The cluster-robust covariance of an estimator (..., S, S) and which clusters hold human
+    battles of each system (..., C, S), when the battles are clustered."""
+
+    covariance: np.ndarray
+    present: np.ndarray
+
+
+class ClusterSummary(NamedTuple):
+    """Per system: the clusters behind its estimate and its design effect (clustered over
+    independent variance); what a clustered result reports (:func:`joint_estimate`)."""
+
+    n_clusters: np.ndarray
+    design_effect: np.ndarray
+
+
+def studentised_clusters(covariance, independent, clustered: Clustered, level: float):
+    r"""A clustered covariance widened for few clusters, and its :class:`ClusterSummary`.
+
+    ``covariance`` is the cluster-robust covariance as the estimand uses it (a win rate's is
+    widened at small n, :func:`debias.stats.common.intervals.proportion_covariance`);
+    ``independent`` the covariance of independent battles, for the design effect
+    (:func:`debias.stats.common.clusters.design_effect`: of the sandwiches, before any
+    widening). Each system's standard error is multiplied by
+    :math:`t_{G_s - 1,(1+	ext{level})/2}/z_{(1+	ext{level})/2}`, :math:`G_s` the clusters
+    holding its human battles (:func:`debias.stats.common.intervals.small_sample_scale`), and
+    the covariance with it (:math:`D\hat\Sigma D`, still positive semi-definite); a system in
+    one cluster keeps an infinite scale, which :func:`joint_estimate` reports as no interval.
+    Returns ``(covariance, scale, summary)``.
+    """
+    count = np.sum(np.asarray(clustered.present, dtype=bool), axis=-2)
+    scale = small_sample_scale(cluster_df(clustered.present), level)
+    finite = np.where(np.isfinite(scale), scale, 1.0)
+    widened = np.asarray(covariance, dtype=float) * finite[..., :, None] * finite[..., None, :]
+    effect = design_effect(np.einsum("...ss->...s", clustered.covariance), np.einsum("...ss->...s", independent))
+    return widened, scale, ClusterSummary(count, effect)
+
+
+def cluster_totals(groups: Groups, total_a, total_b) -> np.ndarray:
+    """Per cluster and system (..., C, S): the groups' ``total_a`` (..., G) credited to each
+    group's A and ``total_b`` to its B, summed over the groups of each cluster; what the
+    cluster-robust covariance is made of (:mod:`debias.stats.common.clusters`)."""
+    n_systems = groups.n_systems
+    n_clusters = int(groups.cluster.max()) + 1 if groups.cluster.size else 1
+    offset = groups.cluster * n_systems
+    sums = per_system(total_a, total_b, offset + groups.a, offset + groups.b, n_clusters * n_systems)
+    return sums.reshape(*sums.shape[:-1], n_clusters, n_systems)
+
+
 def pair_matrix(diag_a, diag_b, cross, a, b, n_systems: int) -> np.ndarray:
     """The (S, S) matrix :math:`\\sum_i` of a battle's contributions: ``diag_a`` at (A, A),
     ``diag_b`` at (B, B) and ``cross`` at (A, B) and (B, A); leading axes as in :func:`per_system`."""
@@ -522,7 +621,19 @@ def human_counts(pairs: JudgedPairs):
 
 
 def joint_estimate(
-    estimand, estimator, pairs, theta, covariance, level, notes, weights, counts, *, remarks=None, bounds=None
+    estimand,
+    estimator,
+    pairs,
+    theta,
+    covariance,
+    level,
+    notes,
+    weights,
+    counts,
+    *,
+    remarks=None,
+    bounds=None,
+    clusters: ClusterSummary | None = None,
 ) -> JointEstimate:
     """The result of an estimand: the systems with a note blanked (only the interval for one
     human battle) and their normal intervals (:func:`debias.stats.common.intervals.normal_interval`);
@@ -533,12 +644,15 @@ def joint_estimate(
     and positive semi-definite (:func:`debias.stats.common.joint.nearest_covariance`), so that rounding
     never stops the rank-sets. ``remarks`` (per system, optional) say what an interval rests on
     (:func:`few_battles`): they fill ``notes`` where there is no other note and blank nothing.
-    ``bounds`` clip the intervals (win rates: ``(0, 1)``).
+    ``bounds`` clip the intervals (win rates: ``(0, 1)``). ``clusters`` (clustered battles,
+    :func:`studentised_clusters`) fills the result's clusters and design effects, and adds the
+    remark of an estimate resting on few clusters
+    (:func:`debias.stats.common.clusters.few_clusters`).
     """
     theta = np.array(theta, dtype=float)
     covariance = np.array(covariance, dtype=float)
     notes = list(notes)
-    none = np.array([bool(r) and r != FEW_HUMAN for r in notes])
+    none = np.array([bool(r) and r not in (FEW_HUMAN, FEW_CLUSTERED) for r in notes])
     theta[none] = np.nan
     variance = np.diag(covariance).copy()
     flat = np.isfinite(theta) & np.isfinite(variance)
@@ -554,6 +668,9 @@ def joint_estimate(
     se, ci_low, ci_high = normal_interval(theta, covariance, level)
     if bounds is not None:
         ci_low, ci_high = np.clip(ci_low, *bounds), np.clip(ci_high, *bounds)
+    if clusters is not None:
+        few = [few_clusters(g) for g in clusters.n_clusters]
+        remarks = few if remarks is None else ["; ".join(x for x in (r, f) if x) for r, f in zip(remarks, few)]
     if remarks is not None:
         notes = [note or str(remark or "") for note, remark in zip(notes, remarks)]
     n_judged, n_judge, n_missing = counts
@@ -572,4 +689,6 @@ def joint_estimate(
         n_missing=n_missing,
         notes=tuple(notes),
         weights=np.asarray(weights, dtype=float).ravel(),
+        n_clusters=None if clusters is None else np.asarray(clusters.n_clusters, dtype=np.int64),
+        design_effect=None if clusters is None else np.where(no_interval, np.nan, clusters.design_effect),
     )

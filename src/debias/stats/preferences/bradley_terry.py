@@ -24,19 +24,24 @@ from __future__ import annotations
 import numpy as np
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
-from scipy.special import expit, ndtri, stdtrit
+from scipy.special import expit
 
 from debias.data import JudgedPairs
-from debias.stats.common.intervals import check_level
+from debias.stats.common.clusters import cluster_robust_covariance
+from debias.stats.common.intervals import check_level, small_sample_scale
 from debias.stats.common.joint import JointEstimate
 from debias.stats.common.ppi import power_tuned_weights
 from debias.stats.preferences.battles import (
     FEW_BATTLES,
+    FEW_CLUSTERED,
     FEW_HUMAN,
     NO_HUMAN,
     NO_JUDGE,
     Battles,
+    Clustered,
+    ClusterSummary,
     Groups,
+    cluster_totals,
     covered,
     few_battles,
     group_cross,
@@ -47,6 +52,7 @@ from debias.stats.preferences.battles import (
     plus,
     resolve,
     scaled,
+    studentised_clusters,
 )
 
 __all__ = [
@@ -189,7 +195,36 @@ def _bt_core(groups: Groups, human, predictions, *, weights=None):
         p = expit(theta[a] - theta[b])
         return _laplacian(mask * count * p * (1 - p), a, b, n_systems) / np.sum(mask * count)
 
+    clustered = groups.cluster is not None
+    n_clusters = int(groups.cluster.max()) + 1 if clustered and groups.cluster.size else 0
+
+    def cluster_gradients(r, mask, number):
+        """Per cluster (C, S): the masked battles' gradients r x, centred at their mean battle's,
+        summed within the cluster and divided by ``number``: each cluster's part of the mean
+        gradient, whose covariance the clustered sandwich uses."""
+        total = mask * group_total(groups, r)
+        sums = cluster_totals(groups, total, -total)
+        mean = _bt_gradient_sums(total, a, b, n_systems) / number
+        battles = np.bincount(groups.cluster, mask * count, n_clusters)
+        return (sums - battles[:, None] * mean) / number
+
     use_pool = n_judges > 0 and n_pool > 0
+    if use_pool and weights is None and clustered:
+        # the weights minimising the trace of the clustered sandwich, quadratic in the weights
+        start, converged = fit(np.full(n_judges, 1.0 / n_judges))
+        if not converged:
+            start, _ = fit(np.zeros(n_judges))
+        p = expit(start[a] - start[b])
+        inverse = _laplacian_pinv(pooled_hessian(start, np.ones_like(lab)))
+        h = cluster_gradients(residual_form(p, human), lab, n) @ inverse
+        d = [
+            (cluster_gradients(residual_form(p, f), lab, n) - cluster_gradients(residual_form(p, f), unl, n_pool))
+            @ inverse
+            for f in predictions
+        ]
+        rhs = np.array([np.sum(h * dj) for dj in d])
+        lhs = np.array([[np.sum(dj * dk) for dk in d] for dj in d])
+        weights = power_tuned_weights(rhs, lhs)
     if use_pool:
         if weights is None:
             start, converged = fit(np.full(n_judges, 1.0 / n_judges))
@@ -230,7 +265,14 @@ def _bt_core(groups: Groups, human, predictions, *, weights=None):
         pool_part = inverse @ (covariance_of(pool, pool, unl, n_pool) / n_pool) @ inverse
     human_battles = per_system(count * lab, count * lab, a, b, n_systems)
     df = satterthwaite_df(np.diag(labelled_part), np.diag(pool_part), human_battles)
-    return theta, labelled_part + pool_part, weights, df
+    clusters = None
+    if clustered:
+        total = cluster_gradients(residual, lab, n)
+        if pool is not None:
+            total = total + cluster_gradients(pool, unl, n_pool)
+        present = cluster_totals(groups, lab * count, lab * count) > 0
+        clusters = Clustered(inverse @ cluster_robust_covariance(total, groups.n_clusters) @ inverse, present)
+    return theta, labelled_part + pool_part, weights, df, clusters
 
 
 def satterthwaite_df(labelled_variance, pool_variance, human_battles) -> np.ndarray:
@@ -256,17 +298,6 @@ def satterthwaite_df(labelled_variance, pool_variance, human_battles) -> np.ndar
     with np.errstate(divide="ignore", invalid="ignore"):
         df = np.maximum(m - 1.0, 0.0) * total**2 / v_l**2
     return np.where(v_l > 0, df, np.inf)
-
-
-def small_sample_scale(df, level: float) -> np.ndarray:
-    r"""Per system, :math:`t_{\nu, (1+\text{level})/2} / z_{(1+\text{level})/2}`: how much wider
-    a Student-t interval with :math:`\nu` degrees of freedom is than the normal one (1 for
-    :math:`\nu = \infty`, infinite for :math:`\nu = 0`)."""
-    df = np.asarray(df, dtype=float)
-    q = 0.5 + level / 2.0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        scale = stdtrit(np.where(df > 0, df, 1.0), q) / ndtri(q)
-    return np.where(np.isinf(df), 1.0, np.where(df > 0, scale, np.inf))
 
 
 def bradley_terry(
@@ -359,14 +390,21 @@ def strength_estimate(
         fitted = np.ones(groups.a.size, bool) if info.people_only else (groups.labelled > 0) | (covered(groups) > 0)
         predictions = [forms[1 + j][0] for j in columns]  # none for people alone
     kept = np.flatnonzero(keep)
+    summary = None
     chosen = keep[groups.a] & keep[groups.b] & fitted & (groups.count > 0)
     if kept.size >= 2 and np.any(chosen & (groups.labelled > 0)):
         renumber = np.full(n_systems, -1)
         renumber[kept] = np.arange(kept.size)
         sub = groups.select(chosen, renumber, kept.size)
-        sub_theta, sub_cov, weights, sub_df = _bt_core(sub, forms[0][0], predictions)
+        sub_theta, sub_cov, weights, sub_df, clustered = _bt_core(sub, forms[0][0], predictions)
         theta[kept] = sub_theta
-        if small_sample and not info.proxy_only:  # t-type: the human part's variance from few battles
+        if clustered is not None:  # t with the clusters behind each strength, less one
+            sub_cov, scale, sub_summary = studentised_clusters(clustered.covariance, sub_cov, clustered, level)
+            for k in np.flatnonzero(~np.isfinite(scale)):
+                notes[kept[k]] = notes[kept[k]] or FEW_CLUSTERED
+            summary = ClusterSummary(np.zeros(n_systems, dtype=np.int64), np.full(n_systems, np.nan))
+            summary.n_clusters[kept], summary.design_effect[kept] = sub_summary
+        elif small_sample and not info.proxy_only:  # t-type: the human part's variance from few battles
             scale = small_sample_scale(sub_df, level)
             finite = np.isfinite(scale)
             sub_cov = sub_cov * np.outer(np.where(finite, scale, 1.0), np.where(finite, scale, 1.0))
@@ -388,4 +426,5 @@ def strength_estimate(
         weights,
         (n_human, n_judge, n_missing),
         remarks=remarks,
+        clusters=summary,
     )

@@ -31,10 +31,19 @@ def default_estimator(judges) -> str:
 def contrast_times(pairs, estimand: str) -> np.ndarray:
     """Votes behind each contrast (S, S): for win rates the battles with a human verdict of i or
     of j (a contrast's stream); for strengths every battle with a human verdict (the fit uses
-    them all)."""
+    them all). With clustered battles (:attr:`~debias.data.JudgedPairs.clustered`) the clusters
+    holding such battles: the cluster is what arrives."""
     labelled = pairs.labelled
     s = pairs.n_systems
     a, b = pairs.system_a[labelled], pairs.system_b[labelled]
+    if pairs.clustered:
+        codes = pairs.cluster_codes[labelled]
+        n_clusters = pairs.n_clusters
+        if estimand == "strength":
+            return np.full((s, s), float(np.unique(codes).size))
+        member = np.zeros((n_clusters, s), dtype=bool)
+        member[codes, a] = member[codes, b] = True
+        return (member[:, :, None] | member[:, None, :]).sum(axis=0).astype(float)
     if estimand == "strength":
         return np.full((s, s), float(labelled.sum()))
     n = np.bincount(a, minlength=s) + np.bincount(b, minlength=s)
@@ -92,11 +101,11 @@ class StatusPath:
     """A question's sequences as the votes arrived: the status at each of L looks over the
     battles with a human verdict in the order of the table.
 
-    ``votes`` (L,): votes at each look; ``estimate``, ``ci_low``, ``ci_high`` (L, S): each system's
-    estimate and anytime-valid interval (all S together); ``contrast`` (L, 3) for ``better``:
-    the estimate and interval of A - B (NaN otherwise); ``resolved`` (L,): the question settled
-    at that look, or at an earlier one (a decision is kept once taken); ``status``: the last
-    look's."""
+    ``votes`` (L,): votes at each look (clusters, with clustered battles); ``estimate``,
+    ``ci_low``, ``ci_high`` (L, S): each system's estimate and anytime-valid interval (all S
+    together); ``contrast`` (L, 3) for ``better``: the estimate and interval of A - B (NaN
+    otherwise); ``resolved`` (L,): the question settled at that look, or at an earlier one (a
+    decision is kept once taken); ``status``: the last look's."""
 
     question: Question
     systems: tuple[str, ...]
@@ -109,14 +118,29 @@ class StatusPath:
     status: QuestionStatus
 
 
+def arrived(pairs) -> int:
+    """What has arrived: the battles with a human verdict, or with clustered battles the clusters
+    holding one (:attr:`~debias.data.JudgedPairs.clustered`)."""
+    if pairs.clustered:
+        return int(np.unique(pairs.cluster_codes[pairs.labelled]).size)
+    return int(pairs.labelled.sum())
+
+
 def first_votes(pairs, t: int):
     """``pairs`` with only the first ``t`` battles that have a human verdict keeping it (the
-    others join the pool): the data as it stood after t votes."""
+    others join the pool): the data as it stood after t votes. With clustered battles, the
+    battles of the first t clusters to hold a human verdict (a cluster arrives whole)."""
     from debias.data import JudgedPairs
 
     order = np.flatnonzero(pairs.labelled)
     keep = np.zeros(pairs.n_battles, dtype=bool)
-    keep[order[:t]] = True
+    if pairs.clustered:
+        codes = pairs.cluster_codes
+        first = np.unique(codes[order], return_index=True)[1]
+        arrived_first = codes[order][np.sort(first)][:t]
+        keep = pairs.labelled & np.isin(codes, arrived_first)
+    else:
+        keep[order[:t]] = True
     counts = np.where(keep, pairs.human_counts, 0)
     verdicts = pairs.human[np.repeat(keep, pairs.human_counts)]
     return JudgedPairs(
@@ -146,10 +170,11 @@ def status_path(
     optimal_at: float = OPTIMAL_AT,
 ) -> StatusPath:
     """:func:`pairs_status` at ``looks`` looks spread evenly over the battles with a human
-    verdict, in the order of the table (the first look after :data:`MIN_VOTES` votes)."""
+    verdict, in the order of the table (the first look after :data:`MIN_VOTES` votes; with
+    clustered battles, looks at whole clusters, :func:`first_votes`)."""
     if isinstance(looks, bool) or not isinstance(looks, int | np.integer) or looks < 1:
         raise ValueError(f"looks must be a whole number >= 1, got {looks!r}")
-    n = int(pairs.labelled.sum())
+    n = arrived(pairs)
     if n == 0:
         raise ValueError("no battle has a human verdict: nothing to say about people yet")
     start = min(n, MIN_VOTES)

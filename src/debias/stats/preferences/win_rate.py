@@ -19,18 +19,22 @@ from collections.abc import Sequence
 import numpy as np
 
 from debias.data import JudgedPairs
+from debias.stats.common.clusters import cluster_robust_covariance
 from debias.stats.common.intervals import check_level, proportion_covariance
 from debias.stats.common.joint import JointEstimate
 from debias.stats.common.ppi import power_tuned_weights
 from debias.stats.preferences.battles import (
     ALL_TIES,
     FEW_BATTLES,
+    FEW_CLUSTERED,
     FEW_HUMAN,
     NO_HUMAN,
     NO_JUDGE,
     Battles,
+    Clustered,
     Groups,
     check_pairs,
+    cluster_totals,
     covered,
     few_battles,
     group_cross,
@@ -43,6 +47,7 @@ from debias.stats.preferences.battles import (
     plus,
     resolve,
     scaled,
+    studentised_clusters,
 )
 
 __all__ = ["win_rate_core", "win_rate_draws", "win_rate_estimate", "win_rates"]
@@ -52,7 +57,10 @@ def win_rate_core(groups: Groups, human, predictions, *, weights=None):
     """The PPI++ win rates of every system for each labelling (leading axes of ``groups``).
 
     ``human`` and every entry of ``predictions`` are the forms ``(w_A, w_B, d)``. Returns
-    ``(estimate, covariance, n_labelled, weights)``.
+    ``(estimate, covariance, n_labelled, weights, clustered)``: the covariance of independent
+    battles and, when the groups are split by cluster, the cluster-robust one with the clusters
+    behind each system (:class:`~debias.stats.preferences.battles.Clustered`; ``None``
+    otherwise), the weights then tuned on the clustered covariance.
     """
     a, b, n_systems = groups.a, groups.b, groups.n_systems
     lab = groups.labelled
@@ -102,7 +110,33 @@ def win_rate_core(groups: Groups, human, predictions, *, weights=None):
             mean = np.nan_to_num(per(mask * group_total(groups, side_a), mask * group_total(groups, side_b)) / number)
         return (side_a[0] - mean[..., a], side_a[1]), (side_b[0] - mean[..., b], side_b[1])
 
-    if weights is None and n_judges:
+    clustered = groups.cluster is not None
+
+    def totals(pair, mask, number, hessian, where=None):
+        """Per cluster and system, the influence of the masked battles' centred gradients
+        ``pair`` on each estimate, 1 / (number H) times their sum (0 where ``where`` is False)."""
+        side_a, side_b = centred(pair, mask, number)
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            factor = 1.0 / (number * hessian)
+        factor = np.where(np.isfinite(factor), factor, 0.0)
+        if where is not None:
+            factor = np.where(where, factor, 0.0)
+        ia, ib = scaled(side_a, factor[..., a]), scaled(side_b, factor[..., b])
+        return cluster_totals(groups, mask * group_total(groups, ia), mask * group_total(groups, ib))
+
+    if weights is None and n_judges and clustered:
+        # the weights minimising the trace of the clustered covariance: with the influence of
+        # each cluster h - sum_j lambda_j d_j, the trace is quadratic in lambda
+        start, hessian = solve(np.full(n_judges, 1.0 / n_judges))
+        h = totals(gradients(start, human), lab, n_s, hessian)
+        d = [
+            totals(gradients(start, p), lab, n_s, hessian, pool) - totals(gradients(start, p), unl, u_s, hessian, pool)
+            for p in predictions
+        ]
+        rhs = np.stack([np.sum(h * dj, axis=(-2, -1)) for dj in d], axis=-1)
+        lhs = np.stack([np.stack([np.sum(dj * dk, axis=(-2, -1)) for dk in d], axis=-1) for dj in d], axis=-2)
+        weights = power_tuned_weights(rhs, lhs)
+    elif weights is None and n_judges:
         start, hessian = solve(np.full(n_judges, 1.0 / n_judges))
         g_l = centred(gradients(start, human), lab, n_s)
         hat_l = [centred(gradients(start, p), lab, n_s) for p in predictions]
@@ -143,9 +177,13 @@ def win_rate_core(groups: Groups, human, predictions, *, weights=None):
         term = (scaled(hat[0], la), scaled(hat[1], lb))
         pooled = term if pooled is None else (plus(pooled[0], term[0]), plus(pooled[1], term[1]))
     covariance = np.zeros((*lead, n_systems, n_systems))
-    for pair, mask, number in ((residual, lab, n_s), (pooled, unl, u_s)):
-        if pair is None:
-            continue
+    parts = [(pair, mask, number) for pair, mask, number in ((residual, lab, n_s), (pooled, unl, u_s)) if pair]
+    clusters = None
+    if clustered:
+        cluster_total = sum(totals(pair, mask, number, hessian) for pair, mask, number in parts)
+        present = cluster_totals(groups, lab * count, lab * count) > 0
+        clusters = Clustered(cluster_robust_covariance(cluster_total, groups.n_clusters), present)
+    for pair, mask, number in parts:
         side_a, side_b = centred(pair, mask, number)
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             factor = 1.0 / (number * hessian)
@@ -161,7 +199,7 @@ def win_rate_core(groups: Groups, human, predictions, *, weights=None):
             b,
             n_systems,
         )
-    return theta, covariance, n_s, weights
+    return theta, covariance, n_s, weights, clusters
 
 
 def _notes(info, n_human, human_d, n_judge, ties):
@@ -220,19 +258,26 @@ def win_rate_estimate(battles: Battles, estimator: str, *, level: float, ties: s
     left_out = np.zeros(pairs.n_systems)
     if info.proxy_only:
         groups, (forms,) = battles.judged_by(columns[0], ties)
-        theta, covariance, _, weights = win_rate_core(groups, forms, [])
+        theta, covariance, _, weights, clustered = win_rate_core(groups, forms, [])
         human_d = np.ones(pairs.n_systems)
         observations, shared = _weight_sums(groups, forms[2], pairs.n_systems)
     else:
         groups, forms = battles.labelled(ties)
         predictions = [forms[1 + j] for j in columns]  # none for people alone
-        theta, covariance, _, weights = win_rate_core(groups, forms[0], predictions)
+        theta, covariance, _, weights, clustered = win_rate_core(groups, forms[0], predictions)
         observations, shared = _weight_sums(groups, forms[0][2], pairs.n_systems)
         human_d = observations
         if info.uses_proxies:
             left_out = _left_out(groups, pairs.n_systems)
-    covariance = proportion_covariance(theta, covariance, observations, level, shared)
+    summary = None
+    if clustered is None:
+        covariance = proportion_covariance(theta, covariance, observations, level, shared)
+    else:
+        widened = proportion_covariance(theta, clustered.covariance, observations, level, shared)
+        covariance, _, summary = studentised_clusters(widened, covariance, clustered, level)
     notes = _notes(info, n_human, human_d, n_judge, ties)
+    if summary is not None:
+        notes = tuple(note or (FEW_CLUSTERED if g == 1 else "") for note, g in zip(notes, summary.n_clusters))
     return joint_estimate(
         "win_rate",
         estimator,
@@ -245,6 +290,7 @@ def win_rate_estimate(battles: Battles, estimator: str, *, level: float, ties: s
         (n_human, n_judge, n_missing),
         remarks=_remarks(info, n_human, n_judge, left_out),
         bounds=(0.0, 1.0),
+        clusters=summary,
     )
 
 
@@ -303,18 +349,23 @@ def win_rate_draws(pairs: JudgedPairs, labelled, estimators: Sequence[str], *, l
     check_level(level)
     if not pairs.labelled.all():
         raise ValueError("win_rate_draws needs a human verdict on every battle")
-    groups, forms = labelled_groups(pairs, ties, np.asarray(labelled, dtype=bool))
+    clusters = pairs.cluster_codes if pairs.clustered else None
+    groups, forms = labelled_groups(pairs, ties, np.asarray(labelled, dtype=bool), clusters=clusters)
     out = {}
     for name in estimators:
         info, columns = resolve(name, pairs.judges)
         if info.proxy_only:
-            judged, (judge_forms,) = judge_groups(pairs, columns[0], ties)
-            theta, covariance, n_human = win_rate_core(judged, judge_forms, [])[:3]
+            judged, (judge_forms,) = judge_groups(pairs, columns[0], ties, clusters=clusters)
+            theta, covariance, n_human, _, clustered = win_rate_core(judged, judge_forms, [])
             observations, shared = _weight_sums(judged, judge_forms[2], pairs.n_systems)
         else:
             predictions = [forms[1 + j] for j in columns]  # none for people alone
-            theta, covariance, n_human = win_rate_core(groups, forms[0], predictions)[:3]
+            theta, covariance, n_human, _, clustered = win_rate_core(groups, forms[0], predictions)
             observations, shared = _weight_sums(groups, forms[0][2], pairs.n_systems)
-        covariance = proportion_covariance(theta, covariance, observations, level, shared)
+        if clustered is None:
+            covariance = proportion_covariance(theta, covariance, observations, level, shared)
+        else:
+            widened = proportion_covariance(theta, clustered.covariance, observations, level, shared)
+            covariance = studentised_clusters(widened, covariance, clustered, level)[0]
         out[name] = (theta, covariance, n_human)
     return out

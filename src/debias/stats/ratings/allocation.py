@@ -40,7 +40,7 @@ class OutputAllocation:
 
 
 def next_outputs(
-    output_system, judged, status: QuestionStatus, budget: int, rng: np.random.Generator
+    output_system, judged, status: QuestionStatus, budget: int, rng: np.random.Generator, clusters=None
 ) -> OutputAllocation:
     """Draw ``budget`` outputs nobody judged from the systems ``status`` leaves open (module
     notes); all of them when fewer are left, none when the question is settled.
@@ -51,6 +51,9 @@ def next_outputs(
         Each output's system, an index into ``status.systems``.
     judged : array_like of bool, shape (N,)
         Whether the output has a judgment on the question's prompt.
+    clusters : array_like of int, shape (N,), optional
+        Each output's cluster number, when items share documents: whole clusters are drawn
+        (:func:`debias.stats.common.status.draw_next`).
     """
     output_system = np.asarray(output_system, dtype=np.int64)
     judged = np.asarray(judged, dtype=bool)
@@ -61,7 +64,16 @@ def next_outputs(
     open_systems = np.asarray(status.open_pairs, dtype=bool).any(axis=1)
     eligible = np.flatnonzero(~judged & open_systems[output_system])
     remedy = "add outputs of them (rows without a judgment)"
+    among = np.asarray(clusters, dtype=np.int64)[eligible] if clusters is not None else None
     chosen, note = draw_next(
-        eligible, budget, rng, status, unit="output", unjudged="nobody judged", among="open systems", remedy=remedy
+        eligible,
+        budget,
+        rng,
+        status,
+        unit="output",
+        unjudged="nobody judged",
+        among="open systems",
+        remedy=remedy,
+        clusters=among,
     )
     return OutputAllocation(chosen.astype(np.int64), int(eligible.size), int(budget), note)

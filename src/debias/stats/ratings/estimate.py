@@ -10,6 +10,7 @@ import numpy as np
 from debias.data import EvalSample
 from debias.stats.common.intervals import MeanEstimate, check_level
 from debias.stats.common.ppi import ppi_fpc_terms
+from debias.stats.ratings.clustered import cluster_influence, clustered_interval
 from debias.stats.ratings.estimators import Population, estimator_names, resolve_estimator
 from debias.stats.ratings.variance import item_noise
 
@@ -91,6 +92,9 @@ def estimate_with_terms(
         values, _ = ppi_fpc_terms(terms.values, terms.scores, population.sums[terms.metric])
     else:
         values = np.asarray(terms.values, dtype=float)
+    if sample.clustered:  # items sharing a document: the cluster-robust interval
+        influence = cluster_influence(sample, values)
+        result = clustered_interval(float(result.estimate), influence, level=level, n_outputs=sample.n_outputs)
     return result, values
 
 

@@ -27,6 +27,7 @@ import numpy as np
 from debias.data import EvalSample
 from debias.stats.common.joint import JointEstimate, shared_item_covariance
 from debias.stats.common.vocabulary import describe, estimator_name
+from debias.stats.ratings.clustered import ClusterInfluence, cluster_influence, clustered_covariance
 from debias.stats.ratings.estimate import estimate_with_terms
 from debias.stats.ratings.estimators import estimator_names
 from debias.stats.ratings.variance import item_noise
@@ -54,7 +55,9 @@ class RatedSystem:
     ``outputs`` the names of all its outputs (judged or not), whose overlap with another
     system's is the finite population two systems share. ``clusters`` and ``output_clusters``
     (optional, aligned with ``items`` and ``outputs``) name the cluster of each (the document
-    or question several items share); without them every item is its own cluster."""
+    or question several items share) and are given to the sample
+    (:meth:`debias.data.EvalSample.with_clusters`); without them the sample's own clusters, if
+    any, are used, and otherwise every item is its own cluster."""
 
     system: str
     sample: EvalSample
@@ -62,6 +65,10 @@ class RatedSystem:
     outputs: np.ndarray
     clusters: np.ndarray | None = None
     output_clusters: np.ndarray | None = None
+
+    def __post_init__(self):
+        if self.clusters is not None:  # the clusters belong to the sample: its intervals use them
+            object.__setattr__(self, "sample", self.sample.with_clusters(self.clusters, self.output_clusters))
 
 
 def few_items(n: int) -> str:
@@ -120,7 +127,9 @@ def ratings_estimates(
             result, terms = estimate_with_terms(sample, name, level=level)
             variance = float(result.variance)
             info = describe(name)
-            if info.family.family == "ppi++":  # ranked with its terms' finite-population variance
+            if sample.clustered:  # the clustered variance is the ranking's too
+                terms = cluster_influence(sample, terms)
+            elif info.family.family == "ppi++":  # ranked with its terms' finite-population variance
                 fpc = estimator_name("ppi++fpc", info.proxy)
                 variance = float(estimate_with_terms(sample, fpc, level=level)[0].variance)
             per_estimator.setdefault(name, []).append((entry.system, result, terms, ids, noise_known, variance))
@@ -137,9 +146,15 @@ def ratings_estimates(
         rows = [order[system] for system in names]
         finite = np.array([e[4] for e in entries])
         shared = np.where(np.outer(finite, finite), shared_outputs[np.ix_(rows, rows)], np.inf)
-        covariance = shared_item_covariance(
-            [e[2] for e in entries], [e[3] for e in entries], [e[5] for e in entries], shared
-        )
+        influences = [e[2] for e in entries]
+        n_clusters = effect = None
+        if any(isinstance(x, ClusterInfluence) for x in influences):
+            influences = [
+                x if isinstance(x, ClusterInfluence) else _own_clusters(x, e) for x, e in zip(influences, entries)
+            ]
+            covariance, n_clusters, effect = clustered_covariance(influences)
+        else:
+            covariance = shared_item_covariance(influences, [e[3] for e in entries], [e[5] for e in entries], shared)
         zeros = np.zeros(len(names), dtype=np.int64)
         joint[name] = JointEstimate(
             estimand="mean",
@@ -157,11 +172,20 @@ def ratings_estimates(
             notes=("",) * len(names),
             weights=np.zeros(0),
             df=np.array([float(e[1].df) for e in entries]),
+            n_clusters=n_clusters,
+            design_effect=effect,
         )
         for entry in systems:
             if entry.system not in notes and entry.system not in names:
                 notes[f"{entry.system}|{name}"] = f"no {name} estimate (it needs outputs nobody judged): not ranked"
     return joint, notes
+
+
+def _own_clusters(terms, entry) -> ClusterInfluence:
+    """The influence of an unclustered system's estimate beside clustered ones: its terms, each
+    judged item its own cluster (named by the item, so that it meets other systems' items)."""
+    terms = np.asarray(terms, dtype=float)
+    return ClusterInfluence((terms - terms.mean()) / terms.size, np.zeros(0), entry[3], np.array([], dtype=str))
 
 
 def with_every_system(
@@ -191,6 +215,9 @@ def with_every_system(
             note = note.removesuffix(suffix)
         text.append(note)
     inside = [i for i, system in enumerate(systems) if system in where]
+    clustered = joint is not None and joint.n_clusters is not None
+    n_clusters = np.zeros(s, dtype=np.int64) if clustered else None
+    effect = np.full(s, np.nan) if clustered else None
     if joint is not None and inside:
         k = [where[systems[i]] for i in inside]
         estimate[inside], se[inside] = joint.estimate[k], joint.se[k]
@@ -199,6 +226,8 @@ def with_every_system(
         counts[inside] = np.asarray(joint.n_judged)[k]
         if joint.df is not None:
             df[inside] = np.asarray(joint.df, dtype=float)[k]
+        if clustered:
+            n_clusters[inside], effect[inside] = joint.n_clusters[k], joint.design_effect[k]
     zeros = np.zeros(s, dtype=np.int64)
     return JointEstimate(
         estimand="mean",
@@ -216,4 +245,6 @@ def with_every_system(
         notes=tuple(text),
         weights=np.zeros(0),
         df=df,
+        n_clusters=n_clusters,
+        design_effect=effect,
     )

@@ -12,13 +12,15 @@ items estimates :math:`\mu_B - \mu_A` over the shared outputs. The item effect c
 systems (an easy or a hard input) cancels in :math:`d_i`, which is why pairing needs fewer
 judgments than two separate samples. A metric's difference :math:`h_i = g_{B,i} - g_{A,i}`,
 scored on all N shared outputs, is a control variate for :math:`d_i` like any metric for a
-system's judgments. So the estimators of :mod:`debias.stats.ratings.estimators` apply unchanged: ``mean`` is
-the sample mean of :math:`d`, ``cv:<metric>`` is Algorithm 1 with :math:`h`, ``cv:combined`` is
-the vector control variate with every metric's difference (the registry of
-:mod:`debias.stats.ratings.estimators`). The annotator
-noise of :math:`d_i` is :math:`\sigma_{a,A}^2/k_{A,i} + \sigma_{a,B}^2/k_{B,i}` (independent
-annotators), and 0 when both lines name the same ``judged_output`` (one judgment of an output
-both systems produced: :math:`d_i = 0` exactly).
+system's judgments. So the estimators of :mod:`debias.stats.ratings.estimators` apply
+unchanged: ``mean`` is the sample mean of :math:`d`, ``cv:<metric>`` is Algorithm 1 with
+:math:`h`, ``cv:combined`` is the vector control variate with every metric's difference. The
+annotator noise of :math:`d_i` is :math:`\sigma_{a,A}^2/k_{A,i} + \sigma_{a,B}^2/k_{B,i}`
+(independent annotators), and 0 when both lines name the same ``judged_output`` (one judgment
+of an output both systems produced: :math:`d_i = 0` exactly). When items share documents
+(``clusters`` of the :class:`~debias.data.PairedSample`), the difference's interval is
+cluster-robust (:mod:`debias.stats.ratings.clustered`): pairing takes out the item effect the
+two systems share, the clusters what is left of the documents' effect on the difference.
 
 References
 ----------
@@ -35,6 +37,7 @@ from scipy.special import stdtr
 from debias.data import PairedSample
 from debias.stats.common.intervals import MeanEstimate, check_level
 from debias.stats.common.vocabulary import describe
+from debias.stats.ratings.clustered import clustered_interval, influence_of
 from debias.stats.ratings.estimators import Population, estimator_names, resolve_estimator
 from debias.stats.ratings.variance import annotator_variance
 
@@ -81,8 +84,15 @@ def paired_difference_ci(pair: PairedSample, estimator: str, *, level: float) ->
         raise ValueError(f"an interval needs at least 3 shared judged items, got {pair.n_shared}")
     family, metric = resolve_estimator(estimator, pair.metrics)
     population = Population(pair.all_b - pair.all_a)
-    terms = family.terms(pair.differences, (pair.scores_b - pair.scores_a).T, population, metric)
-    return family.interval(terms, population, noise=difference_noise(pair), level=level)
+    scores = pair.scores_b - pair.scores_a
+    terms = family.terms(pair.differences, scores.T, population, metric)
+    result = family.interval(terms, population, noise=difference_noise(pair), level=level)
+    if pair.clustered:  # items sharing a document: the cluster-robust interval of the difference
+        influence = influence_of(
+            pair.differences, terms.values, scores, population.scores, pair.clusters, pair.population_clusters
+        )
+        result = clustered_interval(float(result.estimate), influence, level=level, n_outputs=pair.n_outputs)
+    return result
 
 
 def paired_difference_estimates(pair: PairedSample, *, level: float) -> list[dict]:

@@ -50,15 +50,19 @@ from debias.data import as_judgments
 from debias.stats.ratings.variance import pooled_annotator_variance
 
 __all__ = [
+    "ClusterComponents",
+    "ClusterPlan",
     "DesignPlan",
     "PlanComponents",
     "WORLDS",
     "candidate_contributions",
     "check_plan_inputs",
+    "cluster_components",
     "component_arrays",
     "design_contributions",
     "largest_variance",
     "pilot_components",
+    "plan_clusters",
     "plan_design",
     "plan_sizes",
     "planned_width",
@@ -510,3 +514,141 @@ def _assumed(why: str, n_outputs: int, fitted: int, scale) -> PlanComponents:
         f"[{scale[0]:g}, {scale[1]:g}], {bound:.6g}"
     )
     return PlanComponents(bound, 0.0, int(n_outputs), fitted, 0.0, True, note)
+
+
+@dataclass(frozen=True)
+class ClusterComponents:
+    r"""The variance components of a plan in clusters (items sharing documents or questions).
+
+    With g clusters of m items each, k judgments per item, and the target the mean over the
+    population the clusters come from, the estimate's variance is
+
+    .. math::
+
+        V(g, m, k) = \frac{1}{g}\Bigl(\sigma_c^2 + \frac{S_w^2 + \sigma_a^2/k}{m}\Bigr),
+
+    :math:`\sigma_c^2` the clusters' part (what a cluster's items share), :math:`S_w^2` the items'
+    part within a cluster, :math:`\sigma_a^2` the annotator variance. Its design effect against
+    independent items at the same n = gm is :math:`1 + (m - 1)\,\rho_c` with the intra-cluster
+    correlation :math:`\rho_c = \sigma_c^2/(\sigma_c^2 + S_w^2 + \sigma_a^2/k)` (Kish 1965).
+
+    Attributes
+    ----------
+    between, within, noise : float
+        :math:`\sigma_c^2`, :math:`S_w^2` and :math:`\sigma_a^2`.
+    n_clusters : int
+        Clusters the plan may draw (the pilot population's).
+    items_per_cluster : int
+        The most items a cluster offers (its largest in the pilot population).
+    fitted : int
+        Parameters fitted by the estimator (1: ``mean``; 2: ``cv``).
+    """
+
+    between: float
+    within: float
+    noise: float
+    n_clusters: int
+    items_per_cluster: int
+    fitted: int = 1
+
+    def icc(self, k: int = 1) -> float:
+        """:math:`\\rho_c` of items with k judgments each (NaN when every part is 0)."""
+        total = self.between + self.within + self.noise / k
+        return self.between / total if total > 0 else float("nan")
+
+
+@dataclass(frozen=True)
+class ClusterPlan:
+    """The cheapest design in clusters meeting a target width: ``clusters`` of
+    ``items_per_cluster`` items, ``k`` judgments each; zeros and NaN when none does."""
+
+    clusters: int
+    items_per_cluster: int
+    k: int
+    cost: float
+    width: float
+    design_effect: float
+
+
+def cluster_components(values, clusters, noise: float = 0.0, *, fitted: int = 1, population_clusters=None):
+    r"""The components of :class:`ClusterComponents` from a pilot, by one-way analysis of variance.
+
+    ``values`` (n,) are the pilot items' values (their mean judgments, or the control variate's
+    terms), ``clusters`` (n,) their clusters, ``noise`` the annotator variance of one item's
+    value as judged (:math:`\sigma_a^2/k`, averaged; taken off the within part).
+    ``population_clusters`` (the clusters of every output) gives how many clusters and items per
+    cluster there are to draw from (default: the pilot's). With :math:`G` clusters of sizes
+    :math:`m_i`, the mean squares within and between clusters and
+    :math:`m_0 = (n - \sum_i m_i^2/n)/(G - 1)`,
+
+    .. math::
+
+        \hat\sigma_c^2 = \max\Bigl(\frac{MS_B - MS_W}{m_0}, 0\Bigr), \qquad
+        \hat S_w^2 = \max(MS_W - \bar\nu, 0),
+
+    the unbiased estimators of the components in an unbalanced one-way layout (Searle, Casella
+    and McCulloch 1992, section 3.5). ``noise`` here is the average :math:`\bar\nu` of the items
+    as judged; the returned ``noise`` is :math:`\sigma_a^2` of one judgment only when each item
+    had one judgment, so pass the per-judgment variance to :func:`plan_clusters` yourself
+    otherwise (:func:`debias.stats.ratings.variance.annotator_variance`).
+
+    Reference: S. R. Searle, G. Casella and C. E. McCulloch. *Variance Components*. Wiley, 1992.
+    """
+    values = np.asarray(values, dtype=float)
+    labels = np.asarray(clusters, dtype=str)
+    names, codes, sizes = np.unique(labels, return_inverse=True, return_counts=True)
+    codes = codes.reshape(-1)
+    n, g = values.size, names.size
+    if g < 2 or n <= g:
+        raise ValueError(f"{n} items in {g} clusters: the components need two clusters and a cluster of two items")
+    means = np.bincount(codes, values, g) / sizes
+    within = float(np.sum((values - means[codes]) ** 2) / (n - g))
+    between_square = float(np.sum(sizes * (means - values.mean()) ** 2) / (g - 1))
+    m0 = (n - float(np.sum(sizes**2)) / n) / (g - 1)
+    population = labels if population_clusters is None else np.asarray(population_clusters, dtype=str)
+    _, population_sizes = np.unique(population, return_counts=True)
+    return ClusterComponents(
+        between=max((between_square - within) / m0, 0.0),
+        within=max(within - float(noise), 0.0),
+        noise=float(noise),
+        n_clusters=int(population_sizes.size),
+        items_per_cluster=int(population_sizes.max()),
+        fitted=fitted,
+    )
+
+
+def plan_clusters(
+    components: ClusterComponents,
+    target_width: float,
+    *,
+    level: float,
+    cost_per_judgment: float = 1.0,
+    cost_per_item: float = 0.0,
+    cost_per_cluster: float = 0.0,
+    k_max: int = 10,
+) -> ClusterPlan:
+    r"""The least-cost (g, m, k) whose width :math:`2\,t_{g-1}\sqrt{V(g, m, k)}`
+    (:class:`ClusterComponents`) is at most ``target_width`` (the full width), g up to the
+    clusters there are, m up to the most items a cluster offers, k up to ``k_max``; a design
+    costs :math:`g\,(c_c + m\,(c_i + k\,c_j))`. Ties go to fewer judgments per item, then fewer
+    items per cluster. More clusters shrink every part; more items per cluster only the items'
+    and the raters' parts, so with a strong cluster effect the plan buys clusters."""
+    if not (np.isfinite(target_width) and target_width > 0):
+        raise ValueError(f"target width must be a positive number, got {target_width}")
+    if not (cost_per_judgment > 0 and cost_per_item >= 0 and cost_per_cluster >= 0):
+        raise ValueError("cost_per_judgment must be > 0, cost_per_item and cost_per_cluster >= 0")
+    c = components
+    g = np.arange(2, max(c.n_clusters, 2) + 1, dtype=float)[None, None, :]
+    m = np.arange(1, max(c.items_per_cluster, 1) + 1, dtype=float)[None, :, None]
+    k = np.arange(1, int(k_max) + 1, dtype=float)[:, None, None]
+    variance = (c.between + (c.within + c.noise / k) / m) / g
+    width = 2.0 * stdtrit(g - 1.0, 0.5 + level / 2.0) * np.sqrt(variance)
+    cost = g * (cost_per_cluster + m * (cost_per_item + k * cost_per_judgment))
+    masked = np.where(width <= target_width, cost, np.inf)
+    best = np.unravel_index(np.argmin(masked), masked.shape)
+    if not np.isfinite(masked[best]):
+        return ClusterPlan(0, 0, 0, float("nan"), float("nan"), float("nan"))
+    ki, mi, gi = best
+    items, judgments = float(m[0, mi, 0]), int(k[ki, 0, 0])
+    effect = 1.0 + (items - 1.0) * c.icc(judgments)
+    return ClusterPlan(int(g[0, 0, gi]), int(items), judgments, float(masked[best]), float(width[best]), effect)
