@@ -54,8 +54,9 @@ judgments per judged output (uniform). The metric, on every output, is
 :math:`y + b_s + N(0, 0.36)` with a system bias :math:`b_s = \pm 0.1` (correlation about 0.7
 with an output's mean judgment at c = 0). :math:`\mu` = 3.0, 3.2, 3.4, 3.4, 3.6, 3.8 (two
 equal). Designs: ``judged documents``: the G documents are judged in full (every item, every
-system), and 50 G further documents are the unjudged outputs (the finite-population correction
-1 - n/N = 0.98 is negligible); ``30% of items``: a random 30% of the items of the G documents
+system), and 20 G further documents are the unjudged outputs (n/N = 1/21: the finite-population
+correction of the independent intervals, 1 - n/N, costs them about 0.01 of coverage of
+:math:`\mu_s`); ``30% of items``: a random 30% of the items of the G documents
 are judged (the same items for every system), the others are the unjudged outputs. Estimators
 ``mean``, ``cv:metric`` and ``ppi++:metric``. The truth is :math:`\mu_s` (superpopulation);
 ``cover fp`` is the coverage of the finite-population mean instead (the mean of :math:`y` over
@@ -115,7 +116,7 @@ SIGMAS = (0.0, 0.5, 1.0, 2.0)
 RATING_ICCS = (0.0, 0.1, 0.3, 0.5)
 ITEM_SD, ANNOTATOR_SD, METRIC_SD = 0.8, 0.6, 0.6
 MEANS = np.array([3.0, 3.2, 3.4, 3.4, 3.6, 3.8])  # two equal systems: 2 and 3
-POOL_DOCUMENTS = 50  # unjudged documents per judged one (design "judged documents")
+POOL_DOCUMENTS = 20  # unjudged documents per judged one (design "judged documents")
 ITEMS_PER_DOCUMENT = 3
 
 
@@ -293,8 +294,9 @@ class RatingsDraws:
         m = ITEMS_PER_DOCUMENT
         total = world.documents * (1 + POOL_DOCUMENTS) if world.judged_share == 1.0 else world.documents
         self.total = total
-        self.documents = np.repeat(np.array([f"d{k}" for k in range(total)], dtype=object), m)
-        self.items = np.array([f"d{k}.{i}" for k in range(total) for i in range(m)], dtype=object)
+        # numpy strings, not Python objects: the estimators read labels as such
+        self.documents = np.repeat(np.array([f"d{k}" for k in range(total)]), m)
+        self.items = np.array([f"d{k}.{i}" for k in range(total) for i in range(m)])
         self.systems = [f"s{k}" for k in range(MEANS.size)]
         self.bias = np.where(np.arange(MEANS.size) % 2 == 0, 0.1, -0.1)
 
