@@ -386,7 +386,9 @@ class JudgedPairs:
         if clusters is not None:
             missing = np.flatnonzero([_is_null(c) or str(c).strip() == "" for c in clusters.tolist()])
             if missing.size:
-                raise ValueError(f"battle {int(missing[0])}: no cluster (every battle needs one when clusters are given)")
+                raise ValueError(
+                    f"battle {int(missing[0])}: no cluster (every battle needs one when clusters are given)"
+                )
         extra = [x for x in (items, clusters) if x is not None]
         for array in (a, b, counts, human, verdicts, unknown, *extra):
             array.setflags(write=False)
