@@ -179,10 +179,12 @@ def status_joint(data, state, *, ties: str = "half", prompt: str | None = None):
     if isinstance(data, JudgedPairs):
         if not data.clustered:
             return None
-        from debias.stats.preferences.battles import Battles
-        from debias.stats.preferences.estimands import ESTIMANDS
+        from debias.stats.preferences import preference_estimates
 
-        return ESTIMANDS[state.estimand](Battles.of(data, ties), state.estimator, level=state.level, ties=ties)
+        (joint,) = preference_estimates(
+            data, level=state.level, ties=ties, estimands=(state.estimand,), estimators=(state.estimator,)
+        )
+        return joint
     if getattr(data, "item_cluster", None) is None:
         return None
     return _ratings_joint(data, prompt, state.estimator, state.level)
