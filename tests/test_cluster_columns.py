@@ -206,13 +206,14 @@ def test_the_joined_tables_carry_the_cluster_and_the_rated_systems_their_items_c
     monkeypatch.setattr(leaderboard, "ratings_estimates", spy)
     debias.leaderboard(table)
     (systems,) = seen
-    for system in systems:
-        assert system.clusters.tolist() == [f"doc{int(i[1:]) // 5}" for i in system.items]
-        assert system.output_clusters.tolist() == [f"doc{int(i[1:]) // 5}" for i in system.outputs]
-        assert len(system.clusters) == 24 and len(system.output_clusters) == 30
+    for system in systems:  # the clusters are the sample's: its intervals use them
+        sample = system.sample
+        assert sample.clusters.tolist() == [f"doc{int(i[1:]) // 5}" for i in system.items]
+        assert sample.population_clusters.tolist() == [f"doc{int(i[1:]) // 5}" for i in system.outputs]
+        assert len(sample.clusters) == 24 and len(sample.population_clusters) == 30 and sample.clustered
     seen.clear()
     debias.leaderboard(read_ratings(ratings()))
-    assert all(s.clusters is None and s.output_clusters is None for s in seen[0])
+    assert all(s.sample.clusters is None and s.sample.population_clusters is None for s in seen[0])
 
 
 def test_a_question_on_ratings_reads_the_rated_systems_with_their_clusters(monkeypatch):
@@ -222,7 +223,7 @@ def test_a_question_on_ratings_reads_the_rated_systems_with_their_clusters(monke
     real = shape.ratings_estimates
     monkeypatch.setattr(shape, "ratings_estimates", lambda data, **k: seen.append(list(data)) or real(data, **k))
     debias.status(read_ratings(ratings(), cluster="doc"), "top:1")
-    assert seen and all(s.clusters is not None and len(s.output_clusters) == 30 for s in seen[0])
+    assert seen and all(s.sample.clustered and len(s.sample.population_clusters) == 30 for s in seen[0])
 
 
 # --- canonical files, the task's cluster key and the start-up check ------------------------------
@@ -388,7 +389,9 @@ def test_status_on_ratings_reads_the_cluster_column(tmp_path, capsys):
     assert main(["status", str(path), *options, "--cluster", "doc"]) == 0
     clustered_rows = capsys.readouterr().out
     assert main(["status", str(path), *options]) == 0
-    assert clustered_rows.splitlines()[0] == capsys.readouterr().out.splitlines()[0], "no cluster columns yet"
+    plain_rows = capsys.readouterr().out
+    assert "clusters,design_effect" in clustered_rows.splitlines()[0]
+    assert "clusters" not in plain_rows.splitlines()[0]
     chosen = tmp_path / "n.csv"
     assert main(["next", str(path), *options, "--cluster", "doc", "--budget", "2", "--output", str(chosen)]) == 0
     assert len(pd.read_csv(chosen)) == 2
@@ -479,36 +482,31 @@ def test_preference_tables_add_the_cluster_columns_only_for_clustered_estimates(
     import debias.tables.preferences as tables
 
     pairs = debias.read_pairs(battles(), **PAIR_COLUMNS, judges=["gpt"], cluster="topic")
-    plain = tables.preference_analysis(pairs, level=0.9)
+    independent = debias.read_pairs(battles(), **PAIR_COLUMNS, judges=["gpt"])  # every item distinct
+    plain = tables.preference_analysis(independent, level=0.9)
     assert not set(CLUSTER_COLUMNS) & set(plain.table.columns)
-    real = tables.preference_estimates
-    monkeypatch.setattr(tables, "preference_estimates", lambda *a, **k: [clustered(r) for r in real(*a, **k)])
     analysis = tables.preference_analysis(pairs, level=0.9)
     table = analysis.table
     assert list(table.columns) == [*tables.PREFERENCE_COLUMNS[:-1], "clusters", "design_effect", "note"]
-    assert table["clusters"].between(4, 6).all() and table["design_effect"].between(1.5, 2.5).all()
-    pd.testing.assert_frame_equal(table.drop(columns=list(CLUSTER_COLUMNS)), plain.table)
+    live = table["estimator"] != "judge:gpt"
+    assert table.loc[live, "clusters"].between(12, 20).all() and table.loc[live, "design_effect"].notna().all()
+    people = (table["estimator"] == "human") & (table["estimand"] == "win_rate")
+    same = (plain.table["estimator"] == "human") & (plain.table["estimand"] == "win_rate")
+    np.testing.assert_allclose(table.loc[people, "estimate"], plain.table.loc[same, "estimate"])
     summary = tables.preference_summary(pairs, analysis)
     assert summary["clusters"] == 20
-    assert "clusters" not in tables.preference_summary(debias.read_pairs(battles(), **PAIR_COLUMNS), plain)
+    assert "clusters" not in tables.preference_summary(independent, plain)
 
 
 def test_a_ratings_leaderboard_adds_the_cluster_columns_only_for_clustered_estimates(monkeypatch):
     import debias.tables.leaderboard as leaderboard
 
-    table = read_ratings(ratings(), cluster="doc")
-    plain = debias.leaderboard(table)
+    plain = debias.leaderboard(read_ratings(ratings()))
     assert not set(CLUSTER_COLUMNS) & set(plain.columns)
-    real = leaderboard.ratings_estimates
-
-    def with_clusters(systems, **kwargs):
-        joint, notes = real(systems, **kwargs)
-        return {name: clustered(result) for name, result in joint.items()}, notes
-
-    monkeypatch.setattr(leaderboard, "ratings_estimates", with_clusters)
-    board = debias.leaderboard(table)
+    board = debias.leaderboard(read_ratings(ratings(), cluster="doc"))
     assert list(board.columns) == [*leaderboard.LEADERBOARD_COLUMNS[:-1], "clusters", "design_effect", "note"]
-    pd.testing.assert_frame_equal(board.drop(columns=list(CLUSTER_COLUMNS)), plain)
+    assert board["clusters"].notna().all() and (board["design_effect"] > 0).all()
+    pd.testing.assert_series_equal(board["estimate"], plain["estimate"])
 
 
 def test_a_status_table_says_each_systems_clusters_from_the_joint_estimate():
@@ -522,8 +520,8 @@ def test_a_status_table_says_each_systems_clusters_from_the_joint_estimate():
     state = debias.status(pairs, "top:1", level=0.9)
     joint = status_joint(pairs, state)
     assert isinstance(joint, JointEstimate) and joint.estimator == state.estimator and joint.systems == state.systems
-    assert list(status_table(state, joint).columns) == STATUS_COLUMNS, "no columns while the estimate has none"
-    rows = status_table(state, clustered(joint))
+    assert joint.n_clusters is not None
+    rows = status_table(state, joint)
     assert list(rows.columns) == [*STATUS_COLUMNS[:-1], "clusters", "design_effect", "note"]
     single = rows["system_b"].isna() | (rows["system_b"] == "")
     assert rows.loc[single, "clusters"].notna().all() and rows.loc[~single, "clusters"].isna().all()
@@ -541,22 +539,21 @@ def test_the_report_says_a_clustered_tasks_clusters_and_design_effects(monkeypat
     from debias.report.preferences import PreferenceTables, preference_lines
     from debias.report.user_tables import cluster_sentence
 
-    pairs = debias.read_pairs(battles(), **PAIR_COLUMNS, judges=["gpt"], cluster="topic")
+    clustered_pairs = debias.read_pairs(battles(), **PAIR_COLUMNS, judges=["gpt"], cluster="topic")
+    pairs = debias.read_pairs(battles(), **PAIR_COLUMNS, judges=["gpt"])  # every item distinct
     config = {"preferences": {"p": {"label": "P", "judges": {"gpt": {"label": "G"}}}}}
 
-    def section():
+    def section(pairs):
         analysis = tables.preference_analysis(pairs, level=0.9)
         summary = json.loads(json.dumps(tables.preference_summary(pairs, analysis)))
         agreement = tables.agreement_table(pairs, level=0.9)
         shown = PreferenceTables("p", analysis.table, agreement, summary)
         return "\n".join(preference_lines(shown, config, figures=set()))
 
-    assert "clusters" not in section(), "no sentence while the estimates have no clusters"
-    real = tables.preference_estimates
-    monkeypatch.setattr(tables, "preference_estimates", lambda *a, **k: [clustered(r) for r in real(*a, **k)])
-    text = section()
-    assert "The battles share clusters" in text and "20 clusters, each estimate resting on 4 to 6" in text
-    assert "design effects from 1.50 to 2.50" in text
+    assert "clusters" not in section(pairs), "no sentence for independent battles"
+    text = section(clustered_pairs)
+    assert "The battles share clusters" in text and "20 clusters, each estimate resting on" in text
+    assert "design effects from" in text
     rows = pd.DataFrame({"task": "t", "clusters": [12, 12], "design_effect": [1.2, 1.2]})
     assert "12 clusters behind each estimate" in cluster_sentence(rows, "judged items")
     assert "a design effect of 1.20" in cluster_sentence(rows, "judged items")

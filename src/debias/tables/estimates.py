@@ -20,7 +20,7 @@ from debias.stats.common.resampling import setting_seed
 from debias.stats.common.vocabulary import baseline
 from debias.stats.ratings import MIN_ITEMS, estimate_all, no_variation
 from debias.tables.columns import CI_HIGH, CI_LOW, EFFECTIVE_N, LEVEL, N_JUDGED, NOTE
-from debias.tables.joined import iter_cells, present_metrics
+from debias.tables.joined import cluster_column, iter_cells, present_metrics
 
 __all__ = [
     "constant_metrics",
@@ -52,15 +52,20 @@ log = logging.getLogger(__name__)
 
 def evaluation_sample(outputs: pd.DataFrame, judged: pd.DataFrame, metrics: Sequence[str]) -> EvalSample:
     """The :class:`~debias.data.EvalSample` of one cell: its judged rows, and every output's
-    metric scores (the rows of ``outputs``, judged or not)."""
+    metric scores (the rows of ``outputs``, judged or not), with the items' clusters when the
+    joined tables have them (:data:`debias.tables.joined.CLUSTER`: the intervals are then
+    cluster-robust)."""
     metrics = present_metrics(metrics, outputs)
     unjudged = outputs.loc[outputs["n_judgments"] == 0, metrics]
+    clusters = cluster_column(judged)
     return EvalSample(
         Judgments.from_joined(judged),
         judged[metrics].to_numpy(dtype=float).reshape(len(judged), len(metrics)),
         outputs[metrics].to_numpy(dtype=float).reshape(len(outputs), len(metrics)),
         tuple(metrics),
         unjudged.to_numpy(dtype=float).reshape(len(unjudged), len(metrics)),
+        clusters,
+        None if clusters is None else cluster_column(outputs),
     )
 
 

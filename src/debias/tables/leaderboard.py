@@ -37,7 +37,7 @@ from debias.tables.columns import (
     with_cluster_columns,
 )
 from debias.tables.estimates import evaluation_sample
-from debias.tables.joined import cluster_column, iter_cells
+from debias.tables.joined import iter_cells
 
 __all__ = [
     "LEADERBOARD_COLUMNS",
@@ -279,8 +279,8 @@ def ratings_joint_estimates(
 
 def rated_systems(cells: Sequence[tuple[str, pd.DataFrame, pd.DataFrame]], metrics: Sequence[str]) -> list[RatedSystem]:
     """The :class:`~debias.stats.ratings.RatedSystem` of each ``(system, outputs, judged)``
-    cell of one task and prompt, with its items' clusters when the joined tables have them
-    (:data:`debias.tables.joined.CLUSTER`)."""
+    cell of one task and prompt; its sample carries the items' clusters when the joined tables
+    have them (:func:`debias.tables.estimates.evaluation_sample`)."""
     metrics = list(metrics)
     return [
         RatedSystem(
@@ -288,8 +288,6 @@ def rated_systems(cells: Sequence[tuple[str, pd.DataFrame, pd.DataFrame]], metri
             evaluation_sample(outputs, judged, metrics),
             judged["id"].astype(str).to_numpy(),
             outputs["id"].astype(str).to_numpy(),
-            clusters=cluster_column(judged),
-            output_clusters=cluster_column(outputs),
         )
         for system, outputs, judged in cells
     ]
