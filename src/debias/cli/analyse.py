@@ -190,7 +190,14 @@ def _plan(args, config):
     task = _task_of(config, path, args.task, args.config)
     frame, metrics, _ = _joined(args, config, path, args.scores[0] if args.scores else None, task)
     spec = plan_spec(config)
-    for key in ("assurance", "cost_per_judgment", "cost_per_item", "max_judgments_per_item", "level"):
+    for key in (
+        "assurance",
+        "cost_per_judgment",
+        "cost_per_item",
+        "cost_per_cluster",
+        "max_judgments_per_item",
+        "level",
+    ):
         if getattr(args, key, None) is not None:
             spec[key] = getattr(args, key)
     if args.annotator_variance is not None:
@@ -312,6 +319,11 @@ def _parser() -> argparse.ArgumentParser:
         "--cost-per-item",
         type=number_in(0, low_open=False),
         help="price of one item besides its judgments (default: plan.cost_per_item)",
+    )
+    plan.add_argument(
+        "--cost-per-cluster",
+        type=number_in(0, low_open=False),
+        help="price of one cluster besides its items, when items share clusters (default: plan.cost_per_cluster)",
     )
     plan.add_argument(
         "--max-judgments-per-item",

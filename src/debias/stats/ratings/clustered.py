@@ -73,7 +73,7 @@ def influence_of(values, terms, scores, population, clusters, population_cluster
     n, n_outputs = terms.size, population.shape[0]
     judged = (terms - terms.mean()) / n
     outputs = np.zeros(n_outputs)
-    if scores.shape[1] and n_outputs > n:
+    if scores.shape[1]:  # the metrics' mean over every output moves the estimate
         centre = population.mean(axis=0)
         predicted = np.asarray(values, dtype=float) - terms  # beta' (g_i - mean g), up to rounding
         beta = np.linalg.lstsq(scores - centre, predicted, rcond=None)[0]
