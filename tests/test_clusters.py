@@ -425,3 +425,21 @@ def test_a_plan_for_items_sharing_documents_is_in_clusters():
         debias.read_ratings(frame, **columns, cluster="doc"), settings={"target_widths": [0.6], "cost_per_cluster": 50}
     ).iloc[0]
     assert dear["items_per_cluster"] > 1 and dear["design_effect"] > 1
+
+
+def test_ratings_in_one_cluster_have_no_interval_and_say_why():
+    import pandas as pd
+
+    import debias
+
+    frame = pd.DataFrame(
+        {"seg": ["a", "b", "c", "d"] * 2, "sys": ["s1"] * 4 + ["s2"] * 4, "score": [1, 2, 3, 4, 2, 3, 4, 5], "doc": "d"}
+    )
+    ratings = debias.read_ratings(frame, item="seg", system="sys", judgment="score", cluster="doc")
+    table = debias.estimate(ratings)
+    assert table["ci_low"].isna().all() and table["note"].str.contains("share one cluster").all()
+    board = debias.leaderboard(ratings)
+    assert board["estimate"].isna().all() and board["note"].str.contains("one cluster: no interval, not ranked").all()
+    frame["doc"] = ["d1", "d1", "d2", "d2"] * 2
+    table = debias.estimate(debias.read_ratings(frame, item="seg", system="sys", judgment="score", cluster="doc"))
+    assert table["ci_low"].notna().all() and table["note"].str.contains("2 clusters").all()

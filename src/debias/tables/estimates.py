@@ -15,10 +15,11 @@ import pandas as pd
 
 from debias.data import EvalSample, Judgments
 from debias.stats.checks.coverage import COVERAGE_COLUMNS, coverage_experiment, resolve_sample_sizes
+from debias.stats.common.clusters import few_clusters
 from debias.stats.common.intervals import effective_n
 from debias.stats.common.resampling import setting_seed
 from debias.stats.common.vocabulary import baseline
-from debias.stats.ratings import MIN_ITEMS, estimate_all, no_variation
+from debias.stats.ratings import MIN_ITEMS, estimate_all, no_variation, one_cluster
 from debias.tables.columns import CI_HIGH, CI_LOW, EFFECTIVE_N, LEVEL, N_JUDGED, NOTE
 from debias.tables.joined import cluster_column, iter_cells, present_metrics
 
@@ -119,7 +120,8 @@ def system_estimates_table(
         out = estimate_all(sample, level=level)
         base = out[baseline("ratings")].variance
         means = sample.judgments.item_means
-        flat = no_variation(means)
+        flat = no_variation(means) or one_cluster(sample)
+        clusters = np.unique(np.asarray(sample.clusters, dtype=str)).size if sample.clustered else 0
         for name, result in out.items():
             blank = bool(flat) and not result.ci_high > result.ci_low  # an interval of no width: none
             rows.append(
@@ -135,7 +137,7 @@ def system_estimates_table(
                     CI_HIGH: np.nan if blank else result.ci_high,
                     LEVEL: level,
                     EFFECTIVE_N: np.nan if blank else effective_n(result.n_judged, base, result.variance),
-                    NOTE: f"{flat}: no interval" if blank else "",
+                    NOTE: f"{flat}: no interval" if blank else few_clusters(clusters),
                 }
             )
     return pd.DataFrame(rows, columns=ESTIMATE_COLUMNS)

@@ -120,5 +120,5 @@ def clustered_interval(estimate: float, influence: ClusterInfluence, *, level: f
     covariance, clusters, _ = clustered_covariance([influence])
     se = float(np.sqrt(max(covariance[0, 0], 0.0)))
     df = float(max(clusters[0] - 1, 0))
-    half = stdtrit(df, 0.5 + level / 2.0) * se if df > 0 else np.inf
+    half = stdtrit(df, 0.5 + level / 2.0) * se if df > 0 else np.nan  # one cluster: no interval
     return MeanEstimate(estimate, estimate - half, estimate + half, level, se, df, influence.judged.size, n_outputs)
