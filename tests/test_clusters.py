@@ -388,3 +388,58 @@ def test_cluster_components_recover_a_known_world_and_the_plan_buys_clusters():
     assert plan_clusters(components, 1e-4, level=0.9).clusters == 0
     with pytest.raises(ValueError, match="two clusters"):
         cluster_components([1.0, 2.0], ["a", "b"])
+
+
+def test_with_every_output_judged_the_control_variate_is_the_mean_interval_and_all():
+    sample = document_world(seed=13, judged_share=1.0)[0].sample
+    assert sample.n_judged == sample.n_outputs and sample.clustered
+    mean, cv = estimate_mean(sample, "mean", level=0.9), estimate_mean(sample, "cv:m", level=0.9)
+    assert cv.estimate == pytest.approx(mean.estimate)
+    assert cv.se == pytest.approx(mean.se) and cv.ci_low == pytest.approx(mean.ci_low)
+
+
+def test_a_plan_for_items_sharing_documents_is_in_clusters():
+    import pandas as pd
+
+    import debias
+
+    rng = np.random.default_rng(14)
+    rows = []
+    for d in range(30):
+        effect = rng.normal(0.0, 0.8)
+        for k in range(4):
+            value = 3.0 + effect + rng.normal(0.0, 0.5)
+            for r in range(2):
+                score = float(np.clip(np.round(value + rng.normal(0.0, 0.5)), 1, 5))
+                rows.append({"seg": f"{d}-{k}", "doc": f"d{d}", "sys": "a", "score": score, "rater": f"r{r}"})
+    frame = pd.DataFrame(rows)
+    columns = {"item": "seg", "system": "sys", "judgment": "score", "rater": "rater"}
+    clustered = debias.plan(debias.read_ratings(frame, **columns, cluster="doc"), settings={"target_widths": [0.6]})
+    plain = debias.plan(debias.read_ratings(frame, **columns), settings={"target_widths": [0.6]})
+    assert "clusters" not in plain.columns
+    row = clustered.iloc[0]
+    assert row["n"] == row["clusters"] * row["items_per_cluster"] and row["design_effect"] >= 1
+    assert row["planned_width"] <= 0.6
+    assert row["items_per_cluster"] == 1  # clusters cost nothing more than items: one item each
+    dear = debias.plan(
+        debias.read_ratings(frame, **columns, cluster="doc"), settings={"target_widths": [0.6], "cost_per_cluster": 50}
+    ).iloc[0]
+    assert dear["items_per_cluster"] > 1 and dear["design_effect"] > 1
+
+
+def test_ratings_in_one_cluster_have_no_interval_and_say_why():
+    import pandas as pd
+
+    import debias
+
+    frame = pd.DataFrame(
+        {"seg": ["a", "b", "c", "d"] * 2, "sys": ["s1"] * 4 + ["s2"] * 4, "score": [1, 2, 3, 4, 2, 3, 4, 5], "doc": "d"}
+    )
+    ratings = debias.read_ratings(frame, item="seg", system="sys", judgment="score", cluster="doc")
+    table = debias.estimate(ratings)
+    assert table["ci_low"].isna().all() and table["note"].str.contains("share one cluster").all()
+    board = debias.leaderboard(ratings)
+    assert board["estimate"].isna().all() and board["note"].str.contains("one cluster: no interval, not ranked").all()
+    frame["doc"] = ["d1", "d1", "d2", "d2"] * 2
+    table = debias.estimate(debias.read_ratings(frame, item="seg", system="sys", judgment="score", cluster="doc"))
+    assert table["ci_low"].notna().all() and table["note"].str.contains("2 clusters").all()

@@ -75,6 +75,7 @@ RATINGS_KEYWORDS = (
     "scale",
     "higher_is_better",
     "task",
+    "cluster",
 )
 PAIRS_KEYWORDS = (
     "item",
@@ -87,6 +88,7 @@ PAIRS_KEYWORDS = (
     "mapping",
     "judge_mappings",
     "task",
+    "cluster",
 )
 
 
@@ -125,6 +127,7 @@ def read_ratings(
     scale: tuple[float, float] | None = None,
     higher_is_better: bool = True,
     task: str = TASK,
+    cluster: str | None = None,
 ) -> EvaluationTable:
     """Read and check a long table of ratings: what every ratings analysis takes.
 
@@ -154,6 +157,11 @@ def read_ratings(
         The name the rows carry in their ``task`` column; it also names the random draws (as a
         task of the workflow's configuration does), so a table read with the name of the task
         ``debias import`` made of it gives the workflow's numbers.
+    cluster : str, optional
+        Column naming each item's cluster: the document, question or conversation several items
+        share, whose items' judgments are not independent (the intervals then treat the cluster
+        as the unit). The same on every row of an item, never empty; ``population`` needs the
+        column too. Default: every item is its own cluster.
 
     The table is read by the rules of ``debias import`` (:mod:`debias.io.reader`): names
     trimmed, a rater who judged an output twice refused, errors
@@ -177,6 +185,7 @@ def read_ratings(
         raise InputError("higher_is_better", f"expected True or False, found {higher_is_better!r}")
     if not isinstance(task, str) or not task.strip():
         raise InputError("task", f"expected a task name, found {task!r}")
+    _check_column("cluster", cluster)
     columns = TableColumns(
         item=item,
         judgment=judgment,
@@ -184,10 +193,11 @@ def read_ratings(
         prompt=prompt,
         rater=rater,
         scores=tuple(_score_columns(scores)),
+        cluster=cluster,
     )
     table = read_evaluation_table(frame, columns, scale=scale)
     if population is not None:
-        everyone = TableColumns(item=item, judgment=None, system=system, scores=columns.scores)
+        everyone = TableColumns(item=item, judgment=None, system=system, scores=columns.scores, cluster=cluster)
         table = with_population(table, read_evaluation_table(population, everyone, source="population"))
     return table.with_settings(higher_is_better=higher_is_better, task=task.strip())
 
@@ -205,6 +215,7 @@ def read_pairs(
     mapping: Mapping | None = None,
     judge_mappings: Mapping[str, Mapping] | None = None,
     task: str = TASK,
+    cluster: str | None = None,
 ) -> JudgedPairs:
     """Read and check a long table of pairwise verdicts: what every pairwise analysis takes.
 
@@ -231,6 +242,11 @@ def read_pairs(
     task : str
         The name the rank-sets' random draws are named after (as a preference task of the
         workflow names them), so battles read with a task's name give the workflow's rank-sets.
+    cluster : str, optional
+        Column naming each battle's cluster: the question, document or conversation several
+        battles share, whose verdicts are not independent (the intervals then treat the cluster
+        as the unit). The same on every row of a battle, never empty; ``pool`` needs the column
+        too. Default: the item is the cluster (:attr:`debias.data.JudgedPairs.cluster_codes`).
 
     Returns
     -------
@@ -248,6 +264,7 @@ def read_pairs(
     """
     from debias.io.pairs import read_pair_table
 
+    _check_column("cluster", cluster)
     return read_pair_table(
         frame,
         item=item,
@@ -260,6 +277,7 @@ def read_pairs(
         mapping=mapping,
         judge_mappings=judge_mappings,
         task=task.strip() if isinstance(task, str) else task,
+        cluster=cluster,
     )
 
 
@@ -835,6 +853,12 @@ def _question_status(read, question, level, estimand, estimator, ties, optimal_a
 
 
 # --- checks ------------------------------------------------------------------------------------------
+
+
+def _check_column(name: str, column) -> None:
+    """An optional column argument: a column name or ``None``."""
+    if column is not None and not isinstance(column, str):
+        raise InputError(name, f"expected a column name (or None), found {column!r}")
 
 
 def _check_seed(seed) -> None:

@@ -71,6 +71,7 @@ def _line_check_settings(config: Mapping) -> dict:
         tasks[task] = {
             "systems": list(spec["systems"]),
             "reference_system": spec.get("reference_system"),
+            "cluster": spec.get("cluster"),
             "prompts": {
                 prompt: {key: value for key, value in bounds.items() if key != "label"}
                 for prompt, bounds in spec["prompts"].items()
@@ -134,7 +135,7 @@ def checked_inputs(config: Mapping, cache_dir: str | Path = CACHE_DIR, base_dir:
     configured references and system file is parsed and checked, and the released files'
     sha256 compared with the configured ones, only when no earlier check passed on the same
     content: the cache key is the sha256 of every such file, the settings the check reads
-    (prompt ranges, systems, provided metrics, ``min_judged_items``, the released files'
+    (prompt ranges, systems, the items' cluster key, provided metrics, ``min_judged_items``, the released files'
     expected sha256; not the labels) and the checker's own code.
     A failed check is never cached, so a bad input fails again, with its file and line, at every
     start.

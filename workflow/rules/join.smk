@@ -23,5 +23,6 @@ rule join:
         metrics=get_task_metrics,
         provided=get_task_provided,
         scored=lambda wildcards: wildcards.system in scored_systems(wildcards.task),
+        cluster=get_task_cluster,
     script:
         "../scripts/join.py"

@@ -23,6 +23,12 @@ def get_task_provided(wildcards):
     return provided_metrics(config, wildcards.task)
 
 
+def get_task_cluster(wildcards):
+    """The key of the system files' lines holding their items' cluster (tasks.<task>.cluster),
+    or None: the items are their own clusters."""
+    return config["tasks"][wildcards.task].get("cluster")
+
+
 def get_task_implementations(wildcards):
     """The task's computed metrics, each with the implementation that computes it."""
     return {

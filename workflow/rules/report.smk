@@ -21,6 +21,8 @@ rule report:
             else []
         ),
         plan=if_rated(f"{RESULTS}/tables/plan.csv"),
+        # A task whose items have clusters: how many, and their design effects.
+        leaderboard=if_rated(f"{RESULTS}/tables/leaderboard.csv"),
         plan_check=lambda wildcards: (
             f"{RESULTS}/tables/plan_check.csv" if RATED and PLAN["check"] else []
         ),

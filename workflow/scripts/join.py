@@ -1,4 +1,5 @@
-"""Rule `join`: one system's judgments joined with its metric scores, one row per output x prompt."""
+"""Rule `join`: one system's judgments joined with its metric scores, one row per output x prompt
+(with the items' clusters when the task has them)."""
 
 import pandas as pd
 
@@ -11,7 +12,7 @@ def main(smk, log):
     references = read_references(smk.input.references) if smk.input.references else None
     scored = smk.params.scored
     provided = list(smk.params.provided) if scored else []
-    items = read_system(smk.input.system, smk.params.prompts, references, provided)
+    items = read_system(smk.input.system, smk.params.prompts, references, provided, smk.params.cluster)
     scores = pd.read_csv(smk.input.scores, dtype={"id": str}) if smk.input.scores else None
     metrics = list(smk.params.metrics) if scored else []
     prompts = list(smk.params.prompts)

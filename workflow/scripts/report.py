@@ -103,6 +103,7 @@ def paper_and_user_report(smk, relative, preferences):
             else None
         ),
         preferences=preferences,
+        leaderboard=pd.read_csv(smk.input.leaderboard, dtype={"system": str, "prompt": str}),
     )
 
 

@@ -11,7 +11,7 @@ from debias.pipeline.logs import run_script
 from debias.plots import save_figure
 from debias.plots.sequences import draw_status_path
 from debias.stats.preferences.status import status_path
-from debias.tables.status import status_summary, status_table
+from debias.tables.status import status_joint, status_summary, status_table
 
 #: Looks of the figure, spread evenly over the votes.
 LOOKS = 20
@@ -24,7 +24,7 @@ def main(smk, log):
     path = status_path(pairs, spec["question"], level=settings["level"], looks=LOOKS, ties=spec["ties"])
     state = path.status
     log.info("%s: %s: %s (%d votes, level %g)", name, spec["question"], state.answer, state.n_votes, state.level)
-    write_csv(status_table(state), smk.output.table)
+    write_csv(status_table(state, status_joint(pairs, state, ties=spec["ties"])), smk.output.table)
     summary = status_summary(state)
     if path.resolved.any():
         summary["settled_at_votes"] = int(path.votes[path.resolved.argmax()])

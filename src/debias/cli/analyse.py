@@ -8,7 +8,8 @@ where a prompt is ``higher_is_better: false``) or ``plan.csv`` for those systems
 Metric scores, in this order: the config's provided metrics (scores on each line of the system file);
 ``--scores`` CSV files (an ``id`` column and one per metric, such as the workflow's
 ``results/metrics/<task>/<system>.csv``, used by default when it exists); ``--compute`` metrics scored now
-(``bleu``, ``rouge1``, ``rouge2``, ``rougeL``; slower). Without any, only ``mean`` is printed.
+(``bleu``, ``rouge1``, ``rouge2``, ``rougeL``; slower). Without any, only ``mean`` is printed. A task whose
+items have clusters (its ``cluster`` key) is read with them, as the workflow reads it.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from debias.cli.shared import (
 from debias.distribution.extras import MissingExtraError
 from debias.io.canonical import InputError, read_references, read_system, resolve_jsonl
 from debias.io.scores import number_in, read_scores_csv, workflow_scores_file
-from debias.pipeline.inputs import check_shared_judgments
+from debias.pipeline.inputs import check_item_clusters, check_shared_judgments
 
 COMPUTABLE = {"bleu": "sacrebleu", "rouge1": "rouge-score-1", "rouge2": "rouge-score-2", "rougeL": "rouge-score-L"}
 
@@ -81,7 +82,7 @@ def _joined(args, config, path: Path, scores_path, task: str):
         )
     references = read_references(references_file) if references_file is not None else None
     provided = provided_metrics(config, task)
-    items = read_system(path, prompts, references, provided)
+    items = read_system(path, prompts, references, provided, config["tasks"][task].get("cluster"))
     if not items:
         raise InputError(str(path), "no outputs: the file has no lines")
     system = _system_name(path)
@@ -167,7 +168,9 @@ def _compare(args, config):
         raise InputError(args.command, f"the files belong to different tasks ({', '.join(sorted(tasks))}); give --task")
     task = tasks.pop()
     joined = [_joined(args, config, p, args.scores[i] if args.scores else None, task) for i, p in enumerate(paths)]
-    check_shared_judgments(config, task, {str(p): j[2] for p, j in zip(paths, joined)}, {str(p): p for p in paths})
+    read = {str(p): j[2] for p, j in zip(paths, joined)}
+    check_shared_judgments(config, task, read, {str(p): p for p in paths})
+    check_item_clusters(config, task, read, {str(p): p for p in paths})
     frames, metrics = [j[0] for j in joined], [m for m in joined[0][1] if all(m in j[1] for j in joined)]
     spec = compare_spec(config) | ({} if args.level is None else {"level": args.level})
     prompts = {task: list(config["tasks"][task]["prompts"])}
@@ -187,7 +190,14 @@ def _plan(args, config):
     task = _task_of(config, path, args.task, args.config)
     frame, metrics, _ = _joined(args, config, path, args.scores[0] if args.scores else None, task)
     spec = plan_spec(config)
-    for key in ("assurance", "cost_per_judgment", "cost_per_item", "max_judgments_per_item", "level"):
+    for key in (
+        "assurance",
+        "cost_per_judgment",
+        "cost_per_item",
+        "cost_per_cluster",
+        "max_judgments_per_item",
+        "level",
+    ):
         if getattr(args, key, None) is not None:
             spec[key] = getattr(args, key)
     if args.annotator_variance is not None:
@@ -309,6 +319,11 @@ def _parser() -> argparse.ArgumentParser:
         "--cost-per-item",
         type=number_in(0, low_open=False),
         help="price of one item besides its judgments (default: plan.cost_per_item)",
+    )
+    plan.add_argument(
+        "--cost-per-cluster",
+        type=number_in(0, low_open=False),
+        help="price of one cluster besides its items, when items share clusters (default: plan.cost_per_cluster)",
     )
     plan.add_argument(
         "--max-judgments-per-item",

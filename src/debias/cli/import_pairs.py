@@ -25,13 +25,14 @@ from pathlib import Path
 from debias.cli.preferences import add_pair_columns, pair_mappings, read_pair_inputs
 from debias.cli.shared import add_input_format
 from debias.io.canonical import InputError
+from debias.io.pairs import CANONICAL_PAIR_COLUMNS, OPTIONAL_PAIR_COLUMNS
 from debias.io.reader import safe_name, unsafe_reason
 
 __all__ = ["CANONICAL_COLUMNS", "add_command", "judge_names", "preference_config", "run_command", "write_pairs"]
 
 #: The columns of the written table besides the judges' (a judge of one of these names would
 #: replace it).
-CANONICAL_COLUMNS = ("item", "system_a", "system_b", "verdict", "rater")
+CANONICAL_COLUMNS = (*CANONICAL_PAIR_COLUMNS, *OPTIONAL_PAIR_COLUMNS)
 
 
 def add_command(commands) -> None:
@@ -41,8 +42,8 @@ def add_command(commands) -> None:
         help="a table of pairwise verdicts (one row per human verdict) as a preference task of the workflow",
         description="Check a table of battles (one row per human verdict of item, system A, system B; judges' "
         "verdicts as columns; a row with an empty verdict is a battle only the judges saw), write it as "
-        "<out>/battles.csv in the canonical columns (item, system_a, system_b, verdict, rater, one per judge; "
-        "verdicts spelled a/b/tie) and print the config block that declares the preference task (or add it "
+        "<out>/battles.csv in the canonical columns (item, system_a, system_b, verdict, rater, cluster, one per "
+        "judge; verdicts spelled a/b/tie) and print the config block that declares the preference task (or add it "
         "to --config: the table is written first, the configuration last, and a failure leaves neither "
         "changed). A judge column may not be named like a canonical column. A new configuration writes "
         "its results to results/<task>.",
@@ -67,6 +68,7 @@ def judge_names(args) -> dict[str, str]:
         "--system-b": args.system_b,
         "--verdict": args.verdict,
         "--rater": args.rater,
+        "--cluster": args.cluster,
     }
     judges: dict[str, str] = {}
     for column in dict.fromkeys(args.judge):
@@ -223,11 +225,14 @@ def run_command(args) -> int:
             mapping=mapping,
             judge_mappings={judge: by_column[column] for judge, column in judges.items() if column in by_column},
             source=args.table,
+            cluster=args.cluster,
         )
         battles = Path(args.out or Path("data") / name) / "battles.csv"
         spec = {"label": args.label or args.task, "battles": battles.as_posix()}
         if args.rater:
             spec["rater"] = "rater"
+        if args.cluster:
+            spec["cluster"] = "cluster"
         spec["judges"] = {judge: {"label": column} for judge, column in judges.items()}
         with config_lock(args.config):  # read, add and write the configuration as one step
             config = (args.config, preference_config(args.config, name, spec)) if args.config else None

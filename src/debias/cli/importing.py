@@ -89,6 +89,12 @@ def add_command(commands) -> None:
     which.add_argument("--prompt", metavar="COL", help="column naming the prompt (question) a rating answers")
     which.add_argument("--prompt-name", default="score", metavar="NAME", help="the one prompt's name (default: score)")
     sub.add_argument("--rater", metavar="COL", help="column naming the rater: an output's judgments in rater order")
+    sub.add_argument(
+        "--cluster",
+        metavar="COL",
+        help="column naming each item's cluster (the document or question several items share; the same on every "
+        "row of an item): written on each line and as the task's cluster key",
+    )
     sub.add_argument("--output", metavar="COL", help="column with the output text (needed to compute metrics)")
     ref = sub.add_mutually_exclusive_group()
     ref.add_argument("--reference", metavar="COL", help="column with the item's reference text")
@@ -191,6 +197,7 @@ def run_command(args) -> int:
         reference=args.reference,
         scores=tuple(dict.fromkeys(args.score)),
         prompt_name=args.prompt_name,
+        cluster=args.cluster,
     )
     spec = ImportSpec(
         task=args.task,

@@ -22,6 +22,12 @@ def add_pair_columns(sub, *, required: bool = True) -> None:
     sub.add_argument("--verdict", required=required, metavar="COL", help="column with the human verdict")
     sub.add_argument("--rater", metavar="COL", help="column naming the rater (several raters of a battle)")
     sub.add_argument(
+        "--cluster",
+        metavar="COL",
+        help="column naming each battle's cluster (the question, document or conversation several battles share; "
+        "for ratings, each item's): the same on every row of a battle (or item), in --pool too; default: the item",
+    )
+    sub.add_argument(
         "--judge", action="append", default=[], metavar="COL", help="a judge's verdict column (repeatable)"
     )
     sub.add_argument("--pool", metavar="TABLE", help="a table of battles without human verdicts (judges only)")
@@ -71,7 +77,7 @@ def read_pair_inputs(args, fmt: str | None):
     """The table and the ``--pool`` table of a pair command, only the columns it names read."""
     from debias.io.pairs import read_pair_file
 
-    keys = [args.item, args.system_a, args.system_b]
+    keys = [args.item, args.system_a, args.system_b, *([args.cluster] if args.cluster else [])]
     frame = read_pair_file(args.table, [*keys, args.verdict, *([args.rater] if args.rater else []), *args.judge], fmt)
     pool = read_pair_file(args.pool, [*keys, *args.judge], fmt) if args.pool else None
     return frame, pool
@@ -98,6 +104,7 @@ def read_pairs(args):
         judge_mappings=judge_mappings,
         source=args.table,
         task=getattr(args, "task", None) or "evaluation",
+        cluster=args.cluster,
     )
 
 

@@ -140,6 +140,7 @@ def _read(args):
         prompt=args.prompt,
         rater=args.rater,
         scores=tuple(dict.fromkeys(args.score)),
+        cluster=args.cluster,
     )
     scale = tuple(args.scale) if args.scale else None
     table = read_evaluation_table(args.table, columns, fmt=args.input_format, scale=scale)
@@ -184,11 +185,12 @@ def _state(args, read):
 
 def run_status(args, emit) -> int:
     """Run ``debias status``; exit status 2 with a one-line message on bad input."""
-    from debias.tables.status import status_table
+    from debias.tables.status import status_joint, status_table
 
     try:
         read = _read(args)
         state = _state(args, read)
+        joint = status_joint(read, state, ties=args.ties, prompt=args.for_prompt)
     except (InputError, ValueError) as error:
         print(f"debias status: error: {error}", file=sys.stderr)
         return 2
@@ -200,7 +202,7 @@ def run_status(args, emit) -> int:
         f"level {state.level:g} at every look{more})",
         file=sys.stderr,
     )
-    emit(status_table(state), args.format, sys.stdout)
+    emit(status_table(state, joint), args.format, sys.stdout)
     return 0
 
 

@@ -79,16 +79,18 @@ def judged_systems(config: Mapping, task: str) -> list[str]:
 def load_task(
     config: Mapping, task: str, systems: list[str] | None = None
 ) -> tuple[dict[str, str], dict[str, list[SystemItem]]]:
-    """References and validated items of the given systems (default: all judged systems)."""
+    """References and validated items of the given systems (default: all judged systems), with
+    their items' clusters when the task has them (``tasks.<task>.cluster``)."""
     prompts = config["tasks"][task]["prompts"]
     path = references_path(config, task)
     references = read_references(path) if path is not None else None
     scored = config["tasks"][task]["systems"]
     provided = provided_metrics(config, task)
     loaded = {}
+    cluster = config["tasks"][task].get("cluster")
     for system in systems if systems is not None else judged_systems(config, task):
         path = system_path(config, task, system)
-        loaded[system] = read_system(path, prompts, references, provided if system in scored else ())
+        loaded[system] = read_system(path, prompts, references, provided if system in scored else (), cluster)
     return references, loaded
 
 
@@ -105,8 +107,10 @@ def load_preferences(config: Mapping, name: str):
 
     The battles table gives one row per human verdict; a judge's verdicts are a column of it, or
     of the judge's own table (``judges.<j>.table``, one row per battle, joined on the item and
-    the two systems in either order); ``pool`` adds battles without a human verdict. Only the
-    columns named are read from each file. ``mapping`` (the task's, for people and judges) and
+    the two systems in either order); ``pool`` adds battles without a human verdict. ``cluster``
+    names the column of each battle's cluster, in every table the task reads (a battle only a
+    judge's table holds takes its cluster from that table). Only the columns named are read
+    from each file. ``mapping`` (the task's, for people and judges) and
     ``judges.<j>.mapping`` (a judge's own, extending it) read other spellings or codes
     (:func:`debias.data.verdict_codes`). With ``human_battles``, the human verdicts of that many
     battles drawn at random (seeded by the task's name alone, so that the same task draws the
@@ -128,7 +132,8 @@ def load_preferences(config: Mapping, name: str):
     spec = config["preferences"][name]
     where = f"config: preferences.{name}"
     columns = {key: spec[key] for key in ("item", "system_a", "system_b", "verdict")}
-    roles = {**columns, **({"rater": spec["rater"]} if spec.get("rater") else {})}
+    roles = {**columns, **{key: spec[key] for key in ("rater", "cluster") if spec.get(key)}}
+    cluster = [spec["cluster"]] if spec.get("cluster") else []
     judges = spec.get("judges") or {}
     role_of = {column: role for role, column in reversed(roles.items())}
     for judge in judges:
@@ -168,7 +173,8 @@ def load_preferences(config: Mapping, name: str):
     own_tables = {
         judge: (
             read_pair_file(
-                j["table"], [columns["item"], columns["system_a"], columns["system_b"], j.get("column") or judge]
+                j["table"],
+                [columns["item"], columns["system_a"], columns["system_b"], *cluster, j.get("column") or judge],
             ),
             j.get("column") or judge,
             j["table"],
@@ -185,9 +191,12 @@ def load_preferences(config: Mapping, name: str):
             system_a=columns["system_a"],
             system_b=columns["system_b"],
             mapping=mapping,
+            columns=cluster,
         )
     pool = (
-        read_pair_file(spec["pool"], [columns["item"], columns["system_a"], columns["system_b"], *in_table.values()])
+        read_pair_file(
+            spec["pool"], [columns["item"], columns["system_a"], columns["system_b"], *cluster, *in_table.values()]
+        )
         if spec.get("pool")
         else None
     )
@@ -204,6 +213,7 @@ def load_preferences(config: Mapping, name: str):
         judge_mappings=judge_mappings,
         source=spec["battles"],
         task=name,
+        cluster=spec.get("cluster"),
     )
     wanted = spec.get("human_battles")
     if wanted is not None:

@@ -6,7 +6,9 @@ per line, with an optional ``"judged_output"`` naming a judgment shared with oth
 lines, an optional ``"judgment_records": [k_1, k_2, ...]`` when the output's judgments came
 from several crowd records, an optional ``"scores": {metric: number}`` for metrics computed
 elsewhere; a null judgment is dropped unless the prompt declares ``null_as``); plain ``.jsonl``
-is accepted wherever ``.jsonl.gz`` is. ``"judgments": {}`` is an output nobody judged.
+is accepted wherever ``.jsonl.gz`` is. ``"judgments": {}`` is an output nobody judged. A task
+whose items share clusters (its ``cluster`` key names a key of the lines, ``"cluster"`` as
+``debias import`` writes it) has the item's cluster, a string or an integer, on every line.
 """
 
 from __future__ import annotations
@@ -49,7 +51,8 @@ class SystemItem:
     output's scores on the metrics declared in config as provided (computed elsewhere).
     ``records`` is set when the output was judged in several crowd records (the line's
     ``judgment_records``): per prompt, how many of its kept judgments came from each record,
-    in list order (a record that kept none on that prompt is left out).
+    in list order (a record that kept none on that prompt is left out). ``cluster`` is the item's
+    cluster (the document or question several items share) when the task has clusters.
     """
 
     id: str
@@ -58,6 +61,7 @@ class SystemItem:
     judged_output: str | None = None
     scores: dict[str, float] = field(default_factory=dict)
     records: dict[str, list[int]] | None = None
+    cluster: str | None = None
 
 
 def open_text(path: str | os.PathLike) -> io.TextIOBase:
@@ -186,8 +190,28 @@ def _check_scores(scores, where: str, provided: Sequence[str]) -> dict[str, floa
     return clean
 
 
+def _check_cluster(record: dict, where: str, key: str | None) -> str | None:
+    """The line's cluster (its ``key``, a non-empty string or an integer), or ``None`` without a key."""
+    if key is None:
+        return None
+    if key not in record:
+        raise InputError(where, f"missing key '{key}': the task's items have clusters (tasks.<task>.cluster: {key})")
+    value = record[key]
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    expected = "a non-empty string or an integer"
+    raise InputError(where, f"'{key}' (the item's cluster) must be {expected}, found {_shown(value)}")
+
+
 def _parse_system_line(
-    record: dict, where: str, prompts: Mapping[str, Mapping], references, provided: Sequence[str]
+    record: dict,
+    where: str,
+    prompts: Mapping[str, Mapping],
+    references,
+    provided: Sequence[str],
+    cluster: str | None = None,
 ) -> SystemItem:
     for key in ("id", "output", "judgments"):
         if key not in record:
@@ -220,7 +244,7 @@ def _parse_system_line(
     if judged_output is not None and (not isinstance(judged_output, str) or not judged_output):
         raise InputError(where, f"'judged_output' must be a non-empty string, found {json.dumps(judged_output)}")
     scores = _check_scores(record.get("scores", {}), where, provided)
-    return SystemItem(item_id, output, clean, judged_output, scores, records)
+    return SystemItem(item_id, output, clean, judged_output, scores, records, _check_cluster(record, where, cluster))
 
 
 def _check_record_sizes(sizes, where: str, judgments: Mapping) -> list[int] | None:
@@ -279,6 +303,7 @@ def read_system(
     prompts: Mapping[str, Mapping],
     references: Mapping[str, str] | None = None,
     provided: Sequence[str] = (),
+    cluster: str | None = None,
 ) -> list[SystemItem]:
     """Read and validate one system file.
 
@@ -288,7 +313,8 @@ def read_system(
     output. Ids must be unique and, when ``references`` is given, have a reference.
     ``provided`` names the metrics whose scores the file carries (``"scores": {metric:
     number}``): every line needs a finite score for each of them, and a score for any other
-    metric is an error.
+    metric is an error. ``cluster`` names the key of every line that holds its item's cluster
+    (the task's ``cluster``; a non-empty string or an integer, read as text).
     """
     items: list[SystemItem] = []
     seen: dict[str, int] = {}
@@ -302,7 +328,7 @@ def read_system(
             raise InputError(
                 where, f"id '{record['id']}' appears twice in this file (first on line {seen[record['id']]})"
             )
-        item = _parse_system_line(record, where, prompts, references, provided)
+        item = _parse_system_line(record, where, prompts, references, provided, cluster)
         present.update(item.scores)
         for metric in provided:
             if metric not in item.scores:

@@ -1,14 +1,16 @@
 """Importing a long table of human judgments (one row per rating) as a task of the workflow.
 
-The table is read by the one reader of evaluation tables (:mod:`debias.io.reader`, the rules
-the Python API follows too) and written as the canonical files the workflow reads
+The table is read by the one reader of evaluation tables (:mod:`debias.io.reader`, the rules the
+Python API follows too) and written as the canonical files the workflow reads
 (``<out>/systems/<system>.jsonl.gz``, and ``<out>/references.jsonl.gz`` when the table has
-reference texts; see :mod:`debias.io.canonical`), with the block of ``config/config.yaml`` that declares
-the task. A table without texts gives a task of provided scores only, which needs no
-references. Every write is all-or-nothing: the files are written to a temporary folder beside
-``out`` and moved into place together with the configuration file, after every check passed;
-files already there are replaced only when asked (``force``). A wide table (one column per
-prompt or per rater) becomes long with one ``pandas.melt``, e.g.
+reference texts; see :mod:`debias.io.canonical`), with the block of ``config/config.yaml`` that
+declares the task. A table whose items have clusters writes each line's cluster (``"cluster"``)
+and the task's ``cluster`` key naming it (:data:`CLUSTER_KEY`). A table without texts gives a
+task of provided scores only, which needs no references. Every write is all-or-nothing: the
+files are written to a temporary folder beside ``out`` and moved into place together with the
+configuration file, after every check passed; files already there are replaced only when asked
+(``force``). A wide table (one column per prompt or per rater) becomes long with one
+``pandas.melt``, e.g.
 ``frame.melt(id_vars=["item", "system"], var_name="prompt", value_name="score")``.
 """
 
@@ -39,6 +41,7 @@ from debias.io.reader import (
 )
 
 __all__ = [
+    "CLUSTER_KEY",
     "ImportSpec",
     "judged_reference",
     "path_for_config",
@@ -55,6 +58,8 @@ __all__ = [
 
 #: gzip level of the imported files: quick to write, a few per cent larger than level 9.
 COMPRESSION = 6
+#: The key of an imported line that holds its item's cluster (the task's ``cluster``).
+CLUSTER_KEY = "cluster"
 
 
 @dataclass(frozen=True)
@@ -143,9 +148,9 @@ def _json_pieces(strings) -> list[str]:
 
 
 def system_lines(table: EvaluationTable, system: int, prompts, metrics, *, scored: bool) -> str:
-    """The canonical lines (``{"id", "output", "judgments"[, "scores"]}``, each ending in a
-    newline) of one system's outputs, in table order: the text ``json.dumps`` writes, built from
-    columns (each distinct text and number formatted once)."""
+    """The canonical lines (``{"id"[, "cluster"], "output", "judgments"[, "scores"]}``, each
+    ending in a newline) of one system's outputs, in table order: the text ``json.dumps`` writes,
+    built from columns (each distinct text and number formatted once)."""
     outputs = table.outputs_of(system)
     position, prompt, _, values, _ = table.judgment_cells(system)
     judgments = np.full(len(outputs), "", dtype=object)
@@ -158,6 +163,10 @@ def system_lines(table: EvaluationTable, system: int, prompts, metrics, *, score
         cells = np.where(lead, ", ", "").astype(object) + cells
         judgments[position[start]] = np.add.reduceat(cells, start)
     ids = _json_pieces(table.output_item[outputs])
+    clusters = table.output_cluster
+    if clusters is not None:  # the item's cluster after its id
+        key = f", {encode_basestring(CLUSTER_KEY)}: "
+        ids = [f"{i}{key}{c}" for i, c in zip(ids, _json_pieces(clusters[outputs]))]
     texts = _json_pieces(table.output_text[outputs]) if table.output_text is not None else ['""'] * len(outputs)
     if scored and metrics:
         scores = np.full(len(outputs), "", dtype=object)
@@ -242,6 +251,8 @@ def config_block(table: EvaluationTable, spec: ImportSpec) -> dict:
     }
     if spec.reference_system and judged_reference(table, spec):
         task["reference_system"] = systems[table.systems.index(spec.reference_system)]
+    if table.item_cluster is not None:
+        task["cluster"] = CLUSTER_KEY
     if spec.language != "en":
         task["language"] = spec.language
     block = {"tasks": {task_name(spec.task): task}}

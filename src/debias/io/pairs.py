@@ -12,7 +12,9 @@ unlabelled pool, and so is every row of the optional ``pool`` table (same column
 column, if any, ignored). A judge's verdict must be the same on every row of a battle, once
 flipped (a pool row with the key of a battle of the table is a row of that battle). Two
 conversations of the same item between the same two systems are two battles only if ``item``
-tells them apart (a battle number, say).
+tells them apart (a battle number, say). An optional ``cluster`` column names the battle's cluster
+(the question, document or conversation several battles share): the same on every row of a
+battle (its raters' rows, the pool's included), never empty.
 
 Verdict spellings, mappings and a judge's probabilities: :mod:`debias.data.pairs`. A judge's column
 is read or refused, never silently missing: values that are neither a verdict nor mapped (nor all
@@ -43,6 +45,7 @@ from debias.io.rules import Rows, cell_codes, code_names, refuse_repeated_raters
 
 __all__ = [
     "CANONICAL_PAIR_COLUMNS",
+    "OPTIONAL_PAIR_COLUMNS",
     "canonical_pair_table",
     "file_columns",
     "join_judge_tables",
@@ -146,6 +149,7 @@ def read_pair_table(
     judge_mappings: Mapping[str, Mapping] | None = None,
     source: str = "table",
     task: str = "evaluation",
+    cluster: str | None = None,
 ) -> JudgedPairs:
     """The battles of a long table (and of an unlabelled ``pool`` table) as :class:`JudgedPairs`.
 
@@ -171,6 +175,10 @@ def read_pair_table(
         What the errors call ``frame`` (e.g. its file name); the pool is "pool".
     task : str
         The name of the battles (:attr:`JudgedPairs.task`: a preference task's name).
+    cluster : str, optional
+        Column naming each battle's cluster (:attr:`JudgedPairs.clusters`: the question, document
+        or conversation several battles share), in the pool too. Default: none given, the item is
+        the cluster.
 
     Returns
     -------
@@ -182,7 +190,8 @@ def read_pair_table(
     ------
     InputError
         A missing column, a bad row (naming it), a verdict that is neither a known spelling nor
-        mapped (listing each with its count), a judge disagreeing with itself on a battle.
+        mapped (listing each with its count), a judge disagreeing with itself on a battle, an
+        empty cluster or a battle whose rows name two clusters.
 
     Examples
     --------
@@ -196,14 +205,14 @@ def read_pair_table(
     """
     judges = list(dict.fromkeys(judges))
     judge_mappings = dict(judge_mappings or {})
-    _refuse_shadowing(
-        judges, {"item": item, "system A": system_a, "system B": system_b, "verdict": verdict, "rater": rater}, source
-    )
-    _columns(frame, [item, system_a, system_b, verdict, *([rater] if rater else []), *judges], source)
+    roles = {"item": item, "system A": system_a, "system B": system_b, "verdict": verdict, "rater": rater}
+    _refuse_shadowing(judges, {**roles, "cluster": cluster}, source)
+    named = [item, system_a, system_b, verdict, *([rater] if rater else []), *([cluster] if cluster else [])]
+    _columns(frame, [*named, *judges], source)
     if frame.empty:
         raise InputError(source, "the table has no rows")
     n_rows = len(frame)
-    keep = list(dict.fromkeys([item, system_a, system_b, *judges]))
+    keep = list(dict.fromkeys([item, system_a, system_b, *([cluster] if cluster else []), *judges]))
     if pool is not None:
         _columns(pool, keep, "pool")
         table = pd.concat([frame[keep].reset_index(drop=True), pool[keep].reset_index(drop=True)], ignore_index=True)
@@ -243,6 +252,7 @@ def read_pair_table(
         human[flipped] = 1.0 - human[flipped]
     else:  # each row its own battle, in order
         first_row = np.arange(battle.size)
+    clusters = _battle_clusters(table[cluster], cluster, rows, battle, first_row) if cluster else None
     judge_matrix = np.empty((n_battles, len(judges)), order="F")  # every column written below
     unknown = np.zeros(len(judges), dtype=np.int64)
     for j, judge in enumerate(judges):
@@ -302,6 +312,7 @@ def read_pair_table(
         item_names if unique_items else item_names[item_codes[first_row]],
         unknown,
         task,
+        clusters,
     )
     for judge, share in zip(pairs.judges, pairs.judge_coverage):
         if judge in pairs.sparse_judges:
@@ -317,6 +328,25 @@ def read_pair_table(
                 else "",
             )
     return pairs
+
+
+def _battle_clusters(values: pd.Series, column: str, rows: Rows, battle: np.ndarray, first_row: np.ndarray):
+    """Each battle's cluster (names trimmed), from the rows of the table and its pool: an empty
+    cluster, or a row naming another cluster than its battle's first row, is an error naming
+    the row and the column."""
+    codes, names = code_names(values, column, rows)
+    first = codes[first_row[battle]]
+    differs = codes != first
+    if differs.any():
+        row = int(np.flatnonzero(differs)[0])
+        raise rows.error(
+            row,
+            f"column {column!r}: cluster {names[codes[row]]!r}, but the battle's first row"
+            f" ({rows.name(int(first_row[battle[row]]))}) names {names[first[row]]!r}: a battle is in one cluster"
+            " (the rows of a battle are its raters' verdicts, in either order of the systems)",
+            column,
+        )
+    return np.asarray(names, dtype=object)[codes[first_row]]
 
 
 def _unordered(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -354,6 +384,7 @@ def join_judge_tables(
     system_a: str,
     system_b: str,
     mapping: Mapping | None = None,
+    columns: Sequence[str] = (),
 ) -> pd.DataFrame:
     """``frame`` with one column per judge from tables holding one verdict per battle.
 
@@ -374,6 +405,9 @@ def join_judge_tables(
         The columns that name a battle in every table (names trimmed of surrounding whitespace).
     mapping : mapping, optional
         Verdict spellings or codes for every judge (:func:`debias.data.verdict_codes`).
+    columns : sequence of str
+        Further columns of ``frame`` that every judge table has too (the battle's cluster): the
+        rows of the battles only a judge table holds take them from it.
 
     Returns
     -------
@@ -401,7 +435,7 @@ def join_judge_tables(
     for judge, spec in judge_tables.items():
         table, column, source = spec[:3]
         own = spec[3] if len(spec) > 3 else None
-        _columns(table, [*keys, column], source)
+        _columns(table, [*keys, column, *columns], source)
         if judge in taken:
             raise InputError(source, f"judge {judge!r} has the name of a column of the table of human verdicts")
         rows = Rows.of((source, len(table)))
@@ -431,6 +465,8 @@ def join_judge_tables(
         )
         if extra.any():
             added = pd.DataFrame({keys[n]: judge_names[n][extra].to_numpy() for n in range(3)})
+            for name in dict.fromkeys(c for c in columns if c not in keys):
+                added[name] = table[name].reset_index(drop=True)[extra].to_numpy(dtype=object)
             code = np.where(flipped[extra], 1.0 - codes[extra], codes[extra])
             added[judge] = _written(code, verdicts["_raw"].to_numpy(dtype=object)[extra], continuous)
             joined = pd.concat([joined, added], ignore_index=True)
@@ -456,8 +492,10 @@ def _written(codes: np.ndarray, raw: np.ndarray, continuous: bool) -> np.ndarray
 
 
 #: The columns of a canonical table of battles (the schema's defaults of a preference task), then
-#: ``rater`` when there is one and one column per judge.
+#: ``rater`` and ``cluster`` when there are such and one column per judge.
 CANONICAL_PAIR_COLUMNS = ("item", "system_a", "system_b", "verdict")
+#: The optional columns of a canonical table of battles.
+OPTIONAL_PAIR_COLUMNS = ("rater", "cluster")
 
 
 def _spelled(values: pd.Series, mapping, judge: str | None = None) -> np.ndarray:
@@ -482,25 +520,28 @@ def canonical_pair_table(
     mapping: Mapping | None = None,
     judge_mappings: Mapping[str, Mapping] | None = None,
     source: str = "table",
+    cluster: str | None = None,
 ) -> pd.DataFrame:
     """A table of battles in the canonical columns a preference task reads by default.
 
     The table is first read as :func:`read_pair_table` reads it (so a bad row is an
     :class:`InputError` naming it); then ``frame``'s rows and the ``pool``'s (without a human
     verdict) are written with the columns ``item``, ``system_a``, ``system_b`` (trimmed),
-    ``verdict`` (``a``, ``b``, ``tie`` or empty), ``rater`` (when given) and one column per judge
-    (``judges`` maps the judge's name to its column; verdicts spelled ``a``/``b``/``tie`` or
-    empty, probabilities as numbers): mappings applied, so the table needs none. A judge cannot
-    be named like a canonical column (``item``, ``system_a``, ``system_b``, ``verdict``, ``rater``).
+    ``verdict`` (``a``, ``b``, ``tie`` or empty), ``rater`` and ``cluster`` (when given, trimmed)
+    and one column per judge (``judges`` maps the judge's name to its column; verdicts spelled
+    ``a``/``b``/``tie`` or empty, probabilities as numbers): mappings applied, so the table needs
+    none. A judge cannot be named like a canonical column (``item``, ``system_a``, ``system_b``,
+    ``verdict``, ``rater``, ``cluster``).
     """
     judges = dict(judges or {})
     judge_mappings = dict(judge_mappings or {})
     for judge in judges:
-        if judge in (*CANONICAL_PAIR_COLUMNS, "rater"):
+        if judge in (*CANONICAL_PAIR_COLUMNS, *OPTIONAL_PAIR_COLUMNS):
+            named = ", ".join((*CANONICAL_PAIR_COLUMNS, *OPTIONAL_PAIR_COLUMNS))
             raise InputError(
                 source,
-                f"judge {judge!r} has the name of a column of the canonical table ({', '.join(CANONICAL_PAIR_COLUMNS)},"
-                " rater): give the judge another name",
+                f"judge {judge!r} has the name of a column of the canonical table ({named}): give the judge another"
+                " name",
                 column=judges[judge],
             )
     columns = list(dict.fromkeys(judges.values()))
@@ -516,6 +557,7 @@ def canonical_pair_table(
         mapping=mapping,
         judge_mappings={judges_column: judge_mappings[j] for j, judges_column in judges.items() if j in judge_mappings},
         source=source,
+        cluster=cluster,
     )
     parts = [frame] + ([pool.assign(**{verdict: ""})] if pool is not None else [])
     table = pd.concat([p.reset_index(drop=True) for p in parts], ignore_index=True)
@@ -530,6 +572,8 @@ def canonical_pair_table(
     )
     if rater:
         out["rater"] = trimmed_names(table[rater], rater, rows).fillna("")
+    if cluster:
+        out["cluster"] = trimmed_names(table[cluster], cluster, rows)
     for judge, column in judges.items():
         out[judge] = _spelled(table[column], _judge_mapping(mapping, judge_mappings.get(judge)), judge=judge)
     return out

@@ -12,6 +12,8 @@ error, through either. The rules:
 * a row whose judgment is empty is an output with no judgment on that row: an output none of
   whose rows has a judgment is unjudged, in the population with its scores;
 * an output's text and score are the same on every row that gives them;
+* an item's cluster (``cluster``: the document or question several items share) is named on
+  every row of the item, the same on each; an empty cluster is an error;
 * names become file and config names by :func:`safe_name`; two names that become the same, a
   name that is not a safe path part (``.``, ``..``) or longer than :data:`NAME_LIMIT` are errors;
 * the rating scale is declared (``scale``: a judgment outside it is an error) or inferred per
@@ -29,7 +31,7 @@ from __future__ import annotations
 
 import csv
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
@@ -111,11 +113,13 @@ class TableColumns:
     scores: tuple[str, ...] = ()
     system_name: str = "system"
     prompt_name: str = "score"
+    #: The column naming each item's cluster (the document or question several items share).
+    cluster: str | None = None
 
     def named(self) -> list[str]:
         """The columns the table must have, in order, each once."""
         given = [self.item, self.system, self.judgment, self.prompt, self.rater, self.output, self.reference]
-        return list(dict.fromkeys(c for c in [*given, *self.scores] if c is not None))
+        return list(dict.fromkeys(c for c in [*given, *self.scores, self.cluster] if c is not None))
 
 
 @dataclass(frozen=True)
@@ -144,6 +148,18 @@ class EvaluationTable:
     higher_is_better: bool = True
     #: The name of the task the ratings' rows carry and their random draws are named after.
     task: str = "evaluation"
+    #: Each item's cluster (item name -> cluster name: the document or question several items
+    #: share), or ``None``: every item is its own cluster.
+    item_cluster: Mapping[str, str] | None = None
+
+    @property
+    def output_cluster(self) -> np.ndarray | None:
+        """The cluster of each output (aligned with :attr:`output_item`), or ``None``."""
+        if self.item_cluster is None:
+            return None
+        names = pd.Index(list(self.item_cluster))
+        clusters = np.asarray(list(self.item_cluster.values()), dtype=object)
+        return clusters[names.get_indexer(self.output_item)]
 
     def with_settings(self, *, higher_is_better: bool, task: str) -> EvaluationTable:
         """The same table with another direction of better and another task name."""
@@ -457,7 +473,8 @@ def read_evaluation_table(
     """
     cells, source = _as_columns(table, columns, source, fmt, quoting)
     uses = {}
-    for name in [columns.item, columns.system, columns.judgment, columns.prompt, columns.rater, *columns.scores]:
+    named = [columns.item, columns.system, columns.judgment, columns.prompt, columns.rater, *columns.scores]
+    for name in [*named, columns.cluster]:
         uses[name] = uses.get(name, 0) + 1
     for name in (columns.output, columns.reference):
         uses[name] = uses.get(name, 0) + 1
@@ -477,6 +494,9 @@ def read_evaluation_table(
     )
     rows_of = Rows.of((source, n_rows))
     item, items = code_names(take(columns.item), columns.item, rows_of)
+    item_cluster = None
+    if columns.cluster is not None:
+        item_cluster = _item_clusters(take(columns.cluster), item, items, columns.cluster, rows_of)
     if columns.system is not None:
         system, systems = code_names(take(columns.system), columns.system, rows_of)
     else:
@@ -548,7 +568,28 @@ def read_evaluation_table(
         references=references,
         scale=judged_scale,
         scale_declared=scale is not None,
+        item_cluster=item_cluster,
     )
+
+
+def _item_clusters(values: pd.Series, item: np.ndarray, items, column: str, rows: Rows) -> dict[str, str]:
+    """``{item: cluster}`` from a column naming each row's item's cluster (names trimmed): an
+    empty cluster, or an item whose rows name two clusters, is an error naming the row and the
+    column."""
+    codes, names = code_names(values, column, rows)
+    first = np.empty(len(items), dtype=np.int64)
+    first[item[::-1]] = np.arange(len(item))[::-1]  # the last write of an index wins: its first row
+    differs = codes != codes[first[item]]
+    if differs.any():
+        row = int(np.flatnonzero(differs)[0])
+        earlier = int(first[item[row]])
+        raise rows.error(
+            row,
+            f"column {column!r}: item {items[item[row]]!r} is in cluster {names[codes[row]]!r} here and in"
+            f" {names[codes[earlier]]!r} on row {rows.locate(earlier)[1]}: an item belongs to one cluster",
+            column,
+        )
+    return dict(zip(np.asarray(items, dtype=object).tolist(), np.asarray(names, dtype=object)[codes[first]].tolist()))
 
 
 def read_judgments(
@@ -668,7 +709,9 @@ def _odd_scale(frame: pd.DataFrame):
 
 def with_population(table: EvaluationTable, population: EvaluationTable) -> EvaluationTable:
     """``table`` with the outputs of ``population`` (read with no judgment column) it lacks
-    appended, unjudged; an output in both keeps the table's scores, which must agree."""
+    appended, unjudged; an output in both keeps the table's scores, which must agree. When the
+    table's items have clusters, so must the population's (read with the same cluster column),
+    an item in both in the same cluster."""
     if population.metrics != table.metrics:
         raise InputError(population.source, f"expected the score columns {list(table.metrics)}")
     systems = list(table.systems) + [s for s in population.systems if s not in table.systems]
@@ -694,4 +737,25 @@ def with_population(table: EvaluationTable, population: EvaluationTable) -> Eval
         output_item=np.concatenate([table.output_item, population.output_item[new]]),
         output_text=None,
         output_scores=np.concatenate([table.output_scores, population.output_scores[new]]),
+        item_cluster=_population_clusters(table, population),
     )
+
+
+def _population_clusters(table: EvaluationTable, population: EvaluationTable) -> dict[str, str] | None:
+    """The clusters of the table's items and of the population's (``None`` when the table's
+    items have none): an item in two clusters, or a population without clusters, is an error."""
+    if table.item_cluster is None:
+        return None
+    if population.item_cluster is None:
+        raise InputError(
+            population.source, "the table's items have clusters: give the population its items' clusters too"
+        )
+    clusters = dict(table.item_cluster)
+    for item, cluster in population.item_cluster.items():
+        if clusters.setdefault(item, cluster) != cluster:
+            raise InputError(
+                population.source,
+                f"item {item!r} is in cluster {cluster!r} here and in {clusters[item]!r} in the table: an item"
+                " belongs to one cluster",
+            )
+    return clusters

@@ -120,6 +120,27 @@ def check_shared_judgments(
                 )
 
 
+def check_item_clusters(
+    config: Mapping, task: str, systems: Mapping[str, list[SystemItem]], paths: Mapping[str, Path] | None = None
+) -> None:
+    """Lines of different systems about the same item must name the same cluster (an item
+    belongs to one cluster, ``tasks.<task>.cluster``). Errors name the system's file (``paths``,
+    default: the configured one)."""
+    first: dict[str, tuple[str, str]] = {}
+    for system, items in systems.items():
+        for item in items:
+            if item.cluster is None:
+                continue
+            other_system, cluster = first.setdefault(item.id, (system, item.cluster))
+            if cluster != item.cluster:
+                key = config["tasks"][task].get("cluster")
+                raise InputError(
+                    str((paths or {}).get(system) or system_path(config, task, system)),
+                    f"id '{item.id}' is in cluster '{item.cluster}' here and in '{cluster}' in system "
+                    f"'{other_system}' ('{key}' of their lines): an item belongs to one cluster",
+                )
+
+
 def validate_inputs(config: Mapping, base_dir: str | Path = ".") -> dict[str, dict[str, int]]:
     """Check released checksums, every configured file and every line; return judged-item counts.
 
@@ -138,6 +159,7 @@ def validate_inputs(config: Mapping, base_dir: str | Path = ".") -> dict[str, di
     for task in config["tasks"]:
         _, systems = load_task(config, task)
         check_shared_judgments(config, task, systems)
+        check_item_clusters(config, task, systems)
         counts[task] = {}
         for system, items in systems.items():
             judged = sum(1 for item in items if any(item.judgments.values()))

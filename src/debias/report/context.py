@@ -40,6 +40,7 @@ class ReportContext:
     plan: pd.DataFrame | None = None
     plan_check: pd.DataFrame | None = None
     by_system: pd.DataFrame | None = None
+    leaderboard: pd.DataFrame | None = None
 
     @cached_property
     def rows(self) -> list[ComparisonRow]:

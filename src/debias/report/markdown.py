@@ -241,6 +241,7 @@ def build_report(
     plan: pd.DataFrame | None = None,
     plan_check: pd.DataFrame | None = None,
     preferences: Sequence[PreferenceTables] = (),
+    leaderboard: pd.DataFrame | None = None,
 ) -> str:
     """The report as Markdown.
 
@@ -280,6 +281,9 @@ def build_report(
     preferences : sequence of PreferenceTables
         The tables of each preference task: one section each
         (:func:`debias.report.preferences.preference_lines`), at the end of the page.
+    leaderboard : pandas.DataFrame, optional
+        ``leaderboard.csv``: a user's task whose items have clusters says how many and their
+        design effects (:func:`debias.report.user_tables.cluster_lines`).
 
     Returns
     -------
@@ -305,6 +309,7 @@ def build_report(
         comparison_coverage=comparison_coverage,
         plan=plan,
         plan_check=plan_check,
+        leaderboard=leaderboard,
     )
     papers, users = paper_tasks(paper_values, config), user_tasks(paper_values, config)
     parts: list[list[str]] = []

@@ -1,13 +1,13 @@
 """The report's section about a preference task (config key ``preferences``): pairwise battles
 judged by people and LLM judges.
 
-In this order: what was judged (battles, systems, human verdicts, the judges' pool), the raters'
-disagreement, each system's win rate by the unbiased estimators with its interval, what each
-judge saves (data efficiency against ``human``, or why it saves nothing), whether each judge
-agrees with people (accuracy, Cohen's kappa, tie rates, its largest bias) beside how people agree
-with each other, the figure, and links to the tables.
-Every number is read from the task's tables (``preferences.csv``, ``judge_agreement.csv``,
-``summary.json``), none computed here.
+In this order: what was judged (battles, systems, human verdicts, the judges' pool, the clusters
+the battles share), the raters' disagreement, each system's win rate by the unbiased estimators
+with its interval, what each judge saves (data efficiency against ``human``, or why it saves
+nothing), whether each judge agrees with people (accuracy, Cohen's kappa, tie rates, its largest
+bias) beside how people agree with each other, the figure, and links to the tables. Every number
+is read from the task's tables (``preferences.csv``, ``judge_agreement.csv``, ``summary.json``),
+none computed here.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from debias.report.user_tables import finite, num
+from debias.report.user_tables import cluster_sentence, finite, num
 from debias.stats.common.vocabulary import ESTIMAND_LABELS, TIES, describe, is_biased, is_people_only
 
 __all__ = ["PreferenceTables", "preference_lines", "preferences_page"]
@@ -100,6 +100,9 @@ def _what_lines(tables: PreferenceTables, config: Mapping) -> list[str]:
             f"No unbiased estimate for {', '.join(missing)}: none of {whose} battles has a human verdict "
             "(the rows say so; only the biased judge-alone estimate exists)."
         )
+    clustered = cluster_sentence(tables.table, "battles", s.get("clusters"))
+    if clustered:
+        lines.append(clustered)
     unknown = {j: n for j, n in (s.get("judge_unknown") or {}).items() if n}
     if unknown:
         told = ", ".join(f"{_judge_label(config, name, j)} {n:,}" for j, n in unknown.items())

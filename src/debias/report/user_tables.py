@@ -23,6 +23,8 @@ from debias.tables.selection import (
 __all__ = [
     "NO_METRIC_SCORES",
     "ONE_JUDGMENT",
+    "cluster_lines",
+    "cluster_sentence",
     "comparison_lines",
     "constant_metric_lines",
     "efficiency_lines",
@@ -114,6 +116,42 @@ def constant_metric_lines(correlations: pd.DataFrame | None, config: Mapping, ta
         "is undefined, their control variate is the mean, and the pooled correlations (all systems, and "
         "Figure 3's ρ) leave those systems out; the job logs say the same.",
     ]
+
+
+def cluster_sentence(rows: pd.DataFrame, unit: str, total: int | None = None) -> str | None:
+    """One sentence on clustered estimates (``rows`` with the ``clusters`` and ``design_effect``
+    columns: :data:`debias.tables.columns.CLUSTER_COLUMNS`): how many clusters and the range of
+    the design effects; ``None`` when no row has them. ``unit`` names what falls in clusters
+    (``"judged items"``, ``"battles"``), ``total`` the clusters of the whole task when known."""
+    if rows is None or rows.empty or "clusters" not in rows.columns:
+        return None
+    counts = pd.to_numeric(rows["clusters"], errors="coerce").dropna()
+    effects = pd.to_numeric(rows["design_effect"], errors="coerce")
+    effects = effects[effects.map(finite)]
+    if counts.empty:
+        return None
+    low, high = int(counts.min()), int(counts.max())
+    each = f"{low:,}" if low == high else f"{low:,} to {high:,}"
+    where = f"{total:,} clusters, each estimate resting on {each}" if total else f"{each} clusters behind each estimate"
+    effect = (
+        f"design effects from {effects.min():.2f} to {effects.max():.2f}"
+        if len(effects) and effects.min() != effects.max()
+        else f"a design effect of {effects.iloc[0]:.2f}"
+        if len(effects)
+        else "no design effect computed"
+    )
+    return (
+        f"The {unit} share clusters (the question or document several of them share): {where}, each cluster "
+        f"counting as one unit in the intervals, with {effect} (an estimate's variance over what independent "
+        f"{unit} would give; 1: the clusters cost nothing)."
+    )
+
+
+def cluster_lines(ctx: ReportContext, task: str) -> list[str]:
+    """The sentence on a task whose items have clusters (:func:`cluster_sentence`, from
+    ``leaderboard.csv``), or nothing."""
+    sentence = cluster_sentence(of_task(ctx.leaderboard, task), "judged items")
+    return [sentence] if sentence else []
 
 
 def estimate_lines(ctx: ReportContext, task: str) -> list[str]:

@@ -1,7 +1,8 @@
 """The report's sections about tasks the paper states no numbers for: the user's own systems.
 
 For each such task, in this order: what was evaluated (systems, prompts, judgments per item,
-and what one judgment per item rules out), each system's estimated mean human score with its
+and what one judgment per item rules out), the clusters its items share (when they do), each
+system's estimated mean human score with its
 interval, the paired comparisons (which differences are resolved: the interval excludes 0),
 the data efficiency of each metric, the plans and the checks of their coverage
 (:mod:`debias.report.user_tables`), and the task's figures (the leaderboard with its rank-sets
@@ -18,6 +19,7 @@ import pandas as pd
 from debias.config.labels import figure_names, prompt_label, system_label, task_label
 from debias.report.context import ReportContext
 from debias.report.user_tables import (
+    cluster_lines,
     comparison_lines,
     efficiency_lines,
     estimate_lines,
@@ -90,7 +92,7 @@ def _figure_lines(ctx: ReportContext, task: str) -> list[str]:
 def task_lines(ctx: ReportContext, task: str) -> list[str]:
     """The section of one of the user's tasks."""
     lines = [f"## {task_label(ctx.config, task)}", "", *_what_lines(ctx, task)]
-    for part in (estimate_lines, comparison_lines, efficiency_lines, plan_lines, _figure_lines):
+    for part in (cluster_lines, estimate_lines, comparison_lines, efficiency_lines, plan_lines, _figure_lines):
         body = part(ctx, task)
         if body:
             lines += ["", *body]

@@ -42,7 +42,7 @@ from debias.stats.common.multiplicity import benjamini_hochberg, holm
 from debias.stats.common.resampling import setting_seed
 from debias.stats.ratings import paired_difference_estimates
 from debias.tables.columns import CI_HIGH, CI_LOW
-from debias.tables.joined import present_metrics
+from debias.tables.joined import cluster_column, present_metrics
 
 __all__ = [
     "COMPARISON_COLUMNS",
@@ -90,7 +90,10 @@ def paired_sample(frame_a: pd.DataFrame, frame_b: pd.DataFrame, prompt: str, met
     judged = (a["n_judgments"].to_numpy() > 0) & (b["n_judgments"].to_numpy() > 0)
     ja, jb = a[judged].reset_index(), b[judged].reset_index()
     same = (ja["judged_output"].to_numpy() != "") & (ja["judged_output"].to_numpy() == jb["judged_output"].to_numpy())
+    clusters = cluster_column(ja)
     return PairedSample(
+        clusters=clusters,
+        population_clusters=None if clusters is None else cluster_column(a),
         judgments_a=Judgments.from_joined(ja),
         judgments_b=Judgments.from_joined(jb),
         same_judgment=np.asarray(same, dtype=bool),

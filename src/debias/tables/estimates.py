@@ -15,12 +15,13 @@ import pandas as pd
 
 from debias.data import EvalSample, Judgments
 from debias.stats.checks.coverage import COVERAGE_COLUMNS, coverage_experiment, resolve_sample_sizes
+from debias.stats.common.clusters import few_clusters
 from debias.stats.common.intervals import effective_n
 from debias.stats.common.resampling import setting_seed
 from debias.stats.common.vocabulary import baseline
-from debias.stats.ratings import MIN_ITEMS, estimate_all, no_variation
+from debias.stats.ratings import MIN_ITEMS, estimate_all, no_variation, one_cluster
 from debias.tables.columns import CI_HIGH, CI_LOW, EFFECTIVE_N, LEVEL, N_JUDGED, NOTE
-from debias.tables.joined import iter_cells, present_metrics
+from debias.tables.joined import cluster_column, iter_cells, present_metrics
 
 __all__ = [
     "constant_metrics",
@@ -52,15 +53,20 @@ log = logging.getLogger(__name__)
 
 def evaluation_sample(outputs: pd.DataFrame, judged: pd.DataFrame, metrics: Sequence[str]) -> EvalSample:
     """The :class:`~debias.data.EvalSample` of one cell: its judged rows, and every output's
-    metric scores (the rows of ``outputs``, judged or not)."""
+    metric scores (the rows of ``outputs``, judged or not), with the items' clusters when the
+    joined tables have them (:data:`debias.tables.joined.CLUSTER`: the intervals are then
+    cluster-robust)."""
     metrics = present_metrics(metrics, outputs)
     unjudged = outputs.loc[outputs["n_judgments"] == 0, metrics]
+    clusters = cluster_column(judged)
     return EvalSample(
         Judgments.from_joined(judged),
         judged[metrics].to_numpy(dtype=float).reshape(len(judged), len(metrics)),
         outputs[metrics].to_numpy(dtype=float).reshape(len(outputs), len(metrics)),
         tuple(metrics),
         unjudged.to_numpy(dtype=float).reshape(len(unjudged), len(metrics)),
+        clusters,
+        None if clusters is None else cluster_column(outputs),
     )
 
 
@@ -114,7 +120,8 @@ def system_estimates_table(
         out = estimate_all(sample, level=level)
         base = out[baseline("ratings")].variance
         means = sample.judgments.item_means
-        flat = no_variation(means)
+        flat = no_variation(means) or one_cluster(sample)
+        clusters = np.unique(np.asarray(sample.clusters, dtype=str)).size if sample.clustered else 0
         for name, result in out.items():
             blank = bool(flat) and not result.ci_high > result.ci_low  # an interval of no width: none
             rows.append(
@@ -130,7 +137,7 @@ def system_estimates_table(
                     CI_HIGH: np.nan if blank else result.ci_high,
                     LEVEL: level,
                     EFFECTIVE_N: np.nan if blank else effective_n(result.n_judged, base, result.variance),
-                    NOTE: f"{flat}: no interval" if blank else "",
+                    NOTE: f"{flat}: no interval" if blank else few_clusters(clusters),
                 }
             )
     return pd.DataFrame(rows, columns=ESTIMATE_COLUMNS)

@@ -14,6 +14,8 @@ and every later step reads it instead of the raw system file. One row per output
                           judgments (a float array) in memory
 ``judgment_records``      when they came from several crowd records, how many from each, space-separated
                           (see :class:`debias.io.canonical.SystemItem`); empty for one record
+``cluster``               the item's cluster (the document or question several items share), only
+                          when the task has clusters (:data:`CLUSTER`)
 one column per metric     the metric's score of the output (absent for unscored systems: references)
 ========================  ==========================================================================
 
@@ -36,11 +38,13 @@ from debias.io.atomic import write_csv
 from debias.io.canonical import InputError, SystemItem
 
 __all__ = [
+    "CLUSTER",
     "JOINED_COLUMNS",
     "join_evaluation_table",
     "join_system",
     "judged_rows",
     "judgment_texts",
+    "cluster_column",
     "iter_cells",
     "metric_columns",
     "present_metrics",
@@ -59,6 +63,9 @@ JOINED_COLUMNS = [
     "judgments",
     "judgment_records",
 ]
+#: The column of an item's cluster, after :data:`JOINED_COLUMNS` and before the metrics, in the
+#: joined tables of a task whose items have clusters (absent otherwise).
+CLUSTER = "cluster"
 
 
 def join_system(
@@ -93,7 +100,9 @@ def join_system(
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`JOINED_COLUMNS` then the metrics, rows ordered by prompt, then file order.
+        Columns :data:`JOINED_COLUMNS`, :data:`CLUSTER` when the items have clusters
+        (:attr:`debias.io.canonical.SystemItem.cluster`), then the metrics; rows ordered by
+        prompt, then file order.
     """
     rows = []
     for prompt in prompts:
@@ -114,6 +123,8 @@ def join_system(
                 )
             )
     frame = pd.DataFrame(rows, columns=JOINED_COLUMNS)
+    if items and items[0].cluster is not None:
+        _add_clusters(frame, np.tile(np.asarray([item.cluster for item in items], dtype=object), len(prompts)), metrics)
     computed = [m for m in metrics if m not in provided]
     if computed:
         if scores is None:
@@ -133,6 +144,14 @@ def join_system(
         else:
             frame[metric] = aligned[:, computed.index(metric)]
     return frame
+
+
+def _add_clusters(frame: pd.DataFrame, clusters: np.ndarray, metrics: Sequence[str]) -> None:
+    """Add the :data:`CLUSTER` column to a joined table (before its metrics); a metric of that
+    name would be lost under it, and is refused."""
+    if CLUSTER in metrics:
+        raise InputError("metric scores", f"a metric named {CLUSTER!r} has the name of the items' cluster column")
+    frame[CLUSTER] = clusters
 
 
 def judgment_texts(judgments: pd.Series) -> pd.Series:
@@ -156,7 +175,14 @@ def read_joined(path: str | os.PathLike) -> pd.DataFrame:
     """Read a joined table written by :func:`write_joined`."""
     return pd.read_csv(
         path,
-        dtype={"id": str, "prompt": str, "judged_output": str, "judgments": str, "judgment_records": str},
+        dtype={
+            "id": str,
+            "prompt": str,
+            "judged_output": str,
+            "judgments": str,
+            "judgment_records": str,
+            CLUSTER: str,
+        },
         keep_default_na=False,
         na_values={"mean_judgment": [""]},
     )
@@ -170,7 +196,12 @@ def present_metrics(metrics: Sequence[str], *frames: pd.DataFrame) -> list[str]:
 
 def metric_columns(frame: pd.DataFrame) -> list[str]:
     """The metric columns of a joined table, in file order."""
-    return [column for column in frame.columns if column not in JOINED_COLUMNS]
+    return [column for column in frame.columns if column not in (*JOINED_COLUMNS, CLUSTER)]
+
+
+def cluster_column(frame: pd.DataFrame) -> np.ndarray | None:
+    """The items' clusters of a joined table's rows (text), or ``None`` when it has none."""
+    return frame[CLUSTER].astype(str).to_numpy(dtype=object) if CLUSTER in frame.columns else None
 
 
 def judged_rows(frame: pd.DataFrame, prompt: str) -> pd.DataFrame:
@@ -190,11 +221,13 @@ def iter_cells(joined: Sequence[pd.DataFrame], prompts: Mapping[str, Sequence[st
 def join_evaluation_table(table, task: str) -> list[pd.DataFrame]:
     """The joined tables (one per system, in order of appearance) of an evaluation table read by
     :func:`debias.io.reader.read_evaluation_table`: the rows :func:`join_system` gives for the
-    same outputs and judgments, the score columns named as in the table."""
+    same outputs and judgments, the score columns named as in the table, and the items' clusters
+    (:data:`CLUSTER`) when the table has them."""
     frames = []
     prompts = list(table.prompts)
     none = np.zeros(0)
     none.setflags(write=False)
+    clusters = table.output_cluster
     for index, system in enumerate(table.systems):
         outputs = table.outputs_of(index)
         position, prompt, count, _, values = table.judgment_cells(index, texts=False)
@@ -225,6 +258,8 @@ def join_evaluation_table(table, task: str) -> list[pd.DataFrame]:
             },
             columns=JOINED_COLUMNS,
         )
+        if clusters is not None:
+            _add_clusters(frame, np.tile(clusters[outputs], len(prompts)), table.metrics)
         for j, metric in enumerate(table.metrics):
             frame[metric] = np.tile(table.output_scores[outputs, j], len(prompts))
         frames.append(frame)

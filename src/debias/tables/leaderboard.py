@@ -27,7 +27,15 @@ from debias.stats.common.resampling import setting_seed
 from debias.stats.common.threads import bounded_blas
 from debias.stats.common.vocabulary import baseline
 from debias.stats.ratings import RatedSystem, ratings_estimates
-from debias.tables.columns import LEADERBOARD_INTERVAL, LEVEL, NOTE
+from debias.tables.columns import (
+    CLUSTER_COLUMNS,
+    LEADERBOARD_INTERVAL,
+    LEVEL,
+    NOTE,
+    cluster_values,
+    clustered,
+    with_cluster_columns,
+)
 from debias.tables.estimates import evaluation_sample
 from debias.tables.joined import iter_cells
 
@@ -116,6 +124,11 @@ def leaderboard_rows(
     (:func:`debias.stats.common.ranking.rank_sets`), so that two systems are separated when a paired t
     test of their difference would reject at the same level.
 
+    With clustered data (a result whose ``n_clusters`` is set: judgments sharing a question), the
+    rows also say the clusters behind each estimate and its design effect (``clusters``,
+    ``design_effect``, before ``note``: :data:`debias.tables.columns.CLUSTER_COLUMNS`); without
+    them the table has neither column.
+
     Returns
     -------
     pandas.DataFrame
@@ -132,6 +145,7 @@ def leaderboard_rows(
     if top_k is not None and not (isinstance(top_k, int | np.integer) and top_k >= 1):
         raise ValueError(f"top_k must be a whole number of systems, at least 1, got {top_k!r}")
     rows = []
+    with_clusters = clustered(results.values())
     for estimator, result in results.items():
         theta = np.asarray(result.estimate, dtype=float)
         covariance = np.asarray(result.covariance, dtype=float)
@@ -142,7 +156,15 @@ def leaderboard_rows(
         biased = "the judge's verdicts, not people's (biased); " if getattr(result, "biased", False) else ""
         for i in np.flatnonzero(~valid):  # a system without an estimate: its note, not ranked
             why = notes[i] or "no estimate"
-            rows.append({"system": systems[i], "estimator": estimator, LEVEL: level, NOTE: f"{why}; not ranked"})
+            rows.append(
+                {
+                    "system": systems[i],
+                    "estimator": estimator,
+                    LEVEL: level,
+                    **(cluster_values(result, i) if with_clusters else {}),
+                    NOTE: f"{why}; not ranked",
+                }
+            )
         if not valid.any():
             continue
         keep = np.flatnonzero(valid)
@@ -187,11 +209,13 @@ def leaderboard_rows(
                     "tied_with": ";".join(tied),
                     "factor_to_separate_next": float(factors.get(i, np.nan)),
                     "factor_for_top_k": top,
+                    **(cluster_values(result, keep[i]) if with_clusters else {}),
                     NOTE: note.rstrip("; "),
                 }
             )
     columns = [c for c in LEADERBOARD_COLUMNS if c not in ("task", "prompt")]
-    table = pd.DataFrame(rows, columns=columns)
+    frame = pd.DataFrame(rows, columns=[*columns, *(CLUSTER_COLUMNS if with_clusters else ())])
+    table = with_cluster_columns(frame, columns, clustered=with_clusters)
     for column in ("rank", "rank_low", "rank_high"):
         table[column] = table[column].astype("Int64")
     return table
@@ -228,9 +252,11 @@ def preferences_leaderboard(
         table = leaderboard_rows(of_estimand, level=level, seed=seed, names=(*names, estimand), top_k=top_k)
         table.insert(0, "estimand", estimand)
         frames.append(_best_first(table))
+    columns = ["estimand", *(c for c in LEADERBOARD_COLUMNS if c not in ("task", "prompt"))]
     if not frames:
-        return pd.DataFrame(columns=["estimand", *(c for c in LEADERBOARD_COLUMNS if c not in ("task", "prompt"))])
-    return pd.concat(frames, ignore_index=True)
+        return pd.DataFrame(columns=columns)
+    table = pd.concat(frames, ignore_index=True)
+    return with_cluster_columns(table, columns, clustered=CLUSTER_COLUMNS[0] in table.columns)
 
 
 def _best_first(table: pd.DataFrame) -> pd.DataFrame:
@@ -253,7 +279,8 @@ def ratings_joint_estimates(
 
 def rated_systems(cells: Sequence[tuple[str, pd.DataFrame, pd.DataFrame]], metrics: Sequence[str]) -> list[RatedSystem]:
     """The :class:`~debias.stats.ratings.RatedSystem` of each ``(system, outputs, judged)``
-    cell of one task and prompt."""
+    cell of one task and prompt; its sample carries the items' clusters when the joined tables
+    have them (:func:`debias.tables.estimates.evaluation_sample`)."""
     metrics = list(metrics)
     return [
         RatedSystem(
@@ -280,7 +307,8 @@ def ratings_leaderboard_table(
     estimate of its mean human score, its interval and its simultaneous rank-set at ``level``
     (rank 1 = highest mean score, or the lowest for the ``(task, prompt)`` pairs in
     ``lower_is_better``). A system with fewer than 3 judged items, or without the estimator, has
-    a row with an empty estimate and the reason in ``note``; ``top_k`` as in :func:`leaderboard_rows`."""
+    a row with an empty estimate and the reason in ``note``; ``top_k`` as in :func:`leaderboard_rows`,
+    and so are the columns of clustered data (the joined tables' items' clusters)."""
     cells: dict[tuple[str, str], list] = {}
     for task, system, prompt, outputs, judged in iter_cells(joined, prompts):
         cells.setdefault((task, prompt), []).append((system, outputs, judged))
@@ -309,7 +337,8 @@ def ratings_leaderboard_table(
         frames.append(table)
     if not frames:
         return pd.DataFrame(columns=LEADERBOARD_COLUMNS)
-    table = pd.concat(frames, ignore_index=True)[LEADERBOARD_COLUMNS]
+    table = pd.concat(frames, ignore_index=True)
+    table = with_cluster_columns(table, LEADERBOARD_COLUMNS, clustered=CLUSTER_COLUMNS[0] in table.columns)
     for column in ("rank", "rank_low", "rank_high"):
         table[column] = table[column].astype("Int64")
     table["tied_with"] = table["tied_with"].fillna("")

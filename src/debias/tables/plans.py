@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -29,15 +30,18 @@ from debias.stats.checks.plan_check import (
 from debias.stats.common.resampling import setting_seed
 from debias.stats.common.vocabulary import baseline, estimator_name, is_people_only
 from debias.stats.ratings import (
+    ClusterPlan,
     DesignPlan,
     best_metric,
     candidate_contributions,
+    cluster_components,
     pilot_components,
+    plan_clusters,
     plan_design,
     planned_width,
     upper_bound_components,
 )
-from debias.tables.joined import iter_cells, present_metrics
+from debias.tables.joined import cluster_column, iter_cells, present_metrics
 
 __all__ = ["PLAN_CHECK_TABLE_COLUMNS", "PLAN_COLUMNS", "plan_check_table", "plan_table"]
 
@@ -113,7 +117,11 @@ def plan_table(
     ``spec["assurance"]`` (:func:`debias.stats.ratings.plan_bound.upper_bound_components`, seeded per
     cell); ``cv``'s bound repeats the choice of its metric in every bootstrap resample
     (:func:`debias.stats.ratings.plan_bound.selection_bound_factor`), so that the best of several
-    metrics is not planned as if it had been fixed in advance.
+    metrics is not planned as if it had been fixed in advance. When the joined tables give the
+    items' clusters and items share them, the plan is in clusters
+    (:func:`debias.stats.ratings.plan_clusters`: how many clusters, items per cluster and
+    judgments per item; ``spec["cost_per_cluster"]``), n is clusters times items, and the table
+    adds :data:`PLAN_CLUSTER_COLUMNS`.
     """
     rows = []
     for task, system, prompt, outputs, judged in iter_cells(joined, prompts):
@@ -138,8 +146,21 @@ def plan_table(
                 q, chosen = _cv_contributions(judgments, judged, best, candidates, q, spec, sigma2_a)
             rng = np.random.default_rng(setting_seed(spec["seed"], task, system, prompt, estimator, "plan"))
             bound = upper_bound_components(components, q, spec["assurance"], rng=rng, scale=scale, chosen=chosen)
+            parts = _cluster_components(judgments, judged, scores, components, bound)
             for target in _targets(spec, world):
                 plan = _plan(bound, target, spec)
+                extra = {}
+                if parts is not None:  # items share clusters: the plan is in clusters
+                    design = _clustered_plan(parts, target, spec)
+                    k = design.k
+                    plan = replace(
+                        plan, n=design.clusters * design.items_per_cluster, k=k, cost=design.cost, width=design.width
+                    )
+                    extra = {
+                        "clusters": design.clusters,
+                        "items_per_cluster": design.items_per_cluster,
+                        "design_effect": design.design_effect,
+                    }
                 rows.append(
                     {
                         "task": task,
@@ -159,11 +180,65 @@ def plan_table(
                         "n_pilot": len(judged),
                         "n_outputs": n_outputs,
                         "note": _plan_note(bound, plan, components.n_outputs),
+                        **extra,
                     }
                 )
                 if bound.note:
                     log.warning("%s/%s/%s %s: %s", task, system, prompt, estimator, bound.note)
-    return pd.DataFrame(rows, columns=PLAN_COLUMNS)
+    clustered = any("clusters" in row for row in rows)
+    table = pd.DataFrame(
+        rows, columns=PLAN_COLUMNS[:-1] + PLAN_CLUSTER_COLUMNS + PLAN_COLUMNS[-1:] if clustered else PLAN_COLUMNS
+    )
+    if clustered:
+        table["clusters"] = table["clusters"].astype("Int64")
+        table["items_per_cluster"] = table["items_per_cluster"].astype("Int64")
+    return table
+
+
+#: Columns a plan table adds when items share clusters (its plans are then in clusters).
+PLAN_CLUSTER_COLUMNS = ["clusters", "items_per_cluster", "design_effect"]
+
+
+def _cluster_components(judgments, judged, scores, components, bound):
+    """The cell's components in clusters (:func:`debias.stats.ratings.cluster_components`) from its
+    judged items' values (their mean judgments; the residuals of the line on the metric for
+    ``cv``), scaled by the assurance bound's factor on the items' part, or ``None`` when the
+    items share no cluster or the pilot cannot tell the parts apart."""
+    clusters = cluster_column(judged)
+    if clusters is None or np.unique(clusters.astype(str)).size == clusters.size:
+        return None
+    values = judgments.item_means
+    if scores is not None and np.std(scores) > 0:
+        slope, intercept = np.polyfit(scores, values, 1)
+        values = values - (intercept + slope * scores)
+    noise = 0.0 if components.items_only else components.noise * float(np.mean(1.0 / judgments.counts))
+    try:
+        parts = cluster_components(values, clusters, noise, fitted=components.fitted)
+    except ValueError:
+        return None
+    factor = bound.item / components.item if components.item > 0 and np.isfinite(bound.item) else 1.0
+    return replace(
+        parts,
+        between=parts.between * factor,
+        within=parts.within * factor,
+        noise=components.noise,
+        n_clusters=max(parts.n_clusters, 2),
+    )
+
+
+def _clustered_plan(parts, target, spec):
+    """The least-cost design in clusters, or none when the target is not a number."""
+    if not (np.isfinite(target) and target > 0):
+        return ClusterPlan(0, 0, 0, float("nan"), float("nan"), float("nan"))
+    return plan_clusters(
+        parts,
+        target,
+        level=spec["level"],
+        cost_per_judgment=spec["cost_per_judgment"],
+        cost_per_item=spec["cost_per_item"],
+        cost_per_cluster=spec.get("cost_per_cluster", 0.0),
+        k_max=1 if parts.noise == 0 else spec["max_judgments_per_item"],
+    )
 
 
 def _plan(bound, target, spec) -> DesignPlan:

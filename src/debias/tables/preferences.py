@@ -29,12 +29,16 @@ from debias.stats.preferences import (
 from debias.tables.columns import (
     CI_HIGH,
     CI_LOW,
+    CLUSTERS,
+    DESIGN_EFFECT,
     EFFECTIVE_N,
     LEADERBOARD_INTERVAL,
     LEVEL,
     N_JUDGED,
     NOTE,
+    clustered,
     interval_of,
+    with_cluster_columns,
 )
 
 __all__ = [
@@ -125,10 +129,14 @@ def preference_analysis(
     one (of none of them for ``ppi++:combined``). ``effective_n`` is ``n_judged`` times
     the variance of ``human`` over the estimator's (:func:`debias.stats.common.intervals.effective_n`):
     the human battles the classical estimate would need for the same interval (empty for
-    ``judge:*``, which is biased). ``note`` says why a row has no estimate or no interval.
+    ``judge:*``, which is biased). ``note`` says why a row has no estimate or no interval. With
+    clustered battles (estimates whose ``n_clusters`` is set), ``clusters`` and
+    ``design_effect`` say the clusters behind each estimate and its design effect (before
+    ``note``; :data:`debias.tables.columns.CLUSTER_COLUMNS`); otherwise the table has neither.
     """
     results = tuple(preference_estimates(pairs, level=level, ties=ties, estimands=estimands))
     human = {r.estimand: r for r in results if is_people_only(r.estimator)}
+    with_clusters = clustered(results)
     frames, efficiency = [], {}
     for result in results:
         base = human[result.estimand]
@@ -137,6 +145,14 @@ def preference_analysis(
             effective = np.full(len(result.systems), np.nan)
         else:
             efficiency[(result.estimand, result.estimator)] = data_efficiency(result, base)
+        size = len(result.systems)
+        in_clusters = {}
+        if with_clusters:
+            n, effect = result.n_clusters, result.design_effect
+            in_clusters = {
+                CLUSTERS: pd.array([None] * size if n is None else np.asarray(n, dtype=np.int64), dtype="Int64"),
+                DESIGN_EFFECT: np.full(size, np.nan) if effect is None else np.asarray(effect, dtype=float),
+            }
         frames.append(
             pd.DataFrame(
                 {
@@ -152,11 +168,12 @@ def preference_analysis(
                     "n_judge": result.n_judge,
                     "n_missing": result.n_missing,
                     EFFECTIVE_N: effective,
+                    **in_clusters,
                     NOTE: list(result.notes),
                 }
             )
         )
-    table = pd.concat(frames, ignore_index=True)[PREFERENCE_COLUMNS]
+    table = with_cluster_columns(pd.concat(frames, ignore_index=True), PREFERENCE_COLUMNS, clustered=with_clusters)
     rank = {**{name: k for k, name in enumerate(pairs.systems)}, **{name: k for k, name in enumerate(ESTIMANDS)}}
     table = table.sort_values(["system", "estimand"], key=lambda column: column.map(rank), kind="stable")
     return PreferenceAnalysis(
@@ -287,7 +304,8 @@ def preference_summary(pairs: JudgedPairs, analysis: PreferenceAnalysis) -> dict
     :func:`judge_only_battles`); ``human_agreement`` (how raters of the same battle agree:
     :func:`human_agreement`); ``data_efficiency`` (estimand -> estimator -> the mean over systems
     of the ratio of squared widths against ``human``, from ``analysis``, the
-    :func:`preference_analysis` of ``pairs``).
+    :func:`preference_analysis` of ``pairs``); and, for battles given their clusters
+    (:attr:`debias.data.JudgedPairs.clusters`), ``clusters``: how many there are.
     """
     labelled = pairs.labelled
     with_human = np.zeros(pairs.n_systems, bool)
@@ -296,6 +314,7 @@ def preference_summary(pairs: JudgedPairs, analysis: PreferenceAnalysis) -> dict
     efficiency: dict[str, dict[str, float | None]] = {}
     for (estimand, estimator), value in analysis.data_efficiency.items():
         efficiency.setdefault(estimand, {})[estimator] = _number(value)
+    clusters = {} if pairs.clusters is None else {"clusters": pairs.n_clusters}
     return {
         "battles": pairs.n_battles,
         "human_battles": int(labelled.sum()),
@@ -309,4 +328,5 @@ def preference_summary(pairs: JudgedPairs, analysis: PreferenceAnalysis) -> dict
         "judge_only_battles": judge_only_battles(pairs),
         "human_agreement": human_agreement(pairs),
         "data_efficiency": efficiency,
+        **clusters,
     }

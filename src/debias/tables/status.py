@@ -1,7 +1,9 @@
 """A question's status as a table (``debias status``, the workflow's ``status.csv``) and its
 summary (``status.json``), and the status of a question on ratings (:func:`ratings_status`):
 the ratings' joint estimates of one prompt fed to the same
-:func:`debias.stats.common.status.question_status` as pairwise verdicts' win rates."""
+:func:`debias.stats.common.status.question_status` as pairwise verdicts' win rates. With
+clustered data the table also says each system's clusters and design effect, from the joint
+estimate behind the status (:func:`status_joint`)."""
 
 from __future__ import annotations
 
@@ -13,9 +15,16 @@ import pandas as pd
 from debias.stats.common.sequential import OPTIMAL_AT
 from debias.stats.common.status import QuestionError, QuestionStatus, question_status
 from debias.stats.common.vocabulary import describe
-from debias.tables.columns import CI_HIGH, CI_LOW, NOTE
+from debias.tables.columns import CI_HIGH, CI_LOW, NOTE, cluster_values, with_cluster_columns
 
-__all__ = ["STATUS_COLUMNS", "ratings_prompt", "ratings_status", "status_summary", "status_table"]
+__all__ = [
+    "STATUS_COLUMNS",
+    "ratings_prompt",
+    "ratings_status",
+    "status_joint",
+    "status_summary",
+    "status_table",
+]
 
 #: Columns of the status table.
 STATUS_COLUMNS = [
@@ -37,12 +46,18 @@ def _count(x: float):
     return int(np.ceil(x)) if np.isfinite(x) else x
 
 
-def status_table(state) -> pd.DataFrame:
+def status_table(state, joint=None) -> pd.DataFrame:
     """The rows of a :class:`~debias.stats.common.status.QuestionStatus`: one per system (``system_b``
     empty) and per contrast ``system_a - system_b``, with its anytime-valid interval (``ci_low``,
     ``ci_high``), the votes behind it, whether it is resolved, what is settled in words
     (``status``), the further votes it needs (``more_votes``) and why there is no estimate or
-    decision (``note``)."""
+    decision (``note``).
+
+    ``joint`` is the joint estimate behind the status (:func:`status_joint`): when it rests on
+    clustered data (its ``n_clusters`` set), each system's row also has its ``clusters`` and
+    ``design_effect`` (empty on the contrasts' rows); otherwise the table has neither column."""
+    with_clusters = joint is not None and joint.n_clusters is not None
+    where = {name: k for k, name in enumerate(joint.systems)} if with_clusters else {}
     rows = [
         {
             "system_a": r.first,
@@ -54,11 +69,12 @@ def status_table(state) -> pd.DataFrame:
             "resolved": r.resolved,
             "status": r.status,
             "more_votes": _count(r.more_votes),
+            **(cluster_values(joint, where[r.first]) if not r.second and r.first in where else {}),
             NOTE: r.note,
         }
         for r in state.rows
     ]
-    return pd.DataFrame(rows, columns=STATUS_COLUMNS)
+    return with_cluster_columns(pd.DataFrame(rows), STATUS_COLUMNS, clustered=with_clusters)
 
 
 def status_summary(state) -> dict:
@@ -114,6 +130,20 @@ def ratings_status(
     and the anytime-valid sequences of :func:`debias.stats.common.status.question_status`: the
     votes are judged items. A system without an estimate keeps a row with the reason. With
     ratings where a lower score is better, "better" and the top K are the lowest."""
+    full = _ratings_joint(table, prompt, estimator, level)
+    counts = full.n_judged
+    if not table.higher_is_better:
+        full = replace(full, estimate=-full.estimate, ci_low=-full.ci_high, ci_high=-full.ci_low)
+    state = question_status(full, question, level=level, optimal_at=optimal_at, n_votes=int(np.sum(counts)))
+    if table.higher_is_better:
+        return state
+    rows = tuple(replace(r, estimate=-r.estimate, ci_low=-r.ci_high, ci_high=-r.ci_low) for r in state.rows)
+    return replace(state, rows=rows)
+
+
+def _ratings_joint(table, prompt: str | None, estimator: str | None, level: float):
+    """The joint estimate of the systems' mean scores on ``prompt`` by ``estimator`` (default
+    :func:`debias.stats.ratings.default_estimator`) that a question on ratings reads."""
     from debias.stats.ratings import RATINGS, default_estimator
     from debias.tables.joined import iter_cells, join_evaluation_table
     from debias.tables.leaderboard import rated_systems
@@ -136,11 +166,25 @@ def ratings_status(
     if estimator not in RATINGS.estimator_names(data):
         raise QuestionError(estimator, "no system has this estimate (PPI++ needs outputs nobody judged)", "estimator")
     (full,) = [r for r in RATINGS.estimates(data, level=level) if r.estimator == estimator]
-    counts = full.n_judged
-    if not table.higher_is_better:
-        full = replace(full, estimate=-full.estimate, ci_low=-full.ci_high, ci_high=-full.ci_low)
-    state = question_status(full, question, level=level, optimal_at=optimal_at, n_votes=int(np.sum(counts)))
-    if table.higher_is_better:
-        return state
-    rows = tuple(replace(r, estimate=-r.estimate, ci_low=-r.ci_high, ci_high=-r.ci_low) for r in state.rows)
-    return replace(state, rows=rows)
+    return full
+
+
+def status_joint(data, state, *, ties: str = "half", prompt: str | None = None):
+    """The joint estimate behind ``state`` (a status of ``data``: pairwise verdicts read by
+    :func:`debias.read_pairs`, with ``ties``, or ratings read by :func:`debias.read_ratings`, on
+    ``prompt``) when the data have clusters, for :func:`status_table`'s cluster columns; ``None``
+    for data of independent judgments (then nothing is computed again)."""
+    from debias.data import JudgedPairs
+
+    if isinstance(data, JudgedPairs):
+        if not data.clustered:
+            return None
+        from debias.stats.preferences import preference_estimates
+
+        (joint,) = preference_estimates(
+            data, level=state.level, ties=ties, estimands=(state.estimand,), estimators=(state.estimator,)
+        )
+        return joint
+    if getattr(data, "item_cluster", None) is None:
+        return None
+    return _ratings_joint(data, prompt, state.estimator, state.level)

@@ -42,6 +42,7 @@ _HOMES = {
     "next_outputs": "allocation",
     "few_items": "joint",
     "no_variation": "joint",
+    "one_cluster": "joint",
     "ratings_estimates": "joint",
     "with_every_system": "joint",
     "item_noise": "variance",

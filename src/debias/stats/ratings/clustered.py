@@ -73,7 +73,7 @@ def influence_of(values, terms, scores, population, clusters, population_cluster
     n, n_outputs = terms.size, population.shape[0]
     judged = (terms - terms.mean()) / n
     outputs = np.zeros(n_outputs)
-    if scores.shape[1] and n_outputs > n:
+    if scores.shape[1]:  # the metrics' mean over every output moves the estimate
         centre = population.mean(axis=0)
         predicted = np.asarray(values, dtype=float) - terms  # beta' (g_i - mean g), up to rounding
         beta = np.linalg.lstsq(scores - centre, predicted, rcond=None)[0]
@@ -120,5 +120,5 @@ def clustered_interval(estimate: float, influence: ClusterInfluence, *, level: f
     covariance, clusters, _ = clustered_covariance([influence])
     se = float(np.sqrt(max(covariance[0, 0], 0.0)))
     df = float(max(clusters[0] - 1, 0))
-    half = stdtrit(df, 0.5 + level / 2.0) * se if df > 0 else np.inf
+    half = stdtrit(df, 0.5 + level / 2.0) * se if df > 0 else np.nan  # one cluster: no interval
     return MeanEstimate(estimate, estimate - half, estimate + half, level, se, df, influence.judged.size, n_outputs)

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from debias.data import EvalSample
+from debias.stats.common.clusters import few_clusters
 from debias.stats.common.joint import JointEstimate, shared_item_covariance
 from debias.stats.common.vocabulary import describe, estimator_name
 from debias.stats.ratings.clustered import ClusterInfluence, cluster_influence, clustered_covariance
@@ -38,6 +39,7 @@ __all__ = [
     "default_estimator",
     "few_items",
     "no_variation",
+    "one_cluster",
     "ratings_estimates",
     "with_every_system",
 ]
@@ -85,6 +87,15 @@ def no_variation(item_means) -> str:
     return f"every judged item's mean score is {means[0]:g}" if means.size and np.all(means == means[0]) else ""
 
 
+def one_cluster(sample: EvalSample) -> str:
+    """``"its judged items all share one cluster"`` when the sample is clustered and its judged
+    items fall in a single cluster (a clustered interval then has no degrees of freedom), else
+    ``""``."""
+    if not sample.clustered or np.unique(np.asarray(sample.clusters, dtype=str)).size >= 2:
+        return ""
+    return "its judged items all share one cluster"
+
+
 def default_estimator(metrics) -> str:
     """The estimator a question's status uses unless told: the control variate of every metric
     (two or more), of the one metric, or the mean of the judgments without metrics."""
@@ -115,7 +126,7 @@ def ratings_estimates(
         if few_items(n):
             notes[entry.system] = f"{few_items(n)}, not ranked"
             continue
-        flat = no_variation(sample.judgments.item_means)
+        flat = no_variation(sample.judgments.item_means) or one_cluster(sample)
         if flat:
             notes[entry.system] = f"{flat}: no interval, not ranked"
             continue
@@ -169,7 +180,7 @@ def ratings_estimates(
             n_judged=np.array([e[1].n_judged for e in entries]),
             n_judge=zeros,
             n_missing=zeros,
-            notes=("",) * len(names),
+            notes=("",) * len(names) if n_clusters is None else tuple(few_clusters(g) for g in n_clusters),
             weights=np.zeros(0),
             df=np.array([float(e[1].df) for e in entries]),
             n_clusters=n_clusters,

@@ -111,6 +111,8 @@ def best_metric_index(rhos):
     """:func:`best_metric` along the last axis of ``rhos`` (leading axes: separate choices), with
     -1 where no ρ is finite."""
     rhos = np.abs(np.asarray(rhos, dtype=float))
+    if rhos.shape[-1] == 0:  # no metric at all
+        return np.full(rhos.shape[:-1], -1)
     finite = np.isfinite(rhos)
     index = np.argmax(np.where(finite, rhos, -np.inf), axis=-1)
     return np.where(np.any(finite, axis=-1), index, -1)
