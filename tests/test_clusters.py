@@ -281,8 +281,8 @@ def literal_cv_variance(sample):
         totals[codes[0][i]] += (terms[i] - terms.mean()) / n
     for o in range(big_n):
         totals[codes[1][o]] += alpha * (population[o] - centre) / big_n
-    touched = np.count_nonzero(totals)
-    return touched / (touched - 1.0) * totals @ totals, terms.mean()
+    judged = np.unique(codes[0]).size  # the small-sample factor counts the judged clusters
+    return judged / (judged - 1.0) * totals @ totals, terms.mean()
 
 
 def test_clustered_control_variate_matches_a_literal_loop():

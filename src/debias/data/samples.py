@@ -27,7 +27,7 @@ def _checked_clusters(clusters, population_clusters, n: int, n_outputs: int, n_m
     items' are needed for the outputs', and the outputs' with metrics and outputs nobody judged
     (their metrics move the estimate too); without outputs beyond the judged items, the items'."""
     if clusters is not None:
-        clusters = np.asarray(clusters, dtype=object).reshape(-1)
+        clusters = np.asarray(clusters).astype(str).reshape(-1)  # text: one label space for every sample
         if clusters.size != n:
             raise ValueError(f"{clusters.size} clusters for {n} judged items")
         if population_clusters is None:
@@ -40,7 +40,7 @@ def _checked_clusters(clusters, population_clusters, n: int, n_outputs: int, n_m
     if population_clusters is not None:
         if clusters is None:
             raise ValueError("population_clusters without the judged items' clusters")
-        population_clusters = np.asarray(population_clusters, dtype=object).reshape(-1)
+        population_clusters = np.asarray(population_clusters).astype(str).reshape(-1)
         if population_clusters.size != n_outputs:
             raise ValueError(f"{population_clusters.size} clusters for {n_outputs} outputs")
     return clusters, population_clusters
@@ -51,7 +51,7 @@ def _shares(clusters, population_clusters) -> bool:
     if clusters is None:
         return False
     labels = [clusters] + ([] if population_clusters is None else [population_clusters])
-    return any(np.unique(np.asarray(x, dtype=str)).size < len(x) for x in labels)
+    return any(np.unique(x).size < len(x) for x in labels)
 
 
 @dataclass(frozen=True, eq=False)
@@ -120,7 +120,7 @@ class EvalSample:
         object.__setattr__(self, "metrics", metrics)
         object.__setattr__(self, "unjudged", unjudged)
 
-    @property
+    @cached_property
     def clustered(self) -> bool:
         """Whether some cluster holds two judged items or two outputs: only then are the
         intervals cluster-robust."""
@@ -266,7 +266,7 @@ class PairedSample:
         object.__setattr__(self, "clusters", clusters)
         object.__setattr__(self, "population_clusters", population_clusters)
 
-    @property
+    @cached_property
     def clustered(self) -> bool:
         """Whether some cluster holds two shared judged items or two shared outputs."""
         return _shares(self.clusters, self.population_clusters)

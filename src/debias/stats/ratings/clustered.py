@@ -101,15 +101,16 @@ def clustered_covariance(influences) -> tuple[np.ndarray, np.ndarray, np.ndarray
     r"""The joint cluster-robust covariance (S, S) of S systems' estimates from their
     :class:`ClusterInfluence`, the clusters holding each system's judged items (S,) and each
     estimate's design effect (S,). The small-sample factor is each system's own,
-    :math:`\sqrt{f_s f_t}` with :math:`f_s = G_s/(G_s - 1)` and :math:`G_s` the clusters its
-    influence values touch, so that the diagonal is each estimate's own clustered variance."""
+    :math:`\sqrt{f_s f_t}` with :math:`f_s = G_s/(G_s - 1)` and :math:`G_s` the clusters holding
+    its judged items (those its t interval counts: the unjudged outputs' clusters, many more,
+    would make the factor 1 while the information about people comes from the judged ones), so
+    that the diagonal is each estimate's own clustered variance."""
     totals, n_clusters, judged_codes = _totals(
         influences, [x.judged_clusters for x in influences], [x.output_clusters for x in influences]
     )
-    touched = np.sum(totals != 0, axis=0)  # G_s: the clusters moving each estimate
-    factor = np.sqrt(np.where(touched >= 2, touched / np.maximum(touched - 1.0, 1.0), 0.0))
+    clusters = np.array([np.unique(c).size for c in judged_codes], dtype=np.int64)  # G_s, as the t's
+    factor = np.sqrt(np.where(clusters >= 2, clusters / np.maximum(clusters - 1.0, 1.0), 0.0))
     covariance = totals.T @ totals * np.outer(factor, factor)
-    clusters = np.array([np.unique(c).size for c in judged_codes], dtype=np.int64)
     independent = np.array([x.independent_variance for x in influences])
     return covariance, clusters, design_effect(np.diag(covariance), independent)
 

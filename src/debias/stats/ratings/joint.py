@@ -145,18 +145,10 @@ def ratings_estimates(
                 variance = float(estimate_with_terms(sample, fpc, level=level)[0].variance)
             per_estimator.setdefault(name, []).append((entry.system, result, terms, ids, noise_known, variance))
     order = {system: k for k, system in enumerate(output_ids)}
-    codes: dict[str, int] = {}
-    coded = [[codes.setdefault(i, len(codes)) for i in ids] for ids in output_ids.values()]
-    incidence = np.zeros((len(order), len(codes)))
-    for k, positions in enumerate(coded):
-        incidence[k, positions] = 1.0
-    shared_outputs = incidence @ incidence.T  # outputs (inputs) every two systems share
+    shared_outputs = None
     joint = {}
     for name, entries in per_estimator.items():
         names = tuple(e[0] for e in entries)
-        rows = [order[system] for system in names]
-        finite = np.array([e[4] for e in entries])
-        shared = np.where(np.outer(finite, finite), shared_outputs[np.ix_(rows, rows)], np.inf)
         influences = [e[2] for e in entries]
         n_clusters = effect = None
         if any(isinstance(x, ClusterInfluence) for x in influences):
@@ -165,6 +157,11 @@ def ratings_estimates(
             ]
             covariance, n_clusters, effect = clustered_covariance(influences)
         else:
+            if shared_outputs is None:  # once: the outputs (inputs) every two systems share
+                shared_outputs = _shared_outputs(output_ids)
+            rows = [order[system] for system in names]
+            finite = np.array([e[4] for e in entries])
+            shared = np.where(np.outer(finite, finite), shared_outputs[np.ix_(rows, rows)], np.inf)
             covariance = shared_item_covariance(influences, [e[3] for e in entries], [e[5] for e in entries], shared)
         zeros = np.zeros(len(names), dtype=np.int64)
         joint[name] = JointEstimate(
@@ -190,6 +187,16 @@ def ratings_estimates(
             if entry.system not in notes and entry.system not in names:
                 notes[f"{entry.system}|{name}"] = f"no {name} estimate (it needs outputs nobody judged): not ranked"
     return joint, notes
+
+
+def _shared_outputs(output_ids: dict) -> np.ndarray:
+    """(S, S): the outputs (inputs) every two systems share, from each system's output names."""
+    codes: dict[str, int] = {}
+    coded = [[codes.setdefault(i, len(codes)) for i in ids] for ids in output_ids.values()]
+    incidence = np.zeros((len(coded), len(codes)))
+    for k, positions in enumerate(coded):
+        incidence[k, positions] = 1.0
+    return incidence @ incidence.T
 
 
 def _own_clusters(terms, entry) -> ClusterInfluence:
