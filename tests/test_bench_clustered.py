@@ -54,3 +54,16 @@ def test_quick_run_prints_and_writes_every_cell(tmp_path):
     assert all(0.0 <= float(r["cover_fp"]) <= 1.0 for r in ratings)
     # every table line of the printout is a row of the file
     assert sum(line.startswith(("6 systems", "40 judged")) for line in text.splitlines()) == len(rows)
+
+
+@pytest.mark.slow
+def test_the_sequences_benchmark_runs_quick():
+    script = REPO / "benchmarks" / "bench_clustered_sequences.py"
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    done = subprocess.run(
+        [sys.executable, str(script), "--quick"], env=env, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = [line.split() for line in done.stdout.splitlines() if line.strip()[:1].isdigit() and "." in line[:7]]
+    assert len(lines) == 9  # three worlds x (systems at every look, from 30 questions, contrasts)
+    assert all(0.0 <= float(line[-3]) <= 1.0 for line in lines)
