@@ -638,3 +638,21 @@ def test_one_analysis_groups_its_battles_once(monkeypatch):
     assert len(results) == 2 * len(preference_estimator_names(pairs.judges))
     assert len(calls) == 1 + len(pairs.judges)  # the human labelling, and each judge's answers once
     assert results[1].biased and results[1].info.proxy == "j0" and not results[0].biased
+
+
+def test_with_ties_left_out_a_win_rate_rests_on_its_decisive_battles():
+    import pandas as pd
+
+    import debias
+
+    frame = pd.DataFrame({"q": [f"q{i}" for i in range(65)], "A": "x", "B": "y", "w": ["tie"] * 60 + ["a"] * 5})
+    pairs = debias.read_pairs(frame, item="q", system_a="A", system_b="B", verdict="w")
+    table = debias.preferences(pairs, ties="drop")
+    rates = table[table["estimand"] == "win_rate"]
+    assert rates["n_judged"].tolist() == [5, 5] and rates["note"].str.contains("5 human battles").all()
+    assert debias.preferences(pairs)["n_judged"].tolist() == [65] * 4  # ties half a win: every battle
+    many = pd.DataFrame({"q": [f"q{i}" for i in range(412)], "A": "x", "B": "y", "w": ["tie"] * 400 + ["a"] * 12})
+    state = debias.status(
+        debias.read_pairs(many, item="q", system_a="A", system_b="B", verdict="w"), "better:x,y", ties="drop"
+    )
+    assert not state.resolved and state.rows[0].votes == 12  # 12 decisive votes: below the guard

@@ -51,6 +51,7 @@ __all__ = [
     "cluster_totals",
     "covered",
     "credit_forms",
+    "decisive_counts",
     "few_battles",
     "filled",
     "group_battles",
@@ -609,6 +610,13 @@ def judge_counts(pairs: JudgedPairs, columns):
         per_system(any_answer, any_answer, a, b, n_systems).astype(np.int64),
         per_system(unanswered, unanswered, a, b, n_systems).astype(np.int64),
     )
+
+
+def decisive_counts(pairs: JudgedPairs) -> np.ndarray:
+    """Per system, its battles with a human verdict that is not a tie (at least one rater's):
+    what a win rate with ties left out rests on."""
+    decisive = (pairs.labelled & (np.nan_to_num(pairs.human_share(0.5), nan=1.0) < 1.0)).astype(float)
+    return per_system(decisive, decisive, pairs.system_a, pairs.system_b, pairs.n_systems).astype(np.int64)
 
 
 def human_counts(pairs: JudgedPairs):

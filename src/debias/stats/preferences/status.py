@@ -28,12 +28,15 @@ def default_estimator(judges) -> str:
     return estimator_name("human")
 
 
-def contrast_times(pairs, estimand: str) -> np.ndarray:
+def contrast_times(pairs, estimand: str, ties: str = "half") -> np.ndarray:
     """Votes behind each contrast (S, S): for win rates the battles with a human verdict of i or
     of j (a contrast's stream); for strengths every battle with a human verdict (the fit uses
     them all). With clustered battles (:attr:`~debias.data.JudgedPairs.clustered`) the clusters
-    holding such battles: the cluster is what arrives."""
+    holding such battles: the cluster is what arrives. With ties left out (``ties="drop"``) a
+    win rate's votes are the decisive battles: a tie moves nothing."""
     labelled = pairs.labelled
+    if ties == "drop" and estimand == "win_rate":
+        labelled = labelled & (np.nan_to_num(pairs.human_share(0.5), nan=1.0) < 1.0)
     s = pairs.n_systems
     a, b = pairs.system_a[labelled], pairs.system_b[labelled]
     if pairs.clustered:
@@ -90,7 +93,7 @@ def pairs_status(
     if not pairs.labelled.any():
         raise ValueError("no battle has a human verdict: nothing to say about people yet")
     joint = ESTIMANDS[estimand](Battles.of(pairs, ties), estimator, level=level, ties=ties)
-    times = contrast_times(pairs, estimand)
+    times = contrast_times(pairs, estimand, ties)
     return question_status(
         joint, question, level=level, optimal_at=optimal_at, times=times, n_votes=int(pairs.labelled.sum())
     )

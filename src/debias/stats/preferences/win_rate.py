@@ -36,6 +36,7 @@ from debias.stats.preferences.battles import (
     check_pairs,
     cluster_totals,
     covered,
+    decisive_counts,
     few_battles,
     group_cross,
     group_total,
@@ -254,7 +255,8 @@ def win_rate_estimate(battles: Battles, estimator: str, *, level: float, ties: s
     pairs = battles.pairs
     info, columns = resolve(estimator, pairs.judges)
     n_judge, n_missing = battles.judge_counts(columns)
-    n_human = battles.human_counts
+    # with ties left out, a win rate rests on the decisive battles: those are its human battles
+    n_human = decisive_counts(pairs) if ties == "drop" else battles.human_counts
     left_out = np.zeros(pairs.n_systems)
     if info.proxy_only:
         groups, (forms,) = battles.judged_by(columns[0], ties)
@@ -275,7 +277,7 @@ def win_rate_estimate(battles: Battles, estimator: str, *, level: float, ties: s
     else:
         widened = proportion_covariance(theta, clustered.covariance, observations, level, shared)
         covariance, _, summary = studentised_clusters(widened, covariance, clustered, level)
-    notes = _notes(info, n_human, human_d, n_judge, ties)
+    notes = _notes(info, battles.human_counts, human_d, n_judge, ties)
     if summary is not None:
         notes = tuple(note or (FEW_CLUSTERED if g == 1 else "") for note, g in zip(notes, summary.n_clusters))
     return joint_estimate(
