@@ -258,3 +258,11 @@ def test_report_section_without_judges_and_with_intervals_on_few_battles(tmp_pat
     assert (win_rates["ci_low"] >= 0).all() and (win_rates["ci_high"] <= 1).all()  # proportions stay in [0, 1]
     assert win_rates["note"].str.contains("rests on few battles").all()
     assert "Intervals on fewer than 10 battles with a human verdict (x, y, z; as few as 2) are widened" in text
+
+
+def test_a_mapping_with_keys_of_mixed_types_is_refused_by_name_not_by_a_crash(tmp_path):
+    battles().to_csv(tmp_path / "b.csv", index=False)
+    spec = {"battles": str(tmp_path / "b.csv"), **ARENA_COLUMNS}
+    for mapping, message in (({1: "a", "1": "b"}, "keys 1 and '1' are the same value"), ({None: "a"}, "missing value")):
+        with pytest.raises(InputError, match=message):
+            checked_preferences(config_of({**spec, "mapping": mapping}), tmp_path / "cache")

@@ -641,10 +641,6 @@ def test_one_analysis_groups_its_battles_once(monkeypatch):
 
 
 def test_with_ties_left_out_a_win_rate_rests_on_its_decisive_battles():
-    import pandas as pd
-
-    import debias
-
     frame = pd.DataFrame({"q": [f"q{i}" for i in range(65)], "A": "x", "B": "y", "w": ["tie"] * 60 + ["a"] * 5})
     pairs = debias.read_pairs(frame, item="q", system_a="A", system_b="B", verdict="w")
     table = debias.preferences(pairs, ties="drop")
@@ -656,3 +652,28 @@ def test_with_ties_left_out_a_win_rate_rests_on_its_decisive_battles():
         debias.read_pairs(many, item="q", system_a="A", system_b="B", verdict="w"), "better:x,y", ties="drop"
     )
     assert not state.resolved and state.rows[0].votes == 12  # 12 decisive votes: below the guard
+
+
+def test_mappings_refuse_a_value_given_twice_and_read_none_as_no_verdict():
+    from debias.data.pairs import parse_mapping
+
+    with pytest.raises(ValueError, match="'1' is mapped twice"):
+        parse_mapping("1=a,1=b")
+    assert parse_mapping("1=a,2=none") == {"1": "a", "2": None}
+    with pytest.raises(ValueError, match="keys 1 and '1' are the same value"):
+        verdict_codes([1, 2], mapping={1: "a", "1": "b"})
+
+
+def test_names_that_look_the_same_but_differ_are_refused_with_their_rows():
+    for twin in ("cafe\u0301", "caf\u00e9\u200b"):
+        frame = pd.DataFrame({"q": ["q1", "q2"], "A": ["caf\u00e9", "z"], "B": ["z", twin], "w": ["a", "b"]})
+        with pytest.raises(ValueError, match=r"row 3: column 'B': .* looks the same as 'café' \(table: row 2\)"):
+            debias.read_pairs(frame, item="q", system_a="A", system_b="B", verdict="w")
+
+
+def test_a_system_whose_name_holds_a_comma_can_be_asked_about_quoted():
+    frame = pd.DataFrame({"q": [f"q{i}" for i in range(40)], "A": "x, y", "B": "z", "w": ["a", "b"] * 20})
+    pairs = debias.read_pairs(frame, item="q", system_a="A", system_b="B", verdict="w")
+    assert debias.status(pairs, 'better:"x, y",z').rows[0].first == "x, y"
+    with pytest.raises(ValueError, match="quote a name holding a comma"):
+        debias.status(pairs, "better:x, y,z")

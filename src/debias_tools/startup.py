@@ -265,7 +265,10 @@ def checked_preferences(config: Mapping, cache_dir: str | Path = CACHE_DIR) -> d
     except OSError:
         return validate_preferences(config)  # the missing file, reported with its task
     material = {"checker": digest.hexdigest(), "settings": settings}
-    key = hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()
+    try:
+        key = hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()
+    except TypeError:  # keys of mixed types (a mapping's 1 and '1', or null): the check says what is wrong
+        return validate_preferences(config)
     path = Path(cache_dir) / f"preferences-{key}.json"
     try:
         record = json.loads(path.read_text(encoding="utf-8"))

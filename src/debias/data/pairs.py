@@ -56,7 +56,7 @@ VERDICT_SPELLINGS: dict[str, float] = {
 }
 _MISSING = {"", "nan", "null"}
 #: Spellings of "no verdict" a mapping's target may take (besides ``None`` and NaN).
-_NO_VERDICT = {"", "missing", "null", "nan"}
+_NO_VERDICT = {"", "missing", "null", "nan", "none"}
 #: Where a mapping is given, for the errors' hints.
 MAPPING_HINT = (
     "mapping= in Python, mapping: in a preference task's config (or a judge's), --mapping on the command line"
@@ -145,10 +145,16 @@ def _lookup(mapping: Mapping | None) -> dict[str, float]:
         return table
     if not isinstance(mapping, Mapping):
         raise ValueError(f"verdict mapping: expected a mapping of values to a/b/tie, found {type(mapping).__name__}")
+    given: dict[str, object] = {}
     for key, target in mapping.items():
         spelling = _normal(key)
         if spelling is None:
             raise ValueError(f"verdict mapping: key {key!r} is a missing value (missing values are no verdict already)")
+        if spelling in given:
+            raise ValueError(
+                f"verdict mapping: keys {given[spelling]!r} and {key!r} are the same value ({spelling!r}): give it once"
+            )
+        given[spelling] = key
         if _is_null(target) or (isinstance(target, str) and target.strip().lower() in _NO_VERDICT):
             table[spelling] = math.nan
         elif _is_number(target) and float(target) in (0.0, 0.5, 1.0):
@@ -193,6 +199,8 @@ def parse_mapping(text: str) -> dict[str, str | None]:
         key, sep, target = part.partition("=")
         if not sep or not key.strip():
             raise ValueError(f"verdict mapping: {part.strip()!r} is not value=target (e.g. 1=a,2=b,3=tie)")
+        if key.strip() in mapping:
+            raise ValueError(f"verdict mapping: {key.strip()!r} is mapped twice: give each value once")
         target = target.strip()
         mapping[key.strip()] = None if target.lower() in _NO_VERDICT else target
     _lookup(mapping)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import bisect
 import json
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -32,7 +33,7 @@ import pyarrow.compute as pc
 
 from debias.io.canonical import InputError
 
-__all__ = ["Rows", "cell_codes", "code_names", "refuse_repeated_raters", "trimmed_names"]
+__all__ = ["Rows", "cell_codes", "code_names", "look_alike", "refuse_repeated_raters", "trimmed_names"]
 
 
 @dataclass(frozen=True)
@@ -145,7 +146,37 @@ def code_names(
     if bad.any():
         part, position = divmod(int(np.flatnonzero(bad)[0]), n)
         raise rows.error(position, f"column '{columns[part]}' is empty", columns[part])
+    twins = look_alike(names)
+    if twins is not None:
+        first, second = twins
+        part, position = divmod(int(np.flatnonzero(codes == second)[0]), n)
+        earlier = rows.name(divmod(int(np.flatnonzero(codes == first)[0]), n)[1])
+        raise rows.error(
+            position,
+            f"column '{columns[part]}': {names[second]!r} looks the same as {names[first]!r} ({earlier}) but is"
+            " written with other code points (Unicode normalisation, or an invisible character such as a zero-width"
+            " space): write one name the same way everywhere",
+            columns[part],
+        )
     return codes, names
+
+
+def look_alike(names) -> tuple[int, int] | None:
+    """The first two of ``names`` that differ as text but read the same: equal once in Unicode's
+    NFKC form with the invisible format characters (zero-width spaces and joiners, category Cf)
+    removed; ``None`` when there are none. Names of plain ASCII are compared as they are."""
+    seen: dict[str, int] = {}
+    for k, name in enumerate(names):
+        name = str(name)
+        key = (
+            name
+            if name.isascii()
+            else unicodedata.normalize("NFKC", "".join(ch for ch in name if unicodedata.category(ch) != "Cf"))
+        )
+        if key in seen:
+            return seen[key], k
+        seen[key] = k
+    return None
 
 
 #: The characters ``str.strip()`` removes (those ``str.isspace()`` calls whitespace), for Arrow's trim.

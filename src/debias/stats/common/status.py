@@ -24,6 +24,7 @@ guide (:func:`debias.stats.common.sequential.votes_to_resolve`), infinite for an
 
 from __future__ import annotations
 
+import csv
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -109,9 +110,16 @@ def parse_question(text) -> Question:
     if kind == "ranks" and not rest:
         return Question("ranks")
     if kind == "better":
-        names = [x.strip() for x in rest.split(",")]
+        try:  # a name holding a comma is quoted: better:"x, y",z
+            names = [x.strip() for x in next(csv.reader([rest], skipinitialspace=True))]
+        except (csv.Error, StopIteration):
+            names = []
         if len(names) != 2 or not all(names):
-            raise QuestionError(text, "expected better:A,B (two system names separated by a comma)")
+            raise QuestionError(
+                text,
+                "expected better:A,B (two system names separated by a comma; quote a name holding a comma:"
+                ' better:"x, y",z)',
+            )
         if names[0] == names[1]:
             raise QuestionError(text, "name two different systems")
         return Question("better", systems=(names[0], names[1]))
