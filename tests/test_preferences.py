@@ -677,3 +677,15 @@ def test_a_system_whose_name_holds_a_comma_can_be_asked_about_quoted():
     assert debias.status(pairs, 'better:"x, y",z').rows[0].first == "x, y"
     with pytest.raises(ValueError, match="quote a name holding a comma"):
         debias.status(pairs, "better:x, y,z")
+
+
+def test_a_frame_whose_column_labels_are_numbers_reads_by_those_labels():
+    frame = pd.DataFrame({0: ["q1", "q2", "q3"], 1: ["x", "y", "x"], 2: ["y", "x", "z"], 3: ["a", "b", "tie"]})
+    pairs = debias.read_pairs(frame, item=0, system_a=1, system_b=2, verdict=3)
+    assert pairs.systems == ("x", "y", "z") and pairs.n_battles == 3
+    ratings = debias.read_ratings(pd.DataFrame({0: ["s1", "s2", "s3"], 1: [3, 4, 5]}), item=0, judgment=1)
+    assert ratings.systems and len(ratings.prompts) == 1
+    with pytest.raises(ValueError, match="expected a column name, found 7"):
+        debias.read_pairs(frame, item=7, system_a=1, system_b=2, verdict=3)
+    with pytest.raises(ValueError, match="the same once written as text"):
+        debias.read_pairs(frame.rename(columns={3: "1"}), item=0, system_a=1, system_b=2, verdict="1")

@@ -185,6 +185,11 @@ def read_ratings(
         raise InputError("higher_is_better", f"expected True or False, found {higher_is_better!r}")
     if not isinstance(task, str) or not task.strip():
         raise InputError("task", f"expected a task name, found {task!r}")
+    given = {"item": item, "judgment": judgment, "system": system, "prompt": prompt, "rater": rater}
+    given.update(scores=scores if isinstance(scores, str) else tuple(scores), cluster=cluster)
+    (frame, population), given = _text_labels((frame, population), given)
+    item, judgment, system, prompt, rater = (given[k] for k in ("item", "judgment", "system", "prompt", "rater"))
+    scores, cluster = given["scores"], given["cluster"]
     _check_column("cluster", cluster)
     columns = TableColumns(
         item=item,
@@ -264,6 +269,13 @@ def read_pairs(
     """
     from debias.io.pairs import read_pair_table
 
+    given = {"item": item, "system_a": system_a, "system_b": system_b, "verdict": verdict, "rater": rater}
+    given.update(judges=judges if isinstance(judges, str) else tuple(judges), cluster=cluster)
+    (frame, pool), given = _text_labels((frame, pool), given)
+    item, system_a, system_b, verdict = (given[k] for k in ("item", "system_a", "system_b", "verdict"))
+    rater, judges, cluster = given["rater"], given["judges"], given["cluster"]
+    if judge_mappings:
+        judge_mappings = {str(judge): mapping for judge, mapping in judge_mappings.items()}
     _check_column("cluster", cluster)
     return read_pair_table(
         frame,
@@ -853,6 +865,43 @@ def _question_status(read, question, level, estimand, estimator, ties, optimal_a
 
 
 # --- checks ------------------------------------------------------------------------------------------
+
+
+def _text_labels(frames, arguments: dict):
+    """Frames whose column labels are not all text (numbers, say) with their labels as text,
+    and the column arguments naming them as text too: the readers name columns by text. A label
+    that becomes another's text (``1`` and ``"1"``) is an error; so is an argument that is no
+    text and no label of the frame."""
+    frames = list(frames)
+    first = next((f for f in frames if f is not None), None)
+    labels = [] if first is None else list(first.columns)
+    if all(isinstance(label, str) for label in labels) and all(
+        value is None
+        or isinstance(value, str)
+        or (isinstance(value, tuple | list) and all(isinstance(v, str) for v in value))
+        for value in arguments.values()
+    ):
+        return frames, arguments
+    for frame in frames:
+        if frame is None:
+            continue
+        texts = [str(label) for label in frame.columns]
+        if len(set(texts)) != len(texts):
+            twins = sorted({t for t in texts if texts.count(t) > 1})
+            raise InputError("frame", f"column labels {twins} are the same once written as text: rename one")
+
+    def as_text(name, value):
+        if value is None or isinstance(value, str):
+            return value
+        if isinstance(value, tuple | list):
+            return type(value)(as_text(name, v) for v in value)
+        if value in labels:
+            return str(value)
+        raise InputError(name, f"expected a column name, found {value!r} (the frame's columns: {labels[:10]})")
+
+    converted = {name: as_text(name, value) for name, value in arguments.items()}
+    renamed = [None if f is None else f.rename(columns=str) for f in frames]
+    return renamed, converted
 
 
 def _check_column(name: str, column) -> None:
