@@ -489,3 +489,19 @@ def test_import_pairs_writes_a_config_that_runs_from_any_folder(tmp_path, capsys
     assert config["results_dir"] == "../results/mine"
     battles = config["preferences"]["mine"]["battles"]
     assert battles == "../data/mine/battles.csv" and (tmp_path / "config" / battles).is_file()
+
+
+def test_debias_run_says_in_one_line_what_stops_it_before_snakemake_starts(tmp_path, capsys, monkeypatch):
+    from debias.cli.run import config_files, run_command
+
+    assert config_files(["--configfile", "a.yaml", "b.yaml", "--cores", "2", "--configfile=c.yaml"]) == [
+        "a.yaml",
+        "b.yaml",
+        "c.yaml",
+    ]
+    monkeypatch.chdir(tmp_path)
+    assert run_command(["--configfile", "missing.yaml", "-n"]) == 2
+    assert capsys.readouterr().err.strip() == "debias run: error: --configfile missing.yaml: no such file"
+    (tmp_path / "folder").mkdir()
+    assert run_command(["--configfile=folder", "-n"]) == 2
+    assert "a folder, not a configuration file" in capsys.readouterr().err

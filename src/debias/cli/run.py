@@ -9,12 +9,13 @@ with the package (:mod:`debias.distribution.files`), so that a pip install runs 
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 from debias.distribution.extras import MissingExtraError, require
 
-__all__ = ["add_command", "run_command"]
+__all__ = ["add_command", "config_files", "run_command", "start_problem"]
 
 DESCRIPTION = (
     "Run the analysis workflow with Snakemake in the current folder: every argument after 'run' is "
@@ -63,8 +64,44 @@ def snakemake_argv(argv: list[str]) -> list[str]:
     return ["snakemake", "--snakefile", str(snakefile()), *given]
 
 
+def config_files(argv: list[str]) -> list[str]:
+    """The configuration files ``argv`` names (``--configfile A [B ...]`` or ``--configfile=A``)."""
+    files, taking = [], False
+    for arg in argv:
+        if arg in CONFIG_OPTIONS:
+            taking = True
+        elif arg.startswith(tuple(f"{o}=" for o in CONFIG_OPTIONS)):
+            files.append(arg.split("=", 1)[1])
+            taking = False
+        elif arg.startswith("-"):
+            taking = False
+        elif taking:
+            files.append(arg)
+    return files
+
+
+def start_problem(argv: list[str]) -> str | None:
+    """What stops the run before Snakemake starts, in one line: a configuration file that is
+    missing, a folder or unreadable, or a current folder Snakemake cannot write its records in."""
+    for name in config_files(argv):
+        path = Path(name)
+        if not path.exists():
+            return f"--configfile {name}: no such file"
+        if path.is_dir():
+            return f"--configfile {name}: a folder, not a configuration file"
+        if not os.access(path, os.R_OK):
+            return f"--configfile {name}: not readable"
+    if not os.access(Path.cwd(), os.W_OK):
+        return f"the current folder {Path.cwd()} is not writable: Snakemake keeps its records (.snakemake/) there"
+    return None
+
+
 def run_command(argv: list[str]) -> int:
     """Run Snakemake on the package's workflow with ``argv``; its exit status."""
+    problem = start_problem(argv)
+    if problem:
+        print(f"debias run: error: {problem}", file=sys.stderr)
+        return 2
     if not _names_config(argv) and not Path("config/config.yaml").is_file():
         print(
             "debias run: error: no configuration: give --configfile FILE (debias import --config FILE writes one), "
