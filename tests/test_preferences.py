@@ -689,3 +689,12 @@ def test_a_frame_whose_column_labels_are_numbers_reads_by_those_labels():
         debias.read_pairs(frame, item=7, system_a=1, system_b=2, verdict=3)
     with pytest.raises(ValueError, match="the same once written as text"):
         debias.read_pairs(frame.rename(columns={3: "1"}), item=0, system_a=1, system_b=2, verdict="1")
+
+
+def test_a_judges_probability_out_of_range_is_named_alone_at_its_row():
+    frame = pd.DataFrame(
+        {"q": ["q1", "q2", "q3", "q4"], "A": ["x", "y", "x", "y"], "B": ["y", "x", "y", "x"], "w": "a"}
+    ).assign(j=[0.2, 0.7, 1.5, 0.4])
+    with pytest.raises(ValueError, match=r"row 4: column 'j': .*: 1\.5 \(1x\);") as error:
+        debias.read_pairs(frame, item="q", system_a="A", system_b="B", verdict="w", judges=["j"])
+    assert "0.2" not in str(error.value).split(";")[0]

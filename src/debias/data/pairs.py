@@ -169,6 +169,20 @@ def _lookup(mapping: Mapping | None) -> dict[str, float]:
     return table
 
 
+def _number(value) -> float | None:
+    """A finite number (a number, or a text that reads as one), or ``None``."""
+    if _is_number(value):
+        number = float(value)
+    elif isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            return None
+    else:
+        return None
+    return number if math.isfinite(number) else None
+
+
 def _probability(value) -> float | None:
     """A number in [0, 1] (a number, or a text that reads as one), or ``None``."""
     if _is_number(value):
@@ -265,6 +279,17 @@ def verdict_codes(values, *, mapping: Mapping | None = None, judge: str | None =
             codes_of = np.full(len(distinct), np.nan)
             codes_of[present] = numbers
             return VerdictCodes(codes_of[positions], no_verdict, True)
+        # a judge's probabilities with a few numbers out of [0, 1]: those are what is wrong
+        plain = [_number(distinct[k]) for k in present]
+        probabilities = [n is not None and 0.0 <= n <= 1.0 for n in plain]
+        if judge is not None and all(n is not None for n in plain) and any(
+            p and n not in (0.0, 1.0) for p, n in zip(probabilities, plain)
+        ):
+            unknown_of = np.zeros(len(distinct), dtype=bool)
+            unknown_of[[k for k, p in zip(present, probabilities) if not p]] = True
+            what = f"probabilities of judge {judge!r} (numbers in [0, 1] that A is better)"
+            unknown = {distinct[k]: int(counts[k]) for k in np.flatnonzero(unknown_of)}
+            raise UnknownVerdicts(unknown, int(np.flatnonzero(unknown_of[positions])[0]), what, judge)
         unknown: dict = {}
         for k in np.flatnonzero(unknown_of):
             unknown[distinct[k]] = unknown.get(distinct[k], 0) + int(counts[k])
