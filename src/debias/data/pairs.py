@@ -282,8 +282,10 @@ def verdict_codes(values, *, mapping: Mapping | None = None, judge: str | None =
         # a judge's probabilities with a few numbers out of [0, 1]: those are what is wrong
         plain = [_number(distinct[k]) for k in present]
         probabilities = [n is not None and 0.0 <= n <= 1.0 for n in plain]
-        if judge is not None and all(n is not None for n in plain) and any(
-            p and n not in (0.0, 1.0) for p, n in zip(probabilities, plain)
+        if (
+            judge is not None
+            and all(n is not None for n in plain)
+            and any(p and n not in (0.0, 1.0) for p, n in zip(probabilities, plain))
         ):
             unknown_of = np.zeros(len(distinct), dtype=bool)
             unknown_of[[k for k, p in zip(present, probabilities) if not p]] = True
