@@ -873,7 +873,7 @@ def _text_labels(frames, arguments: dict):
     that becomes another's text (``1`` and ``"1"``) is an error; so is an argument that is no
     text and no label of the frame."""
     frames = list(frames)
-    first = next((f for f in frames if f is not None), None)
+    first = next((f for f in frames if isinstance(f, pd.DataFrame)), None)  # the readers refuse anything else
     labels = [] if first is None else list(first.columns)
     if all(isinstance(label, str) for label in labels) and all(
         value is None
@@ -883,7 +883,7 @@ def _text_labels(frames, arguments: dict):
     ):
         return frames, arguments
     for frame in frames:
-        if frame is None:
+        if not isinstance(frame, pd.DataFrame):
             continue
         texts = [str(label) for label in frame.columns]
         if len(set(texts)) != len(texts):
@@ -900,7 +900,7 @@ def _text_labels(frames, arguments: dict):
         raise InputError(name, f"expected a column name, found {value!r} (the frame's columns: {labels[:10]})")
 
     converted = {name: as_text(name, value) for name, value in arguments.items()}
-    renamed = [None if f is None else f.rename(columns=str) for f in frames]
+    renamed = [f.rename(columns=str) if isinstance(f, pd.DataFrame) else f for f in frames]
     return renamed, converted
 
 
