@@ -98,3 +98,16 @@ def test_a_failing_block_leaves_nothing(tmp_path):
         Path(tmp).write_bytes(b"%PDF")
         raise RuntimeError("drawing failed")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_kill_while_a_command_writes_leaves_no_temporary_and_restores_the_handler(tmp_path):
+    from debias.cli.analyse import _ending_cleanly_on_sigterm
+
+    before = signal.getsignal(signal.SIGTERM)
+    target = tmp_path / "out.csv"
+    with pytest.raises(SystemExit) as ended, _ending_cleanly_on_sigterm(), atomic_path(target) as tmp:
+        Path(tmp).write_text("half")
+        os.kill(os.getpid(), signal.SIGTERM)
+    assert ended.value.code == 128 + signal.SIGTERM
+    assert not target.exists() and list(tmp_path.iterdir()) == []
+    assert signal.getsignal(signal.SIGTERM) == before

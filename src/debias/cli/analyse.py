@@ -15,8 +15,11 @@ items have clusters (its ``cluster`` key) is read with them, as the workflow rea
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
+import threading
 from pathlib import Path
 
 from debias.cli.shared import (
@@ -377,7 +380,28 @@ def main(argv=None) -> int:
     except InputError as error:
         print(f"debias {args.invoked}: error: {error}", file=sys.stderr)
         return 2
-    return run_with_output(getattr(args, "output_file", None), lambda: _run(args), f"debias {args.invoked}")
+    with _ending_cleanly_on_sigterm():
+        return run_with_output(getattr(args, "output_file", None), lambda: _run(args), f"debias {args.invoked}")
+
+
+@contextlib.contextmanager
+def _ending_cleanly_on_sigterm():
+    """While the command runs, a ``kill`` (SIGTERM) ends it as an interrupt does, so that a file
+    being written is removed, not left beside its target (:func:`debias.io.atomic.atomic_path`);
+    a SIGKILL cannot be caught, and the next write of the target removes what it left. The
+    previous handler is restored afterwards."""
+
+    def stop(signum, frame):
+        raise SystemExit(128 + signum)
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _quiet_on_closed_pipe(command) -> int:
