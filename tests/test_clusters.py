@@ -443,3 +443,23 @@ def test_ratings_in_one_cluster_have_no_interval_and_say_why():
     frame["doc"] = ["d1", "d1", "d2", "d2"] * 2
     table = debias.estimate(debias.read_ratings(frame, item="seg", system="sys", judgment="score", cluster="doc"))
     assert table["ci_low"].notna().all() and table["note"].str.contains("2 clusters").all()
+
+
+def test_next_on_ratings_in_documents_draws_whole_documents():
+    import pandas as pd
+
+    import debias
+
+    rng = np.random.default_rng(15)
+    rows = []
+    for d in range(40):
+        for k in range(3):
+            for s, mu in (("a", 3.0), ("b", 3.1), ("c", 3.2)):
+                judged = d < 8
+                score = float(np.clip(np.round(mu + rng.normal(0, 1)), 1, 5)) if judged else np.nan
+                rows.append({"seg": f"{d}-{k}", "doc": f"d{d}", "sys": s, "score": score})
+    ratings = debias.read_ratings(pd.DataFrame(rows), item="seg", system="sys", judgment="score", cluster="doc")
+    chosen = debias.next_battles(ratings, "top:1", 10, seed=3)
+    docs = {item.split("-")[0] for item in chosen.battles["item"]}
+    per_doc = chosen.battles.assign(doc=chosen.battles["item"].str.split("-").str[0]).groupby("doc").size()
+    assert len(chosen.battles) >= 10 and len(docs) == len(per_doc) and (per_doc % 3 == 0).all()

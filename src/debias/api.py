@@ -795,13 +795,18 @@ def next_battles(
             }
         )
     else:
+        from debias.stats.common.clusters import cluster_codes, has_shared_clusters
         from debias.stats.ratings import next_outputs
         from debias.tables.status import ratings_prompt
 
         prompt = read.prompts.index(ratings_prompt(read, for_prompt))
         judged = np.zeros(len(read.output_system), dtype=bool)
         judged[read.judgment_output[read.judgment_prompt == prompt]] = True
-        chosen = next_outputs(read.output_system, judged, state, int(budget), rng)
+        clusters = read.output_cluster
+        if clusters is not None:  # items sharing documents: whole clusters arrive
+            codes, _ = cluster_codes(clusters)
+            clusters = codes[0] if has_shared_clusters(codes[0]) else None
+        chosen = next_outputs(read.output_system, judged, state, int(budget), rng, clusters)
         index = chosen.outputs
         names = np.asarray(read.systems, dtype=object)
         wanted = {key: columns.get(key) or key for key in ("item", "system")}
