@@ -698,3 +698,19 @@ def test_a_judges_probability_out_of_range_is_named_alone_at_its_row():
     with pytest.raises(ValueError, match=r"row 4: column 'j': .*: 1\.5 \(1x\);") as error:
         debias.read_pairs(frame, item="q", system_a="A", system_b="B", verdict="w", judges=["j"])
     assert "0.2" not in str(error.value).split(";")[0]
+
+
+def test_next_draws_a_first_batch_before_any_human_verdict():
+    frame = pd.DataFrame(
+        {"q": [f"q{i}" for i in range(30)], "A": ["x", "y", "z"] * 10, "B": ["y", "z", "x"] * 10, "w": ""}
+    )
+    pairs = debias.read_pairs(frame, item="q", system_a="A", system_b="B", verdict="w")
+    first = debias.next_battles(pairs, "top:1", 5, seed=1)
+    assert len(first.battles) == 5 and first.battles["item"].is_unique
+    assert first.answer.startswith("no human verdict yet")
+    again = debias.next_battles(pairs, "top:1", 5, seed=1)
+    pd.testing.assert_frame_equal(first.battles, again.battles)
+    with pytest.raises(ValueError, match="top:9"):
+        debias.next_battles(pairs, "top:9", 5)
+    with pytest.raises(ValueError, match="nothing to say about people yet"):
+        debias.status(pairs, "top:1")

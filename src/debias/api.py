@@ -36,6 +36,7 @@ from debias.data import EvalSample, JudgedPairs, as_judgments
 from debias.io.canonical import InputError
 from debias.io.reader import EvaluationTable, TableColumns, read_evaluation_table, with_population
 from debias.stats.common.intervals import MeanEstimate, check_level
+from debias.stats.common.status import parse_question
 from debias.stats.common.threads import bounded_blas
 from debias.stats.common.vocabulary import check_ties
 from debias.stats.ratings import estimate_mean as _estimate_sample
@@ -777,23 +778,20 @@ def next_battles(
     _check_seed(seed)
     _one_call("next_battles", columns)
     read = _status_data(data, columns, "next_battles", level, ties, estimand, for_prompt)
-    state = _question_status(read, question, level, estimand, estimator, ties, optimal_at, for_prompt)
     rng = np.random.default_rng(seed)
+    if isinstance(read, JudgedPairs) and not read.labelled.any():  # a cold start: a first batch
+        from debias.stats.preferences import first_battles
+
+        parse_question(question).check(read.systems)
+        chosen = first_battles(read, int(budget), rng)
+        answer = "no human verdict yet: a first batch drawn uniformly from every battle"
+        return NextBattles(battles=_battle_rows(read, chosen.battles, columns), note=chosen.note, answer=answer)
+    state = _question_status(read, question, level, estimand, estimator, ties, optimal_at, for_prompt)
     if isinstance(read, JudgedPairs):
         from debias.stats.preferences import next_battles as draw
 
         chosen = draw(read, state, int(budget), rng)
-        index = chosen.battles
-        names = np.asarray(read.systems, dtype=object)
-        items = read.items[index] if read.items is not None else index
-        wanted = {key: columns.get(key) or key for key in ("item", "system_a", "system_b")}
-        table = pd.DataFrame(
-            {
-                wanted["item"]: items,
-                wanted["system_a"]: names[read.system_a[index]],
-                wanted["system_b"]: names[read.system_b[index]],
-            }
-        )
+        table = _battle_rows(read, chosen.battles, columns)
     else:
         from debias.stats.common.clusters import cluster_codes, has_shared_clusters
         from debias.stats.ratings import next_outputs
@@ -814,6 +812,21 @@ def next_battles(
             {wanted["item"]: read.output_item[index], wanted["system"]: names[read.output_system[index]]}
         )
     return NextBattles(battles=table, note=chosen.note, answer=state.answer)
+
+
+def _battle_rows(read: JudgedPairs, index, columns) -> pd.DataFrame:
+    """The battles at ``index``: their item and two systems, named as a one-call form's
+    columns were (``item``, ``system_a``, ``system_b`` otherwise)."""
+    names = np.asarray(read.systems, dtype=object)
+    items = read.items[index] if read.items is not None else index
+    wanted = {key: columns.get(key) or key for key in ("item", "system_a", "system_b")}
+    return pd.DataFrame(
+        {
+            wanted["item"]: items,
+            wanted["system_a"]: names[read.system_a[index]],
+            wanted["system_b"]: names[read.system_b[index]],
+        }
+    )
 
 
 @dataclass(frozen=True)

@@ -445,7 +445,7 @@ def draw_next(
     eligible,
     budget: int,
     rng: np.random.Generator,
-    status: QuestionStatus,
+    status: QuestionStatus | None,
     *,
     unit: str,
     unjudged: str,
@@ -468,7 +468,7 @@ def draw_next(
         raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
     eligible = np.asarray(eligible, dtype=np.int64)
     none = np.zeros(0, dtype=np.int64)
-    if status.resolved:
+    if status is not None and status.resolved:  # None: nothing judged yet, every index open
         return none, f"the question is settled ({status.answer}): no {unit} needed"
     if eligible.size == 0:
         return none, f"no {unit} {unjudged} left for the {among}: {remedy}"

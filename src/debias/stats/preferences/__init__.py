@@ -15,6 +15,7 @@ _HOMES = {
     "rater_agreement": "agreement",
     "Allocation": "allocation",
     "next_battles": "allocation",
+    "first_battles": "allocation",
     "FEW_BATTLES": "battles",
     "ELO_POINTS_PER_UNIT": "bradley_terry",
     "elo_points": "bradley_terry",

@@ -32,7 +32,7 @@ import numpy as np
 from debias.data import JudgedPairs
 from debias.stats.common.status import QuestionStatus, draw_next
 
-__all__ = ["Allocation", "next_battles"]
+__all__ = ["Allocation", "first_battles", "next_battles"]
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,17 @@ class Allocation:
     budget: int
     by: str
     note: str
+
+
+def first_battles(pairs: JudgedPairs, budget: int, rng: np.random.Generator) -> Allocation:
+    """A first batch when no battle has a human verdict yet (a cold start): ``budget`` battles
+    drawn uniformly from all of them (whole clusters when the battles are clustered), which is
+    what every later status assumes of the first votes."""
+    eligible = np.arange(pairs.n_battles)
+    clusters = pairs.cluster_codes if pairs.clustered else None
+    words = {"unit": "battle", "unjudged": "", "remedy": "add battles"}
+    chosen, note = draw_next(eligible, budget, rng, None, among="battles", clusters=clusters, **words)
+    return Allocation(chosen.astype(np.int64), int(eligible.size), int(budget), "systems", note)
 
 
 def next_battles(pairs: JudgedPairs, status: QuestionStatus, budget: int, rng: np.random.Generator) -> Allocation:
