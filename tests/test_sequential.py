@@ -363,3 +363,16 @@ def test_the_status_figure_draws_an_estimate_outside_the_range_at_its_clipped_in
     low = np.array([0.0, 0.2, 0.9, np.nan])
     high = np.array([0.3, 0.6, 1.0, np.nan])
     np.testing.assert_array_equal(_inside(estimate, low, high), [0.0, 0.4, 1.0, 0.3])
+
+
+def test_a_settled_top_k_is_listed_best_first():
+
+    systems = ("a1", "a2", "a3", "b", "c")
+    estimate = np.array([0.60, 0.80, 0.70, 0.20, 0.10])
+    n = np.full(5, 5000)
+    joint = JointEstimate(
+        "win_rate", "human", systems, estimate, np.eye(5) * 1e-6, np.full(5, 1e-3), estimate - 0.01,
+        estimate + 0.01, 0.9, n, np.zeros(5, int), np.zeros(5, int), ("",) * 5, np.zeros(0),
+    )  # fmt: skip
+    state = question_status(joint, "top:3", level=0.9)
+    assert state.resolved and state.answer == "top 3: a2, a3, a1"

@@ -369,7 +369,9 @@ def question_status(
             inside = np.zeros(s, dtype=bool)
             inside[np.argsort(-np.where(estimable, joint.estimate, -np.inf), kind="stable")[:k]] = True
             straddle = pending & (inside[:, None] != inside[None, :])
-        top = [systems[i] for i in np.flatnonzero(surely_in)]
+        ranked = np.flatnonzero(surely_in)  # best first: a list of names reads as a ranking
+        ranked = ranked[np.argsort(-joint.estimate[ranked], kind="stable")]
+        top = [systems[i] for i in ranked]
         answer = (
             f"top {k}: {', '.join(top)}"
             if resolved
