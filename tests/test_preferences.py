@@ -714,3 +714,23 @@ def test_next_draws_a_first_batch_before_any_human_verdict():
         debias.next_battles(pairs, "top:9", 5)
     with pytest.raises(ValueError, match="nothing to say about people yet"):
         debias.status(pairs, "top:1")
+
+
+def test_next_for_strengths_does_not_stall_when_the_open_pair_has_no_battle_left():
+    rng = np.random.default_rng(0)
+    beta = {"a": 0.3, "b": 0.25, "c": -0.5, "d": -0.6}
+    rows = []
+    for first, second in [("a", "b"), ("a", "c"), ("a", "d"), ("b", "c"), ("b", "d"), ("c", "d")]:
+        for k in range(60):
+            won = rng.random() < 1 / (1 + np.exp(beta[second] - beta[first]))
+            judged = (first, second) == ("a", "b") or k < 30  # every battle of a-b judged already
+            rows.append(
+                {"q": f"{first}{second}{k}", "A": first, "B": second, "w": ("a" if won else "b") if judged else ""}
+            )
+    pairs = debias.read_pairs(pd.DataFrame(rows), item="q", system_a="A", system_b="B", verdict="w")
+    state = debias.status(pairs, "better:a,b", estimand="strength")
+    assert not state.resolved
+    chosen = debias.next_battles(pairs, "better:a,b", 10, estimand="strength")
+    assert len(chosen.battles) == 10 and "no battle of the open pairs left" in chosen.note
+    picked = set(chosen.battles["system_a"]) | set(chosen.battles["system_b"])
+    assert picked & {"a", "b"}

@@ -16,7 +16,10 @@ battles narrow an open contrast depends on the estimand:
   opponents, which is why a decision is to be kept once taken (it stays valid) rather than
   re-read from later looks.
 * a **Bradley-Terry strength** difference does not depend on which pairs meet (when the model
-  holds): the eligible battles are those of the open pairs themselves (head-to-head).
+  holds): the eligible battles are those of the open pairs themselves (head-to-head). When no
+  battle of the open pairs is left to judge, the battles of their systems are eligible: they
+  still move the difference through the fit, and the question does not stall (the note says
+  so).
 
 :func:`next_battles` draws the budget uniformly at random, without replacement, from the
 eligible battles of the pool (no human verdict yet), from an explicit
@@ -70,14 +73,21 @@ def next_battles(pairs: JudgedPairs, status: QuestionStatus, budget: int, rng: n
         raise ValueError("the status is of other systems than these battles")
     open_pairs = np.asarray(status.open_pairs, dtype=bool)
     a, b = pairs.system_a, pairs.system_b
+    open_systems = open_pairs.any(axis=1)
+    unjudged = ~pairs.labelled
     if status.estimand == "strength":
         by, wanted = "pairs", open_pairs[a, b]
+        if not status.resolved and not np.any(unjudged & wanted):
+            # no battle of the open pairs left: the battles of their systems still move the
+            # strengths' difference through the fit, so the question does not stall
+            by, wanted = "systems", open_systems[a] | open_systems[b]
     else:
         by = "systems"
-        open_systems = open_pairs.any(axis=1)
         wanted = open_systems[a] | open_systems[b]
-    eligible = np.flatnonzero(~pairs.labelled & wanted)
+    eligible = np.flatnonzero(unjudged & wanted)
     words = {"unit": "battle", "unjudged": "without a human verdict", "remedy": "add battles of them to the pool"}
     clusters = pairs.cluster_codes[eligible] if pairs.clustered else None  # questions arrive whole
     chosen, note = draw_next(eligible, budget, rng, status, among=f"open {by}", clusters=clusters, **words)
+    if status.estimand == "strength" and by == "systems" and chosen.size:
+        note = "; ".join(x for x in ("no battle of the open pairs left: drawn among their systems' battles", note) if x)
     return Allocation(chosen.astype(np.int64), int(eligible.size), int(budget), by, note)
