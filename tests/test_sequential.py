@@ -376,3 +376,17 @@ def test_a_settled_top_k_is_listed_best_first():
     )  # fmt: skip
     state = question_status(joint, "top:3", level=0.9)
     assert state.resolved and state.answer == "top 3: a2, a3, a1"
+
+
+def test_status_says_what_a_vote_is_and_counts_verdicts_beside_it(tmp_path, capsys):
+    rows = [
+        {"q": f"q{i}", "A": "xyz"[i % 3], "B": "yzx"[i % 3], "winner": ["a", "b", "tie"][(i + r) % 3], "r": f"r{r}"}
+        for i in range(60)
+        for r in range(2)
+    ]
+    path = write(pd.DataFrame(rows), tmp_path / "raters.csv")
+    assert main(["status", path, *ARGS, "--rater", "r", "--question", "top:1"]) == 0
+    assert "60 votes (battles with a human verdict, 120 human verdicts)" in capsys.readouterr().err
+    single = write(pd.DataFrame(rows[::2]).drop(columns="r"), tmp_path / "single.csv")
+    assert main(["status", single, *ARGS, "--question", "top:1"]) == 0
+    assert "60 votes (battles with a human verdict)" in capsys.readouterr().err

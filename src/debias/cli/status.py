@@ -196,7 +196,12 @@ def run_status(args, emit) -> int:
         return 2
     ratings = _shape(args) == "ratings"
     more = "" if state.resolved else f"; {_votes(state.more_votes, ratings)}"
-    votes = f"{state.n_votes} judged items" if ratings else f"{state.n_votes} votes"
+    if ratings:
+        votes = f"{state.n_votes} judged items"
+    else:  # a vote is a battle with a human verdict; several raters of one give several verdicts
+        verdicts = int(read.human.size)
+        extra = "" if verdicts == state.n_votes else f", {verdicts} human verdicts"
+        votes = f"{state.n_votes} votes (battles with a human verdict{extra})"
     print(
         f"{state.question.text}: {state.answer} ({state.estimand}, {state.estimator}, {votes}, "
         f"level {state.level:g} at every look{more})",
