@@ -21,7 +21,7 @@ from debias.stats.common.clusters import (
     few_clusters,
 )
 from debias.stats.common.status import draw_next, question_status
-from debias.stats.preferences.battles import FEW_CLUSTERED, Battles
+from debias.stats.preferences.battles import FEW_CLUSTERED, Battles, human_counts
 from debias.stats.preferences.bradley_terry import _bt_core, bradley_terry
 from debias.stats.preferences.status import contrast_times, first_votes
 from debias.stats.preferences.win_rate import win_rate_core, win_rates
@@ -83,7 +83,7 @@ def test_clustered_win_rates_match_a_literal_loop():
     np.testing.assert_allclose(clustered.covariance, literal_win_rate_covariance(pairs), rtol=1e-10, atol=1e-14)
 
 
-def test_singleton_clusters_give_the_independent_covariance_times_g_over_g_minus_1():
+def test_singleton_clusters_give_the_independent_covariance_times_each_systems_g_over_g_minus_1():
     pairs = question_world(seed=3, human_share=0.4, judge=True)
     battles = pairs.n_battles
     for judges in ([], [1]):
@@ -95,7 +95,10 @@ def test_singleton_clusters_give_the_independent_covariance_times_g_over_g_minus
 
         single, _ = labelled_groups(pairs, "half", pairs.labelled, clusters=np.arange(battles))
         clustered = win_rate_core(single, forms[0], predictions, weights=weights)[4]
-        np.testing.assert_allclose(clustered.covariance * (battles - 1) / battles, independent, rtol=1e-9)
+        g = clustered.present.sum(axis=0)  # each system's clusters: its human battles, one each
+        assert g.tolist() == human_counts(pairs).tolist()
+        root = np.sqrt(g / (g - 1.0))
+        np.testing.assert_allclose(clustered.covariance / np.outer(root, root), independent, rtol=1e-9)
 
 
 def copies(pairs, k):
@@ -463,3 +466,19 @@ def test_next_on_ratings_in_documents_draws_whole_documents():
     docs = {item.split("-")[0] for item in chosen.battles["item"]}
     per_doc = chosen.battles.assign(doc=chosen.battles["item"].str.split("-").str[0]).groupby("doc").size()
     assert len(chosen.battles) >= 10 and len(docs) == len(per_doc) and (per_doc % 3 == 0).all()
+
+
+def test_pool_only_questions_do_not_count_among_the_clusters_behind_an_estimate():
+    labelled = question_world(seed=16, n_questions=40, judge=True)
+    pool = question_world(seed=17, n_questions=40, human_share=0.0, judge=True)
+    pool_items = np.char.add("p", pool.items.astype(str))
+    pairs = JudgedPairs(
+        labelled.systems, np.concatenate([labelled.system_a, pool.system_a]),
+        np.concatenate([labelled.system_b, pool.system_b]), labelled.human,
+        np.concatenate([labelled.human_counts, pool.human_counts]), labelled.judges,
+        np.concatenate([labelled.judge_verdicts, pool.judge_verdicts]),
+        np.concatenate([labelled.items.astype(str), pool_items]),
+    )  # fmt: skip
+    assert pairs.n_clusters == 80
+    result = win_rates(pairs, "ppi++:j", level=0.9)
+    assert result.n_clusters.tolist() == [40] * 5  # the t and the G/(G - 1) count these

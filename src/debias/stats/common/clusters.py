@@ -101,13 +101,21 @@ def cluster_sums(values, codes, n_clusters: int) -> np.ndarray:
     return np.moveaxis(summed, 0, 1).reshape(*lead, n_clusters, width)
 
 
-def cluster_robust_covariance(totals, n_clusters: int | None = None) -> np.ndarray:
+def cluster_robust_covariance(totals, n_clusters=None) -> np.ndarray:
     r""":math:`\frac{G}{G-1}\sum_c U_c U_c^\top` from the cluster totals ``totals`` (..., G, S)
-    (module notes); ``n_clusters`` is G (default: the length of the cluster axis). 0 for G < 2."""
+    (module notes). ``n_clusters`` is G (default: the length of the cluster axis), or per system
+    (..., S) the clusters behind each estimate, :math:`G_s`, the clusters its t interval counts:
+    entry (s, t) then takes :math:`\sqrt{f_s f_t}` with :math:`f_s = G_s/(G_s - 1)`, so that
+    each variance has its own estimate's factor. A factor is 0 for fewer than 2 clusters."""
     totals = np.asarray(totals, dtype=float)
-    g = totals.shape[-2] if n_clusters is None else int(n_clusters)
-    factor = g / (g - 1.0) if g >= 2 else 0.0
-    return factor * np.einsum("...cs,...ct->...st", totals, totals)
+    g = np.asarray(totals.shape[-2] if n_clusters is None else n_clusters, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        factor = np.where(g >= 2, g / (g - 1.0), 0.0)
+    outer = np.einsum("...cs,...ct->...st", totals, totals)
+    if factor.ndim == 0:
+        return float(factor) * outer
+    root = np.sqrt(factor)
+    return outer * root[..., :, None] * root[..., None, :]
 
 
 def cluster_df(present) -> np.ndarray:

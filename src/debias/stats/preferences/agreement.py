@@ -154,7 +154,7 @@ def _clustered_variance(pairs: JudgedPairs, centred_a, centred_b, mask, n_s, lev
         ia, ib = np.nan_to_num(centred_a / n_s[a]), np.nan_to_num(centred_b / n_s[b])
     totals = per_system(ia, ib, offset + a, offset + b, n_clusters * n_systems).reshape(n_clusters, n_systems)
     present = per_system(mask, mask, offset + a, offset + b, n_clusters * n_systems).reshape(n_clusters, n_systems)
-    variance = np.diag(cluster_robust_covariance(totals, int(np.any(present > 0, axis=1).sum())))
+    variance = np.diag(cluster_robust_covariance(totals, np.sum(present > 0, axis=0)))
     return variance, small_sample_scale(cluster_df(present > 0), level)
 
 

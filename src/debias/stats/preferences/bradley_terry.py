@@ -271,7 +271,8 @@ def _bt_core(groups: Groups, human, predictions, *, weights=None):
         if pool is not None:
             total = total + cluster_gradients(pool, unl, n_pool)
         present = cluster_totals(groups, lab * count, lab * count) > 0
-        clusters = Clustered(inverse @ cluster_robust_covariance(total, groups.n_clusters) @ inverse, present)
+        meat = cluster_robust_covariance(total, present.sum(axis=-2))  # each system's G_s, as its t's
+        clusters = Clustered(inverse @ meat @ inverse, present)
     return theta, labelled_part + pool_part, weights, df, clusters
 
 

@@ -183,7 +183,8 @@ def win_rate_core(groups: Groups, human, predictions, *, weights=None):
     if clustered:
         cluster_total = sum(totals(pair, mask, number, hessian) for pair, mask, number in parts)
         present = cluster_totals(groups, lab * count, lab * count) > 0
-        clusters = Clustered(cluster_robust_covariance(cluster_total, groups.n_clusters), present)
+        behind = present.sum(axis=-2)  # G_s: the clusters holding a system's human battles
+        clusters = Clustered(cluster_robust_covariance(cluster_total, behind), present)
     for pair, mask, number in parts:
         side_a, side_b = centred(pair, mask, number)
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):

@@ -30,7 +30,7 @@ import numpy as np
 from scipy.special import stdtrit
 
 from debias.data import EvalSample
-from debias.stats.common.clusters import cluster_codes, cluster_sums, design_effect
+from debias.stats.common.clusters import cluster_codes, cluster_robust_covariance, cluster_sums, design_effect
 from debias.stats.common.intervals import MeanEstimate
 
 __all__ = ["ClusterInfluence", "cluster_influence", "clustered_covariance", "clustered_interval", "influence_of"]
@@ -109,8 +109,7 @@ def clustered_covariance(influences) -> tuple[np.ndarray, np.ndarray, np.ndarray
         influences, [x.judged_clusters for x in influences], [x.output_clusters for x in influences]
     )
     clusters = np.array([np.unique(c).size for c in judged_codes], dtype=np.int64)  # G_s, as the t's
-    factor = np.sqrt(np.where(clusters >= 2, clusters / np.maximum(clusters - 1.0, 1.0), 0.0))
-    covariance = totals.T @ totals * np.outer(factor, factor)
+    covariance = cluster_robust_covariance(totals, clusters)
     independent = np.array([x.independent_variance for x in influences])
     return covariance, clusters, design_effect(np.diag(covariance), independent)
 
