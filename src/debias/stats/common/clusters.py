@@ -13,8 +13,9 @@ an M-estimator's :math:`\hat H^{-1}g_i/n`, a mean's :math:`(y_i - \bar y)/n`). W
     \hat\Sigma_{\text{CR}} = \frac{G}{G - 1}\sum_{c=1}^{G} U_c U_c^\top,
 
 the sandwich with the scores summed within each cluster (Liang and Zeger 1986), with the
-small-sample factor :math:`G/(G-1)` (CR1). Intervals then use Student's t with :math:`G_s - 1`
-degrees of freedom, :math:`G_s` the clusters behind system s's estimate (Cameron and Miller
+small-sample factor :math:`G/(G-1)` (CR1), each estimate's own: :math:`G_s/(G_s - 1)` with
+:math:`G_s` the clusters behind system s's estimate (those holding its human battles or judged
+items). Intervals then use Student's t with :math:`G_s - 1` degrees of freedom (Cameron and
 2015, section VI: CR1 with :math:`t_{G-1}` critical values). With one judgment per cluster this
 is the independent-judgment sandwich up to the factor :math:`G/(G-1)`; the estimators keep their
 own independent-judgment formulas then, so that data without shared questions give the numbers
