@@ -390,3 +390,18 @@ def test_status_says_what_a_vote_is_and_counts_verdicts_beside_it(tmp_path, caps
     single = write(pd.DataFrame(rows[::2]).drop(columns="r"), tmp_path / "single.csv")
     assert main(["status", single, *ARGS, "--question", "top:1"]) == 0
     assert "60 votes (battles with a human verdict)" in capsys.readouterr().err
+
+
+def test_a_status_path_says_when_the_table_looks_sorted_by_pair():
+    from debias.stats.preferences.status import arrival_order_note, status_path
+
+    rng = np.random.default_rng(3)
+    a = np.repeat(["x", "x", "y"], 100)
+    b = np.repeat(["y", "z", "z"], 100)
+    human = rng.choice([1.0, 0.0, 0.5], 300)
+    sorted_pairs = JudgedPairs.from_arrays(a, b, human)
+    note = arrival_order_note(sorted_pairs)
+    assert "sorted by pair of systems" in note and "shuffle" in note
+    assert status_path(sorted_pairs, "top:1", level=0.9, looks=3).note == note
+    order = rng.permutation(300)
+    assert arrival_order_note(JudgedPairs.from_arrays(a[order], b[order], human[order])) == ""

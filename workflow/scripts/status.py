@@ -24,10 +24,14 @@ def main(smk, log):
     path = status_path(pairs, spec["question"], level=settings["level"], looks=LOOKS, ties=spec["ties"])
     state = path.status
     log.info("%s: %s: %s (%d votes, level %g)", name, spec["question"], state.answer, state.n_votes, state.level)
+    if path.note:
+        log.warning("%s: %s", name, path.note)
     write_csv(status_table(state, status_joint(pairs, state, ties=spec["ties"])), smk.output.table)
     summary = status_summary(state)
     if path.resolved.any():
         summary["settled_at_votes"] = int(path.votes[path.resolved.argmax()])
+    if path.note:  # the votes at which it settled describe the table's order, not a random one
+        summary["arrival_order_note"] = path.note
     write_text(smk.output.summary, json.dumps(summary, indent=1, ensure_ascii=False) + "\n")
     written = save_figure(draw_status_path(path, title=spec["label"]), Path(smk.output.pdf).with_suffix(""))
     log.info("wrote %s", ", ".join(map(str, [smk.output.table, smk.output.summary, *written])))

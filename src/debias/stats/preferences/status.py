@@ -12,7 +12,15 @@ from debias.stats.common.intervals import check_level
 from debias.stats.common.sequential import MIN_VOTES, OPTIMAL_AT
 from debias.stats.common.status import Question, QuestionError, QuestionStatus, parse_question, question_status
 
-__all__ = ["StatusPath", "contrast_times", "default_estimator", "first_votes", "pairs_status", "status_path"]
+__all__ = [
+    "StatusPath",
+    "arrival_order_note",
+    "contrast_times",
+    "default_estimator",
+    "first_votes",
+    "pairs_status",
+    "status_path",
+]
 
 
 def default_estimator(judges) -> str:
@@ -108,7 +116,8 @@ class StatusPath:
     ``ci_low``, ``ci_high`` (L, S): each system's estimate and anytime-valid interval (all S
     together); ``contrast`` (L, 3) for ``better``: the estimate and interval of A - B (NaN
     otherwise); ``resolved`` (L,): the question settled at that look, or at an earlier one (a
-    decision is kept once taken); ``status``: the last look's."""
+    decision is kept once taken); ``status``: the last look's; ``note``: why the table's order
+    may not be an order of arrival (:func:`arrival_order_note`), ``""`` otherwise."""
 
     question: Question
     systems: tuple[str, ...]
@@ -119,6 +128,36 @@ class StatusPath:
     contrast: np.ndarray
     resolved: np.ndarray
     status: QuestionStatus
+    note: str = ""
+
+
+def arrival_order_note(pairs) -> str:
+    r"""Why the table's order may not be an order of arrival (``""`` when nothing says so).
+
+    The path reads the battles with a human verdict in the order of the table, as if they had
+    arrived in that order. A table sorted by pair of systems, or by first system, reads as
+    votes that came one pair (or one system) at a time, and the votes at which the question
+    settled then say little about a study that samples at random. Consecutive votes share
+    their pair (their first system) about as often as two votes drawn at random do,
+    :math:`\sum_k p_k^2` with :math:`p_k` the shares; well above it, the note names the key."""
+    labelled = pairs.labelled
+    if labelled.sum() < 10:
+        return ""
+    a, b = pairs.system_a[labelled], pairs.system_b[labelled]
+    low, high = np.minimum(a, b), np.maximum(a, b)
+    keys = {"pair of systems": low * pairs.n_systems + high, "first system": a}
+    for what, key in keys.items():
+        adjacent = float(np.mean(key[1:] == key[:-1]))
+        shares = np.bincount(key) / key.size
+        chance = float(shares @ shares)
+        if adjacent > max(2.0 * chance, chance + 0.3):
+            return (
+                f"the table's rows look sorted by {what} ({adjacent:.0%} of consecutive votes share it, against"
+                f" {chance:.0%} in a random order): the path reads the rows in this order as the order the votes"
+                " arrived, so the votes at which it settles describe that order; shuffle the rows, or sort them"
+                " by when the votes came"
+            )
+    return ""
 
 
 def arrived(pairs) -> int:
@@ -207,4 +246,6 @@ def status_path(
             row = state.rows[0]
             contrast[look] = (row.estimate, row.ci_low, row.ci_high)
         resolved[look] = state.resolved or (look > 0 and resolved[look - 1])
-    return StatusPath(question, pairs.systems, votes, estimate, low, high, contrast, resolved, state)
+    return StatusPath(
+        question, pairs.systems, votes, estimate, low, high, contrast, resolved, state, arrival_order_note(pairs)
+    )
