@@ -793,7 +793,7 @@ def next_battles(
         chosen = draw(read, state, int(budget), rng)
         table = _battle_rows(read, chosen.battles, columns)
     else:
-        from debias.stats.common.clusters import cluster_codes, has_shared_clusters
+        from debias.stats.common.clusters import cluster_codes
         from debias.stats.ratings import next_outputs
         from debias.tables.status import ratings_prompt
 
@@ -802,8 +802,8 @@ def next_battles(
         judged[read.judgment_output[read.judgment_prompt == prompt]] = True
         clusters = read.output_cluster
         if clusters is not None:  # items sharing documents: whole clusters arrive
-            codes, _ = cluster_codes(clusters)
-            clusters = codes[0] if has_shared_clusters(codes[0]) else None
+            (codes,), n_clusters = cluster_codes(clusters)
+            clusters = codes if n_clusters < codes.size else None
         chosen = next_outputs(read.output_system, judged, state, int(budget), rng, clusters)
         index = chosen.outputs
         names = np.asarray(read.systems, dtype=object)

@@ -185,16 +185,8 @@ def _number(value) -> float | None:
 
 def _probability(value) -> float | None:
     """A number in [0, 1] (a number, or a text that reads as one), or ``None``."""
-    if _is_number(value):
-        number = float(value)
-    elif isinstance(value, str):
-        try:
-            number = float(value.strip())
-        except ValueError:
-            return None
-    else:
-        return None
-    return number if 0.0 <= number <= 1.0 else None
+    number = _number(value)
+    return number if number is not None and 0.0 <= number <= 1.0 else None
 
 
 def parse_mapping(text: str) -> dict[str, str | None]:

@@ -59,7 +59,6 @@ __all__ = [
     "cluster_sums",
     "design_effect",
     "few_clusters",
-    "has_shared_clusters",
 ]
 
 #: An estimate resting on fewer clusters than this carries a note (:func:`few_clusters`).
@@ -79,12 +78,6 @@ def cluster_codes(*labels) -> tuple[list[np.ndarray], int]:
     order[np.argsort(first, kind="stable")] = np.arange(first.size)
     codes = order[inverse.reshape(-1)]
     return list(np.split(codes, np.cumsum(sizes)[:-1])), int(first.size)
-
-
-def has_shared_clusters(codes) -> bool:
-    """Whether some cluster holds two judgments or more (``codes``: one cluster number each)."""
-    codes = np.asarray(codes, dtype=np.int64).reshape(-1)
-    return codes.size > 0 and np.bincount(codes).max() > 1
 
 
 def cluster_sums(values, codes, n_clusters: int) -> np.ndarray:

@@ -207,13 +207,6 @@ class Groups(NamedTuple):
             None if self.cluster is None else self.cluster[keep],
         )
 
-    @property
-    def n_clusters(self) -> int:
-        """The clusters the groups' battles fall in (0 when the battles are not clustered)."""
-        if self.cluster is None:
-            return 0
-        return int(np.unique(self.cluster[np.any(self.count.reshape(-1, self.a.size) > 0, axis=0)]).size)
-
 
 def reversal(n_providers: int, ties: str):
     """``(offset, matrix)``: the affine map ``s -> offset + matrix s`` of a battle's sources

@@ -130,12 +130,19 @@ def check_plan_inputs(components: PlanComponents, target_width: float, level: fl
         raise ValueError(f"the annotator variance must be finite and >= 0, got {components.noise}")
     if components.n_outputs < components.fitted + 2:
         raise ValueError(f"need at least {components.fitted + 2} outputs, got {components.n_outputs}")
+    _check_target_and_costs(target_width, level, cost_per_judgment, cost_per_item)
+
+
+def _check_target_and_costs(target_width, level, cost_per_judgment, cost_per_item, cost_per_cluster=0.0) -> None:
+    """Raise ``ValueError`` naming a bad target width, level or price (any plan's inputs)."""
     if not (np.isfinite(target_width) and target_width > 0):
         raise ValueError(f"target width must be a positive number, got {target_width}")
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1), got {level}")
     if not (cost_per_judgment > 0 and cost_per_item >= 0):
         raise ValueError("cost_per_judgment must be > 0 and cost_per_item >= 0")
+    if not cost_per_cluster >= 0:
+        raise ValueError(f"cost_per_cluster must be >= 0, got {cost_per_cluster}")
 
 
 def planned_width(n, k, components: PlanComponents, level: float):
@@ -633,10 +640,7 @@ def plan_clusters(
     costs :math:`g\,(c_c + m\,(c_i + k\,c_j))`. Ties go to fewer judgments per item, then fewer
     items per cluster. More clusters shrink every part; more items per cluster only the items'
     and the raters' parts, so with a strong cluster effect the plan buys clusters."""
-    if not (np.isfinite(target_width) and target_width > 0):
-        raise ValueError(f"target width must be a positive number, got {target_width}")
-    if not (cost_per_judgment > 0 and cost_per_item >= 0 and cost_per_cluster >= 0):
-        raise ValueError("cost_per_judgment must be > 0, cost_per_item and cost_per_cluster >= 0")
+    _check_target_and_costs(target_width, level, cost_per_judgment, cost_per_item, cost_per_cluster)
     c = components
     g = np.arange(2, max(c.n_clusters, 2) + 1, dtype=float)[None, None, :]
     m = np.arange(1, max(c.items_per_cluster, 1) + 1, dtype=float)[None, :, None]
