@@ -482,3 +482,16 @@ def test_pool_only_questions_do_not_count_among_the_clusters_behind_an_estimate(
     assert pairs.n_clusters == 80
     result = win_rates(pairs, "ppi++:j", level=0.9)
     assert result.n_clusters.tolist() == [40] * 5  # the t and the G/(G - 1) count these
+
+
+def test_a_judge_that_always_says_tie_has_a_design_effect_of_one():
+    from debias.stats.common.clusters import design_effect
+
+    assert design_effect([0.0, 2.0, 1.0], [0.0, 1.0, 0.0]).tolist()[:2] == [1.0, 2.0]
+    pairs = question_world(seed=18, n_questions=30)
+    ties = JudgedPairs(
+        pairs.systems, pairs.system_a, pairs.system_b, pairs.human, pairs.human_counts, ("tie",),
+        np.full((pairs.n_battles, 1), 0.5), pairs.items,
+    )  # fmt: skip
+    judge = win_rates(ties, "judge:tie", level=0.9)
+    assert np.all(judge.design_effect == 1.0)

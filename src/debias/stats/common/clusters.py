@@ -120,12 +120,14 @@ def cluster_df(present) -> np.ndarray:
 
 
 def design_effect(clustered_variance, independent_variance) -> np.ndarray:
-    """Each estimate's clustered over its independent-judgment variance (NaN where the latter
-    is 0 or either is NaN)."""
+    """Each estimate's clustered over its independent-judgment variance: 1 where both are 0
+    (every judgment the same: the clusters cost nothing), NaN where only the latter is 0 or
+    either is NaN."""
     clustered = np.asarray(clustered_variance, dtype=float)
     independent = np.asarray(independent_variance, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(independent > 0, clustered / independent, np.nan)
+        ratio = np.where(independent > 0, clustered / independent, np.nan)
+    return np.where((independent == 0) & (clustered == 0), 1.0, ratio)
 
 
 def few_clusters(n: float) -> str:
