@@ -310,7 +310,8 @@ def contrast_sequences(
         estimates share).
     level : float
         Simultaneous coverage of all P contrasts at every t (Bonferroni: each at
-        :math:`\alpha/P`, P counting the contrasts with an estimate).
+        :math:`\alpha/P`, P the contrasts tested, :math:`S(S-1)/2` or those of ``live``: fixed
+        by the question, whether or not each has an estimate at this look).
     optimal_at : float
         :math:`t^\star`.
     times : array_like, shape (S, S), optional
@@ -338,9 +339,11 @@ def contrast_sequences(
     n = np.asarray(joint.arrivals, dtype=float)
     t = np.maximum(n[i], n[j]) if times is None else np.asarray(times, dtype=float)[i, j]
     known = np.isfinite(difference) & np.isfinite(se)
-    if live is not None:
-        known &= np.asarray(live, dtype=bool)[i, j]
-    tests = max(int(known.sum()), 1)
+    tested = np.ones(i.size, dtype=bool) if live is None else np.asarray(live, dtype=bool)[i, j]
+    known &= tested
+    # the union bound's count is fixed by the question, not by which contrasts have an estimate
+    # at this look: a count that moved with the data would make the bound itself random
+    tests = max(int(tested.sum()), 1)
     cs = confidence_sequence(
         np.where(known, difference, np.nan),
         np.where(known, se, np.nan),

@@ -228,6 +228,7 @@ def question_status(
     optimal_at: float = OPTIMAL_AT,
     times=None,
     n_votes: int | None = None,
+    shares=None,
 ) -> QuestionStatus:
     """The status of ``question`` (:func:`parse_question`) from one estimator's estimates.
 
@@ -245,6 +246,11 @@ def question_status(
         :func:`~debias.stats.common.sequential.contrast_sequences`'s).
     n_votes : int, optional
         Total votes, for the record (default half the sum of ``joint.n_judged``).
+    shares : callable, optional
+        ``shares(open_pairs) -> (contrast_share (S, S), system_share (S,))``: the share of the
+        next votes (chosen where ``open_pairs`` sends them) that lands in each contrast's and
+        each system's stream. With it, ``more_votes`` counts all the votes of the next batches
+        (a row's own votes needed over its share); without, each row's own votes.
 
     Returns
     -------
@@ -272,21 +278,31 @@ def question_status(
         alpha_each = alpha / s
         sd = each.se * np.sqrt(each.n)
         needed = votes_to_resolve(question.width, sd, each.n, alpha=alpha_each, optimal_at=optimal_at)
-        rows, open_systems = [], np.zeros(s, dtype=bool)
-        for i, name in enumerate(systems):
-            if not np.isfinite(half[i]):
-                rows.append(_row(name, "", each, i, False, "no estimate", np.nan, notes[i] or "no interval"))
-                open_systems[i] = True
-                continue
-            ok = bool(half[i] <= question.width and each.n[i] >= MIN_VOTES)
-            status = f"within ±{question.width:g}" if ok else f"±{half[i]:.4g}: unresolved so far"
-            note = "" if ok or each.n[i] >= MIN_VOTES else f"fewer than {MIN_VOTES} {unit}"
-            more = 0.0 if ok else max(needed[i] - each.n[i], 1.0)
-            rows.append(_row(name, "", each, i, ok, status, more, note))
-            open_systems[i] = not ok
+        estimated = np.isfinite(half)
+        ok = estimated & (half <= question.width) & (each.n >= MIN_VOTES)
+        open_systems = ~ok
+        own = np.where(ok, 0.0, np.maximum(needed - each.n, 1.0))  # each system's own further votes
         resolved = not open_systems.any()
-        open_pairs = open_systems[:, None] | open_systems[None, :]
+        # the next votes go to the widest: the open systems that need at least half what the
+        # neediest one needs (and those without an estimate), the others settle on the way
+        widest = open_systems & ~estimated
+        finite = open_systems & estimated & np.isfinite(own)
+        if finite.any():
+            widest |= finite & (own >= own[finite].max() / 2.0)
+        widest |= open_systems & estimated & ~np.isfinite(own)
+        if open_systems.any() and not widest.any():
+            widest = open_systems
+        open_pairs = widest[:, None] | widest[None, :]
         np.fill_diagonal(open_pairs, False)
+        share = _shares(shares, open_pairs, s)[1]
+        rows = []
+        for i, name in enumerate(systems):
+            if not estimated[i]:
+                rows.append(_row(name, "", each, i, False, "no estimate", np.nan, notes[i] or "no interval"))
+                continue
+            status = f"within ±{question.width:g}" if ok[i] else f"±{half[i]:.4g}: unresolved so far"
+            note = "" if ok[i] or each.n[i] >= MIN_VOTES else f"fewer than {MIN_VOTES} {unit}"
+            rows.append(_row(name, "", each, i, ok[i], status, _total(own[i], share[i]), note))
         answer = (
             f"every system within ±{question.width:g}"
             if resolved
@@ -306,6 +322,8 @@ def question_status(
     needed = votes_to_resolve(cs.estimate, sd, cs.n, alpha=alpha / tests, optimal_at=optimal_at)
     position = {(int(i), int(j)): p for p, (i, j) in enumerate(zip(contrasts.first, contrasts.second))}
 
+    contrast_share = None
+
     def contrast_row(i, j, status_open="unresolved so far"):
         p = position[(min(i, j), max(i, j))]
         sign = 1.0 if i < j else -1.0
@@ -323,6 +341,8 @@ def question_status(
         else:
             status = status_open
             more = max(needed[p] - cs.n[p], 1.0)
+            if contrast_share is not None:
+                more = _total(more, contrast_share[i, j])
         few = min(cs.n[p], joint.arrivals[i], joint.arrivals[j]) < MIN_VOTES
         note = f"fewer than {MIN_VOTES} {unit} of a system: nothing is declared yet" if few else ""
         return StatusRow(
@@ -331,10 +351,12 @@ def question_status(
         )  # fmt: skip
 
     if question.kind == "better":
+        open_pairs[a, b] = open_pairs[b, a] = True
+        contrast_share = _shares(shares, open_pairs, s)[0]
         row = contrast_row(a, b)
         resolved = row.resolved
-        if not resolved:
-            open_pairs[a, b] = open_pairs[b, a] = True
+        if resolved:
+            open_pairs[:] = False
         answer = row.status if resolved else f"unresolved so far: {systems[a]} vs {systems[b]}"
         return _result(question, resolved, answer, [row], level, optimal_at, joint, n_votes, open_pairs)
 
@@ -398,12 +420,31 @@ def question_status(
             else f"unresolved so far: {int((~single).sum())} of {s} systems without a single rank"
         )
     more = None
+    if open_pairs.any():
+        contrast_share = _shares(shares, open_pairs, s)[0]
     for i, j in zip(*np.nonzero(np.triu(open_pairs, 1))):
         row = contrast_row(int(i), int(j))
         rows.append(row)
         if question.kind == "top" and straddle[i, j] and not np.isnan(row.more_votes):
             more = row.more_votes if more is None else max(more, row.more_votes)
     return _result(question, resolved, answer, rows, level, optimal_at, joint, n_votes, open_pairs, more)
+
+
+def _shares(shares, open_pairs, s: int):
+    """``(contrast_share (S, S), system_share (S,))`` from the callable ``shares`` (ones
+    without one: each row counts its own votes)."""
+    if shares is None:
+        return np.ones((s, s)), np.ones(s)
+    contrast, system = shares(open_pairs)
+    return np.asarray(contrast, dtype=float), np.asarray(system, dtype=float)
+
+
+def _total(own: float, share: float) -> float:
+    """All the votes of the next batches for a row that needs ``own`` of its own and gets
+    ``share`` of each batch: ``own / share`` (``inf`` when the batches do not reach it)."""
+    if own == 0 or np.isnan(own):
+        return float(own)
+    return float(np.ceil(own / share)) if share > 0 else float("inf")
 
 
 def _bounded(cs: ConfidenceSequence, estimand: str, width: float) -> ConfidenceSequence:

@@ -35,7 +35,7 @@ import numpy as np
 from debias.data import JudgedPairs
 from debias.stats.common.status import QuestionStatus, draw_next
 
-__all__ = ["Allocation", "first_battles", "next_battles"]
+__all__ = ["Allocation", "eligible_battles", "first_battles", "next_battles", "open_battles", "stream_shares"]
 
 
 @dataclass(frozen=True)
@@ -65,26 +65,58 @@ def first_battles(pairs: JudgedPairs, budget: int, rng: np.random.Generator) -> 
     return Allocation(chosen.astype(np.int64), int(eligible.size), int(budget), "systems", note)
 
 
-def next_battles(pairs: JudgedPairs, status: QuestionStatus, budget: int, rng: np.random.Generator) -> Allocation:
-    """Draw ``budget`` battles without a human verdict from those that can still settle what
-    ``status`` leaves open (module notes); all of them when fewer are left, none when the
-    question is settled."""
+def eligible_battles(pairs: JudgedPairs, status: QuestionStatus) -> tuple[np.ndarray, str]:
+    """``(indices, by)``: the battles without a human verdict that :func:`next_battles` draws
+    from (module notes), and ``"systems"`` or ``"pairs"``: which rule chose them."""
     if tuple(status.systems) != tuple(pairs.systems):
         raise ValueError("the status is of other systems than these battles")
-    open_pairs = np.asarray(status.open_pairs, dtype=bool)
+    return open_battles(pairs, status.open_pairs, status.estimand, settled=status.resolved)
+
+
+def open_battles(pairs: JudgedPairs, open_pairs, estimand: str, *, settled: bool = False) -> tuple[np.ndarray, str]:
+    """:func:`eligible_battles` from the open pairs (S, S) and the estimand alone."""
+    open_pairs = np.asarray(open_pairs, dtype=bool)
     a, b = pairs.system_a, pairs.system_b
     open_systems = open_pairs.any(axis=1)
     unjudged = ~pairs.labelled
-    if status.estimand == "strength":
+    if estimand == "strength":
         by, wanted = "pairs", open_pairs[a, b]
-        if not status.resolved and not np.any(unjudged & wanted):
+        if not settled and not np.any(unjudged & wanted):
             # no battle of the open pairs left: the battles of their systems still move the
             # strengths' difference through the fit, so the question does not stall
             by, wanted = "systems", open_systems[a] | open_systems[b]
     else:
         by = "systems"
         wanted = open_systems[a] | open_systems[b]
-    eligible = np.flatnonzero(unjudged & wanted)
+    return np.flatnonzero(unjudged & wanted), by
+
+
+def stream_shares(pairs: JudgedPairs, open_pairs, estimand: str) -> tuple[np.ndarray, np.ndarray]:
+    """``(contrast_share (S, S), system_share (S,))``: the share of the battles :func:`next_battles`
+    would draw from (:func:`open_battles`) that lands in each contrast's stream (a win rate's:
+    the battles of i or of j; a strength's: every battle, the fit uses them all) and in each
+    system's (its battles); zeros when none is left to draw."""
+    s = pairs.n_systems
+    eligible, _ = open_battles(pairs, open_pairs, estimand)
+    if eligible.size == 0:
+        return np.zeros((s, s)), np.zeros(s)
+    a, b = pairs.system_a[eligible], pairs.system_b[eligible]
+    touching = np.bincount(a, minlength=s) + np.bincount(b, minlength=s)
+    if estimand == "strength":
+        contrast = np.ones((s, s))
+    else:
+        shared = np.zeros((s, s))
+        np.add.at(shared, (a, b), 1.0)
+        shared = shared + shared.T
+        contrast = touching[:, None] + touching[None, :] - shared
+    return contrast / eligible.size, touching / eligible.size
+
+
+def next_battles(pairs: JudgedPairs, status: QuestionStatus, budget: int, rng: np.random.Generator) -> Allocation:
+    """Draw ``budget`` battles without a human verdict from those that can still settle what
+    ``status`` leaves open (module notes, :func:`eligible_battles`); all of them when fewer are
+    left, none when the question is settled."""
+    eligible, by = eligible_battles(pairs, status)
     words = {"unit": "battle", "unjudged": "without a human verdict", "remedy": "add battles of them to the pool"}
     clusters = pairs.cluster_codes[eligible] if pairs.clustered else None  # questions arrive whole
     chosen, note = draw_next(eligible, budget, rng, status, among=f"open {by}", clusters=clusters, **words)

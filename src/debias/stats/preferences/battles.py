@@ -64,6 +64,7 @@ __all__ = [
     "pair_matrix",
     "per_system",
     "plus",
+    "pool_design",
     "preference_estimator_names",
     "resolve",
     "reversal",
@@ -183,7 +184,12 @@ def filled(columns, answered, ties: str):
 class Groups(NamedTuple):
     """Battles summed per group (A, B, labelled flag, and cluster when the battles are
     clustered): groups run along the axis G, every leading axis of ``count``, ``sums`` and
-    ``products`` is a separate labelling."""
+    ``products`` is a separate labelling.
+
+    With ``weight`` (G,) every battle of a group counts ``weight`` times in the estimating
+    equations (:func:`pool_design`): ``count`` and ``sums`` are then the weighted sums and
+    ``products`` carries the weight squared, so that :func:`group_total` is a weighted sum and
+    :func:`group_cross` the sum of the products of weighted forms (what a variance needs)."""
 
     a: np.ndarray  # (G,)
     b: np.ndarray  # (G,)
@@ -193,6 +199,7 @@ class Groups(NamedTuple):
     products: np.ndarray  # (..., G, K, K)
     n_systems: int
     cluster: np.ndarray | None = None  # (G,) each group's cluster, when the battles are clustered
+    weight: np.ndarray | None = None  # (G,) each group's battles' weight (pool_design), else 1
 
     def select(self, keep, renumber, n_systems):
         """The groups in ``keep`` with their systems renumbered."""
@@ -205,6 +212,7 @@ class Groups(NamedTuple):
             self.products[..., keep, :, :],
             n_systems,
             None if self.cluster is None else self.cluster[keep],
+            None if self.weight is None else self.weight[keep],
         )
 
 
@@ -377,11 +385,72 @@ def group_total(groups: Groups, form):
 
 
 def group_cross(groups: Groups, f, h):
-    """Per group, the sum over its battles of the product of two affine forms."""
+    """Per group, the sum over its battles of the product of two affine forms (each battle's
+    forms times its weight, with :attr:`Groups.weight`)."""
     (af, bf), (ah, bh) = f, h
     quadratic = np.einsum("...k,...k->...", bf, np.einsum("...kl,...l->...k", groups.products, bh))
     linear = af * np.einsum("...k,...k->...", groups.sums, bh) + ah * np.einsum("...k,...k->...", groups.sums, bf)
-    return groups.count * af * ah + linear + quadratic
+    constant = groups.count * af * ah + linear  # count and sums carry the weight once
+    return (constant if groups.weight is None else groups.weight * constant) + quadratic
+
+
+def pool_design(groups: Groups) -> Groups:
+    r"""The groups with every labelled battle weighted back to the pool's design.
+
+    Battles chosen for people by looking at earlier verdicts (:mod:`debias.stats.preferences.allocation`)
+    are a uniform draw *within* each pair of systems but not across pairs: a system whose
+    questions are settled meets only the systems still open. A win rate (a mean over a system's
+    battles) or a Bradley-Terry fit (whose target, where the model does not hold exactly,
+    depends on which pairs meet) would then estimate something else at every look. Weighting
+    each labelled battle of the pair :math:`p` by
+
+    .. math::
+
+        \omega_p = rac{N_p / n_p}{N / n},
+
+    :math:`N_p` the pair's battles in the table (with a human verdict or not), :math:`n_p`
+    those with one, :math:`N` and :math:`n` their sums over the pairs with a human verdict,
+    makes every estimate the one of the table's own mix of pairs (post-stratification by pair):
+    which battles people saw changes only the estimates' precision. The weights average 1 over
+    the labelled battles. PPI++'s judge-only side becomes every battle of the table, labelled or
+    not, at weight 1 (the table's design; the battles left without a human verdict are, under
+    an allocation, another mix). With
+    battles drawn uniformly from the table, :math:`\omega_p pprox 1`. A pair without a human
+    verdict has no weight to give: it is outside the estimate until its first verdict, as
+    without weights. One labelling only (no leading axes)."""
+    count = np.asarray(groups.count, dtype=float)
+    if count.ndim != 1:
+        raise ValueError("pool_design weights one labelling at a time")
+    s = groups.n_systems
+    low, high = np.minimum(groups.a, groups.b), np.maximum(groups.a, groups.b)
+    _, pair = np.unique(low * s + high, return_inverse=True)
+    pair = pair.reshape(-1)
+    n_pairs = int(pair.max()) + 1 if pair.size else 0
+    labelled = groups.labelled > 0
+    in_table = np.bincount(pair, count, n_pairs)
+    judged = np.bincount(pair, np.where(labelled, count, 0.0), n_pairs)
+    covered = judged > 0
+    if not covered.any():
+        return groups
+    scale = judged[covered].sum() / in_table[covered].sum()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per_pair = np.where(covered, in_table / judged * scale, 1.0)
+    weight = np.where(labelled, per_pair[pair], 1.0)
+    # the judge-only side is the table's design: every battle, labelled or not. The groups come
+    # in pairs (without, with a human verdict) of one pair of systems and cluster
+    unlabelled = np.flatnonzero(~labelled)
+    if not (np.array_equal(unlabelled + 1, np.flatnonzero(labelled)) and labelled.size % 2 == 0):
+        raise ValueError("pool_design expects the groups of group_battles: two per pair of systems and cluster")
+    pool_count, pool_sums, pool_products = count.copy(), np.array(groups.sums), np.array(groups.products)
+    pool_count[unlabelled] += count[unlabelled + 1]
+    pool_sums[unlabelled] += groups.sums[unlabelled + 1]
+    pool_products[unlabelled] += groups.products[unlabelled + 1]
+    return groups._replace(
+        count=pool_count * weight,
+        sums=pool_sums * weight[:, None],
+        products=pool_products * (weight**2)[:, None, None],
+        weight=weight,
+    )
 
 
 def scaled(form, scale):
@@ -431,20 +500,25 @@ class Battles:
 
     Build it with :meth:`of`; the estimand functions take it and ask it for the groups they
     need, which it builds on first use and keeps per ``ties`` (and judge): one analysis groups
-    its battles once, whatever the number of estimators.
+    its battles once, whatever the number of estimators. With ``pool_weighted`` the battles
+    with a human verdict are weighted back to the table's mix of pairs (:func:`pool_design`):
+    what a status uses, whose votes may have been chosen by looking.
     """
 
     pairs: JudgedPairs
+    pool_weighted: bool = False
     _groupings: dict = field(default_factory=dict, init=False, repr=False)
 
     @classmethod
-    def of(cls, pairs: JudgedPairs | Battles, ties: str = "half") -> Battles:
+    def of(cls, pairs: JudgedPairs | Battles, ties: str = "half", *, pool_weighted: bool = False) -> Battles:
         """``pairs`` checked (:func:`check_pairs`); a :class:`Battles` is returned as it is."""
         if isinstance(pairs, Battles):
             check_pairs(pairs.pairs, ties)
+            if pairs.pool_weighted != pool_weighted:
+                return cls(pairs.pairs, pool_weighted)
             return pairs
         check_pairs(pairs, ties)
-        return cls(pairs)
+        return cls(pairs, pool_weighted)
 
     def _memo(self, key, build):
         if key not in self._groupings:
@@ -453,10 +527,12 @@ class Battles:
 
     def labelled(self, ties: str):
         """:func:`labelled_groups` of the battles' own labelling (battles with a human verdict)."""
-        return self._memo(
-            ("labelled", ties),
-            lambda: labelled_groups(self.pairs, ties, self.pairs.labelled, self.cells, self.clusters),
-        )
+
+        def build():
+            groups, forms = labelled_groups(self.pairs, ties, self.pairs.labelled, self.cells, self.clusters)
+            return (pool_design(groups) if self.pool_weighted else groups), forms
+
+        return self._memo(("labelled", ties), build)
 
     def judged_by(self, j: int, ties: str):
         """:func:`judge_groups` of judge j."""

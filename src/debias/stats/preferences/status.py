@@ -100,10 +100,22 @@ def pairs_status(
         raise QuestionError(estimator, str(error), "estimator") from None
     if not pairs.labelled.any():
         raise ValueError("no battle has a human verdict: nothing to say about people yet")
-    joint = ESTIMANDS[estimand](Battles.of(pairs, ties), estimator, level=level, ties=ties)
+    joint = ESTIMANDS[estimand](Battles.of(pairs, ties, pool_weighted=True), estimator, level=level, ties=ties)
     times = contrast_times(pairs, estimand, ties)
+
+    def shares(open_pairs):  # where debias next would send the next votes
+        from debias.stats.preferences.allocation import stream_shares
+
+        return stream_shares(pairs, open_pairs, estimand)
+
     return question_status(
-        joint, question, level=level, optimal_at=optimal_at, times=times, n_votes=int(pairs.labelled.sum())
+        joint,
+        question,
+        level=level,
+        optimal_at=optimal_at,
+        times=times,
+        n_votes=int(pairs.labelled.sum()),
+        shares=shares,
     )
 
 
