@@ -523,7 +523,7 @@ def test_a_status_table_says_each_systems_clusters_from_the_joint_estimate():
     assert joint.n_clusters is not None
     rows = status_table(state, joint)
     assert list(rows.columns) == [*STATUS_COLUMNS[:-1], "clusters", "design_effect", "note"]
-    single = rows["system_b"].isna() | (rows["system_b"] == "")
+    single = rows["versus"].isna() | (rows["versus"] == "")
     assert rows.loc[single, "clusters"].notna().all() and rows.loc[~single, "clusters"].isna().all()
     rated = read_ratings(ratings(), cluster="doc")
     state = debias.status(rated, "top:1")

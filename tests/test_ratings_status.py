@@ -72,9 +72,12 @@ def test_a_lower_is_better_rating_ranks_the_lowest_first_and_keeps_its_numbers()
     lower = debias.status(read(frame, higher_is_better=False), "top:1", level=0.9)
     assert higher.resolved and higher.answer == "top 1: b"
     assert lower.resolved and lower.answer == "top 1: a"
-    assert [r.first for r in higher.rows] == [r.first for r in lower.rows] == ["a", "b"]
-    for one, other in zip(higher.rows, lower.rows):  # the same scores and intervals, read the other way
-        assert (one.estimate, one.ci_low, one.ci_high) == pytest.approx((other.estimate, other.ci_low, other.ci_high))
+    # best first: the highest score when higher is better, the lowest otherwise
+    assert [r.first for r in higher.rows] == ["b", "a"] and [r.first for r in lower.rows] == ["a", "b"]
+    other = {r.first: r for r in lower.rows}
+    for one in higher.rows:  # the same scores and intervals, read the other way
+        two = other[one.first]
+        assert (one.estimate, one.ci_low, one.ci_high) == pytest.approx((two.estimate, two.ci_low, two.ci_high))
     assert [r.status for r in lower.rows] == ["in the top 1", "not in the top 1"]
 
 

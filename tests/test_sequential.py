@@ -317,7 +317,7 @@ def test_a_task_declares_its_question_and_the_report_states_the_answer():
     pairs = debias.read_pairs(frame, item="q", system_a="A", system_b="B", verdict="winner")
     state = pairs_status(pairs, "top:1", level=0.9)
     table = status_table(state)
-    assert list(table.columns)[:3] == ["system_a", "system_b", "estimate"] and len(table) == len(state.rows)
+    assert list(table.columns)[:3] == ["system", "versus", "estimate"] and len(table) == len(state.rows)
     summary = status_summary(state)
     assert summary["resolved"] is False and summary["answer"].startswith("unresolved so far")
     (line,) = _status_lines(summary, "tables")

@@ -808,7 +808,7 @@ def test_a_preference_tasks_question_gets_its_status_figure_and_report_paragraph
     assert status["question"] == "better:alpha,beta" and status["votes"] == 40
     assert status["answer"].startswith("unresolved so far")  # 40 coin-flip verdicts settle nothing
     table = pd.read_csv(tables / "status.csv", keep_default_na=False, na_values=[""])
-    assert table[["system_a", "system_b"]].values.tolist() == [["alpha", "beta"]]
+    assert table[["system", "versus"]].values.tolist() == [["alpha", "beta"]]
     assert (table["ci_low"] <= table["estimate"]).all() and (table["estimate"] <= table["ci_high"]).all()
     for suffix in ("pdf", "png"):
         assert (run / f"results/figures/status_toy.{suffix}").stat().st_size > 0

@@ -268,7 +268,9 @@ def _status_lines(status: Mapping, folder: str) -> list[str]:
     else:
         head = f"**Question `{status['question']}`: {status['answer']}** after {status['votes']:,} votes."
         if status.get("more_votes") is not None:
-            more = f" About {status['more_votes']:,} more votes on the open pairs' battles would settle it"
+            more = (
+                f" About {status['more_votes']:,} more votes in all, drawn as `debias next` draws them, would settle it"
+            )
             more += " if the estimated gaps are the true ones (a rough guide)."
         else:
             more = f" No estimate of the votes still needed: {status.get('more_votes_note') or 'unknown'}."

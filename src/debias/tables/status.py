@@ -28,8 +28,8 @@ __all__ = [
 
 #: Columns of the status table.
 STATUS_COLUMNS = [
-    "system_a",
-    "system_b",
+    "system",
+    "versus",
     "estimate",
     CI_LOW,
     CI_HIGH,
@@ -47,8 +47,8 @@ def _count(x: float):
 
 
 def status_table(state, joint=None) -> pd.DataFrame:
-    """The rows of a :class:`~debias.stats.common.status.QuestionStatus`: one per system (``system_b``
-    empty) and per contrast ``system_a - system_b``, with its anytime-valid interval (``ci_low``,
+    """The rows of a :class:`~debias.stats.common.status.QuestionStatus`, best first: one per
+    system (``versus`` empty) and per contrast ``system - versus``, with its anytime-valid interval (``ci_low``,
     ``ci_high``), the votes behind it, whether it is resolved, what is settled in words
     (``status``), the further votes it needs (``more_votes``) and why there is no estimate or
     decision (``note``).
@@ -60,8 +60,8 @@ def status_table(state, joint=None) -> pd.DataFrame:
     where = {name: k for k, name in enumerate(joint.systems)} if with_clusters else {}
     rows = [
         {
-            "system_a": r.first,
-            "system_b": r.second,
+            "system": r.first,
+            "versus": r.second,
             "estimate": r.estimate,
             CI_LOW: r.ci_low,
             CI_HIGH: r.ci_high,

@@ -50,6 +50,7 @@ __all__ = [
     "StatusRow",
     "parse_question",
     "question_status",
+    "ranked_rows",
 ]
 
 #: The kinds of question and how each is written.
@@ -189,6 +190,10 @@ class QuestionStatus:
     open_pairs : numpy.ndarray of bool, shape (S, S)
         Pairs of systems whose battles would help settle what is open (symmetric).
     systems : tuple of str
+    open_systems : numpy.ndarray of bool, shape (S,)
+        Systems whose battles the next votes go to when a system's own battles move its
+        estimate (win rates, mean ratings): those in an open pair, or for ``within:W`` the
+        widest open systems.
     """
 
     question: Question
@@ -203,6 +208,11 @@ class QuestionStatus:
     n_votes: int
     open_pairs: np.ndarray
     systems: tuple[str, ...]
+    open_systems: np.ndarray | None = None
+
+    def __post_init__(self):
+        if self.open_systems is None:
+            object.__setattr__(self, "open_systems", np.asarray(self.open_pairs, dtype=bool).any(axis=1))
 
 
 def _row(first, second, cs: ConfidenceSequence, index, resolved, status, more, note="") -> StatusRow:
@@ -247,8 +257,8 @@ def question_status(
     n_votes : int, optional
         Total votes, for the record (default half the sum of ``joint.n_judged``).
     shares : callable, optional
-        ``shares(open_pairs) -> (contrast_share (S, S), system_share (S,))``: the share of the
-        next votes (chosen where ``open_pairs`` sends them) that lands in each contrast's and
+        ``shares(open_pairs, open_systems) -> (contrast_share (S, S), system_share (S,))``: the
+        share of the next votes (chosen where those send them) that lands in each contrast's and
         each system's stream. With it, ``more_votes`` counts all the votes of the next batches
         (a row's own votes needed over its share); without, each row's own votes.
 
@@ -294,7 +304,7 @@ def question_status(
             widest = open_systems
         open_pairs = widest[:, None] | widest[None, :]
         np.fill_diagonal(open_pairs, False)
-        share = _shares(shares, open_pairs, s)[1]
+        share = _shares(shares, open_pairs, s, widest)[1]
         rows = []
         for i, name in enumerate(systems):
             if not estimated[i]:
@@ -308,7 +318,7 @@ def question_status(
             if resolved
             else f"unresolved so far: {int(open_systems.sum())} of {s} systems not yet within ±{question.width:g}"
         )
-        return _result(question, resolved, answer, rows, level, optimal_at, joint, n_votes, open_pairs)
+        return _result(question, resolved, answer, rows, level, optimal_at, joint, n_votes, open_pairs, widest=widest)
 
     live = None
     if question.kind == "better":
@@ -430,12 +440,13 @@ def question_status(
     return _result(question, resolved, answer, rows, level, optimal_at, joint, n_votes, open_pairs, more)
 
 
-def _shares(shares, open_pairs, s: int):
+def _shares(shares, open_pairs, s: int, open_systems=None):
     """``(contrast_share (S, S), system_share (S,))`` from the callable ``shares`` (ones
     without one: each row counts its own votes)."""
     if shares is None:
         return np.ones((s, s)), np.ones(s)
-    contrast, system = shares(open_pairs)
+    open_systems = open_pairs.any(axis=1) if open_systems is None else open_systems
+    contrast, system = shares(open_pairs, open_systems)
     return np.asarray(contrast, dtype=float), np.asarray(system, dtype=float)
 
 
@@ -462,17 +473,36 @@ def _system_row(name, each: ConfidenceSequence, i, resolved, status, note) -> St
     return _row(name, "", each, i, resolved, status, 0.0 if resolved else np.nan, note)
 
 
-def _result(question, resolved, answer, rows, level, optimal_at, joint, n_votes, open_pairs, more=None):
-    """The status; ``more`` (default: the most any open row needs) the further votes."""
+def ranked_rows(rows, estimate, systems, keep_orientation: bool = False) -> tuple[StatusRow, ...]:
+    """The rows best first: the systems' rows by estimate (highest first, those without one
+    last), then the contrasts', each written better-estimated system first (its estimate then
+    at least 0; ``keep_orientation`` keeps them as asked) and ordered by the ranks of its two
+    systems."""
+    order = np.argsort(-np.where(np.isfinite(estimate), estimate, -np.inf), kind="stable")
+    rank = {systems[i]: k for k, i in enumerate(order)}
+    singles = sorted((r for r in rows if not r.second), key=lambda r: rank[r.first])
+    contrasts = []
+    for r in (r for r in rows if r.second):
+        if not keep_orientation and rank[r.second] < rank[r.first]:
+            r = replace(r, first=r.second, second=r.first, estimate=-r.estimate, ci_low=-r.ci_high, ci_high=-r.ci_low)
+        contrasts.append(r)
+    contrasts.sort(key=lambda r: (rank[r.first], rank[r.second]))
+    return tuple(singles + contrasts)
+
+
+def _result(question, resolved, answer, rows, level, optimal_at, joint, n_votes, open_pairs, more=None, widest=None):
+    """The status, its rows best first (:func:`ranked_rows`); ``more`` (default: the most any
+    open row needs) the further votes."""
     if more is None:
         pending = [r.more_votes for r in rows if not r.resolved and not np.isnan(r.more_votes)]
         more = float(max(pending)) if pending else float("nan")
     more = 0.0 if resolved else float(more)
+    rows = ranked_rows(rows, joint.estimate, joint.systems, keep_orientation=question.kind == "better")
     return QuestionStatus(
         question=question,
         resolved=bool(resolved),
         answer=answer,
-        rows=tuple(rows),
+        rows=rows,
         more_votes=more,
         level=float(level),
         optimal_at=float(optimal_at),
@@ -481,6 +511,7 @@ def _result(question, resolved, answer, rows, level, optimal_at, joint, n_votes,
         n_votes=n_votes,
         open_pairs=open_pairs,
         systems=joint.systems,
+        open_systems=None if widest is None else np.asarray(widest, dtype=bool),
     )
 
 

@@ -70,14 +70,19 @@ def eligible_battles(pairs: JudgedPairs, status: QuestionStatus) -> tuple[np.nda
     from (module notes), and ``"systems"`` or ``"pairs"``: which rule chose them."""
     if tuple(status.systems) != tuple(pairs.systems):
         raise ValueError("the status is of other systems than these battles")
-    return open_battles(pairs, status.open_pairs, status.estimand, settled=status.resolved)
+    return open_battles(
+        pairs, status.open_pairs, status.estimand, settled=status.resolved, open_systems=status.open_systems
+    )
 
 
-def open_battles(pairs: JudgedPairs, open_pairs, estimand: str, *, settled: bool = False) -> tuple[np.ndarray, str]:
-    """:func:`eligible_battles` from the open pairs (S, S) and the estimand alone."""
+def open_battles(
+    pairs: JudgedPairs, open_pairs, estimand: str, *, settled: bool = False, open_systems=None
+) -> tuple[np.ndarray, str]:
+    """:func:`eligible_battles` from the open pairs (S, S), the open systems (S,; default
+    those in an open pair) and the estimand alone."""
     open_pairs = np.asarray(open_pairs, dtype=bool)
     a, b = pairs.system_a, pairs.system_b
-    open_systems = open_pairs.any(axis=1)
+    open_systems = open_pairs.any(axis=1) if open_systems is None else np.asarray(open_systems, dtype=bool)
     unjudged = ~pairs.labelled
     if estimand == "strength":
         by, wanted = "pairs", open_pairs[a, b]
@@ -91,19 +96,19 @@ def open_battles(pairs: JudgedPairs, open_pairs, estimand: str, *, settled: bool
     return np.flatnonzero(unjudged & wanted), by
 
 
-def stream_shares(pairs: JudgedPairs, open_pairs, estimand: str) -> tuple[np.ndarray, np.ndarray]:
+def stream_shares(pairs: JudgedPairs, open_pairs, estimand: str, open_systems=None) -> tuple[np.ndarray, np.ndarray]:
     """``(contrast_share (S, S), system_share (S,))``: the share of the battles :func:`next_battles`
     would draw from (:func:`open_battles`) that lands in each contrast's stream (a win rate's:
     the battles of i or of j; a strength's: every battle, the fit uses them all) and in each
     system's (its battles); zeros when none is left to draw."""
     s = pairs.n_systems
-    eligible, _ = open_battles(pairs, open_pairs, estimand)
+    eligible, _ = open_battles(pairs, open_pairs, estimand, open_systems=open_systems)
     if eligible.size == 0:
         return np.zeros((s, s)), np.zeros(s)
     a, b = pairs.system_a[eligible], pairs.system_b[eligible]
     touching = np.bincount(a, minlength=s) + np.bincount(b, minlength=s)
     if estimand == "strength":
-        contrast = np.ones((s, s))
+        contrast = np.full((s, s), float(eligible.size))
     else:
         shared = np.zeros((s, s))
         np.add.at(shared, (a, b), 1.0)

@@ -61,7 +61,7 @@ def next_outputs(
         raise ValueError(f"{output_system.size} outputs' systems for {judged.size} judged flags")
     if output_system.size and (output_system.min() < 0 or output_system.max() >= len(status.systems)):
         raise ValueError("an output's system is not one of the status's systems")
-    open_systems = np.asarray(status.open_pairs, dtype=bool).any(axis=1)
+    open_systems = np.asarray(status.open_systems, dtype=bool)
     eligible = np.flatnonzero(~judged & open_systems[output_system])
     remedy = "add outputs of them (rows without a judgment)"
     among = np.asarray(clusters, dtype=np.int64)[eligible] if clusters is not None else None
