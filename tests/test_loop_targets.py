@@ -120,14 +120,14 @@ def test_within_sends_the_next_votes_to_the_widest_systems_only():
     assert touched[4] and state.open_pairs[4].sum() == S - 1
     assert not state.open_pairs[np.ix_([0, 1, 2, 3], [0, 1, 2, 3])].any()
     assert state.open_systems.tolist() == [False, False, False, False, True]
-    eligible, _ = open_battles(pairs, state.open_pairs, "win_rate", open_systems=state.open_systems)
+    eligible = open_battles(pairs, state.open_systems)
     assert np.all((a[eligible] == 4) | (b[eligible] == 4))
 
 
 def test_the_votes_guide_counts_all_the_votes_of_the_next_batches():
     sample, _, _ = world(n=4000)
     state = pairs_status(sample, "ranks", level=0.9, estimator="human")
-    contrast, system = stream_shares(sample, state.open_pairs, "win_rate")
+    contrast, system = stream_shares(sample, state.open_systems, "win_rate")
     assert np.all((contrast >= 0) & (contrast <= 1 + 1e-12)) and np.all(system <= 1 + 1e-12)
     own = pairs_status(sample, "ranks", level=0.9, estimator="human")
     names = list(sample.systems)
@@ -137,7 +137,7 @@ def test_the_votes_guide_counts_all_the_votes_of_the_next_batches():
             assert 0 < share < 1 and row.more_votes >= 1
     opened = [r.more_votes for r in state.rows if r.second and not r.resolved and np.isfinite(r.more_votes)]
     assert state.more_votes == max(opened)
-    strengths = stream_shares(sample, state.open_pairs, "strength")[0]
+    strengths = stream_shares(sample, state.open_systems, "strength")[0]
     assert np.all(strengths == 1.0)  # every vote counts in a strength's stream
 
 

@@ -177,16 +177,16 @@ def test_next_is_reproducible_from_its_seed_and_picks_only_battles_that_can_sett
         assert one.battles.tolist() == two.battles.tolist() != other.battles.tolist()
         assert one.battles.size == 50 and not pairs.labelled[one.battles].any()
         a, b = pairs.system_a[one.battles], pairs.system_b[one.battles]
-        # the bottom two are settled out of the top 1: their contrast is not open
+        # the bottom two are settled out of the top 1: their contrast is not open, and the
+        # next votes go to two undecided systems: the most ambiguous inside and outside
         assert not state.open_pairs[2, 3]
-        if estimand == "strength":
-            assert state.open_pairs[a, b].all()  # head-to-head battles of open pairs only
-            assert not np.any(((a == 2) & (b == 3)) | ((a == 3) & (b == 2)))
-        else:  # every battle of a system in an open contrast, and no other
-            open_systems = state.open_pairs.any(axis=1)
-            assert (open_systems[a] | open_systems[b]).all()
-            eligible = ~pairs.labelled & (open_systems[pairs.system_a] | open_systems[pairs.system_b])
-            assert one.eligible == eligible.sum()
+        undecided = {r.first for r in state.rows if not r.second and not r.resolved}
+        targeted = {pairs.systems[i] for i in np.flatnonzero(state.open_systems)}
+        assert len(targeted) == 2 and targeted <= undecided
+        open_systems = state.open_systems  # every battle of a targeted system, and no other
+        assert (open_systems[a] | open_systems[b]).all()
+        eligible = ~pairs.labelled & (open_systems[pairs.system_a] | open_systems[pairs.system_b])
+        assert one.eligible == eligible.sum()
     settled = pairs_status(pairs, "top:2", level=0.9)
     assert settled.resolved
     assert next_battles(pairs, settled, 10, np.random.default_rng(0)).battles.size == 0

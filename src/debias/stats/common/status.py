@@ -395,12 +395,14 @@ def question_status(
             touch = undecided[:, None] | undecided[None, :]
             pending = touch & ~(better | better.T)
             np.fill_diagonal(pending, False)
-            open_pairs = pending
-            # the votes needed: the open pairs that straddle the estimated top K (one inside,
-            # one outside), which must all be settled for that set to be confirmed
+            # the open pairs that straddle the estimated top K (one inside, one outside) must all
+            # be settled for that set to be confirmed: the next votes go there, and the votes
+            # needed are theirs (a pair inside the top K, or outside it, settles nothing)
             inside = np.zeros(s, dtype=bool)
             inside[np.argsort(-np.where(estimable, joint.estimate, -np.inf), kind="stable")[:k]] = True
             straddle = pending & (inside[:, None] != inside[None, :])
+            open_pairs = straddle if straddle.any() else pending
+            focus = _most_ambiguous(each, inside, undecided, estimable)
         ranked = np.flatnonzero(surely_in)  # best first: a list of names reads as a ranking
         ranked = ranked[np.argsort(-joint.estimate[ranked], kind="stable")]
         top = [systems[i] for i in ranked]
@@ -437,7 +439,29 @@ def question_status(
         rows.append(row)
         if question.kind == "top" and straddle[i, j] and not np.isnan(row.more_votes):
             more = row.more_votes if more is None else max(more, row.more_votes)
+    if question.kind == "top" and not resolved:
+        # the rows show every open pair; the next votes go to the pairs of the two most
+        # ambiguous systems (the guide above spreads them over every open pair)
+        targeted = open_pairs & (focus[:, None] | focus[None, :])
+        if targeted.any():
+            return _result(
+                question, resolved, answer, rows, level, optimal_at, joint, n_votes, targeted, more, widest=focus
+            )
     return _result(question, resolved, answer, rows, level, optimal_at, joint, n_votes, open_pairs, more)
+
+
+def _most_ambiguous(each: ConfidenceSequence, inside, undecided, estimable) -> np.ndarray:
+    """For ``top:K``, the systems whose votes decide soonest whether the estimated top K holds
+    (LUCB, Kalyanakrishnan, Tewari, Auer and Stone 2012): the undecided system inside it with
+    the lowest lower end and the undecided one outside with the highest upper end; with every
+    undecided system without an estimate (its battles are what it needs)."""
+    focus = undecided & ~estimable
+    for side, end, pick in ((inside, each.ci_low, np.argmin), (~inside, each.ci_high, np.argmax)):
+        candidates = side & undecided & estimable & np.isfinite(end)
+        if candidates.any():
+            index = np.flatnonzero(candidates)
+            focus[index[pick(end[index])]] = True
+    return focus
 
 
 def _shares(shares, open_pairs, s: int, open_systems=None):

@@ -106,7 +106,7 @@ def pairs_status(
     def shares(open_pairs, open_systems):  # where debias next would send the next votes
         from debias.stats.preferences.allocation import stream_shares
 
-        return stream_shares(pairs, open_pairs, estimand, open_systems)
+        return stream_shares(pairs, open_systems, estimand)
 
     return question_status(
         joint,
