@@ -149,8 +149,10 @@ class StatusRow:
 
     ``estimate``, ``ci_low``, ``ci_high``: the estimate and its anytime-valid interval; ``votes``:
     the votes behind it; ``resolved`` and ``status`` (what is settled, in words);
-    ``more_votes``: the further votes on its own battles the plug-in guide expects it to need
-    (0 when resolved, ``inf`` when the estimated gap is 0, NaN when it cannot say);
+    ``more_votes``: the further votes the plug-in guide expects it to need, counted in all the
+    votes of the next batches when the status knows where they go (``shares`` of
+    :func:`question_status`), else in its own (0 when resolved, ``inf`` when the estimated gap is
+    0 or the batches never reach it, NaN when it cannot say);
     ``note``: why there is no estimate or no decision."""
 
     first: str
@@ -188,12 +190,12 @@ class QuestionStatus:
     n_votes : int
         Votes (battles with a human verdict) behind the status.
     open_pairs : numpy.ndarray of bool, shape (S, S)
-        Pairs of systems whose battles would help settle what is open (symmetric).
+        Open pairs of systems the next votes are for (symmetric): for ``top:K`` those of the
+        two most ambiguous systems (the rows show every open pair).
     systems : tuple of str
     open_systems : numpy.ndarray of bool, shape (S,)
-        Systems whose battles the next votes go to when a system's own battles move its
-        estimate (win rates, mean ratings): those in an open pair, or for ``within:W`` the
-        widest open systems.
+        Systems whose battles the next votes go to: those in an open pair, or for ``top:K``
+        the two most ambiguous and for ``within:W`` the widest open systems.
     """
 
     question: Question
