@@ -203,3 +203,16 @@ def test_a_fresh_interpreter_reaches_the_api_from_import_debias():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["debias.api", "status", "next_battles", "read_ratings", "read_pairs"]
+
+
+def test_a_ratings_votes_guide_counts_all_the_judgments_of_the_next_batches():
+    from debias.stats.common.status import question_status
+    from debias.tables.status import _ratings_joint
+
+    ratings = read(ratings_frame({"a": 3.0, "b": 3.1, "c": 4.5}, n=300, judged=60))
+    state = debias.status(ratings, "within:0.05", level=0.9)
+    own = question_status(_ratings_joint(ratings, None, None, 0.9), "within:0.05", level=0.9)
+    mine = {r.first: r.more_votes for r in own.rows}
+    for row in state.rows:  # each system gets a share of every batch: all the judgments it takes are more
+        assert not row.resolved and row.more_votes >= 2 * mine[row.first] - 1
+    assert state.more_votes == max(r.more_votes for r in state.rows)

@@ -694,6 +694,11 @@ def status(
 ):
     """What the judgments so far settle about a question, with anytime-valid intervals.
 
+    On pairwise verdicts every quantity is estimated on the table's own mix of pairs (each
+    pair's judged battles weighted by its share of the table,
+    :func:`debias.stats.preferences.battles.pool_design`), so the battles :func:`next_battles`
+    chose change the intervals' width, not what they estimate.
+
     Parameters
     ----------
     data : EvaluationTable or JudgedPairs
@@ -793,18 +798,11 @@ def next_battles(
         chosen = draw(read, state, int(budget), rng)
         table = _battle_rows(read, chosen.battles, columns)
     else:
-        from debias.stats.common.clusters import cluster_codes
         from debias.stats.ratings import next_outputs
-        from debias.tables.status import ratings_prompt
+        from debias.tables.status import ratings_outputs
 
-        prompt = read.prompts.index(ratings_prompt(read, for_prompt))
-        judged = np.zeros(len(read.output_system), dtype=bool)
-        judged[read.judgment_output[read.judgment_prompt == prompt]] = True
-        clusters = read.output_cluster
-        if clusters is not None:  # items sharing documents: whole clusters arrive
-            (codes,), n_clusters = cluster_codes(clusters)
-            clusters = codes if n_clusters < codes.size else None
-        chosen = next_outputs(read.output_system, judged, state, int(budget), rng, clusters)
+        output_system, judged, clusters = ratings_outputs(read, for_prompt)
+        chosen = next_outputs(output_system, judged, state, int(budget), rng, clusters)
         index = chosen.outputs
         names = np.asarray(read.systems, dtype=object)
         wanted = {key: columns.get(key) or key for key in ("item", "system")}

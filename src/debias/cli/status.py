@@ -219,7 +219,7 @@ def _votes(more: float, ratings: bool = False) -> str:
         return f"no estimate of the {what} still needed (a system without an estimate)"
     if np.isinf(more):
         return f"no number of {what} is expected to settle it (an open pair's estimated gap is 0)"
-    where = "of each open system" if ratings else "in all, drawn as debias next draws them (a plug-in guide)"
+    where = "in all, drawn as debias next draws them (a plug-in guide)"
     return f"about {int(np.ceil(more)):,} more {what} {where}"
 
 

@@ -19,6 +19,7 @@ from debias.tables.columns import CI_HIGH, CI_LOW, NOTE, cluster_values, with_cl
 
 __all__ = [
     "STATUS_COLUMNS",
+    "ratings_outputs",
     "ratings_prompt",
     "ratings_status",
     "status_joint",
@@ -134,11 +135,42 @@ def ratings_status(
     counts = full.n_judged
     if not table.higher_is_better:
         full = replace(full, estimate=-full.estimate, ci_low=-full.ci_high, ci_high=-full.ci_low)
-    state = question_status(full, question, level=level, optimal_at=optimal_at, n_votes=int(np.sum(counts)))
+    output_system, judged, _ = ratings_outputs(table, prompt)
+
+    def shares(open_pairs, open_systems):  # where debias next would send the next judgments
+        s = len(full.systems)
+        if tuple(full.systems) != tuple(table.systems):  # not the table's systems: own votes
+            return np.ones((s, s)), np.ones(s)
+        eligible = ~judged & np.asarray(open_systems, dtype=bool)[output_system]
+        if not eligible.any():
+            return np.zeros((s, s)), np.zeros(s)
+        system = np.bincount(output_system[eligible], minlength=s) / eligible.sum()
+        return np.maximum(system[:, None], system[None, :]), system  # a contrast counts the larger
+
+    state = question_status(
+        full, question, level=level, optimal_at=optimal_at, n_votes=int(np.sum(counts)), shares=shares
+    )
     if table.higher_is_better:
         return state
     rows = tuple(replace(r, estimate=-r.estimate, ci_low=-r.ci_high, ci_high=-r.ci_low) for r in state.rows)
     return replace(state, rows=rows)
+
+
+def ratings_outputs(table, prompt: str | None):
+    """``(output_system, judged, clusters)`` of a ratings table for a question on ``prompt``
+    (:func:`ratings_prompt`): each output's system (an index into ``table.systems``), whether
+    it has a judgment on that prompt, and its cluster number when items share documents
+    (``None`` otherwise): what :func:`debias.stats.ratings.next_outputs` draws from."""
+    from debias.stats.common.clusters import cluster_codes
+
+    index = table.prompts.index(ratings_prompt(table, prompt))
+    judged = np.zeros(len(table.output_system), dtype=bool)
+    judged[table.judgment_output[table.judgment_prompt == index]] = True
+    clusters = table.output_cluster
+    if clusters is not None:  # items sharing documents: whole clusters arrive
+        (codes,), n_clusters = cluster_codes(clusters)
+        clusters = codes if n_clusters < codes.size else None
+    return np.asarray(table.output_system, dtype=np.int64), judged, clusters
 
 
 def _ratings_joint(table, prompt: str | None, estimator: str | None, level: float):
