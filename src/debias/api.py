@@ -90,6 +90,7 @@ PAIRS_KEYWORDS = (
     "judge_mappings",
     "task",
     "cluster",
+    "order",
 )
 
 
@@ -222,6 +223,7 @@ def read_pairs(
     judge_mappings: Mapping[str, Mapping] | None = None,
     task: str = TASK,
     cluster: str | None = None,
+    order: str | None = None,
 ) -> JudgedPairs:
     """Read and check a long table of pairwise verdicts: what every pairwise analysis takes.
 
@@ -253,6 +255,14 @@ def read_pairs(
         battles share, whose verdicts are not independent (the intervals then treat the cluster
         as the unit). The same on every row of a battle, never empty; ``pool`` needs the column
         too. Default: the item is the cluster (:attr:`debias.data.JudgedPairs.cluster_codes`).
+    order : str, optional
+        Column saying when each vote arrived: numbers (a sequence number, seconds) or date-times
+        (ISO 8601 text, e.g. ``"2025-03-04T10:15:00Z"``, or a date-time column). The battles are
+        read in that order (a stable sort: votes of equal order keep the table's order), so the
+        status path (:func:`debias.stats.preferences.status.status_path`) reads the votes as they
+        arrived; each battle's first vote is its :attr:`~debias.data.JudgedPairs.arrival`. A row
+        with a verdict needs a value; the pool needs none. Default: the table's order is the
+        order of arrival.
 
     Returns
     -------
@@ -271,13 +281,14 @@ def read_pairs(
     from debias.io.pairs import read_pair_table
 
     given = {"item": item, "system_a": system_a, "system_b": system_b, "verdict": verdict, "rater": rater}
-    given.update(judges=judges if isinstance(judges, str) else tuple(judges), cluster=cluster)
+    given.update(judges=judges if isinstance(judges, str) else tuple(judges), cluster=cluster, order=order)
     (frame, pool), given = _text_labels((frame, pool), given)
     item, system_a, system_b, verdict = (given[k] for k in ("item", "system_a", "system_b", "verdict"))
-    rater, judges, cluster = given["rater"], given["judges"], given["cluster"]
+    rater, judges, cluster, order = given["rater"], given["judges"], given["cluster"], given["order"]
     if judge_mappings:
         judge_mappings = {str(judge): mapping for judge, mapping in judge_mappings.items()}
     _check_column("cluster", cluster)
+    _check_column("order", order)
     return read_pair_table(
         frame,
         item=item,
@@ -291,6 +302,7 @@ def read_pairs(
         judge_mappings=judge_mappings,
         task=task.strip() if isinstance(task, str) else task,
         cluster=cluster,
+        order=order,
     )
 
 

@@ -42,7 +42,7 @@ def add_command(commands) -> None:
         help="a table of pairwise verdicts (one row per human verdict) as a preference task of the workflow",
         description="Check a table of battles (one row per human verdict of item, system A, system B; judges' "
         "verdicts as columns; a row with an empty verdict is a battle only the judges saw), write it as "
-        "<out>/battles.csv in the canonical columns (item, system_a, system_b, verdict, rater, cluster, one per "
+        "<out>/battles.csv in the canonical columns (item, system_a, system_b, verdict, rater, cluster, order, one per "
         "judge; verdicts spelled a/b/tie) and print the config block that declares the preference task (or add it "
         "to --config: the table is written first, the configuration last, and a failure leaves neither "
         "changed). A judge column may not be named like a canonical column. A new configuration writes "
@@ -69,6 +69,7 @@ def judge_names(args) -> dict[str, str]:
         "--verdict": args.verdict,
         "--rater": args.rater,
         "--cluster": args.cluster,
+        "--order": args.order,
     }
     judges: dict[str, str] = {}
     for column in dict.fromkeys(args.judge):
@@ -226,6 +227,7 @@ def run_command(args) -> int:
             judge_mappings={judge: by_column[column] for judge, column in judges.items() if column in by_column},
             source=args.table,
             cluster=args.cluster,
+            order=args.order,
         )
         battles = Path(args.out or Path("data") / name) / "battles.csv"
         spec = {"label": args.label or args.task, "battles": battles.as_posix()}
@@ -233,6 +235,8 @@ def run_command(args) -> int:
             spec["rater"] = "rater"
         if args.cluster:
             spec["cluster"] = "cluster"
+        if args.order:
+            spec["order"] = "order"
         spec["judges"] = {judge: {"label": column} for judge, column in judges.items()}
         with config_lock(args.config):  # read, add and write the configuration as one step
             config = (args.config, preference_config(args.config, name, spec)) if args.config else None

@@ -28,6 +28,13 @@ def add_pair_columns(sub, *, required: bool = True) -> None:
         "for ratings, each item's): the same on every row of a battle (or item), in --pool too; default: the item",
     )
     sub.add_argument(
+        "--order",
+        metavar="COL",
+        help="column saying when each vote arrived (numbers, or ISO 8601 date-times such as 2025-03-04T10:15:00Z): "
+        "the table is read sorted by it, rows of equal order as they are; empty only on a row without a verdict; "
+        "default: the table's order is the order the votes arrived (pairwise verdicts only)",
+    )
+    sub.add_argument(
         "--judge", action="append", default=[], metavar="COL", help="a judge's verdict column (repeatable)"
     )
     sub.add_argument("--pool", metavar="TABLE", help="a table of battles without human verdicts (judges only)")
@@ -78,7 +85,8 @@ def read_pair_inputs(args, fmt: str | None):
     from debias.io.pairs import read_pair_file
 
     keys = [args.item, args.system_a, args.system_b, *([args.cluster] if args.cluster else [])]
-    frame = read_pair_file(args.table, [*keys, args.verdict, *([args.rater] if args.rater else []), *args.judge], fmt)
+    own = [c for c in (args.rater, getattr(args, "order", None)) if c]
+    frame = read_pair_file(args.table, [*keys, args.verdict, *own, *args.judge], fmt)
     pool = read_pair_file(args.pool, [*keys, *args.judge], fmt) if args.pool else None
     return frame, pool
 
@@ -105,6 +113,7 @@ def read_pairs(args):
         source=args.table,
         task=getattr(args, "task", None) or "evaluation",
         cluster=args.cluster,
+        order=getattr(args, "order", None),
     )
 
 

@@ -110,7 +110,7 @@ def _shape(args) -> str:
         if len(ratings) < len(RATINGS_OPTIONS):
             missing = next(name for name in RATINGS_OPTIONS if name not in ratings)
             raise InputError(option(missing), "a table of ratings needs --system and --judgment")
-        for name in ("pool", "mapping", "judge_mapping", "judge"):
+        for name in ("pool", "mapping", "judge_mapping", "judge", "order"):
             if getattr(args, name):
                 raise InputError(option(name), "is an option of pairwise verdicts, not of ratings")
         return "ratings"

@@ -109,7 +109,9 @@ def load_preferences(config: Mapping, name: str):
     of the judge's own table (``judges.<j>.table``, one row per battle, joined on the item and
     the two systems in either order); ``pool`` adds battles without a human verdict. ``cluster``
     names the column of each battle's cluster, in every table the task reads (a battle only a
-    judge's table holds takes its cluster from that table). Only the columns named are read
+    judge's table holds takes its cluster from that table). ``order`` names the column saying when
+    each vote arrived, in the battles table only: the battles are read in that order
+    (:func:`debias.io.pairs.read_pair_table`). Only the columns named are read
     from each file. ``mapping`` (the task's, for people and judges) and
     ``judges.<j>.mapping`` (a judge's own, extending it) read other spellings or codes
     (:func:`debias.data.verdict_codes`). With ``human_battles``, the human verdicts of that many
@@ -132,7 +134,7 @@ def load_preferences(config: Mapping, name: str):
     spec = config["preferences"][name]
     where = f"config: preferences.{name}"
     columns = {key: spec[key] for key in ("item", "system_a", "system_b", "verdict")}
-    roles = {**columns, **{key: spec[key] for key in ("rater", "cluster") if spec.get(key)}}
+    roles = {**columns, **{key: spec[key] for key in ("rater", "cluster", "order") if spec.get(key)}}
     cluster = [spec["cluster"]] if spec.get("cluster") else []
     judges = spec.get("judges") or {}
     role_of = {column: role for role, column in reversed(roles.items())}
@@ -214,6 +216,7 @@ def load_preferences(config: Mapping, name: str):
         source=spec["battles"],
         task=name,
         cluster=spec.get("cluster"),
+        order=spec.get("order"),
     )
     wanted = spec.get("human_battles")
     if wanted is not None:

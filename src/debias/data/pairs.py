@@ -346,6 +346,13 @@ class JudgedPairs:
         one are not independent, and the intervals treat the cluster as the unit
         (:attr:`cluster_codes`). Default: the battle's item, so that the battles of one item
         share it.
+    arrival : numpy.ndarray of float, shape (B,), optional
+        When each battle with a human verdict arrived, on the scale of the table's order column
+        (a number, or a date-time as nanoseconds since 1970 UTC; on a battle without a human
+        verdict, NaN or a value that means nothing), given only when the table had one. The
+        battles are then in that order (:func:`debias.io.pairs.read_pair_table` sorts the table
+        by it), so that what reads them in order reads them as they arrived; ``None``: the
+        table's order is the only one.
 
     Notes
     -----
@@ -366,6 +373,7 @@ class JudgedPairs:
     judge_unknown: np.ndarray | None = field(default=None)
     task: str = "evaluation"
     clusters: np.ndarray | None = None
+    arrival: np.ndarray | None = None
 
     def __post_init__(self):
         if not isinstance(self.task, str) or not self.task.strip():
@@ -414,7 +422,10 @@ class JudgedPairs:
             missing = np.flatnonzero([_is_null(c) or str(c).strip() == "" for c in clusters.tolist()])
             if missing.size:
                 raise ValueError(f"battle {int(missing[0])}: no cluster (with clusters given, every battle needs one)")
-        extra = [x for x in (items, clusters) if x is not None]
+        arrival = None if self.arrival is None else np.asarray(self.arrival, dtype=float)
+        if arrival is not None and arrival.shape != a.shape:
+            raise ValueError(f"{arrival.size} arrival times for {a.size} battles")
+        extra = [x for x in (items, clusters, arrival) if x is not None]
         for array in (a, b, counts, human, verdicts, unknown, *extra):
             array.setflags(write=False)
         for name, value in (
@@ -428,6 +439,7 @@ class JudgedPairs:
             ("judge_unknown", unknown),
             ("items", items),
             ("clusters", clusters),
+            ("arrival", arrival),
         ):
             object.__setattr__(self, name, value)
 
@@ -593,6 +605,7 @@ class JudgedPairs:
             self.judge_unknown,
             self.task,
             None if self.clusters is None else self.clusters[index],
+            None if self.arrival is None else self.arrival[index],
         )
 
     def without_human(self, index) -> JudgedPairs:
@@ -614,4 +627,5 @@ class JudgedPairs:
             self.judge_unknown,
             self.task,
             self.clusters,
+            self.arrival,
         )

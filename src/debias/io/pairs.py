@@ -14,7 +14,12 @@ flipped (a pool row with the key of a battle of the table is a row of that battl
 conversations of the same item between the same two systems are two battles only if ``item``
 tells them apart (a battle number, say). An optional ``cluster`` column names the battle's cluster
 (the question, document or conversation several battles share): the same on every row of a
-battle (its raters' rows, the pool's included), never empty.
+battle (its raters' rows, the pool's included), never empty. An optional ``order`` column says
+when each vote arrived (numbers, or ISO 8601 date-times; :func:`debias.io.rules.order_values`):
+the table is then read sorted by it (a stable sort: rows of equal order keep the table's order),
+so that the battles, and whatever reads them in order (the status path of
+:func:`debias.stats.preferences.status.status_path`), come in the order the votes arrived, a
+battle at its first vote; a row without a verdict may leave it empty, the pool needs none.
 
 Verdict spellings, mappings and a judge's probabilities: :mod:`debias.data.pairs`. A judge's column
 is read or refused, never silently missing: values that are neither a verdict nor mapped (nor all
@@ -41,7 +46,7 @@ import pandas as pd
 
 from debias.data.pairs import JudgedPairs, UnknownVerdicts, parse_mapping, verdict_codes
 from debias.io.canonical import InputError
-from debias.io.rules import Rows, cell_codes, code_names, refuse_repeated_raters, trimmed_names
+from debias.io.rules import Rows, cell_codes, code_names, order_values, refuse_repeated_raters, trimmed_names
 
 __all__ = [
     "CANONICAL_PAIR_COLUMNS",
@@ -150,6 +155,7 @@ def read_pair_table(
     source: str = "table",
     task: str = "evaluation",
     cluster: str | None = None,
+    order: str | None = None,
 ) -> JudgedPairs:
     """The battles of a long table (and of an unlabelled ``pool`` table) as :class:`JudgedPairs`.
 
@@ -179,19 +185,27 @@ def read_pair_table(
         Column naming each battle's cluster (:attr:`JudgedPairs.clusters`: the question, document
         or conversation several battles share), in the pool too. Default: none given, the item is
         the cluster.
+    order : str, optional
+        Column saying when each vote arrived: numbers (a sequence number, seconds) or date-times
+        (ISO 8601), one kind throughout; empty only on a row without a verdict; not read in the
+        pool. The table is read sorted by it, stably (rows with equal values keep the table's
+        order), rows without a verdict last; each battle's first vote is its
+        :attr:`JudgedPairs.arrival`. Default: the table's order is the order of arrival.
 
     Returns
     -------
     JudgedPairs
-        Battles in order of first appearance (the table's, then the pool's), each oriented as on
-        its first row; systems in order of first appearance too.
+        Battles in order of first appearance (the table's, then the pool's; with ``order``, of
+        the table sorted by it), each oriented as on its first row; systems in order of first
+        appearance too.
 
     Raises
     ------
     InputError
         A missing column, a bad row (naming it), a verdict that is neither a known spelling nor
         mapped (listing each with its count), a judge disagreeing with itself on a battle, an
-        empty cluster or a battle whose rows name two clusters.
+        empty cluster or a battle whose rows name two clusters, a vote without its order or an
+        order that is no number or date-time. Rows are named as the table has them, sorted or not.
 
     Examples
     --------
@@ -206,12 +220,19 @@ def read_pair_table(
     judges = list(dict.fromkeys(judges))
     judge_mappings = dict(judge_mappings or {})
     roles = {"item": item, "system A": system_a, "system B": system_b, "verdict": verdict, "rater": rater}
-    _refuse_shadowing(judges, {**roles, "cluster": cluster}, source)
-    named = [item, system_a, system_b, verdict, *([rater] if rater else []), *([cluster] if cluster else [])]
+    _refuse_shadowing(judges, {**roles, "cluster": cluster, "order": order}, source)
+    named = [item, system_a, system_b, verdict, *(c for c in (rater, cluster, order) if c)]
     _columns(frame, [*named, *judges], source)
     if frame.empty:
         raise InputError(source, "the table has no rows")
     n_rows = len(frame)
+    verdicts = _verdicts(frame[verdict].reset_index(drop=True), verdict, Rows.of((source, n_rows)), mapping)[0]
+    if order:
+        # the table as the votes arrived: sorted by the order column, rows without a verdict last
+        voted = ~np.isnan(verdicts)
+        when = order_values(frame[order].reset_index(drop=True), order, Rows.of((source, n_rows)), empty_ok=~voted)[0]
+        arrived = np.argsort(np.where(voted, when, np.inf), kind="stable")
+        frame, verdicts, when = frame.iloc[arrived].reset_index(drop=True), verdicts[arrived], when[arrived]
     keep = list(dict.fromkeys([item, system_a, system_b, *([cluster] if cluster else []), *judges]))
     if pool is not None:
         _columns(pool, keep, "pool")
@@ -220,6 +241,8 @@ def read_pair_table(
         table = frame[keep].reset_index(drop=True)
 
     rows = Rows.of((source, n_rows), *([("pool", len(pool))] if pool is not None else []))
+    if order:
+        rows = rows.reordered(arrived)
     item_codes, item_names = code_names(table[item], item, rows)
     item_names = np.asarray(item_names, dtype=object)
     both, systems = code_names([table[system_a], table[system_b]], [system_a, system_b], rows)
@@ -232,7 +255,7 @@ def read_pair_table(
         message = f"columns {system_a!r} and {system_b!r} name the same system {systems[code_a[row]]!r}"
         raise rows.error(row, message, system_b)
     human = np.full(len(table), np.nan)
-    human[:n_rows] = _verdicts(frame[verdict].reset_index(drop=True), verdict, rows, mapping)[0]
+    human[:n_rows] = verdicts
     n_systems = len(systems)
     # a battle is the item and the unordered pair; its orientation is its first row's
     unique_items = np.bincount(item_codes, minlength=len(item_names)).max() == 1
@@ -288,11 +311,16 @@ def read_pair_table(
         judged = np.flatnonzero(has_verdict)
         key = battle[judged].astype(np.int64) * len(rater_names) + rater_codes[judged]
         refuse_repeated_raters(key, judged, rater_codes[judged], rater_names, "this battle", rater, rows)
-        order = np.lexsort((np.arange(battle.size), rater_codes, battle))
+        sequence = np.lexsort((np.arange(battle.size), rater_codes, battle))
     else:
-        order = np.argsort(battle, kind="stable") if repeated else battle
-    order = order[has_verdict[order]]
+        sequence = np.argsort(battle, kind="stable") if repeated else battle
+    sequence = sequence[has_verdict[sequence]]
     counts = np.bincount(battle[has_verdict], minlength=n_battles)
+    arrival = None
+    if order:  # each battle's first vote (the rows are in order)
+        voted_rows = np.flatnonzero(has_verdict)[::-1]
+        arrival = np.full(n_battles, np.nan)
+        arrival[battle[voted_rows]] = when[voted_rows]
     # systems in order of first appearance, row by row, A before B
     first_a = np.full(n_systems, np.iinfo(np.int64).max)
     first_b = first_a.copy()
@@ -305,7 +333,7 @@ def read_pair_table(
         tuple(str(s) for s in systems[np.argsort(first_seen, kind="stable")]),
         rank[code_a[first_row]],
         rank[code_b[first_row]],
-        human[order],
+        human[sequence],
         counts,
         tuple(judges),
         judge_matrix,
@@ -313,6 +341,7 @@ def read_pair_table(
         unknown,
         task,
         clusters,
+        arrival,
     )
     for judge, share in zip(pairs.judges, pairs.judge_coverage):
         if judge in pairs.sparse_judges:
@@ -492,10 +521,10 @@ def _written(codes: np.ndarray, raw: np.ndarray, continuous: bool) -> np.ndarray
 
 
 #: The columns of a canonical table of battles (the schema's defaults of a preference task), then
-#: ``rater`` and ``cluster`` when there are such and one column per judge.
+#: ``rater``, ``cluster`` and ``order`` when there are such and one column per judge.
 CANONICAL_PAIR_COLUMNS = ("item", "system_a", "system_b", "verdict")
 #: The optional columns of a canonical table of battles.
-OPTIONAL_PAIR_COLUMNS = ("rater", "cluster")
+OPTIONAL_PAIR_COLUMNS = ("rater", "cluster", "order")
 
 
 def _spelled(values: pd.Series, mapping, judge: str | None = None) -> np.ndarray:
@@ -521,17 +550,20 @@ def canonical_pair_table(
     judge_mappings: Mapping[str, Mapping] | None = None,
     source: str = "table",
     cluster: str | None = None,
+    order: str | None = None,
 ) -> pd.DataFrame:
     """A table of battles in the canonical columns a preference task reads by default.
 
     The table is first read as :func:`read_pair_table` reads it (so a bad row is an
     :class:`InputError` naming it); then ``frame``'s rows and the ``pool``'s (without a human
     verdict) are written with the columns ``item``, ``system_a``, ``system_b`` (trimmed),
-    ``verdict`` (``a``, ``b``, ``tie`` or empty), ``rater`` and ``cluster`` (when given, trimmed)
-    and one column per judge (``judges`` maps the judge's name to its column; verdicts spelled
+    ``verdict`` (``a``, ``b``, ``tie`` or empty), ``rater`` and ``cluster`` (when given, trimmed),
+    ``order`` (when given, as written; a date-time of the file's own type in ISO 8601; empty on the
+    pool's rows) and one column per judge (``judges`` maps the judge's name to its column; verdicts spelled
     ``a``/``b``/``tie`` or empty, probabilities as numbers): mappings applied, so the table needs
     none. A judge cannot be named like a canonical column (``item``, ``system_a``, ``system_b``,
-    ``verdict``, ``rater``, ``cluster``).
+    ``verdict``, ``rater``, ``cluster``, ``order``). The rows keep the table's order: a reader
+    given the ``order`` column sorts them.
     """
     judges = dict(judges or {})
     judge_mappings = dict(judge_mappings or {})
@@ -558,6 +590,7 @@ def canonical_pair_table(
         judge_mappings={judges_column: judge_mappings[j] for j, judges_column in judges.items() if j in judge_mappings},
         source=source,
         cluster=cluster,
+        order=order,
     )
     parts = [frame] + ([pool.assign(**{verdict: ""})] if pool is not None else [])
     table = pd.concat([p.reset_index(drop=True) for p in parts], ignore_index=True)
@@ -574,6 +607,22 @@ def canonical_pair_table(
         out["rater"] = trimmed_names(table[rater], rater, rows).fillna("")
     if cluster:
         out["cluster"] = trimmed_names(table[cluster], cluster, rows)
+    if order:
+        out["order"] = [_order_text(value) for value in table[order].to_numpy(dtype=object).tolist()]
     for judge, column in judges.items():
         out[judge] = _spelled(table[column], _judge_mapping(mapping, judge_mappings.get(judge)), judge=judge)
     return out
+
+
+def _order_text(value):
+    """An order cell as a canonical table writes it: text trimmed, a date-time in ISO 8601,
+    a number as it is, empty for a missing value."""
+    if value is None or (isinstance(value, float) and np.isnan(value)) or value is pd.NaT:
+        return ""
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, np.datetime64):
+        value = pd.Timestamp(value)
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return value

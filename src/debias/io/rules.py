@@ -33,18 +33,37 @@ import pyarrow.compute as pc
 
 from debias.io.canonical import InputError
 
-__all__ = ["Rows", "cell_codes", "code_names", "look_alike", "refuse_repeated_raters", "trimmed_names"]
+__all__ = [
+    "Rows",
+    "cell_codes",
+    "code_names",
+    "look_alike",
+    "order_values",
+    "refuse_repeated_raters",
+    "trimmed_names",
+]
 
 
 @dataclass(frozen=True)
 class Rows:
     """The rows of one table, or of several read as one (a table then its pool), by position.
 
-    ``sources[k]`` names the table whose first row is at position ``starts[k]``.
+    ``sources[k]`` names the table whose first row is at position ``starts[k]``. ``positions``,
+    when given, maps the rows as read to where they were in the tables (a table sorted by its
+    order column before it is read, :func:`order_values`): errors name the row as written.
     """
 
     sources: tuple[str, ...]
     starts: tuple[int, ...]
+    positions: np.ndarray | None = None
+
+    def reordered(self, positions: np.ndarray) -> Rows:
+        """The same tables read in another order: row ``k`` as read is row ``positions[k]`` of
+        these rows (positions past the end of ``positions`` keep their place)."""
+        positions = np.asarray(positions, dtype=np.int64)
+        if self.positions is not None:
+            positions = self.positions[positions]
+        return Rows(self.sources, self.starts, positions)
 
     @classmethod
     def of(cls, *tables: tuple[str, int]) -> Rows:
@@ -54,6 +73,8 @@ class Rows:
 
     def locate(self, position: int) -> tuple[str, int]:
         """The source and row (the header being row 1) of the row at ``position``."""
+        if self.positions is not None and int(position) < self.positions.size:
+            position = int(self.positions[int(position)])
         part = bisect.bisect_right(self.starts, int(position)) - 1
         return self.sources[part], int(position) - self.starts[part] + 2
 
@@ -258,3 +279,86 @@ def refuse_repeated_raters(
             f"rater {raters[int(rater[second])]!r} judged {what} twice (first on row {first_row})",
             column,
         )
+
+
+def _order_value(value) -> tuple[str, float] | None:
+    """``(kind, number)`` of one order cell: ``("number", x)`` for a finite number (or text
+    reading as one), ``("time", ns)`` for a date-time (or ISO 8601 text: nanoseconds since
+    1970-01-01 UTC, a time without an offset read as UTC), ``None`` for anything else."""
+    if isinstance(value, bool | np.bool_):
+        return None
+    if isinstance(value, int | float | np.integer | np.floating):
+        number = float(value)
+        return ("number", number) if np.isfinite(number) else None
+    if isinstance(value, pd.Timestamp | np.datetime64) or hasattr(value, "isoformat"):
+        try:
+            stamp = pd.Timestamp(value)
+            stamp = stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
+            return "time", float(stamp.value)
+        except (TypeError, ValueError):
+            return None
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    try:
+        number = float(text)
+    except ValueError:
+        pass
+    else:
+        return ("number", number) if np.isfinite(number) else None
+    if not text[:4].isdigit():  # ISO 8601 starts with the year: no "yesterday" or "03/04/2025"
+        return None
+    try:
+        stamp = pd.to_datetime(text, format="ISO8601", utc=True)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return "time", float(stamp.value)
+
+
+def order_values(
+    values: pd.Series, column: str, rows: Rows, *, empty_ok: np.ndarray | None = None
+) -> tuple[np.ndarray, str]:
+    """Each row's place in an order column (when it arrived), as numbers to sort by.
+
+    A column holds numbers (a vote's sequence number, seconds) or date-times (ISO 8601 text such
+    as ``2025-03-04T10:15:00Z`` or ``2025-03-04 10:15``, or a file's own date-time type; a time
+    without an offset is read as UTC), all of one kind, the first value's. A missing value is an
+    error naming its row and the column, except on the rows ``empty_ok`` marks (NaN there); so is
+    a value that is no number or date-time, or one of the other kind. Each distinct value is read
+    once.
+
+    Returns
+    -------
+    values : numpy.ndarray of float
+        Each row's number, or date-time as nanoseconds since 1970-01-01 UTC; NaN where empty.
+    kind : str
+        ``"number"`` or ``"time"`` (``"number"`` for a column of empty cells only).
+    """
+    codes, uniques = cell_codes(values, column, rows)
+    uniques = np.asarray(uniques, dtype=object)
+    blank = np.array([isinstance(u, str) and not u.strip() for u in uniques.tolist()] + [True], dtype=bool)
+    read = [None if blank[k] else _order_value(u) for k, u in enumerate(uniques.tolist())]
+    is_blank = blank[codes]
+    allowed = np.zeros(codes.size, bool) if empty_ok is None else np.asarray(empty_ok, dtype=bool)
+    missing = is_blank & ~allowed
+    first_used = np.flatnonzero(~is_blank)
+    kinds = [r[0] if r else None for r in read]
+    kind = "number"
+    if first_used.size:
+        kind = kinds[codes[first_used[0]]] or "number"
+    wrong = np.array([not blank[k] and kinds[k] != kind for k in range(uniques.size)] + [False], dtype=bool)[codes]
+    bad = missing | wrong
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        if missing[row]:
+            raise rows.error(row, f"column {column!r} is empty: every vote needs its place in the order", column)
+        value = uniques[codes[row]]
+        shown = repr(value if not isinstance(value, str) else value.strip())
+        if kinds[codes[row]] is None:
+            what = "neither a number nor a date-time (ISO 8601, e.g. 2025-03-04T10:15:00Z)"
+        else:
+            what = f"a {kinds[codes[row]]}, but the column's first value ({rows.name(int(first_used[0]))}) is a {kind}"
+            what = what.replace("a time", "a date-time")
+        raise rows.error(row, f"column {column!r}: {shown} is {what}", column)
+    numbers = np.array([r[1] if r else np.nan for r in read] + [np.nan], dtype=float)
+    return numbers[codes], kind
