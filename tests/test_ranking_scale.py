@@ -242,3 +242,62 @@ def test_every_pair_of_the_unsettled_draws_gives_the_literal_value(monkeypatch, 
     fast = _contrast_quantile(sigma, 0.9, 3000, np.random.default_rng(7), later, df, cache)
     literal = _literal_quantile(sigma, 0.9, 3000, np.random.default_rng(7), later, df)
     assert fast == pytest.approx(literal, rel=1e-12, abs=0)
+
+
+@pytest.mark.parametrize("kind", ["independent", "factor"])
+@pytest.mark.parametrize(("s", "df"), [(3, None), (20, None), (45, None), (45, 250.0)])
+def test_fast_critical_value_over_ordered_pairs_equals_the_literal_one(kind, s, df):
+    """A step-down's later step: some pairs in play one way only (their rejected way left out),
+    some both ways, some neither: every path (every pair, the interval bound, the multivariate t)
+    gives the literal maximum over the ordered pairs."""
+    rng = np.random.default_rng(s + 1)
+    sigma = _covariance(rng, s, kind)
+    i, j = np.triu_indices(s, k=1)
+    ordered = np.zeros((s, s), dtype=bool)
+    ordered[i, j] = ordered[j, i] = True
+    one_way = rng.random(i.size) < 0.5
+    flip = rng.random(i.size) < 0.5
+    a, b = np.where(flip, j, i)[one_way], np.where(flip, i, j)[one_way]
+    ordered[a, b] = False  # one way of half the pairs
+    neither = rng.random(i.size) < 0.1
+    ordered[i[neither], j[neither]] = ordered[j[neither], i[neither]] = False
+    assert np.any(ordered & ~ordered.T)
+    for level in (0.8, 0.9):
+        fast = _contrast_quantile(sigma, level, 3000, np.random.default_rng(7), ordered, df)
+        literal = _literal_quantile(sigma, level, 3000, np.random.default_rng(7), ordered, df)
+        assert fast == pytest.approx(literal, rel=1e-12, abs=0)
+
+
+def test_pair_maxima_of_a_later_step_with_one_way_left_out_equal_a_fresh_computation():
+    """The draws whose maximum's pair lost one way are recomputed: the cached later step is the
+    fresh one, and both are the literal maxima over the ordered pairs from the quantile's draw up."""
+    rng = np.random.default_rng(31)
+    s, n = 50, 3000
+    sigma = _covariance(rng, s, "factor")
+    z, inverse = _draws_and_weights(rng, sigma, n)
+    rank = int(np.quantile(np.arange(n), 0.9, method="higher"))
+    cache: dict = {}
+    _pair_maxima(z, inverse, None, rank, cache)
+    later = inverse.copy()
+    later[np.triu(rng.random((s, s)) < 0.3, k=1)] = 0.0  # the way i - j of 30% of the pairs i < j
+    again = _pair_maxima(z, later, None, rank, cache)
+    fresh = _pair_maxima(z, later, None, rank, {})
+    difference = z[:, :, None] - z[:, None, :]  # z_a - z_b
+    every = np.maximum((difference * later).reshape(n, -1).max(axis=1), 0.0)
+    cut = np.sort(every)[rank]
+    assert np.sort(again)[rank] == np.sort(fresh)[rank] == cut
+    np.testing.assert_array_equal(again[every >= cut], every[every >= cut])
+
+
+def test_studentised_one_sided_contrast_of_two_systems_is_students_one_sided_t():
+    """One way of one pair in play: the level quantile of (Z_0 - Z_1) / s, Gaussian and with a
+    Wishart-estimated covariance of 5 degrees of freedom (Student's t quantile, one-sided)."""
+    from scipy.stats import norm, t
+
+    ordered = np.array([[False, True], [False, False]])
+    gaussian = _contrast_quantile(np.eye(2), 0.9, 100_000, np.random.default_rng(2), ordered)
+    student = _contrast_quantile(np.eye(2), 0.9, 100_000, np.random.default_rng(2), ordered, 5.0)
+    assert gaussian == pytest.approx(norm.ppf(0.9), abs=0.02)  # 1.282
+    assert student == pytest.approx(t.ppf(0.9, 5), abs=0.03)  # 1.476
+    both = _contrast_quantile(np.eye(2), 0.9, 100_000, np.random.default_rng(2), ordered | ordered.T, 5.0)
+    assert both == pytest.approx(t.ppf(0.95, 5), abs=0.03)  # 2.015: two-sided
