@@ -715,12 +715,13 @@ def rank_sets(
         maximum depends on the order of the covariance's rows through its square root and the
         draws). Default False: the order given.
     step_down : bool
-        The step-down version of the max-|t| procedure (Mogstad, Romano, Shaikh and Wilhelm
-        2024; Romano and Wolf 2005): after the first step, the pairs declared different are left
-        out, the critical value is simulated again over the pairs that remain, and so on until a
-        step declares no new pair (Notes). The first step is the single-step procedure; the
-        critical value can only shrink, so the rank-sets are never larger, at the same
-        simultaneous level. Default False (single step).
+        The step-down version of the procedure (Mogstad, Romano, Shaikh and Wilhelm 2024;
+        Romano and Wolf 2005), over one-sided hypotheses, one per ordered pair: after the
+        first step, the way a declared pair was declared leaves the maximum and its other way
+        stays, the critical value is simulated again, and so on until a step declares no new
+        pair (Notes). The first step is the single-step procedure; the critical value can only
+        shrink, so the rank-sets are never larger, at the same simultaneous level. Default
+        False (single step).
     df : float, optional
         Degrees of freedom of the standard errors: a multivariate-t critical value
         (:func:`max_contrast_quantile`), so that a pair of systems is separated exactly when a
@@ -745,17 +746,44 @@ def rank_sets(
     If the estimates are Gaussian with covariance :math:`\hat\Sigma`, all S(S-1)/2 intervals
     hold at once with probability level, and then every true rank is in its set (module notes).
 
-    Step-down (``step_down=True``): with :math:`P_1` all pairs and :math:`c_k` the
-    level-quantile of :math:`\max_{(i,j) \in P_k}|Z_i - Z_j|/s_{ij}`, the pairs of :math:`P_k`
-    with :math:`|\hat\theta_i - \hat\theta_j| > c_k\,\hat s_{ij}` are declared different and
-    :math:`P_{k+1}` is what remains; it stops when :math:`P_{k+1} = P_k`, and the rank-sets are
-    :func:`rank_bounds` with the last :math:`c_k`. As :math:`c_{k+1} \le c_k`, a pair declared
-    different stays so. The familywise error of the pairwise decisions is at most
-    :math:`1 - \text{level}` (closed testing of the max-|t| statistic: the first false
-    declaration happens at a step whose pairs contain every true equality, whose critical value
-    is at least that of the true equalities alone), so the rank-sets keep the level
-    (Mogstad et al. 2024, their step-down Algorithm; computed as their csranks package does).
-    The same Gaussian draws serve every step.
+    Step-down (``step_down=True``), the step-down of Mogstad et al.'s (2024) simultaneous
+    confidence sets for all ranks (the ``stepdown`` option of their R package csranks). The
+    hypotheses are one-sided, one per ordered pair: :math:`H_{ab}: \theta_a \le \theta_b` for every
+    :math:`a \ne b`, with statistic :math:`T_{ab} = (\hat\theta_a - \hat\theta_b)/\hat
+    s_{ab}`. With :math:`K_1` every ordered pair and
+
+    .. math::
+
+        c_k = q_{\text{level}}\Bigl(\max\bigl(0, \max_{(a,b) \in K_k} (Z_a - Z_b)/s_{ab}\bigr)\Bigr),
+        \qquad Z \sim N(0, \hat\Sigma),
+
+    step k rejects the :math:`H_{ab}` of :math:`K_k` with :math:`T_{ab} > c_k` (a declared
+    :math:`a` better than :math:`b`) and :math:`K_{k+1}` is :math:`K_k` without them; it stops
+    when a step rejects nothing, and the rank-sets are :func:`rank_bounds` with the last
+    :math:`c_k`. A pair with both ways in :math:`K_k` contributes :math:`|Z_a - Z_b|/s_{ab}`, so
+    :math:`c_1` is the single step's c. A pair rejected one way keeps its other way:
+    :math:`H_{ba}` stays in :math:`K` (it is never rejected, :math:`T_{ba} = -T_{ab} < 0 \le
+    c`) and its one-sided :math:`(Z_b - Z_a)/s_{ab}` stays in the maximum. The sets only
+    shrink, so :math:`c_{k+1} \le c_k` and a pair declared stays declared. (The 0 in the
+    maximum matters only at levels below 1/2, where the quantile of a one-sided maximum can be
+    negative: c is never below 0, so no pair is declared both ways.)
+
+    Why the other way must stay: the declarations are all right in sign at once with
+    probability at least level. Let :math:`I = \{(a,b) : \theta_a \le \theta_b\}` be the
+    true hypotheses (both ways of a tie, the worse-below-better way of every other pair) and
+    :math:`E` the event :math:`\max_{(a,b) \in I} (\hat\theta_a - \hat\theta_b - (\theta_a
+    - \theta_b))/s_{ab} \le c_I`, with :math:`c_I` the quantile above over :math:`I`; for
+    Gaussian estimates of covariance :math:`\hat\Sigma`, :math:`P(E) \ge \text{level}`. On
+    :math:`E` no true hypothesis is ever rejected: if none was before step k, then :math:`K_k
+    \supseteq I`, so :math:`c_k \ge c_I`, and for :math:`(a,b) \in I`, :math:`T_{ab} \le
+    (\hat\theta_a - \hat\theta_b - (\theta_a - \theta_b))/s_{ab} \le c_I \le c_k`. So with
+    probability at least level no pair is declared against its true order or between tied
+    systems, and then every true rank is in its set (module notes). Removing both ways of a
+    declared pair, as this function did before, drops the true :math:`H_{ba}` of every
+    correctly declared :math:`a > b` from :math:`K`: :math:`K_k \supseteq I` fails, later
+    critical values can fall below :math:`c_I`, and the argument covers exact ties only, not
+    wrong-sign declarations between close systems. The same Gaussian draws serve every step
+    (``benchmarks/bench_ranksets.py`` measures the familywise error).
 
     References
     ----------
@@ -767,7 +795,8 @@ def rank_sets(
 
     M. Mogstad, J. P. Romano, A. M. Shaikh and D. Wilhelm. Inference for ranks with applications
     to mobility across neighbourhoods and academic achievement across countries. *Review of
-    Economic Studies* 91(1):476-518, 2024.
+    Economic Studies* 91(1):476-518, 2024. Their R package csranks (``csranks(...,
+    simul = TRUE, stepdown = TRUE)``) implements the step-down.
 
     J. P. Romano and M. Wolf. Exact and approximate stepdown methods for multiple hypothesis
     testing. *Journal of the American Statistical Association* 100(469):94-108, 2005.
