@@ -7,9 +7,13 @@ Run:
 Each world is a vector of true scores mu and a covariance Sigma (5 to 20 systems; all equal,
 near ties, well separated, mixed; independent and correlated estimates). Its repeats draw the
 estimates from N(mu, Sigma) at once, from a generator seeded by the world's name, and each
-repeat is ranked by :func:`debias.stats.common.ranking.rank_sets` with the known Sigma
-(``step_down=True``, default draws: what the leaderboards call). Per world and procedure the
-table gives
+repeat gets the rank-sets of :func:`debias.stats.common.ranking.rank_sets` with the known Sigma
+(``step_down=True``, default draws: what the leaderboards call). So that 4,000 repeats per
+world take minutes, the step-down's steps are taken here with the module's own simulated
+maximum, each step's critical value remembered by the pairs in play (the repeats of a world
+share most of them); the first 50 repeats of every world are also ranked by ``rank_sets``
+itself, and the run stops unless the critical value and the rank-sets are the same to the last
+bit (:func:`step_down`). Per world and procedure the table gives
 
 * ``rank FWER``: the share of repeats where some true rank is outside its rank-set (true rank
   1 + #{systems truly better}, ties sharing the best rank of the tie);
@@ -42,12 +46,15 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
-from debias.stats.common.ranking import max_contrast_quantile, point_ranks, rank_bounds, rank_sets  # noqa: E402
+from debias.stats.common import ranking  # noqa: E402
+from debias.stats.common.ranking import max_contrast_quantile, point_ranks, rank_bounds  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 MODULE = "src/debias/stats/common/ranking.py"
 BEFORE = "842a8dc"
 PROCEDURES = ("single", "before", "after")
+#: Repeats per world also ranked by the module's ``rank_sets`` itself (the same numbers required).
+CHECK = 50
 
 
 def seed_of(name: str) -> int:
@@ -126,20 +133,63 @@ def errors(mu, low, high, better) -> tuple[np.ndarray, np.ndarray]:
     return outside, wrong
 
 
-def step_down(function, estimates, sigma, level):
-    """The step-down rank-sets of every repeat, one call each."""
-    lows, highs, betters, cs = [], [], [], []
-    for theta in estimates:
-        r = function(theta, sigma, level=level, step_down=True)
-        lows.append(r.rank_low)
-        highs.append(r.rank_high)
-        betters.append(r.better)
-        cs.append(r.critical_value)
-    return np.array(lows), np.array(highs), np.array(betters), np.array(cs)
+def step_down(module, estimates, sigma, level, ordered: bool, check: int):
+    """Every repeat's step-down rank-sets and last critical value, by the module's own steps: its
+    ``_contrast_quantile`` on the draws of its default generator (every step's), over the ordered
+    pairs in play (``ordered``) or the unordered pairs not yet declared (the earlier step-down).
+    A step's value depends on the repeat only through the pairs in play, so it is remembered by
+    them (the repeats of a world share most of theirs), and the draws are made once per world.
+    The first ``check`` repeats are ranked by ``module.rank_sets(..., step_down=True)`` itself as
+    well, which must give the same critical value and rank-sets, to the last bit."""
+    s = sigma.shape[0]
+    i, j = np.triu_indices(s, k=1)
+    sd = np.sqrt(np.maximum(np.diag(sigma)[:, None] + np.diag(sigma)[None, :] - 2 * sigma, 0.0))
+    live = module._live_contrasts(sigma)
+    if ordered:
+        start = np.zeros((s, s), dtype=bool)
+        start[i[live], j[live]] = start[j[live], i[live]] = True
+    else:
+        start = live
+    known, cache = {}, {}
+
+    def critical(remaining):
+        key = remaining.tobytes()
+        if key not in known:
+            rng = np.random.default_rng(module.DEFAULT_SEED)
+            known[key] = module._contrast_quantile(sigma, level, module.N_DRAWS, rng, remaining, None, cache)
+        return known[key]
+
+    cs = np.empty(len(estimates))
+    for r, theta in enumerate(estimates):
+        t = theta[:, None] - theta[None, :] if ordered else np.abs(theta[i] - theta[j])
+        scale = sd if ordered else sd[i, j]
+        remaining = start
+        while True:
+            c = critical(remaining)
+            declared = remaining & (t > c * scale)
+            if not declared.any():
+                break
+            remaining = remaining & ~declared
+        cs[r] = c
+    low, high, better = module.rank_bounds(estimates, np.broadcast_to(sigma, (len(estimates), s, s)), cs)
+    for r in range(min(check, len(estimates))):
+        shipped = module.rank_sets(estimates[r], sigma, level=level, step_down=True)
+        if not (
+            shipped.critical_value == cs[r]
+            and np.array_equal(shipped.rank_low, low[r])
+            and np.array_equal(shipped.rank_high, high[r])
+        ):
+            raise AssertionError(f"repeat {r}: the steps here differ from {module.__name__}.rank_sets")
+    return low, high, better, cs, len(known)
 
 
 def run(
-    names=None, repeats: int = 4000, level: float = 0.9, before: str | None = BEFORE, procedures=PROCEDURES
+    names=None,
+    repeats: int = 4000,
+    level: float = 0.9,
+    before: str | None = BEFORE,
+    procedures=PROCEDURES,
+    check: int = CHECK,
 ) -> list[dict]:
     """Rows of (world, procedure, rank FWER and s.e., sign FWER and s.e., mean c, mean size, time)."""
     old = before_module(before) if before and "before" in procedures else None
@@ -158,11 +208,11 @@ def run(
             stacked = np.broadcast_to(world.sigma, (repeats, *world.sigma.shape))
             low, high, better = rank_bounds(estimates, stacked, c)
             results["single"] = (low, high, better, np.full(repeats, c), time.perf_counter() - start)
-        for label, function in (("before", None if old is None else old.rank_sets), ("after", rank_sets)):
-            if function is None or label not in procedures:
+        for label, module, ordered in (("before", old, False), ("after", ranking, True)):
+            if module is None or label not in procedures:
                 continue
             start = time.perf_counter()
-            low, high, better, cs = step_down(function, estimates, world.sigma, level)
+            low, high, better, cs, _ = step_down(module, estimates, world.sigma, level, ordered, check)
             results[label] = (low, high, better, cs, time.perf_counter() - start)
         for label, (low, high, better, cs, seconds) in results.items():
             outside, wrong = errors(world.mu, low, high, better)
