@@ -265,7 +265,8 @@ def _contrast_quantile(sigma, level, n_draws, rng, live, df=None, cache=None) ->
     normal draws).
 
     Gaussian and multivariate-t draws (``df`` None or above :data:`WISHART_MAX_DF`) take the
-    maximum of :math:`|Z_i - Z_j| / s_{ij}` from :math:`Z = L\varepsilon`: up to
+    maximum of :math:`|Z_i - Z_j| / s_{ij}` (one-sided for a pair in play one way, through
+    :func:`_pair_values`) from :math:`Z = L\varepsilon`: up to
     :data:`DIRECT_PAIRS` live pairs every one of them in every draw (:func:`_every_pair_maxima`),
     beyond it :func:`_pair_maxima`, which computes it exactly for every draw that can be the
     quantile and skips the pairs an interval bound proves below it; a Wishart studentisation
@@ -273,8 +274,10 @@ def _contrast_quantile(sigma, level, n_draws, rng, live, df=None, cache=None) ->
     dict) keeps the draws between calls from a generator in the same state (the step-down's
     steps)."""
     s = sigma.shape[0]
-    ordered = _ordered_pairs(live, s)
     i, j = _pair_indices(s)
+    ordered = _ordered_pairs(live, s)
+    if ordered.any():  # never a contrast of no variance, whichever mask is given
+        ordered &= _ordered_pairs(_live_contrasts(sigma), s)
     live = ordered[i, j] | ordered[j, i]  # the pairs in play one way or both
     if not np.any(live):
         return 0.0
