@@ -424,12 +424,13 @@ def test_ratings_leaderboard_separates_two_systems_exactly_when_compare_rejects(
 
 
 def test_factors_ask_for_the_single_steps_critical_value_not_the_step_downs_last():
-    """Well-separated systems: the step-down declares every pair and ends at c = 0, but a new
-    study must clear the first step's c to separate a pair."""
+    """Well-separated systems: the step-down declares every pair and ends at the one-sided
+    maximum over the pairs' other ways (every pair still in play one way), but a new study must
+    clear the first step's c to separate a pair."""
     theta = np.array([0.0, 1.0, 2.0, 3.0])
     sigma = np.eye(4) * 0.01
     ranks = rank_sets(theta, sigma, level=0.9, step_down=True)
-    assert ranks.critical_value == 0.0 and ranks.first_critical_value > 2.0
+    assert 0.0 < ranks.critical_value < ranks.first_critical_value and ranks.first_critical_value > 2.0
     assert np.array_equal(ranks.rank_low, ranks.rank_high)
     frame = pd.DataFrame({"seg": [f"s{i}" for i in range(30)] * 3, "sys": ["a"] * 30 + ["b"] * 30 + ["c"] * 30})
     rng = np.random.default_rng(2)
@@ -439,3 +440,75 @@ def test_factors_ask_for_the_single_steps_critical_value_not_the_step_downs_last
     first = mean.loc["c", "factor_to_separate_next"]
     d = mean.loc["c", "estimate"] - mean.loc["b", "estimate"]
     assert first > (0.84 * 0.1 * np.sqrt(2 / 30) / d) ** 2 * 4  # (c + z)^2 with c > 1, not z^2 alone
+
+
+def _literal_step_down(theta, sigma, level, n_draws, seed):
+    """The step-down over ordered pairs written out: the nulls theta_a <= theta_b of every ordered
+    pair, each step's c the level quantile of the largest (Z_a - Z_b) / s_ab over the nulls
+    still in play, the nulls with (theta_a - theta_b) / s_ab > c rejected, until none is."""
+    s = theta.size
+    z = np.random.default_rng(seed).multivariate_normal(np.zeros(s), sigma, size=n_draws)
+    sd = np.sqrt(np.diag(sigma)[:, None] + np.diag(sigma)[None, :] - 2 * sigma)
+    in_play = {(a, b) for a in range(s) for b in range(s) if a != b}
+    steps = []
+    while True:
+        columns = sorted(in_play)
+        maxima = np.max(np.stack([(z[:, a] - z[:, b]) / sd[a, b] for a, b in columns], axis=1), axis=1)
+        c = float(np.quantile(maxima, level))
+        steps.append(c)
+        rejected = {(a, b) for a, b in in_play if theta[a] - theta[b] > c * sd[a, b]}
+        if not rejected:
+            return steps, in_play
+        in_play -= rejected
+
+
+def test_step_down_keeps_the_other_way_of_a_declared_pair_hand_worked_three_systems():
+    """Three independent systems of unit variance (s_ij = sqrt 2), estimates 6, 0.5 and 0, level
+    0.9. Step 1, every ordered pair: c = 2.05 (Tukey's range for 3, over sqrt 2) rejects
+    theta_0 <= theta_1 (t = 3.89) and theta_0 <= theta_2 (t = 4.24), not 1 against 2 (t = 0.35).
+    Step 2 keeps theta_1 <= theta_0 and theta_2 <= theta_0 (true whenever 0 is the best) beside
+    both ways of 1 against 2: c is the quantile of max{(Z_1 - Z_0)/s, (Z_2 - Z_0)/s, |Z_1 - Z_2|/s},
+    about 1.9, not the 1.645 of |Z_1 - Z_2|/s alone; it rejects nothing more and is the last."""
+    from scipy.stats import norm
+
+    from debias.stats.common.ranking import DEFAULT_SEED, _contrast_quantile
+
+    theta, sigma = np.array([6.0, 0.5, 0.0]), np.eye(3)
+    steps, in_play = _literal_step_down(theta, sigma, 0.9, 400_000, 1)
+    assert len(steps) == 2 and in_play == {(1, 0), (2, 0), (1, 2), (2, 1)}
+    assert steps[0] == pytest.approx(2.052, abs=0.01)
+    ranks = rank_sets(theta, sigma, level=0.9, step_down=True, n_draws=200_000)
+    assert ranks.first_critical_value == pytest.approx(steps[0], abs=0.015)
+    assert ranks.critical_value == pytest.approx(steps[1], abs=0.015)
+    assert ranks.critical_value > norm.ppf(0.95) + 0.15  # the undeclared pair alone: 1.645
+    assert ranks.rank_low.tolist() == [1, 2, 2] and ranks.rank_high.tolist() == [1, 3, 3]
+    # the same value as the maximum over the literal set of ordered pairs, on the same draws
+    ordered = np.zeros((3, 3), dtype=bool)
+    for a, b in in_play:
+        ordered[a, b] = True
+    same = _contrast_quantile(sigma, 0.9, 200_000, np.random.default_rng(DEFAULT_SEED), ordered)
+    assert ranks.critical_value == same
+
+
+def test_step_down_never_declares_a_pair_both_ways_and_its_last_c_keeps_the_other_ways():
+    """On random estimates and covariances: the last c is the quantile over the undeclared pairs
+    both ways and the declared pairs' other ways, at least that over the undeclared pairs alone."""
+    from debias.stats.common.ranking import DEFAULT_SEED, _contrast_quantile
+
+    rng = np.random.default_rng(19)
+    declared = 0
+    for _ in range(5):
+        s = int(rng.integers(4, 9))
+        sigma = random_covariance(rng, s, 0.05)
+        theta = rng.normal(0.0, 0.4, s)
+        ranks = rank_sets(theta, sigma, level=0.9, step_down=True, n_draws=4000)
+        better = ranks.better
+        declared += int(better.any())
+        assert not np.any(better & better.T)
+        undeclared = ~better & ~better.T & ~np.eye(s, dtype=bool)
+        kept = undeclared | better.T  # a declared i > j keeps theta_j <= theta_i
+        c = _contrast_quantile(sigma, 0.9, 4000, np.random.default_rng(DEFAULT_SEED), kept)
+        assert ranks.critical_value == c
+        alone = _contrast_quantile(sigma, 0.9, 4000, np.random.default_rng(DEFAULT_SEED), undeclared)
+        assert c >= alone
+    assert declared >= 3

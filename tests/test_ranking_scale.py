@@ -19,22 +19,33 @@ from debias.stats.common.ranking import (
 
 
 def _literal_quantile(sigma, level, n_draws, rng, live, df=None) -> float:
-    """Every live pair's draws materialised (blocks of draws, one matrix product each)."""
+    """Every live pair's draws materialised (blocks of draws, one matrix product each). ``live``:
+    a mask over the pairs i < j (|Z_i - Z_j| / s_ij), or an (S, S) mask of ordered pairs (a, b),
+    each a column (Z_a - Z_b) / s_ab of its own, the maximum taken with 0."""
     s = sigma.shape[0]
-    i, j = (index[live] for index in np.triu_indices(s, k=1))
-    sd = np.sqrt(np.maximum(sigma[i, i] + sigma[j, j] - 2 * sigma[i, j], 0.0))
-    contrast = np.zeros((s, i.size))
-    contrast[i, np.arange(i.size)] = 1.0 / sd
-    contrast[j, np.arange(i.size)] = -1.0 / sd
+    if live.ndim == 2:
+        a, b = np.nonzero(live)
+        n_pairs = int(np.count_nonzero(np.triu(live | live.T)))  # the blocks count pairs, not ways
+        signed = True
+    else:
+        a, b = (index[live] for index in np.triu_indices(s, k=1))
+        n_pairs, signed = a.size, False
+    sd = np.sqrt(np.maximum(sigma[a, a] + sigma[b, b] - 2 * sigma[a, b], 0.0))
+    contrast = np.zeros((s, a.size))
+    contrast[a, np.arange(a.size)] = 1.0 / sd
+    contrast[b, np.arange(a.size)] = -1.0 / sd
     values, vectors = np.linalg.eigh(sigma)
     loading = (vectors * np.sqrt(np.clip(values, 0.0, None))).T @ contrast
-    block = max(1, BLOCK_VALUES // i.size)
+    block = max(1, BLOCK_VALUES // n_pairs)
     maxima = np.empty(n_draws)
     for start in range(0, n_draws, block):
         stop = min(start + block, n_draws)
         eps = rng.standard_normal((stop - start, s))
         scale = 1.0 if df is None else np.sqrt(rng.chisquare(df, stop - start) / df)[:, None]
-        maxima[start:stop] = np.max(np.abs(eps @ loading) / scale, axis=1)
+        if signed:
+            maxima[start:stop] = np.maximum(np.max((eps @ loading) / scale, axis=1), 0.0)
+        else:
+            maxima[start:stop] = np.max(np.abs(eps @ loading) / scale, axis=1)
     return float(np.quantile(maxima, level, method="higher"))
 
 
@@ -92,31 +103,35 @@ def test_pair_maxima_are_exact_at_and_above_the_quantile():
     assert np.all(fast <= every)
 
 
-def test_step_down_equals_the_literal_steps_and_leaves_the_generator_as_they_do():
+@pytest.mark.parametrize(("s", "df"), [(30, None), (12, None), (12, 250.0)])
+def test_step_down_equals_the_literal_steps_and_leaves_the_generator_as_they_do(s, df):
+    """The literal steps over the ordered pairs: one column per null theta_a <= theta_b, a
+    rejected null leaves, the other way of its pair stays; the same draws at every step."""
     rng = np.random.default_rng(3)
-    s = 30
     sigma = _covariance(rng, s, "centred")
     theta = rng.normal(0.0, 0.15, s)
     given = np.random.default_rng(DEFAULT_SEED)
-    first, c = _step_down_values(theta, sigma, 0.9, 2000, given, None)
-    # the literal steps: the same draws at every step, the declared pairs left out
+    first, c = _step_down_values(theta, sigma, 0.9, 2000, given, df)
     literal_rng = np.random.default_rng(DEFAULT_SEED)
     state = literal_rng.bit_generator.state
-    remaining = _live_contrasts(sigma)
     i, j = np.triu_indices(s, k=1)
-    t = np.abs(theta[i] - theta[j])
-    sd = np.sqrt(np.maximum(sigma[i, i] + sigma[j, j] - 2 * sigma[i, j], 0.0))
+    remaining = np.zeros((s, s), dtype=bool)
+    live = _live_contrasts(sigma)
+    remaining[i[live], j[live]] = remaining[j[live], i[live]] = True
+    t = theta[:, None] - theta[None, :]
+    sd = np.sqrt(np.maximum(np.diag(sigma)[:, None] + np.diag(sigma)[None, :] - 2 * sigma, 0.0))
     steps = 0
     literal_first = None
     while True:
         literal_rng.bit_generator.state = state
-        literal = _literal_quantile(sigma, 0.9, 2000, literal_rng, remaining)
+        literal = _literal_quantile(sigma, 0.9, 2000, literal_rng, remaining, df)
         literal_first = literal if literal_first is None else literal_first
         declared = remaining & (t > literal * sd)
         steps += 1
         if not declared.any():
             break
         remaining &= ~declared
+        assert not np.any(declared & declared.T)  # never both ways
     assert steps >= 2  # the case has a second step
     assert c == pytest.approx(literal, rel=1e-12, abs=0)
     assert first == pytest.approx(literal_first, rel=1e-12, abs=0)
@@ -227,3 +242,62 @@ def test_every_pair_of_the_unsettled_draws_gives_the_literal_value(monkeypatch, 
     fast = _contrast_quantile(sigma, 0.9, 3000, np.random.default_rng(7), later, df, cache)
     literal = _literal_quantile(sigma, 0.9, 3000, np.random.default_rng(7), later, df)
     assert fast == pytest.approx(literal, rel=1e-12, abs=0)
+
+
+@pytest.mark.parametrize("kind", ["independent", "factor"])
+@pytest.mark.parametrize(("s", "df"), [(3, None), (20, None), (45, None), (45, 250.0)])
+def test_fast_critical_value_over_ordered_pairs_equals_the_literal_one(kind, s, df):
+    """A step-down's later step: some pairs in play one way only (their rejected way left out),
+    some both ways, some neither: every path (every pair, the interval bound, the multivariate t)
+    gives the literal maximum over the ordered pairs."""
+    rng = np.random.default_rng(s + 1)
+    sigma = _covariance(rng, s, kind)
+    i, j = np.triu_indices(s, k=1)
+    ordered = np.zeros((s, s), dtype=bool)
+    ordered[i, j] = ordered[j, i] = True
+    one_way = rng.random(i.size) < 0.5
+    flip = rng.random(i.size) < 0.5
+    a, b = np.where(flip, j, i)[one_way], np.where(flip, i, j)[one_way]
+    ordered[a, b] = False  # one way of half the pairs
+    neither = rng.random(i.size) < 0.1
+    ordered[i[neither], j[neither]] = ordered[j[neither], i[neither]] = False
+    assert np.any(ordered & ~ordered.T)
+    for level in (0.8, 0.9):
+        fast = _contrast_quantile(sigma, level, 3000, np.random.default_rng(7), ordered, df)
+        literal = _literal_quantile(sigma, level, 3000, np.random.default_rng(7), ordered, df)
+        assert fast == pytest.approx(literal, rel=1e-12, abs=0)
+
+
+def test_pair_maxima_of_a_later_step_with_one_way_left_out_equal_a_fresh_computation():
+    """The draws whose maximum's pair lost one way are recomputed: the cached later step is the
+    fresh one, and both are the literal maxima over the ordered pairs from the quantile's draw up."""
+    rng = np.random.default_rng(31)
+    s, n = 50, 3000
+    sigma = _covariance(rng, s, "factor")
+    z, inverse = _draws_and_weights(rng, sigma, n)
+    rank = int(np.quantile(np.arange(n), 0.9, method="higher"))
+    cache: dict = {}
+    _pair_maxima(z, inverse, None, rank, cache)
+    later = inverse.copy()
+    later[np.triu(rng.random((s, s)) < 0.3, k=1)] = 0.0  # the way i - j of 30% of the pairs i < j
+    again = _pair_maxima(z, later, None, rank, cache)
+    fresh = _pair_maxima(z, later, None, rank, {})
+    difference = z[:, :, None] - z[:, None, :]  # z_a - z_b
+    every = np.maximum((difference * later).reshape(n, -1).max(axis=1), 0.0)
+    cut = np.sort(every)[rank]
+    assert np.sort(again)[rank] == np.sort(fresh)[rank] == cut
+    np.testing.assert_array_equal(again[every >= cut], every[every >= cut])
+
+
+def test_studentised_one_sided_contrast_of_two_systems_is_students_one_sided_t():
+    """One way of one pair in play: the level quantile of (Z_0 - Z_1) / s, Gaussian and with a
+    Wishart-estimated covariance of 5 degrees of freedom (Student's t quantile, one-sided)."""
+    from scipy.stats import norm, t
+
+    ordered = np.array([[False, True], [False, False]])
+    gaussian = _contrast_quantile(np.eye(2), 0.9, 100_000, np.random.default_rng(2), ordered)
+    student = _contrast_quantile(np.eye(2), 0.9, 100_000, np.random.default_rng(2), ordered, 5.0)
+    assert gaussian == pytest.approx(norm.ppf(0.9), abs=0.02)  # 1.282
+    assert student == pytest.approx(t.ppf(0.9, 5), abs=0.03)  # 1.476
+    both = _contrast_quantile(np.eye(2), 0.9, 100_000, np.random.default_rng(2), ordered | ordered.T, 5.0)
+    assert both == pytest.approx(t.ppf(0.95, 5), abs=0.03)  # 2.015: two-sided

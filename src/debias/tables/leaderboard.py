@@ -116,7 +116,8 @@ def leaderboard_rows(
         (:func:`debias.stats.common.ranking.rank_sets`): the rows then do not depend on the order of the
         systems.
     step_down : bool
-        Default True: the step-down max-|t| procedure (:func:`debias.stats.common.ranking.rank_sets`):
+        Default True: the step-down procedure over ordered pairs, a declared pair's other way
+        kept in every later critical value (:func:`debias.stats.common.ranking.rank_sets`):
         rank-sets never larger than the single step's, at the same level.
 
     Each result's ``df`` (degrees of freedom per system, when it has them: the ratings) gives the

@@ -243,13 +243,30 @@ def _live_contrasts(sigma: np.ndarray) -> np.ndarray:
     return sd > TOLERANCE * max(float(np.sqrt(np.max(np.diag(sigma)))), np.finfo(float).tiny)
 
 
+def _ordered_pairs(live, s: int) -> np.ndarray:
+    """The ordered pairs in play as an (S, S) mask: ``live`` itself when it is one, else a mask
+    over the pairs i < j whose pairs are in play both ways (two-sided contrasts)."""
+    live = np.asarray(live, dtype=bool)
+    if live.ndim == 2:
+        return live & ~np.eye(s, dtype=bool)
+    ordered = np.zeros((s, s), dtype=bool)
+    i, j = (index[live] for index in _pair_indices(s))
+    ordered[i, j] = ordered[j, i] = True
+    return ordered
+
+
 def _contrast_quantile(sigma, level, n_draws, rng, live, df=None, cache=None) -> float:
-    r"""The level-quantile of the maximum of the standardised contrasts ``live`` (a mask over the
-    pairs i < j); 0 when none is live. The draws are those of :func:`max_contrast_quantile`
-    (``df``: each block's chi-square draws after its normal draws).
+    r"""The level-quantile of the maximum of the standardised contrasts ``live`` ; 0 when none is
+    live. ``live`` is a mask over the pairs i < j (each contrast two-sided, :math:`|Z_i -
+    Z_j|/s_{ij}`) or an (S, S) mask of ordered pairs: ``live[a, b]`` puts the one-sided
+    :math:`(Z_a - Z_b)/s_{ab}` in the maximum (both ways: the two-sided one; the maximum is taken
+    with 0, which changes the quantile only at levels where it would be negative). The draws are
+    those of :func:`max_contrast_quantile` (``df``: each block's chi-square draws after its
+    normal draws).
 
     Gaussian and multivariate-t draws (``df`` None or above :data:`WISHART_MAX_DF`) take the
-    maximum of :math:`|Z_i - Z_j| / s_{ij}` from :math:`Z = L\varepsilon`: up to
+    maximum of :math:`|Z_i - Z_j| / s_{ij}` (one-sided for a pair in play one way, through
+    :func:`_pair_values`) from :math:`Z = L\varepsilon`: up to
     :data:`DIRECT_PAIRS` live pairs every one of them in every draw (:func:`_every_pair_maxima`),
     beyond it :func:`_pair_maxima`, which computes it exactly for every draw that can be the
     quantile and skips the pairs an interval bound proves below it; a Wishart studentisation
@@ -257,18 +274,23 @@ def _contrast_quantile(sigma, level, n_draws, rng, live, df=None, cache=None) ->
     dict) keeps the draws between calls from a generator in the same state (the step-down's
     steps)."""
     s = sigma.shape[0]
+    i, j = _pair_indices(s)
+    ordered = _ordered_pairs(live, s)
+    if ordered.any():  # never a contrast of no variance, whichever mask is given
+        ordered &= _ordered_pairs(_live_contrasts(sigma), s)
+    live = ordered[i, j] | ordered[j, i]  # the pairs in play one way or both
     if not np.any(live):
         return 0.0
     rng = np.random.default_rng(DEFAULT_SEED) if rng is None else rng
     if df is not None and df <= WISHART_MAX_DF:
-        return _studentised_quantile(sigma, level, n_draws, rng, live, df)
+        return _studentised_quantile(sigma, level, n_draws, rng, ordered, df)
     cache = {} if cache is None else cache
     z, scale = _gaussian_draws(sigma, n_draws, rng, int(live.sum()), df, cache)
-    sd = _contrast_sd(sigma)
-    i, j = (index[live] for index in _pair_indices(s))
-    inverse = np.zeros((s, s))  # 1 / s_ij of the live pairs, both ways; 0 elsewhere
-    inverse[i, j] = inverse[j, i] = 1.0 / sd[live]
-    if i.size <= DIRECT_PAIRS:
+    sd = np.zeros((s, s))
+    sd[i, j] = sd[j, i] = _contrast_sd(sigma)
+    inverse = np.zeros((s, s))  # 1 / s_ab of the ordered pairs in play; 0 elsewhere
+    inverse[ordered] = 1.0 / sd[ordered]
+    if int(live.sum()) <= DIRECT_PAIRS:
         if cache.get("columns", (None,))[0] is not z:  # a system's draws contiguous, kept between steps
             cache["columns"] = (z, np.ascontiguousarray(z.T))
         maxima = _every_pair_maxima(cache["columns"][1], inverse, scale)
@@ -307,23 +329,30 @@ def _gaussian_draws(sigma, n_draws, rng, n_live, df, cache):
 
 
 def _pair_values(z, inverse, scale, d, i, j) -> np.ndarray:
-    """The standardised contrasts :math:`|z_{di} - z_{dj}|\\,w_{ij} / \\text{scale}_d` of the
-    triples (d, i, j): the one arithmetic of a pair's value on every path (dividing the maximum
-    of several by a positive scale gives the maximum of the divided values: rounding is
-    monotone)."""
-    value = np.abs(z[d, i] - z[d, j]) * inverse[i, j]
+    """The standardised contrasts :math:`\\max\\{(z_{di} - z_{dj})\\,w_{ij},\\,(z_{dj} -
+    z_{di})\\,w_{ji}\\} / \\text{scale}_d` of the triples (d, i, j), ``w`` = ``inverse`` (0 for an
+    ordered pair out of play): the one arithmetic of a pair's value on every path. Both ways in
+    play, it is :math:`|z_{di} - z_{dj}|\\,w_{ij}` to the last bit (negation is exact); one way,
+    the one-sided contrast taken with 0. Dividing the maximum of several by a positive scale gives
+    the maximum of the divided values: rounding is monotone."""
+    difference = z[d, i] - z[d, j]
+    value = np.maximum(difference * inverse[i, j], -difference * inverse[j, i])
     return value if scale is None else value / scale[d]
 
 
 def _every_pair_maxima(draws, inverse, scale, pairs: bool = False):
     """Per draw (a column of ``draws``: one row a system, contiguous), the maximum of every live
-    pair's standardised contrast (``inverse`` > 0): one system against its live partners at a
-    time, in one reused buffer (fresh large arrays cost more than the arithmetic). With
-    ``pairs``, also a pair ``(i, j)`` attaining each maximum."""
+    pair's standardised contrast (:func:`_pair_values`; ``inverse[a, b]`` > 0: the ordered pair
+    (a, b) in play), taken with 0: one system against its live partners at a time, in one reused
+    buffer (fresh large arrays cost more than the arithmetic). With ``pairs``, also a pair
+    ``(i, j)`` attaining each maximum."""
     maxima = np.zeros(draws.shape[1])
     owner = np.zeros(draws.shape[1], dtype=np.int64)  # the first system of a pair attaining it
-    partners = [np.flatnonzero(inverse[i, i + 1 :] > 0) + i + 1 for i in range(draws.shape[0])]
-    buffer = np.empty((max(p.size for p in partners), draws.shape[1]))
+    either = (inverse > 0) | (inverse.T > 0)
+    partners = [np.flatnonzero(either[i, i + 1 :]) + i + 1 for i in range(draws.shape[0])]
+    width = max(p.size for p in partners)
+    buffer = np.empty((width, draws.shape[1]))
+    other = None  # the second way's values, for a system with a pair in play one way only
     for i, columns in enumerate(partners):
         if columns.size:
             values = buffer[: columns.size]
@@ -331,8 +360,15 @@ def _every_pair_maxima(draws, inverse, scale, pairs: bool = False):
                 np.subtract(draws[columns[0] : columns[-1] + 1], draws[i], out=values)
             else:
                 np.subtract(draws[columns], draws[i], out=values)
-            np.abs(values, out=values)
-            values *= inverse[i, columns][:, None]
+            ahead, behind = inverse[i, columns], inverse[columns, i]  # weights of z_i - z_j, z_j - z_i
+            if np.array_equal(ahead, behind):  # both ways: |z_j - z_i| w, the same bits as the maximum
+                np.abs(values, out=values)
+                values *= ahead[:, None]
+            else:
+                other = np.empty_like(buffer) if other is None else other
+                np.multiply(values, -ahead[:, None], out=other[: columns.size])
+                values *= behind[:, None]
+                np.maximum(values, other[: columns.size], out=values)
             largest = values.max(axis=0)
             if pairs:
                 owner[largest > maxima] = i
@@ -342,7 +378,8 @@ def _every_pair_maxima(draws, inverse, scale, pairs: bool = False):
     if not pairs:
         return maxima
     columns = np.arange(draws.shape[1])  # the partner: the owner's largest value, found again
-    values = np.abs(draws - draws[owner, columns]) * inverse[owner].T
+    difference = draws - draws[owner, columns]
+    values = np.maximum(difference * inverse[:, owner], -difference * inverse[owner].T)
     return maxima, owner, np.argmax(values, axis=0)
 
 
@@ -405,13 +442,15 @@ def _pair_maxima(z, inverse, scale, rank, cache=None) -> np.ndarray:
     if previous is not None and previous[0] is z and previous[1] == rank and not np.any(live & ~previous[2]):
         *_, radius, tau, maxima, first, second = previous
         maxima, first, second = maxima.copy(), first.copy(), second.copy()
-        lost = np.flatnonzero((maxima >= tau) & ~live[first, second])  # their maximum's pair left out
+        gone = previous[2] & ~live  # ordered pairs left out since
+        changed = gone[first, second] | gone[second, first]
+        lost = np.flatnonzero((maxima >= tau) & changed)  # their maximum's pair left out, one way or both
         value, first[lost], second[lost] = _disjoint_maxima(z, inverse, scale, radius, tau, lost)
         maxima[lost] = value
         if np.count_nonzero(maxima >= tau) >= n - rank:
             cache["maxima"] = (z, rank, live, radius, tau, maxima, first, second)
             return maxima
-    radius = _interval_radii(inverse)
+    radius = _interval_radii(np.maximum(inverse, inverse.T))
     maxima, first, second = _promising_pairs(z, inverse, scale, radius)
     refresh = previous is not None and previous[0] is z  # a later step on the same draws: its steps fall less
     margin = REFRESH_MARGIN if refresh else THRESHOLD_MARGIN
@@ -438,6 +477,7 @@ def _promising_pairs(z, inverse, scale, radius):
     quantile's) against its live partner furthest from it in standard errors."""
     n, s = z.shape
     reach = np.where(np.isnan(radius), np.inf, 4.0 * radius)  # a system in no live pair is never chosen
+    either = np.maximum(inverse, inverse.T)  # a live partner either way
     first, second = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
     blocks, buffer = _row_blocks(n, s)
     for block in blocks:
@@ -445,7 +485,7 @@ def _promising_pairs(z, inverse, scale, radius):
         first[block] = np.argmax(np.subtract(part, reach, out=values), axis=1)
         np.subtract(part, part[np.arange(len(values)), first[block]][:, None], out=values)
         np.abs(values, out=values)
-        values *= inverse[first[block]]
+        values *= either[first[block]]
         second[block] = np.argmax(values, axis=1)
     return _pair_values(z, inverse, scale, np.arange(n), first, second), first, second
 
@@ -502,7 +542,7 @@ def _disjoint_maxima(z, inverse, scale, radius, tau, draws):
     high, low = np.concatenate(high), np.concatenate(low)
     n_low = np.count_nonzero(low, axis=1)
     work = np.cumsum(np.count_nonzero(high, axis=1) * n_low)
-    if work[-1] > ENUMERATED_SHARE * failing.size * (np.count_nonzero(inverse) // 2):
+    if work[-1] > ENUMERATED_SHARE * failing.size * np.count_nonzero(np.triu((inverse > 0) | (inverse.T > 0))):
         rows = failing if draws is None else draws[failing]
         value[failing], first[failing], second[failing] = _every_pair_maxima(
             np.ascontiguousarray(z[rows].T), inverse, None if scale is None else scale[rows], pairs=True
@@ -519,7 +559,7 @@ def _disjoint_maxima(z, inverse, scale, radius, tau, draws):
         offset = np.arange(int(repeats.sum())) - np.repeat(np.cumsum(repeats) - repeats, repeats)
         j = j_low[np.repeat((np.cumsum(per) - per)[k_high], repeats) + offset]
         k, i = np.repeat(k_high, repeats) + start, np.repeat(i, repeats)
-        live = inverse[i, j] > 0
+        live = inverse[i, j] > 0  # i above j: only the way i - j can exceed tau
         k, i, j = k[live], i[live], j[live]
         keep = end(failing[k], i, -1) > end(failing[k], j, +1)  # disjoint: i's interval above j's
         k, i, j = k[keep], i[keep], j[keep]
@@ -533,16 +573,21 @@ def _disjoint_maxima(z, inverse, scale, radius, tau, draws):
     return value, first, second
 
 
-def _studentised_quantile(sigma, level, n_draws, rng, live, df) -> float:
+def _studentised_quantile(sigma, level, n_draws, rng, ordered, df) -> float:
     """:func:`_contrast_quantile` with a Wishart studentisation: every contrast of every draw
-    scaled apart (:func:`_wishart_scale`)."""
+    scaled apart (:func:`_wishart_scale`). ``ordered``: the (S, S) mask of ordered pairs in play
+    (:func:`_ordered_pairs`); a pair in play one way only counts its one-sided contrast, taken
+    with 0."""
     s = sigma.shape[0]
-    sd = _contrast_sd(sigma)
-    i, j = (index[live] for index in _pair_indices(s))
+    i, j = _pair_indices(s)
+    ahead, behind = ordered[i, j], ordered[j, i]  # the ways i - j and j - i
+    live = ahead | behind
+    sd = _contrast_sd(sigma)[live]
+    i, j, ahead, behind = i[live], j[live], ahead[live].astype(float), behind[live].astype(float)
     contrast = np.zeros((s, int(live.sum())))  # columns: e_i - e_j scaled by 1/s_ij
     columns = np.arange(contrast.shape[1])
-    contrast[i, columns] = 1.0 / sd[live]
-    contrast[j, columns] = -1.0 / sd[live]
+    contrast[i, columns] = 1.0 / sd
+    contrast[j, columns] = -1.0 / sd
     values, vectors = np.linalg.eigh(sigma)
     root = vectors * np.sqrt(np.clip(values, 0.0, None))  # Sigma = root @ root.T
     loading = root.T @ contrast  # (S, P): eps @ loading = standardised contrasts
@@ -552,7 +597,8 @@ def _studentised_quantile(sigma, level, n_draws, rng, live, df) -> float:
     for start in range(0, n_draws, block):  # blocks of draws, each one matrix product
         stop = min(start + block, n_draws)
         eps = rng.standard_normal((stop - start, s))
-        maxima[start:stop] = np.max(np.abs(eps @ loading) / _wishart_scale(loading, df, stop - start, rng), axis=1)
+        values = (eps @ loading) / _wishart_scale(loading, df, stop - start, rng)
+        maxima[start:stop] = np.max(np.maximum(values * ahead, -values * behind), axis=1)
     return float(np.quantile(maxima, level, method="higher"))
 
 
@@ -672,12 +718,13 @@ def rank_sets(
         maximum depends on the order of the covariance's rows through its square root and the
         draws). Default False: the order given.
     step_down : bool
-        The step-down version of the max-|t| procedure (Mogstad, Romano, Shaikh and Wilhelm
-        2024; Romano and Wolf 2005): after the first step, the pairs declared different are left
-        out, the critical value is simulated again over the pairs that remain, and so on until a
-        step declares no new pair (Notes). The first step is the single-step procedure; the
-        critical value can only shrink, so the rank-sets are never larger, at the same
-        simultaneous level. Default False (single step).
+        The step-down version of the procedure (Mogstad, Romano, Shaikh and Wilhelm 2024;
+        Romano and Wolf 2005), over one-sided hypotheses, one per ordered pair: after the
+        first step, the way a declared pair was declared leaves the maximum and its other way
+        stays, the critical value is simulated again, and so on until a step declares no new
+        pair (Notes). The first step is the single-step procedure; the critical value can only
+        shrink, so the rank-sets are never larger, at the same simultaneous level. Default
+        False (single step).
     df : float, optional
         Degrees of freedom of the standard errors: a multivariate-t critical value
         (:func:`max_contrast_quantile`), so that a pair of systems is separated exactly when a
@@ -702,17 +749,44 @@ def rank_sets(
     If the estimates are Gaussian with covariance :math:`\hat\Sigma`, all S(S-1)/2 intervals
     hold at once with probability level, and then every true rank is in its set (module notes).
 
-    Step-down (``step_down=True``): with :math:`P_1` all pairs and :math:`c_k` the
-    level-quantile of :math:`\max_{(i,j) \in P_k}|Z_i - Z_j|/s_{ij}`, the pairs of :math:`P_k`
-    with :math:`|\hat\theta_i - \hat\theta_j| > c_k\,\hat s_{ij}` are declared different and
-    :math:`P_{k+1}` is what remains; it stops when :math:`P_{k+1} = P_k`, and the rank-sets are
-    :func:`rank_bounds` with the last :math:`c_k`. As :math:`c_{k+1} \le c_k`, a pair declared
-    different stays so. The familywise error of the pairwise decisions is at most
-    :math:`1 - \text{level}` (closed testing of the max-|t| statistic: the first false
-    declaration happens at a step whose pairs contain every true equality, whose critical value
-    is at least that of the true equalities alone), so the rank-sets keep the level
-    (Mogstad et al. 2024, their step-down Algorithm; computed as their csranks package does).
-    The same Gaussian draws serve every step.
+    Step-down (``step_down=True``), the step-down of Mogstad et al.'s (2024) simultaneous
+    confidence sets for all ranks (the ``stepdown`` option of their R package csranks). The
+    hypotheses are one-sided, one per ordered pair: :math:`H_{ab}: \theta_a \le \theta_b` for every
+    :math:`a \ne b`, with statistic :math:`T_{ab} = (\hat\theta_a - \hat\theta_b)/\hat
+    s_{ab}`. With :math:`K_1` every ordered pair and
+
+    .. math::
+
+        c_k = q_{\text{level}}\Bigl(\max\bigl(0, \max_{(a,b) \in K_k} (Z_a - Z_b)/s_{ab}\bigr)\Bigr),
+        \qquad Z \sim N(0, \hat\Sigma),
+
+    step k rejects the :math:`H_{ab}` of :math:`K_k` with :math:`T_{ab} > c_k` (a declared
+    :math:`a` better than :math:`b`) and :math:`K_{k+1}` is :math:`K_k` without them; it stops
+    when a step rejects nothing, and the rank-sets are :func:`rank_bounds` with the last
+    :math:`c_k`. A pair with both ways in :math:`K_k` contributes :math:`|Z_a - Z_b|/s_{ab}`, so
+    :math:`c_1` is the single step's c. A pair rejected one way keeps its other way:
+    :math:`H_{ba}` stays in :math:`K` (it is never rejected, :math:`T_{ba} = -T_{ab} < 0 \le
+    c`) and its one-sided :math:`(Z_b - Z_a)/s_{ab}` stays in the maximum. The sets only
+    shrink, so :math:`c_{k+1} \le c_k` and a pair declared stays declared. (The 0 in the
+    maximum matters only at levels below 1/2, where the quantile of a one-sided maximum can be
+    negative: c is never below 0, so no pair is declared both ways.)
+
+    Why the other way must stay: the declarations are all right in sign at once with
+    probability at least level. Let :math:`I = \{(a,b) : \theta_a \le \theta_b\}` be the
+    true hypotheses (both ways of a tie, the worse-below-better way of every other pair) and
+    :math:`E` the event :math:`\max_{(a,b) \in I} (\hat\theta_a - \hat\theta_b - (\theta_a
+    - \theta_b))/s_{ab} \le c_I`, with :math:`c_I` the quantile above over :math:`I`; for
+    Gaussian estimates of covariance :math:`\hat\Sigma`, :math:`P(E) \ge \text{level}`. On
+    :math:`E` no true hypothesis is ever rejected: if none was before step k, then :math:`K_k
+    \supseteq I`, so :math:`c_k \ge c_I`, and for :math:`(a,b) \in I`, :math:`T_{ab} \le
+    (\hat\theta_a - \hat\theta_b - (\theta_a - \theta_b))/s_{ab} \le c_I \le c_k`. So with
+    probability at least level no pair is declared against its true order or between tied
+    systems, and then every true rank is in its set (module notes). Removing both ways of a
+    declared pair, as this function did before, drops the true :math:`H_{ba}` of every
+    correctly declared :math:`a > b` from :math:`K`: :math:`K_k \supseteq I` fails, later
+    critical values can fall below :math:`c_I`, and the argument covers exact ties only, not
+    wrong-sign declarations between close systems. The same Gaussian draws serve every step
+    (``benchmarks/bench_ranksets.py`` measures the familywise error).
 
     References
     ----------
@@ -724,7 +798,8 @@ def rank_sets(
 
     M. Mogstad, J. P. Romano, A. M. Shaikh and D. Wilhelm. Inference for ranks with applications
     to mobility across neighbourhoods and academic achievement across countries. *Review of
-    Economic Studies* 91(1):476-518, 2024.
+    Economic Studies* 91(1):476-518, 2024. Their R package csranks (``csranks(...,
+    simul = TRUE, stepdown = TRUE)``) implements the step-down.
 
     J. P. Romano and M. Wolf. Exact and approximate stepdown methods for multiple hypothesis
     testing. *Journal of the American Statistical Association* 100(469):94-108, 2005.
@@ -761,9 +836,9 @@ def rank_sets(
 
 
 def _step_down_values(theta, sigma, level, n_draws, rng, df=None) -> tuple[float, float]:
-    """The first and the last critical value of the step-down max-|t| procedure
-    (:func:`rank_sets`); every step simulates from a generator in the same state, so its draws
-    are the single step's."""
+    """The first and the last critical value of the step-down max-t procedure over the ordered
+    pairs (:func:`rank_sets`, Notes); every step simulates from a generator in the same state, so
+    its draws are the single step's."""
     check_level(level)
     if n_draws < 100:
         raise ValueError(f"n_draws must be at least 100, got {n_draws}")
@@ -771,20 +846,22 @@ def _step_down_values(theta, sigma, level, n_draws, rng, df=None) -> tuple[float
         return 0.0, 0.0
     rng = np.random.default_rng(DEFAULT_SEED) if rng is None else rng
     state = rng.bit_generator.state
-    remaining = _live_contrasts(sigma)
-    i, j = _pair_indices(theta.size)
-    t = np.abs(theta[i] - theta[j])
-    sd = _contrast_sd(sigma)
+    s = theta.size
+    remaining = _ordered_pairs(_live_contrasts(sigma), s)  # H_ab: theta_a <= theta_b, both ways of every pair
+    sd = np.zeros((s, s))
+    i, j = _pair_indices(s)
+    sd[i, j] = sd[j, i] = _contrast_sd(sigma)
+    t = theta[:, None] - theta[None, :]  # H_ab is rejected when t_ab > c s_ab
     cache: dict = {}
     first = None
     while True:
         rng.bit_generator.state = state
         c = _contrast_quantile(sigma, level, n_draws, rng, remaining, df, cache)
         first = c if first is None else first
-        declared = remaining & (t > c * sd)
-        if not declared.any():
+        rejected = remaining & (t > c * sd)
+        if not rejected.any():
             return first, c
-        remaining = remaining & ~declared
+        remaining = remaining & ~rejected  # the other way of a rejected pair stays in play
 
 
 def separation_factor(estimate, covariance, pairs, *, critical_value: float, power: float = 0.8) -> np.ndarray:
