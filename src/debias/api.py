@@ -90,6 +90,7 @@ PAIRS_KEYWORDS = (
     "judge_mappings",
     "task",
     "cluster",
+    "covariates",
 )
 
 
@@ -222,6 +223,7 @@ def read_pairs(
     judge_mappings: Mapping[str, Mapping] | None = None,
     task: str = TASK,
     cluster: str | None = None,
+    covariates: Mapping[str, Sequence[str]] | None = None,
 ) -> JudgedPairs:
     """Read and check a long table of pairwise verdicts: what every pairwise analysis takes.
 
@@ -253,6 +255,10 @@ def read_pairs(
         battles share, whose verdicts are not independent (the intervals then treat the cluster
         as the unit). The same on every row of a battle, never empty; ``pool`` needs the column
         too. Default: the item is the cluster (:attr:`debias.data.JudgedPairs.cluster_codes`).
+    covariates : mapping, optional
+        ``{name: (column_a, column_b)}``: a number per response on each side (a length, a count
+        of markdown headers), for style control (:func:`preferences`); numbers on every row,
+        ``pool`` too.
 
     Returns
     -------
@@ -291,6 +297,7 @@ def read_pairs(
         judge_mappings=judge_mappings,
         task=task.strip() if isinstance(task, str) else task,
         cluster=cluster,
+        covariates=covariates,
     )
 
 
@@ -615,7 +622,15 @@ def leaderboard(
 
 
 @bounded_blas
-def preferences(data, *, level: float | None = None, ties: str = "half", **columns) -> pd.DataFrame:
+def preferences(
+    data,
+    *,
+    level: float | None = None,
+    ties: str = "half",
+    covariates: Mapping[str, Sequence[str]] | Sequence[str] | None = None,
+    baseline: str | None = None,
+    **columns,
+) -> pd.DataFrame:
     """Win rates and Bradley-Terry strengths of every system from pairwise verdicts, by every estimator.
 
     Parameters
@@ -625,8 +640,20 @@ def preferences(data, *, level: float | None = None, ties: str = "half", **colum
         column keywords).
     level : float, optional
         Nominal coverage; default the configuration's ``estimates.level``.
-    ties : {"half", "drop"}
-        Win rates with a tie as half a win, or without ties.
+    ties : {"half", "drop", "davidson"}
+        Win rates with a tie as half a win, or without ties; ``davidson``: strengths with
+        Davidson's (1970) tie parameter (a row of estimand ``tie_parameter``), win rates with a
+        tie as half a win.
+    covariates : mapping or sequence of str, optional
+        Style control: ``{name: (column on A's side, column on B's side)}`` (read from the
+        DataFrame in the one-call form; with battles already read, the names of covariates read
+        by :func:`read_pairs`, given as such a mapping or as a list of names). The strengths are
+        then adjusted for the differences A - B (each divided by its root mean square), and each
+        covariate's coefficient is a row of estimand ``coefficient:<name>`` (empty ``system``).
+    baseline : str, optional
+        A system: adds each system's win rate against it (estimand ``baseline_win_rate``) and,
+        with a covariate named ``length``, AlpacaEval 2.0's length-controlled one
+        (``lc_baseline_win_rate``; :mod:`debias.stats.preferences.style`).
 
     Returns
     -------
@@ -657,8 +684,37 @@ def preferences(data, *, level: float | None = None, ties: str = "half", **colum
     _check_settings(estimates={"level": level})
     _check_ties(ties)
     _one_call("preferences", columns)
+    names, spec = _covariate_spec(covariates)
+    if spec and isinstance(data, pd.DataFrame):
+        columns = {**columns, "covariates": spec}
     pairs = _as_pairs(data, columns, "preferences")
-    return preference_table(pairs, level=_level(level), ties=ties)
+    if baseline is not None and (not isinstance(baseline, str) or baseline not in pairs.systems):
+        raise InputError("baseline", f"no system {baseline!r} in the table (systems: {', '.join(pairs.systems)})")
+    try:
+        return preference_table(pairs, level=_level(level), ties=ties, covariates=names, baseline=baseline)
+    except ValueError as error:
+        if "covariate" in str(error) or "baseline" in str(error):
+            raise InputError("covariates" if "covariate" in str(error) else "baseline", str(error)) from None
+        raise
+
+
+def _covariate_spec(covariates) -> tuple[list[str], dict]:
+    """``(names, {name: (column_a, column_b)})`` of a ``covariates`` argument: a mapping of names
+    to their two columns, or a list of names (of covariates read already)."""
+    if covariates is None:
+        return [], {}
+    if isinstance(covariates, str):
+        raise InputError("covariates", f"give {{name: (column_a, column_b)}} or a list of names, not {covariates!r}")
+    if isinstance(covariates, Mapping):
+        spec = {}
+        for name, sides in covariates.items():
+            if isinstance(sides, str) or len(tuple(sides)) != 2:
+                raise InputError(
+                    "covariates", f"covariate {name!r}: give two columns, A's side and B's side, got {sides!r}"
+                )
+            spec[str(name)] = tuple(str(c) for c in sides)
+        return list(spec), spec
+    return [str(name) for name in covariates], {}
 
 
 @bounded_blas

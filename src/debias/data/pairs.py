@@ -39,6 +39,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from types import MappingProxyType
 from typing import NamedTuple
 
 import numpy as np
@@ -346,6 +347,10 @@ class JudgedPairs:
         one are not independent, and the intervals treat the cluster as the unit
         (:attr:`cluster_codes`). Default: the battle's item, so that the battles of one item
         share it.
+    covariates : mapping of str to numpy.ndarray of shape (B, 2), optional
+        Per-battle covariates, each its value on A's response and on B's (a length, a count of
+        markdown headers), for style control: the model uses the difference A - B
+        (:mod:`debias.stats.preferences.design`).
 
     Notes
     -----
@@ -366,6 +371,7 @@ class JudgedPairs:
     judge_unknown: np.ndarray | None = field(default=None)
     task: str = "evaluation"
     clusters: np.ndarray | None = None
+    covariates: Mapping[str, np.ndarray] | None = None
 
     def __post_init__(self):
         if not isinstance(self.task, str) or not self.task.strip():
@@ -414,6 +420,21 @@ class JudgedPairs:
             missing = np.flatnonzero([_is_null(c) or str(c).strip() == "" for c in clusters.tolist()])
             if missing.size:
                 raise ValueError(f"battle {int(missing[0])}: no cluster (with clusters given, every battle needs one)")
+        covariates = None
+        if self.covariates is not None:
+            covariates = {}
+            for name, sides in dict(self.covariates).items():
+                sides = np.array(sides, dtype=float)
+                if sides.shape != (a.size, 2):
+                    raise ValueError(
+                        f"covariate {name!r}: needs its two sides on each of {a.size} battles, got {sides.shape}"
+                    )
+                if not np.all(np.isfinite(sides)):
+                    first = int(np.flatnonzero(~np.isfinite(sides).all(axis=1))[0])
+                    raise ValueError(f"covariate {name!r}: battle {first} has no value (a covariate needs both sides)")
+                sides.setflags(write=False)
+                covariates[str(name)] = sides
+            covariates = MappingProxyType(covariates)
         extra = [x for x in (items, clusters) if x is not None]
         for array in (a, b, counts, human, verdicts, unknown, *extra):
             array.setflags(write=False)
@@ -428,6 +449,7 @@ class JudgedPairs:
             ("judge_unknown", unknown),
             ("items", items),
             ("clusters", clusters),
+            ("covariates", covariates),
         ):
             object.__setattr__(self, name, value)
 
@@ -593,6 +615,7 @@ class JudgedPairs:
             self.judge_unknown,
             self.task,
             None if self.clusters is None else self.clusters[index],
+            None if self.covariates is None else {k: v[index] for k, v in self.covariates.items()},
         )
 
     def without_human(self, index) -> JudgedPairs:
@@ -614,4 +637,5 @@ class JudgedPairs:
             self.judge_unknown,
             self.task,
             self.clusters,
+            self.covariates,
         )

@@ -150,6 +150,7 @@ def read_pair_table(
     source: str = "table",
     task: str = "evaluation",
     cluster: str | None = None,
+    covariates: Mapping[str, Sequence[str]] | None = None,
 ) -> JudgedPairs:
     """The battles of a long table (and of an unlabelled ``pool`` table) as :class:`JudgedPairs`.
 
@@ -179,6 +180,10 @@ def read_pair_table(
         Column naming each battle's cluster (:attr:`JudgedPairs.clusters`: the question, document
         or conversation several battles share), in the pool too. Default: none given, the item is
         the cluster.
+    covariates : mapping, optional
+        ``{name: (column on A's side, column on B's side)}``: numbers per battle for style control
+        (:attr:`JudgedPairs.covariates`), in the pool too; a battle on several rows takes its
+        first row's.
 
     Returns
     -------
@@ -212,7 +217,13 @@ def read_pair_table(
     if frame.empty:
         raise InputError(source, "the table has no rows")
     n_rows = len(frame)
-    keep = list(dict.fromkeys([item, system_a, system_b, *([cluster] if cluster else []), *judges]))
+    covariates = {str(k): tuple(v) for k, v in (covariates or {}).items()}
+    for name, sides in covariates.items():
+        if len(sides) != 2 or not all(isinstance(c, str) and c for c in sides):
+            raise InputError(source, f"covariate {name!r}: give two columns, A's side and B's side, got {sides!r}")
+    side_columns = [c for sides in covariates.values() for c in sides]
+    _columns(frame, side_columns, source)
+    keep = list(dict.fromkeys([item, system_a, system_b, *([cluster] if cluster else []), *judges, *side_columns]))
     if pool is not None:
         _columns(pool, keep, "pool")
         table = pd.concat([frame[keep].reset_index(drop=True), pool[keep].reset_index(drop=True)], ignore_index=True)
@@ -253,6 +264,7 @@ def read_pair_table(
     else:  # each row its own battle, in order
         first_row = np.arange(battle.size)
     clusters = _battle_clusters(table[cluster], cluster, rows, battle, first_row) if cluster else None
+    sides = {name: _covariate_sides(table, name, columns, rows, first_row) for name, columns in covariates.items()}
     judge_matrix = np.empty((n_battles, len(judges)), order="F")  # every column written below
     unknown = np.zeros(len(judges), dtype=np.int64)
     for j, judge in enumerate(judges):
@@ -313,6 +325,7 @@ def read_pair_table(
         unknown,
         task,
         clusters,
+        sides or None,
     )
     for judge, share in zip(pairs.judges, pairs.judge_coverage):
         if judge in pairs.sparse_judges:
@@ -328,6 +341,21 @@ def read_pair_table(
                 else "",
             )
     return pairs
+
+
+def _covariate_sides(table: pd.DataFrame, name: str, columns, rows: Rows, first_row: np.ndarray) -> np.ndarray:
+    """A covariate's two sides (B, 2) from its battles' first rows: numbers, never missing."""
+    out = np.empty((first_row.size, 2))
+    for k, column in enumerate(columns):
+        values = pd.to_numeric(table[column], errors="coerce").to_numpy(dtype=float)
+        bad = ~np.isfinite(values)
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            raise rows.error(
+                row, f"covariate {name!r}: column {column!r} holds {table[column].iloc[row]!r}, not a number", column
+            )
+        out[:, k] = values[first_row]
+    return out
 
 
 def _battle_clusters(values: pd.Series, column: str, rows: Rows, battle: np.ndarray, first_row: np.ndarray):

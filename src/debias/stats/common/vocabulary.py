@@ -271,7 +271,11 @@ _ESTIMAND_SCALES = {"strength": "log-odds, mean 0"}
 #: How a tie counts in a win rate, by the name the settings and options use, in a reader's words:
 #: half a win (the first, the default), or left out (each system's share of its decisive battles
 #: won). A Bradley-Terry strength always counts a tie as half a win.
-TIES: dict[str, str] = {"half": "ties counted as half a win", "drop": "ties left out of the win rates"}
+TIES: dict[str, str] = {
+    "half": "ties counted as half a win",
+    "drop": "ties left out of the win rates",
+    "davidson": "ties modelled by Davidson's tie parameter in the strengths (half a win in the win rates)",
+}
 
 
 def check_ties(ties) -> None:

@@ -103,6 +103,11 @@ def check_pairs(pairs: JudgedPairs, ties: str = "half") -> None:
     check_ties(ties)
     if pairs.n_battles == 0:
         raise ValueError("no battles")
+    if ties == "davidson" and pairs.continuous_judges:
+        raise ValueError(
+            f"judge {pairs.continuous_judges[0]!r} gives probabilities that A is better, not verdicts: Davidson's"
+            " tie model needs each verdict's tie; use ties='half', or map the judge's answers to a/b/tie"
+        )
     if ties == "drop" and pairs.continuous_judges:
         raise ValueError(
             f"judge {pairs.continuous_judges[0]!r} gives probabilities that A is better, not verdicts: with ties left"
