@@ -464,9 +464,11 @@ class JudgedPairs:
         items: Sequence[str] | None = None,
         systems: Sequence[str] | None = None,
         clusters: Sequence[str] | None = None,
+        covariates: Mapping[str, object] | None = None,
     ) -> JudgedPairs:
         """From system names per battle, human verdicts (one code per battle, NaN for none, or one
-        list of codes per battle) and ``{judge: codes}``; systems in order of appearance unless given.
+        list of codes per battle) and ``{judge: codes}``; systems in order of appearance unless given;
+        ``covariates`` as :attr:`covariates` (``{name: (B, 2) sides}``).
 
         Examples
         --------
@@ -494,7 +496,9 @@ class JudgedPairs:
             flat = np.concatenate(lists) if lists else np.zeros(0)
         judges = dict(judges or {})
         verdicts = np.column_stack([np.asarray(v, dtype=float) for v in judges.values()]) if judges else None
-        return cls(tuple(systems), a, b, flat, counts, tuple(judges), verdicts, items, clusters=clusters)
+        return cls(
+            tuple(systems), a, b, flat, counts, tuple(judges), verdicts, items, clusters=clusters, covariates=covariates
+        )
 
     # Derived quantities ---------------------------------------------------------------------
 

@@ -320,7 +320,10 @@ def design_fit(
         if not converged:
             begin, _ = fit(np.zeros(n_judges))
         mean, hessian = moments(begin, both)
-        inverse = design.pinv(hessian)
+        try:
+            inverse = design.pinv(hessian)
+        except np.linalg.LinAlgError:
+            inverse = np.linalg.pinv(hessian, hermitian=True)
         focus = inverse[:, :s] @ inverse[:s, :]  # the trace over the strengths
         r_h = mean - human
         r_p = [mean - f for f in predictions]
@@ -357,7 +360,10 @@ def design_fit(
         phi, converged = fit(weights)
     use_pool = use_pool and bool(np.any(weights != 0))
     mean, hessian = moments(phi, both if use_pool else lab.astype(float))
-    inverse = design.pinv(hessian)
+    try:
+        inverse = design.pinv(hessian)
+    except np.linalg.LinAlgError:  # curvature lost (a parameter at infinity): no interval
+        inverse, converged = np.linalg.pinv(hessian, hermitian=True), False
     residual = mean - human
     pooled = np.zeros_like(residual)
     for j in range(n_judges if use_pool else 0):

@@ -113,7 +113,7 @@ def _statistics(pairs, ties: str, judge: int | None = None) -> np.ndarray:
     return outcome_statistics(columns[:, 0], columns[:, 1], ties)
 
 
-def _fit_estimator(battles: Battles, estimator: str, features, ties: str, subset=None):
+def _fit_estimator(battles: Battles, estimator: str, features, ties: str, subset=None, skip: bool = False):
     """The design fit of one estimator on the battles ``subset`` (all by default), on the
     systems it can identify: ``(fit or None, kept systems, notes, info, columns)``."""
     pairs = battles.pairs
@@ -151,7 +151,7 @@ def _fit_estimator(battles: Battles, estimator: str, features, ties: str, subset
     kept = np.flatnonzero(keep)
     a, b = pairs.system_a, pairs.system_b
     chosen = keep[a] & keep[b] & subset
-    if kept.size < 2 or not np.any(chosen & labelled):
+    if skip or kept.size < 2 or not np.any(chosen & labelled):
         return None, kept, notes, info, columns
     renumber = np.full(n_systems, -1)
     renumber[kept] = np.arange(kept.size)
@@ -237,7 +237,20 @@ def adjusted_estimates(
                 f"covariate {bad[0]!r} is collinear with the systems' contrasts or the other covariates on these"
                 " battles: its coefficient is not identifiable (drop it or give another)"
             )
-    fit, kept, notes, info, columns = _fit_estimator(battles, estimator, features, model)
+    info, columns = resolve(estimator, pairs.judges)
+    if model == "davidson":
+        if info.proxy_only:
+            answered = pairs.judge_verdicts[:, columns[0]]
+            verdicts = (answered[~np.isnan(answered)] == 0.5).astype(float)
+        else:
+            verdicts = pairs.human_share(0.5)[pairs.labelled]
+        all_ties = verdicts.size > 0 and bool(np.all(verdicts == 1.0))
+        no_ties = verdicts.size > 0 and bool(np.all(verdicts == 0.0))
+    else:
+        all_ties = no_ties = False
+    # without a tie the tie parameter's maximum is at 0, where Davidson's model is Bradley-Terry's
+    fitted_model = "half" if no_ties else model
+    fit, kept, notes, info, columns = _fit_estimator(battles, estimator, features, fitted_model, skip=all_ties)
     n_systems = pairs.n_systems
     n_human = battles.human_counts
     n_judge, n_missing = battles.judge_counts(columns)
@@ -252,15 +265,6 @@ def adjusted_estimates(
         if not info.proxy_only
         else int((~np.isnan(pairs.judge_verdicts[:, columns[0]])).sum())
     )
-    if model == "davidson":
-        verdicts = pairs.human_share(0.5)[pairs.labelled] if not info.proxy_only else None
-        if info.proxy_only:
-            answered = pairs.judge_verdicts[:, columns[0]]
-            verdicts = (answered[~np.isnan(answered)] == 0.5).astype(float)
-        all_ties = verdicts.size > 0 and np.all(verdicts == 1.0)
-        no_ties = verdicts.size > 0 and np.all(verdicts == 0.0)
-    else:
-        all_ties = no_ties = False
     if all_ties:
         notes = [n or ALL_TIES_DAVIDSON for n in notes]
         extra_notes = [ALL_TIES_DAVIDSON] * extra
@@ -278,9 +282,10 @@ def adjusted_estimates(
         for i in range(k):
             if not np.isfinite(scale[i]):
                 notes[kept[i]] = notes[kept[i]] or (FEW_CLUSTERED if fit.clustered is not None else FEW_HUMAN)
-        phi[:] = fit.phi[k:]
-        variances[:] = np.diag(widened)[k:]
-        for i in range(extra):
+        fitted = fit.phi.size - k
+        phi[:fitted] = fit.phi[k:]
+        variances[:fitted] = np.diag(widened)[k:]
+        for i in range(fitted):
             if not np.isfinite(scale[k + i]):
                 extra_notes[i] = "too few human battles or clusters for an interval"
         if fit.clustered is not None:
