@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import sys
 import time
 from pathlib import Path
 
@@ -111,8 +110,9 @@ def arena_rank_fit(frame: pd.DataFrame, features: np.ndarray | None, *, interval
 
 
 def reference(_args) -> None:
-    import arena_rank  # noqa: F401  (fails here outside its environment)
     from importlib.metadata import version
+
+    import arena_rank  # noqa: F401  (fails here outside its environment)
 
     frame = arena_battles()[["model_a", "model_b", "winner"]]
     features = features_of(synthetic_sides(len(frame)))

@@ -900,6 +900,10 @@ def _status_data(data, columns, function, level, ties, estimand, for_prompt):
     """The data of a status question, after the settings' checks."""
     _check_settings(estimates={"level": level})
     _check_ties(ties)
+    if ties == "davidson":
+        raise InputError(
+            "ties", "'davidson' models the strengths of an analysis; a question's status takes 'half' or 'drop'"
+        )
     read = _as_either(data, columns, function) if columns else data
     if isinstance(read, JudgedPairs):
         if for_prompt is not None:

@@ -384,11 +384,12 @@ def baseline_estimates(
         )
     ]
     if length_controlled:
-        results.append(_length_controlled(battles, estimator, level, base, against))
+        counts = (plain.n_judged, plain.n_judge, plain.n_missing)  # its battles against the baseline
+        results.append(_length_controlled(battles, estimator, level, base, against, counts))
     return results
 
 
-def _length_controlled(battles: Battles, estimator: str, level: float, base: int, against) -> JointEstimate:
+def _length_controlled(battles: Battles, estimator: str, level: float, base: int, against, counts) -> JointEstimate:
     """AlpacaEval 2.0's length-controlled win rate of every system against the baseline ``base``
     (module notes), by one estimator."""
     pairs = battles.pairs
@@ -400,8 +401,6 @@ def _length_controlled(battles: Battles, estimator: str, level: float, base: int
     sides = pairs.covariates[LENGTH]
     info, columns = resolve(estimator, pairs.judges)
     n_systems = pairs.n_systems
-    n_human = battles.human_counts
-    n_judge, n_missing = battles.judge_counts(columns)
     estimate = np.full(n_systems, np.nan)
     variance = np.full(n_systems, np.nan)
     notes = [""] * n_systems
@@ -447,6 +446,6 @@ def _length_controlled(battles: Battles, estimator: str, level: float, base: int
         level,
         notes,
         weights,
-        (n_human, n_judge, n_missing),
+        counts,
         bounds=(0.0, 1.0),
     )
