@@ -5,10 +5,9 @@ script runs in either environment and does the part each can do:
 
     # in an environment with arena-rank (python -m venv /tmp/arena && /tmp/arena/bin/pip install arena-rank):
     /tmp/arena/bin/python benchmarks/bench_style_control.py reference   # tests/data/arena_rank_reference.json
-    /tmp/arena/bin/python benchmarks/bench_style_control.py time-arena --battles 3000000 --models 200
-    # in the project's environment:
-    python benchmarks/bench_style_control.py time-debias --battles 3000000 --models 200
-    python benchmarks/bench_style_control.py coverage --repeats 400
+    # in the project's environment (runs both, alternating, each in a fresh process):
+    python benchmarks/bench_style_control.py compare --battles 3000000 --models 200 --arena-python /tmp/arena/bin/python
+    python benchmarks/bench_style_control.py coverage --repeats 1000 --battles 2000
 
 ``reference``: people's verdicts of the vendored Arena battles (``data/arena/human.jsonl.gz``, ties
 and "tie (bothbad)" half a win), with two covariates drawn once per battle from a seeded
@@ -20,11 +19,12 @@ divided by its root mean square over the battles, the project's normalisation, g
 ``ContextualBradleyTerry`` ratings (converted to natural-log odds, centred) and coefficients, with
 its default L-BFGS stopping rule and with a tightened one (:data:`TIGHT`).
 
-``time-arena`` / ``time-debias``: the same Arena-like table (``bench_arena_scale.arena_like_frame``
-with people's verdict on every battle and the two synthetic covariates), timed in wall seconds:
-arena-rank's contextual fit with its sandwich intervals, and the project's style-controlled
-strengths by people (``adjusted_estimates``, intervals included), after an untimed warm-up on a
-small table. ``coverage``: the adjusted strengths' intervals against known truth.
+``compare`` (``time-arena`` and ``time-debias`` in turn, each a fresh process): the same Arena-like
+table (:func:`large_frame`: people's verdict on every battle, the two covariates), timed from the
+DataFrame in wall and CPU seconds: arena-rank's dataset, contextual fit and sandwich intervals;
+the project's reading (``debias.read_pairs`` with the covariates) and style-controlled strengths
+with their intervals; each after an untimed call on 5,000 battles, ``--repeats`` calls per
+process. ``coverage``: the adjusted strengths' intervals against known truth.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -159,47 +160,65 @@ def large_frame(n_battles: int, n_models: int) -> tuple[pd.DataFrame, dict[str, 
     return pd.DataFrame({"model_a": names[a], "model_b": names[b], "winner": winner}), sides
 
 
+def _timed(function, repeats: int) -> dict:
+    """Wall and CPU seconds (this process, every thread) of each of ``repeats`` calls."""
+    wall, cpu = [], []
+    for _ in range(repeats):
+        start, start_cpu = time.perf_counter(), time.process_time()
+        function()
+        wall.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
+    return {"wall_seconds": wall, "cpu_seconds": cpu}
+
+
 def time_arena(args) -> None:
+    """arena-rank from the frame: its dataset (factorising, features), its contextual fit and its
+    sandwich intervals; the first call includes JAX's compilation for the table's shape."""
     frame, sides = large_frame(args.battles, args.models)
     features = features_of(sides)
-    small = frame.iloc[:5000]
-    arena_rank_fit(small, features[:5000], intervals=True)  # compile
-    start = time.perf_counter()
-    arena_rank_fit(frame, features, intervals=True)
-    print(
-        json.dumps(
-            {"tool": "arena-rank", "battles": len(frame), "models": args.models, "seconds": time.perf_counter() - start}
-        )
-    )
+    arena_rank_fit(frame.iloc[:5000], features[:5000], intervals=True)  # imports, a first compilation
+    out = _timed(lambda: arena_rank_fit(frame, features, intervals=True), args.repeats)
+    print(json.dumps({"tool": "arena-rank", "battles": len(frame), "models": args.models, **out}))
 
 
 def time_debias(args) -> None:
-    from debias.data import JudgedPairs
+    """The project from the frame: reading the battles with their covariates
+    (``debias.read_pairs``) and the style-controlled strengths by people with their intervals
+    (``adjusted_estimates``)."""
+    import debias
     from debias.stats.preferences.battles import Battles
     from debias.stats.preferences.style import adjusted_estimates
 
     frame, sides = large_frame(args.battles, args.models)
+    for name, value in sides.items():
+        frame[f"{name}_a"], frame[f"{name}_b"] = value[:, 0], value[:, 1]
+    frame["num"] = np.arange(len(frame))
+    spec = {name: (f"{name}_a", f"{name}_b") for name in sides}
 
-    def pairs_of(rows):
-        names = sorted(set(frame["model_a"]) | set(frame["model_b"]))
-        return JudgedPairs.from_arrays(
-            frame["model_a"].to_numpy()[rows],
-            frame["model_b"].to_numpy()[rows],
-            outcome(frame["winner"].to_numpy()[rows]),
-            systems=names,
-            covariates={k: v[rows] for k, v in sides.items()},
+    def run(rows):
+        pairs = debias.read_pairs(
+            rows, item="num", system_a="model_a", system_b="model_b", verdict="winner", covariates=spec
         )
+        return adjusted_estimates(Battles.of(pairs), "human", level=0.95, covariates=list(sides))
 
-    warm = pairs_of(np.arange(5000))
-    adjusted_estimates(Battles.of(warm), "human", level=0.95, covariates=list(sides))
-    pairs = pairs_of(np.arange(len(frame)))
-    start = time.perf_counter()
-    adjusted_estimates(Battles.of(pairs), "human", level=0.95, covariates=list(sides))
-    print(
-        json.dumps(
-            {"tool": "debias", "battles": len(frame), "models": args.models, "seconds": time.perf_counter() - start}
-        )
-    )
+    run(frame.iloc[:5000])
+    out = _timed(lambda: run(frame), args.repeats)
+    print(json.dumps({"tool": "debias", "battles": len(frame), "models": args.models, **out}))
+
+
+def compare(args) -> None:
+    """Both, side by side in one run: each in a fresh process, alternating, arena-rank in the
+    environment of ``--arena-python``."""
+    import subprocess
+
+    here = str(Path(__file__).resolve())
+    sizes = ["--battles", str(args.battles), "--models", str(args.models), "--repeats", str(args.repeats)]
+    rows = []
+    for _ in range(args.rounds):
+        for python, what in ((args.arena_python, "time-arena"), (sys.executable, "time-debias")):
+            done = subprocess.run([python, here, what, *sizes], capture_output=True, text=True, check=True)
+            rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
+            print(json.dumps(rows[-1]), flush=True)
 
 
 def coverage(args) -> None:
@@ -251,10 +270,14 @@ def coverage(args) -> None:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=["reference", "time-arena", "time-debias", "coverage"])
+    parser.add_argument("what", choices=["reference", "time-arena", "time-debias", "compare", "coverage"])
     parser.add_argument("--battles", type=int, default=3_000_000)
     parser.add_argument("--models", type=int, default=200)
-    parser.add_argument("--repeats", type=int, default=400)
+    parser.add_argument("--repeats", type=int, default=2, help="timed calls per process (coverage: worlds)")
+    parser.add_argument("--rounds", type=int, default=2, help="compare: processes of each tool, alternating")
+    parser.add_argument(
+        "--arena-python", default="/tmp/arena-venv/bin/python", help="compare: a python with arena-rank"
+    )
     args = parser.parse_args(argv)
     {"reference": reference, "time-arena": time_arena, "time-debias": time_debias, "coverage": coverage}[args.what](
         args

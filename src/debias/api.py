@@ -607,6 +607,7 @@ def leaderboard(
 
         _check_ties(ties)
         estimates = preference_estimates(read, level=_level(level), ties=ties)
+        estimates = [e for e in estimates if e.systems == read.systems]  # not the tie parameter
         names = (read.task,)
         return preferences_leaderboard(estimates, level=_level(level), seed=_seed(seed, True), names=names, top_k=top_k)
     if ties != "half":
