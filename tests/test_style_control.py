@@ -353,3 +353,32 @@ def test_covariates_survive_take():
     sub = pairs.take(np.arange(10))
     np.testing.assert_array_equal(sub.covariates["length"], pairs.covariates["length"][:10])
     assert isinstance(pairs, JudgedPairs)
+
+
+def test_style_counted_from_response_texts():
+    from debias.io.style import style_counts
+
+    texts = ["## Plan\n1. first\n2. **second**\n  - nested\n__note__", "short answer", "#not a header\n-no list"]
+    counts = style_counts(texts)
+    assert counts["headers"].tolist() == [1, 0, 0]
+    assert counts["lists"].tolist() == [3, 0, 0]
+    assert counts["bold"].tolist() == [2, 0, 0]
+    assert counts["length"].tolist() == [len(t) for t in texts]
+    rng = np.random.default_rng(0)
+    n = 400
+    frame = pd.DataFrame(
+        {
+            "q": np.arange(n).astype(str),
+            "A": rng.choice(["x", "y", "z"], n),
+            "winner": rng.choice(["model_a", "model_b", "tie"], n),
+            "ra": ["# h\n" * int(k) + "- item\n" * int(m) + "word " * int(w) for k, m, w in rng.integers(0, 5, (n, 3))],
+            "rb": ["**b** " * int(k) + "word " * int(w) for k, w in rng.integers(0, 5, (n, 2))],
+        }
+    )
+    frame["B"] = np.where(frame["A"] == "x", "y", np.where(frame["A"] == "y", "z", "x"))
+    table = debias.preferences(frame, **COLUMNS, covariates={"style": ("ra", "rb")}, level=0.9)
+    coefficients = {e for e in table["estimand"] if e.startswith("coefficient:")}
+    assert coefficients == {"coefficient:length", "coefficient:headers", "coefficient:lists", "coefficient:bold"}
+    missing = frame.assign(ra=frame["ra"].where(frame.index != 5))
+    with pytest.raises(InputError, match="ra"):
+        debias.preferences(missing, **COLUMNS, covariates={"style": ("ra", "rb")})

@@ -651,6 +651,9 @@ def preferences(
         by :func:`read_pairs`, given as such a mapping or as a list of names). The strengths are
         then adjusted for the differences A - B (each divided by its root mean square), and each
         covariate's coefficient is a row of estimand ``coefficient:<name>`` (empty ``system``).
+        ``{"style": (response_a, response_b)}`` names two columns of response texts instead and
+        stands for their ``length``, ``headers``, ``lists`` and ``bold`` counts
+        (:mod:`debias.io.style`).
     baseline : str, optional
         A system: adds each system's win rate against it (estimand ``baseline_win_rate``) and,
         with a covariate named ``length``, AlpacaEval 2.0's length-controlled one
@@ -701,7 +704,10 @@ def preferences(
 
 def _covariate_spec(covariates) -> tuple[list[str], dict]:
     """``(names, {name: (column_a, column_b)})`` of a ``covariates`` argument: a mapping of names
-    to their two columns, or a list of names (of covariates read already)."""
+    to their two columns, or a list of names (of covariates read already); ``style`` names two
+    response columns and stands for their four counts (:mod:`debias.io.style`)."""
+    from debias.io.style import covariate_names
+
     if covariates is None:
         return [], {}
     if isinstance(covariates, str):
@@ -714,8 +720,8 @@ def _covariate_spec(covariates) -> tuple[list[str], dict]:
                     "covariates", f"covariate {name!r}: give two columns, A's side and B's side, got {sides!r}"
                 )
             spec[str(name)] = tuple(str(c) for c in sides)
-        return list(spec), spec
-    return [str(name) for name in covariates], {}
+        return covariate_names(spec), spec
+    return covariate_names([str(name) for name in covariates]), {}
 
 
 @bounded_blas

@@ -148,7 +148,8 @@ def add_command(commands) -> None:
         metavar="NAME=COL_A,COL_B",
         help="style control: a number per response, A's column and B's (e.g. length=len_a,len_b; repeatable); the "
         "strengths are adjusted for the differences A - B, each divided by its root mean square, and each "
-        "covariate's coefficient is a row of estimand coefficient:NAME",
+        "covariate's coefficient is a row of estimand coefficient:NAME; style=RESPONSE_A,RESPONSE_B counts the "
+        "length, markdown headers, list items and bold spans of two columns of response texts",
     )
     sub.add_argument(
         "--baseline",
@@ -226,7 +227,9 @@ def run_command(args, emit) -> int:
 
             _writable_folder(Path(args.figure).parent)
         pairs = read_pairs(args)
-        covariates = list(covariate_columns(args))
+        from debias.io.style import covariate_names
+
+        covariates = covariate_names(covariate_columns(args))
         if args.baseline is not None and args.baseline not in pairs.systems:
             raise InputError(
                 "--baseline", f"no system {args.baseline!r} in the table (systems: {', '.join(pairs.systems)})"

@@ -42,6 +42,7 @@ import pandas as pd
 from debias.data.pairs import JudgedPairs, UnknownVerdicts, parse_mapping, verdict_codes
 from debias.io.canonical import InputError
 from debias.io.rules import Rows, cell_codes, code_names, refuse_repeated_raters, trimmed_names
+from debias.io.style import STYLE, STYLE_COVARIATES, style_counts
 
 __all__ = [
     "CANONICAL_PAIR_COLUMNS",
@@ -264,7 +265,15 @@ def read_pair_table(
     else:  # each row its own battle, in order
         first_row = np.arange(battle.size)
     clusters = _battle_clusters(table[cluster], cluster, rows, battle, first_row) if cluster else None
-    sides = {name: _covariate_sides(table, name, columns, rows, first_row) for name, columns in covariates.items()}
+    sides = {}
+    for name, columns in covariates.items():
+        if name == STYLE:  # the two response columns: their style counts
+            sides.update(_style_sides(table, columns, rows, first_row))
+        else:
+            sides[name] = _covariate_sides(table, name, columns, rows, first_row)
+    repeated_names = [n for n in STYLE_COVARIATES if n in covariates and STYLE in covariates]
+    if repeated_names:
+        raise InputError(source, f"covariate {repeated_names[0]!r} is given and also counted by {STYLE!r}")
     judge_matrix = np.empty((n_battles, len(judges)), order="F")  # every column written below
     unknown = np.zeros(len(judges), dtype=np.int64)
     for j, judge in enumerate(judges):
@@ -355,6 +364,24 @@ def _covariate_sides(table: pd.DataFrame, name: str, columns, rows: Rows, first_
                 row, f"covariate {name!r}: column {column!r} holds {table[column].iloc[row]!r}, not a number", column
             )
         out[:, k] = values[first_row]
+    return out
+
+
+def _style_sides(table: pd.DataFrame, columns, rows: Rows, first_row: np.ndarray) -> dict[str, np.ndarray]:
+    """The style counts (:func:`debias.io.style.style_counts`) of the two response columns, each
+    (B, 2), from the battles' first rows; a missing text is refused naming its row."""
+    out = {name: np.empty((first_row.size, 2)) for name in STYLE_COVARIATES}
+    for k, column in enumerate(columns):
+        values = table[column].to_numpy(dtype=object)[first_row]
+        bad = [i for i, v in enumerate(values) if not isinstance(v, str)]
+        if bad:
+            raise rows.error(
+                int(first_row[bad[0]]),
+                f"covariate {STYLE!r}: column {column!r} holds {values[bad[0]]!r}, not a text",
+                column,
+            )
+        for name, counts in style_counts(values).items():
+            out[name][:, k] = counts
     return out
 
 
