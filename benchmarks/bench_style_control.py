@@ -242,10 +242,17 @@ def coverage(args) -> None:
         z = features_of(sides)
         p = 1.0 / (1.0 + np.exp(-(truth[a] - truth[b] + z @ beta)))
         verdict = (rng.random(n_battles) < p).astype(float)
+        judges = None
+        if args.estimator != "human":  # a judge right 75% of the time, people on a quarter of the battles
+            judge = np.where(rng.random(n_battles) < 0.75, verdict, rng.choice([0.0, 0.5, 1.0], n_battles))
+            judges = {"j": judge}
+            verdict = np.where(rng.random(n_battles) < 0.25, verdict, np.nan)
         pairs = JudgedPairs.from_arrays(
-            [names[k] for k in a], [names[k] for k in b], verdict, systems=names, covariates=sides
+            [names[k] for k in a], [names[k] for k in b], verdict, judges, systems=names, covariates=sides
         )
-        strength, *coefficients = adjusted_estimates(Battles.of(pairs), "human", level=level, covariates=list(sides))
+        strength, *coefficients = adjusted_estimates(
+            Battles.of(pairs), args.estimator, level=level, covariates=list(sides)
+        )
         hits.append((strength.ci_low <= truth) & (truth <= strength.ci_high))
         coefficient_hits.append([c.ci_low[0] <= t <= c.ci_high[0] for c, t in zip(coefficients, beta)])
     hits, coefficient_hits = np.asarray(hits, float), np.asarray(coefficient_hits, float)
@@ -254,6 +261,7 @@ def coverage(args) -> None:
         json.dumps(
             {
                 "level": level,
+                "estimator": args.estimator,
                 "systems": n_systems,
                 "battles": n_battles,
                 "repeats": args.repeats,
@@ -274,14 +282,15 @@ def main(argv=None) -> None:
     parser.add_argument("--battles", type=int, default=3_000_000)
     parser.add_argument("--models", type=int, default=200)
     parser.add_argument("--repeats", type=int, default=2, help="timed calls per process (coverage: worlds)")
+    parser.add_argument("--estimator", default="human", help="coverage: human or ppi++:j")
     parser.add_argument("--rounds", type=int, default=2, help="compare: processes of each tool, alternating")
     parser.add_argument(
         "--arena-python", default="/tmp/arena-venv/bin/python", help="compare: a python with arena-rank"
     )
     args = parser.parse_args(argv)
-    {"reference": reference, "time-arena": time_arena, "time-debias": time_debias, "coverage": coverage}[args.what](
-        args
-    )
+    commands = {"reference": reference, "time-arena": time_arena, "time-debias": time_debias, "compare": compare}
+    commands["coverage"] = coverage
+    commands[args.what](args)
 
 
 if __name__ == "__main__":

@@ -605,7 +605,7 @@ def leaderboard(
     if isinstance(read, JudgedPairs):
         from debias.stats.preferences import preference_estimates
 
-        _check_ties(ties)
+        _check_ties(ties, models=True)
         estimates = preference_estimates(read, level=_level(level), ties=ties)
         estimates = [e for e in estimates if e.systems == read.systems]  # not the tie parameter
         names = (read.task,)
@@ -686,7 +686,7 @@ def preferences(
     from debias.tables.preferences import preference_table
 
     _check_settings(estimates={"level": level})
-    _check_ties(ties)
+    _check_ties(ties, models=True)
     _one_call("preferences", columns)
     names, spec = _covariate_spec(covariates)
     if spec and isinstance(data, pd.DataFrame):
@@ -1007,9 +1007,9 @@ def _check_top_k(top_k) -> None:
         raise InputError("top_k", f"expected a whole number >= 1 (or None), found {top_k!r}")
 
 
-def _check_ties(ties) -> None:
+def _check_ties(ties, models: bool = False) -> None:
     try:
-        check_ties(ties)
+        check_ties(ties, models=models)
     except ValueError as error:
         raise InputError("ties", str(error)) from None
 

@@ -9,7 +9,7 @@ from debias.cli.shared import add_input_format, add_output_options
 from debias.distribution.extras import MissingExtraError
 from debias.io.canonical import InputError
 from debias.io.scores import number_in
-from debias.stats.common.vocabulary import TIES
+from debias.stats.common.vocabulary import TIE_MODELS, TIES
 
 
 def add_pair_columns(sub, *, required: bool = True) -> None:
@@ -46,10 +46,12 @@ def add_pair_columns(sub, *, required: bool = True) -> None:
     )
 
 
-def add_ties_option(sub) -> None:
+def add_ties_option(sub, models: bool = False) -> None:
     """``--ties``: how a tie counts in a win rate, one of :data:`debias.stats.common.vocabulary.TIES`
-    (the first by default)."""
-    sub.add_argument("--ties", choices=tuple(TIES), default=next(iter(TIES)), help=", or ".join(TIES.values()))
+    (the first by default); with ``models`` also a tie model of the strengths
+    (:data:`~debias.stats.common.vocabulary.TIE_MODELS`)."""
+    rules = {**TIES, **(TIE_MODELS if models else {})}
+    sub.add_argument("--ties", choices=tuple(rules), default=next(iter(rules)), help=", or ".join(rules.values()))
 
 
 def pair_mappings(args) -> tuple[dict | None, dict[str, dict]]:
@@ -140,7 +142,7 @@ def add_command(commands) -> None:
     sub.add_argument(
         "--level", type=number_in(0, 1), help="interval level in (0, 1) (default: the configuration's estimates.level)"
     )
-    add_ties_option(sub)
+    add_ties_option(sub, models=True)
     sub.add_argument(
         "--covariate",
         action="append",

@@ -100,7 +100,7 @@ def check_pairs(pairs: JudgedPairs, ties: str = "half") -> None:
     :data:`~debias.stats.common.vocabulary.TIES`, and a judge's probabilities with ties left out."""
     if not isinstance(pairs, JudgedPairs):
         raise TypeError(f"pairs must be a JudgedPairs, got {type(pairs).__name__}")
-    check_ties(ties)
+    check_ties(ties, models=True)
     if pairs.n_battles == 0:
         raise ValueError("no battles")
     if ties == "davidson" and pairs.continuous_judges:
