@@ -286,6 +286,12 @@ def test_api_rows_and_names():
     assert (davidson["estimand"] == "tie_parameter").sum() == 3  # human, judge:j, ppi++:j
     again = debias.preferences(read(frame), covariates=["length"], level=0.9)
     assert "coefficient:length" in set(again["estimand"])
+    board = debias.leaderboard(read(frame), covariates=["length"], baseline="m0", level=0.9)
+    strengths = board[(board["estimand"] == "strength") & (board["estimator"] == "human")]
+    adjusted = table[(table["estimand"] == "strength") & (table["estimator"] == "human")]
+    merged = strengths.merge(adjusted, on="system")
+    np.testing.assert_allclose(merged["estimate_x"], merged["estimate_y"])
+    assert (strengths["rank_low"] <= strengths["rank_high"]).all() and "baseline_win_rate" in set(board["estimand"])
 
 
 @pytest.mark.parametrize(
