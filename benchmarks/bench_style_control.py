@@ -19,12 +19,13 @@ divided by its root mean square over the battles, the project's normalisation, g
 ``ContextualBradleyTerry`` ratings (converted to natural-log odds, centred) and coefficients, with
 its default L-BFGS stopping rule and with a tightened one (:data:`TIGHT`).
 
-``compare`` (``time-arena`` and ``time-debias`` in turn, each a fresh process): the same Arena-like
-table (:func:`large_frame`: people's verdict on every battle, the two covariates), timed from the
-DataFrame in wall and CPU seconds: arena-rank's dataset, contextual fit and sandwich intervals;
-the project's reading (``debias.read_pairs`` with the covariates) and style-controlled strengths
-with their intervals; each after an untimed call on 5,000 battles, ``--repeats`` calls per
-process. ``coverage``: the adjusted strengths' intervals against known truth.
+``compare`` (``time-arena`` and ``time-debias`` in turn, each a fresh process): the same
+Arena-like table (:func:`large_frame`: people's verdict on every battle, the two covariates),
+timed from the DataFrame in wall and CPU seconds: arena-rank's dataset, contextual fit and
+sandwich intervals; the project's reading (``debias.read_pairs`` with the covariates) and
+style-controlled strengths by people with their intervals and coefficients
+(``preference_estimates``, its public path); each after an untimed call on 5,000 battles,
+``--repeats`` calls per process. ``coverage``: the adjusted strengths' intervals against known truth.
 """
 
 from __future__ import annotations
@@ -186,8 +187,7 @@ def time_debias(args) -> None:
     (``debias.read_pairs``) and the style-controlled strengths by people with their intervals
     (``adjusted_estimates``)."""
     import debias
-    from debias.stats.preferences.battles import Battles
-    from debias.stats.preferences.style import adjusted_estimates
+    from debias.stats.preferences.estimands import preference_estimates
 
     frame, sides = large_frame(args.battles, args.models)
     for name, value in sides.items():
@@ -199,7 +199,9 @@ def time_debias(args) -> None:
         pairs = debias.read_pairs(
             rows, item="num", system_a="model_a", system_b="model_b", verdict="winner", covariates=spec
         )
-        return adjusted_estimates(Battles.of(pairs), "human", level=0.95, covariates=list(sides))
+        return preference_estimates(
+            pairs, level=0.95, estimands=("strength",), estimators=["human"], covariates=list(sides)
+        )
 
     run(frame.iloc[:5000])
     out = _timed(lambda: run(frame), args.repeats)

@@ -55,7 +55,7 @@ from scipy.special import expit
 
 from debias.stats.common.clusters import cluster_robust_covariance
 from debias.stats.common.ppi import power_tuned_weights
-from debias.stats.preferences.battles import pair_matrix, per_system
+from debias.stats.preferences.battles import per_system
 
 __all__ = ["DesignFit", "design_fit", "outcome_statistics"]
 
@@ -113,9 +113,13 @@ class _Design:
     def tau(self, phi):
         return phi[-1] if self.ties == "davidson" else 0.0
 
+    def scatter(self, q):
+        """Per system, the sum of ``q`` over the battles where it is A less where it is B."""
+        return np.bincount(self.a, q, self.n_systems) - np.bincount(self.b, q, self.n_systems)
+
     def gradient(self, e):
         """:math:`\\sum_i J_i^\\top e_i` for per-battle statistic residuals e (B, m)."""
-        parts = [per_system(e[:, 0], -e[:, 0], self.a, self.b, self.n_systems), self.features.T @ e[:, 0]]
+        parts = [self.scatter(e[:, 0]), self.features.T @ e[:, 0]]
         if self.ties == "davidson":
             parts.append(np.array([e[:, 1].sum()]))
         return np.concatenate(parts)
@@ -125,15 +129,17 @@ class _Design:
         s, k = self.n_systems, self.features.shape[1]
         size = self.n_params
         out = np.zeros((size, size))
-        out[:s, :s] = pair_matrix(c11, c11, -c11, self.a, self.b, s)
+        off = np.bincount(self.a * s + self.b, c11, s * s).reshape(s, s)
+        diagonal = np.bincount(self.a, c11, s) + np.bincount(self.b, c11, s)
+        out[:s, :s] = np.diag(diagonal) - off - off.T
         if k:
             weighted = c11[:, None] * self.features
-            cross = np.column_stack([per_system(weighted[:, j], -weighted[:, j], self.a, self.b, s) for j in range(k)])
+            cross = np.column_stack([self.scatter(weighted[:, j]) for j in range(k)])
             out[:s, s : s + k] = cross
             out[s : s + k, :s] = cross.T
             out[s : s + k, s : s + k] = self.features.T @ weighted
         if self.ties == "davidson":
-            column = np.concatenate([per_system(c12, -c12, self.a, self.b, s), self.features.T @ c12])
+            column = np.concatenate([self.scatter(c12), self.features.T @ c12])
             out[:-1, -1] = out[-1, :-1] = column
             out[-1, -1] = c22.sum()
         return out
