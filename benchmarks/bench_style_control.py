@@ -224,8 +224,12 @@ def compare(args) -> None:
 
 
 def coverage(args) -> None:
-    """Coverage of the style-controlled strengths' intervals (people's verdicts, level 0.9) in
-    worlds with known strengths and covariate effects."""
+    """Coverage of the style-controlled strengths' intervals (level 0.9) in worlds with known
+    strengths and covariate effects: 8 systems, battles between random pairs, Bradley-Terry
+    verdicts without ties (or Davidson's with nu = 0.5); people's verdicts on every battle, or with
+    ``--estimator ppi++:j`` on a quarter of them and a judge right 75% of the time on all. The
+    coverage of a world is the share of its systems covered (one value per world, since the
+    systems of one world are dependent), its Monte-Carlo standard error over the worlds."""
     from debias.data import JudgedPairs
     from debias.stats.preferences.battles import Battles
     from debias.stats.preferences.style import adjusted_estimates
@@ -242,8 +246,13 @@ def coverage(args) -> None:
         b = (a + rng.integers(1, n_systems, n_battles)) % n_systems
         sides = {"length": rng.lognormal(7.0, 0.6, (n_battles, 2)), "headers": rng.poisson(1.5, (n_battles, 2)) * 1.0}
         z = features_of(sides)
-        p = 1.0 / (1.0 + np.exp(-(truth[a] - truth[b] + z @ beta)))
-        verdict = (rng.random(n_battles) < p).astype(float)
+        eta = truth[a] - truth[b] + z @ beta
+        if args.ties == "davidson":  # Davidson's model with nu = 0.5
+            win, loss, tie = np.exp(eta / 2), np.exp(-eta / 2), 0.5
+            u = rng.random(n_battles) * (win + loss + tie)
+            verdict = np.where(u < win, 1.0, np.where(u < win + tie, 0.5, 0.0))
+        else:
+            verdict = (rng.random(n_battles) < 1.0 / (1.0 + np.exp(-eta))).astype(float)
         judges = None
         if args.estimator != "human":  # a judge right 75% of the time, people on a quarter of the battles
             judge = np.where(rng.random(n_battles) < 0.75, verdict, rng.choice([0.0, 0.5, 1.0], n_battles))
@@ -253,10 +262,11 @@ def coverage(args) -> None:
             [names[k] for k in a], [names[k] for k in b], verdict, judges, systems=names, covariates=sides
         )
         strength, *coefficients = adjusted_estimates(
-            Battles.of(pairs), args.estimator, level=level, covariates=list(sides)
+            Battles.of(pairs, args.ties), args.estimator, level=level, ties=args.ties, covariates=list(sides)
         )
         hits.append((strength.ci_low <= truth) & (truth <= strength.ci_high))
-        coefficient_hits.append([c.ci_low[0] <= t <= c.ci_high[0] for c, t in zip(coefficients, beta)])
+        values = list(beta) + ([0.5] if args.ties == "davidson" else [])  # the tie parameter last
+        coefficient_hits.append([c.ci_low[0] <= t <= c.ci_high[0] for c, t in zip(coefficients, values)])
     hits, coefficient_hits = np.asarray(hits, float), np.asarray(coefficient_hits, float)
     per_world = hits.mean(axis=1)  # the systems of one world are dependent: one value per world
     print(
@@ -264,6 +274,7 @@ def coverage(args) -> None:
             {
                 "level": level,
                 "estimator": args.estimator,
+                "ties": args.ties,
                 "systems": n_systems,
                 "battles": n_battles,
                 "repeats": args.repeats,
@@ -285,6 +296,7 @@ def main(argv=None) -> None:
     parser.add_argument("--models", type=int, default=200)
     parser.add_argument("--repeats", type=int, default=2, help="timed calls per process (coverage: worlds)")
     parser.add_argument("--estimator", default="human", help="coverage: human or ppi++:j")
+    parser.add_argument("--ties", default="half", choices=["half", "davidson"], help="coverage: the outcome model")
     parser.add_argument("--rounds", type=int, default=2, help="compare: processes of each tool, alternating")
     parser.add_argument(
         "--arena-python", default="/tmp/arena-venv/bin/python", help="compare: a python with arena-rank"
