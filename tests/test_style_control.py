@@ -286,7 +286,11 @@ def test_api_rows_and_names():
     assert (davidson["estimand"] == "tie_parameter").sum() == 3  # human, judge:j, ppi++:j
     again = debias.preferences(read(frame), covariates=["length"], level=0.9)
     assert "coefficient:length" in set(again["estimand"])
-    board = debias.leaderboard(read(frame), covariates=["length"], baseline="m0", level=0.9)
+    from debias.tables.leaderboard import preferences_leaderboard
+
+    estimates = preference_estimates(read(frame), level=0.9, covariates=["length"], baseline="m0")
+    ranked = [e for e in estimates if len(e.systems) > 1]
+    board = preferences_leaderboard(ranked, level=0.9, seed=0, names=("evaluation",))
     strengths = board[(board["estimand"] == "strength") & (board["estimator"] == "human")]
     adjusted = table[(table["estimand"] == "strength") & (table["estimator"] == "human")]
     merged = strengths.merge(adjusted, on="system")

@@ -542,8 +542,6 @@ def leaderboard(
     seed: int | None = None,
     top_k: int | None = None,
     ties: str = "half",
-    covariates: Sequence[str] | None = None,
-    baseline: str | None = None,
     **columns,
 ) -> pd.DataFrame:
     """Every system's estimate, interval and simultaneous rank-set, per estimator.
@@ -568,11 +566,10 @@ def leaderboard(
         Asks how many more human judgments would settle the top ``top_k``: ``factor_for_top_k``.
     ties : {"half", "drop", "davidson"}
         Pairwise verdicts: a tie is half a win, or left out of the win rates; ``davidson``: the
-        strengths with Davidson's tie parameter (:func:`preferences`).
-    covariates, baseline
-        Pairwise verdicts read with covariates: the names to adjust the strengths for (their
-        rank-sets are then those of the adjusted strengths), and a baseline system whose win
-        rates against it are ranked too (:func:`preferences`).
+        strengths with Davidson's tie parameter (:func:`preferences`). The rank-sets of
+        style-controlled strengths: ``debias leaderboard --covariate``, or
+        :func:`debias.tables.leaderboard.preferences_leaderboard` on
+        :func:`debias.stats.preferences.estimands.preference_estimates` with ``covariates``.
 
     Ratings are ranked per prompt and estimator, lowest first when they were read with
     ``higher_is_better=False`` (:func:`debias.tables.leaderboard.ratings_leaderboard_table`);
@@ -613,24 +610,12 @@ def leaderboard(
         from debias.stats.preferences import preference_estimates
 
         _check_ties(ties, models=True)
-        names, _ = _covariate_spec(covariates)
-        if baseline is not None and baseline not in read.systems:
-            raise InputError("baseline", f"no system {baseline!r} in the table (systems: {', '.join(read.systems)})")
-        try:
-            estimates = preference_estimates(
-                read, level=_level(level), ties=ties, covariates=tuple(names), baseline=baseline
-            )
-        except ValueError as error:
-            if "covariate" not in str(error):
-                raise
-            raise InputError("covariates", str(error)) from None
-        estimates = [e for e in estimates if e.systems == read.systems]  # not the coefficients, nor ties
+        estimates = preference_estimates(read, level=_level(level), ties=ties)
+        estimates = [e for e in estimates if e.systems == read.systems]  # not the tie parameter
         names = (read.task,)
         return preferences_leaderboard(estimates, level=_level(level), seed=_seed(seed, True), names=names, top_k=top_k)
     if ties != "half":
         raise InputError("ties", f"ratings do not take ties={ties!r} (a tie is a rule of pairwise verdicts)")
-    if covariates or baseline is not None:
-        raise InputError("covariates" if covariates else "baseline", "is for pairwise verdicts, not ratings")
     joined, prompts, metrics = _joined(read)
     lower = [] if read.higher_is_better else [(read.task, name) for name in read.prompts]
     return ratings_leaderboard_table(
