@@ -25,7 +25,8 @@ request, each by every estimator (people, each judge, PPI++ per judge and combin
     baseline's and :math:`\operatorname{sd}_m` its standard deviation (ddof 1) over m's battles
     with the baseline, reported at equal length, :math:`\sigma(\hat\alpha_m)`. It is the
     two-system case of the design fit (strengths of m and the baseline, one covariate), so every
-    estimator and the clustered sandwich serve it; the interval is the delta method's.
+    estimator and the clustered sandwich serve it; the interval is the delta method's. Each
+    system's fit tunes its own PPI++ weights; the result's ``weights`` are the last system's.
 
 References
 ----------
