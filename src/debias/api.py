@@ -91,6 +91,7 @@ PAIRS_KEYWORDS = (
     "task",
     "cluster",
     "order",
+    "covariates",
 )
 
 
@@ -224,6 +225,7 @@ def read_pairs(
     task: str = TASK,
     cluster: str | None = None,
     order: str | None = None,
+    covariates: Mapping[str, Sequence[str]] | None = None,
 ) -> JudgedPairs:
     """Read and check a long table of pairwise verdicts: what every pairwise analysis takes.
 
@@ -263,6 +265,10 @@ def read_pairs(
         arrived; each battle's first vote is its :attr:`~debias.data.JudgedPairs.arrival`. A row
         with a verdict needs a value; the pool needs none. Default: the table's order is the
         order of arrival.
+    covariates : mapping, optional
+        ``{name: (column_a, column_b)}``: a number per response on each side (a length, a count
+        of markdown headers), for style control (:func:`preferences`); numbers on every row,
+        ``pool`` too.
 
     Returns
     -------
@@ -303,6 +309,7 @@ def read_pairs(
         task=task.strip() if isinstance(task, str) else task,
         cluster=cluster,
         order=order,
+        covariates=covariates,
     )
 
 
@@ -569,8 +576,12 @@ def leaderboard(
         with the task's name.
     top_k : int, optional
         Asks how many more human judgments would settle the top ``top_k``: ``factor_for_top_k``.
-    ties : {"half", "drop"}
-        Pairwise verdicts: a tie is half a win, or left out of the win rates.
+    ties : {"half", "drop", "davidson"}
+        Pairwise verdicts: a tie is half a win, or left out of the win rates; ``davidson``: the
+        strengths with Davidson's tie parameter (:func:`preferences`). The rank-sets of
+        style-controlled strengths: ``debias leaderboard --covariate``, or
+        :func:`debias.tables.leaderboard.preferences_leaderboard` on
+        :func:`debias.stats.preferences.estimands.preference_estimates` with ``covariates``.
 
     Ratings are ranked per prompt and estimator, lowest first when they were read with
     ``higher_is_better=False`` (:func:`debias.tables.leaderboard.ratings_leaderboard_table`);
@@ -610,8 +621,9 @@ def leaderboard(
     if isinstance(read, JudgedPairs):
         from debias.stats.preferences import preference_estimates
 
-        _check_ties(ties)
+        _check_ties(ties, models=True)
         estimates = preference_estimates(read, level=_level(level), ties=ties)
+        estimates = [e for e in estimates if e.systems == read.systems]  # not the tie parameter
         names = (read.task,)
         return preferences_leaderboard(estimates, level=_level(level), seed=_seed(seed, True), names=names, top_k=top_k)
     if ties != "half":
@@ -627,7 +639,15 @@ def leaderboard(
 
 
 @bounded_blas
-def preferences(data, *, level: float | None = None, ties: str = "half", **columns) -> pd.DataFrame:
+def preferences(
+    data,
+    *,
+    level: float | None = None,
+    ties: str = "half",
+    covariates: Mapping[str, Sequence[str]] | Sequence[str] | None = None,
+    baseline: str | None = None,
+    **columns,
+) -> pd.DataFrame:
     """Win rates and Bradley-Terry strengths of every system from pairwise verdicts, by every estimator.
 
     Parameters
@@ -637,8 +657,23 @@ def preferences(data, *, level: float | None = None, ties: str = "half", **colum
         column keywords).
     level : float, optional
         Nominal coverage; default the configuration's ``estimates.level``.
-    ties : {"half", "drop"}
-        Win rates with a tie as half a win, or without ties.
+    ties : {"half", "drop", "davidson"}
+        Win rates with a tie as half a win, or without ties; ``davidson``: strengths with
+        Davidson's (1970) tie parameter (a row of estimand ``tie_parameter``), win rates with a
+        tie as half a win.
+    covariates : mapping or sequence of str, optional
+        Style control: ``{name: (column on A's side, column on B's side)}`` (read from the
+        DataFrame in the one-call form; with battles already read, the names of covariates read
+        by :func:`read_pairs`, given as such a mapping or as a list of names). The strengths are
+        then adjusted for the differences A - B (each divided by its root mean square), and each
+        covariate's coefficient is a row of estimand ``coefficient:<name>`` (empty ``system``).
+        ``{"style": (response_a, response_b)}`` names two columns of response texts instead and
+        stands for their ``length``, ``headers``, ``lists`` and ``bold`` counts
+        (:mod:`debias.io.style`).
+    baseline : str, optional
+        A system: adds each system's win rate against it (estimand ``baseline_win_rate``) and,
+        with a covariate named ``length``, AlpacaEval 2.0's length-controlled one
+        (``lc_baseline_win_rate``; :mod:`debias.stats.preferences.style`).
 
     Returns
     -------
@@ -667,10 +702,42 @@ def preferences(data, *, level: float | None = None, ties: str = "half", **colum
     from debias.tables.preferences import preference_table
 
     _check_settings(estimates={"level": level})
-    _check_ties(ties)
+    _check_ties(ties, models=True)
     _one_call("preferences", columns)
+    names, spec = _covariate_spec(covariates)
+    if spec and isinstance(data, pd.DataFrame):
+        columns = {**columns, "covariates": spec}
     pairs = _as_pairs(data, columns, "preferences")
-    return preference_table(pairs, level=_level(level), ties=ties)
+    if baseline is not None and (not isinstance(baseline, str) or baseline not in pairs.systems):
+        raise InputError("baseline", f"no system {baseline!r} in the table (systems: {', '.join(pairs.systems)})")
+    try:
+        return preference_table(pairs, level=_level(level), ties=ties, covariates=names, baseline=baseline)
+    except ValueError as error:
+        if "covariate" in str(error) or "baseline" in str(error):
+            raise InputError("covariates" if "covariate" in str(error) else "baseline", str(error)) from None
+        raise
+
+
+def _covariate_spec(covariates) -> tuple[list[str], dict]:
+    """``(names, {name: (column_a, column_b)})`` of a ``covariates`` argument: a mapping of names
+    to their two columns, or a list of names (of covariates read already); ``style`` names two
+    response columns and stands for their four counts (:mod:`debias.io.style`)."""
+    from debias.io.style import covariate_names
+
+    if covariates is None:
+        return [], {}
+    if isinstance(covariates, str):
+        raise InputError("covariates", f"give {{name: (column_a, column_b)}} or a list of names, not {covariates!r}")
+    if isinstance(covariates, Mapping):
+        spec = {}
+        for name, sides in covariates.items():
+            if isinstance(sides, str) or len(tuple(sides)) != 2:
+                raise InputError(
+                    "covariates", f"covariate {name!r}: give two columns, A's side and B's side, got {sides!r}"
+                )
+            spec[str(name)] = tuple(str(c) for c in sides)
+        return covariate_names(spec), spec
+    return covariate_names([str(name) for name in covariates]), {}
 
 
 @bounded_blas
@@ -854,6 +921,10 @@ def _status_data(data, columns, function, level, ties, estimand, for_prompt):
     """The data of a status question, after the settings' checks."""
     _check_settings(estimates={"level": level})
     _check_ties(ties)
+    if ties == "davidson":
+        raise InputError(
+            "ties", "'davidson' models the strengths of an analysis; a question's status takes 'half' or 'drop'"
+        )
     read = _as_either(data, columns, function) if columns else data
     if isinstance(read, JudgedPairs):
         if for_prompt is not None:
@@ -950,9 +1021,9 @@ def _check_top_k(top_k) -> None:
         raise InputError("top_k", f"expected a whole number >= 1 (or None), found {top_k!r}")
 
 
-def _check_ties(ties) -> None:
+def _check_ties(ties, models: bool = False) -> None:
     try:
-        check_ties(ties)
+        check_ties(ties, models=models)
     except ValueError as error:
         raise InputError("ties", str(error)) from None
 

@@ -9,7 +9,7 @@ from debias.cli.shared import add_input_format, add_output_options
 from debias.distribution.extras import MissingExtraError
 from debias.io.canonical import InputError
 from debias.io.scores import number_in
-from debias.stats.common.vocabulary import TIES
+from debias.stats.common.vocabulary import TIE_MODELS, TIES
 
 
 def add_pair_columns(sub, *, required: bool = True) -> None:
@@ -53,10 +53,12 @@ def add_pair_columns(sub, *, required: bool = True) -> None:
     )
 
 
-def add_ties_option(sub) -> None:
+def add_ties_option(sub, models: bool = False) -> None:
     """``--ties``: how a tie counts in a win rate, one of :data:`debias.stats.common.vocabulary.TIES`
-    (the first by default)."""
-    sub.add_argument("--ties", choices=tuple(TIES), default=next(iter(TIES)), help=", or ".join(TIES.values()))
+    (the first by default); with ``models`` also a tie model of the strengths
+    (:data:`~debias.stats.common.vocabulary.TIE_MODELS`)."""
+    rules = {**TIES, **(TIE_MODELS if models else {})}
+    sub.add_argument("--ties", choices=tuple(rules), default=next(iter(rules)), help=", or ".join(rules.values()))
 
 
 def pair_mappings(args) -> tuple[dict | None, dict[str, dict]]:
@@ -86,9 +88,25 @@ def read_pair_inputs(args, fmt: str | None):
 
     keys = [args.item, args.system_a, args.system_b, *([args.cluster] if args.cluster else [])]
     own = [c for c in (args.rater, getattr(args, "order", None)) if c]
-    frame = read_pair_file(args.table, [*keys, args.verdict, *own, *args.judge], fmt)
-    pool = read_pair_file(args.pool, [*keys, *args.judge], fmt) if args.pool else None
+    sides = [column for columns in covariate_columns(args).values() for column in columns]
+    named = [*keys, args.verdict, *own, *args.judge, *sides]
+    frame = read_pair_file(args.table, list(dict.fromkeys(named)), fmt)
+    pool = read_pair_file(args.pool, list(dict.fromkeys([*keys, *args.judge, *sides])), fmt) if args.pool else None
     return frame, pool
+
+
+def covariate_columns(args) -> dict[str, tuple[str, str]]:
+    """The ``--covariate NAME=COL_A,COL_B`` options as ``{name: (column_a, column_b)}``."""
+    out: dict[str, tuple[str, str]] = {}
+    for text in getattr(args, "covariate", None) or []:
+        name, _, columns = text.partition("=")
+        sides = [c.strip() for c in columns.split(",")]
+        if not name.strip() or len(sides) != 2 or not all(sides):
+            raise InputError("--covariate", f"{text!r}: expected NAME=COLUMN_A,COLUMN_B (e.g. length=len_a,len_b)")
+        if name.strip() in out:
+            raise InputError("--covariate", f"{name.strip()!r} given twice")
+        out[name.strip()] = (sides[0], sides[1])
+    return out
 
 
 def read_pairs(args):
@@ -114,6 +132,7 @@ def read_pairs(args):
         task=getattr(args, "task", None) or "evaluation",
         cluster=args.cluster,
         order=getattr(args, "order", None),
+        covariates=covariate_columns(args) or None,
     )
 
 
@@ -132,7 +151,23 @@ def add_command(commands) -> None:
     sub.add_argument(
         "--level", type=number_in(0, 1), help="interval level in (0, 1) (default: the configuration's estimates.level)"
     )
-    add_ties_option(sub)
+    add_ties_option(sub, models=True)
+    sub.add_argument(
+        "--covariate",
+        action="append",
+        default=[],
+        metavar="NAME=COL_A,COL_B",
+        help="style control: a number per response, A's column and B's (e.g. length=len_a,len_b; repeatable); the "
+        "strengths are adjusted for the differences A - B, each divided by its root mean square, and each "
+        "covariate's coefficient is a row of estimand coefficient:NAME; style=RESPONSE_A,RESPONSE_B counts the "
+        "length, markdown headers, list items and bold spans of two columns of response texts",
+    )
+    sub.add_argument(
+        "--baseline",
+        metavar="SYSTEM",
+        help="add each system's win rate against SYSTEM (estimand baseline_win_rate) and, with a covariate named "
+        "length, AlpacaEval 2.0's length-controlled one (lc_baseline_win_rate)",
+    )
     what = sub.add_mutually_exclusive_group()
     what.add_argument("--agreement", action="store_true", help="print the judge-human agreement table")
     what.add_argument(
@@ -176,14 +211,18 @@ def add_command(commands) -> None:
     add_output_options(sub)
 
 
-def pair_leaderboard(pairs, *, level: float, ties: str = "half", top_k: int | None = None):
+def pair_leaderboard(
+    pairs, *, level: float, ties: str = "half", top_k: int | None = None, covariates=(), baseline=None
+):
     """The leaderboard of :func:`debias.leaderboard` for pairwise verdicts: every estimand and
     estimator ranked from the joint covariance of its estimates
-    (:func:`debias.tables.leaderboard.preferences_leaderboard`)."""
+    (:func:`debias.tables.leaderboard.preferences_leaderboard`); the covariates' coefficients and
+    the tie parameter are no systems' estimates and are not ranked."""
     from debias.stats.preferences import preference_estimates
     from debias.tables.leaderboard import PREFERENCE_SEED, preferences_leaderboard
 
-    estimates = preference_estimates(pairs, level=level, ties=ties)
+    estimates = preference_estimates(pairs, level=level, ties=ties, covariates=tuple(covariates), baseline=baseline)
+    estimates = [e for e in estimates if e.systems == pairs.systems]
     return preferences_leaderboard(estimates, level=level, seed=PREFERENCE_SEED, names=(pairs.task,), top_k=top_k)
 
 
@@ -199,6 +238,15 @@ def run_command(args, emit) -> int:
 
             _writable_folder(Path(args.figure).parent)
         pairs = read_pairs(args)
+        from debias.io.style import covariate_names
+
+        covariates = covariate_names(covariate_columns(args))
+        if args.baseline is not None and args.baseline not in pairs.systems:
+            raise InputError(
+                "--baseline", f"no system {args.baseline!r} in the table (systems: {', '.join(pairs.systems)})"
+            )
+        if (covariates or args.baseline) and args.agreement:
+            raise InputError("--agreement", "the agreement table takes no --covariate or --baseline")
         if args.anchor is not None and args.scale != "elo":
             raise InputError("--anchor", "goes with --scale elo")
         if args.scale == "elo" and args.agreement:
@@ -208,13 +256,15 @@ def run_command(args, emit) -> int:
         if args.leaderboard:
             if args.figure:
                 raise InputError("--figure", "draws the win rates: give it without --leaderboard")
-            table = pair_leaderboard(pairs, level=level, ties=args.ties, top_k=args.top_k)
+            table = pair_leaderboard(
+                pairs, level=level, ties=args.ties, top_k=args.top_k, covariates=covariates, baseline=args.baseline
+            )
         elif args.agreement:
             if not args.judge:
                 raise InputError("--agreement", "name at least one --judge column")
             table = agreement_table(pairs, level=level)
         else:
-            table = preference_table(pairs, level=level, ties=args.ties)
+            table = preference_table(pairs, level=level, ties=args.ties, covariates=covariates, baseline=args.baseline)
             if args.figure:
                 from debias.plots import draw_preferences, save_figure
 

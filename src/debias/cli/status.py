@@ -150,6 +150,10 @@ def _read(args):
 def _settings(args) -> dict:
     """The status settings of the command line, checked against the table's shape."""
     shape = _shape(args)
+    if args.ties == "davidson":
+        raise InputError(
+            "--ties", "davidson models the strengths of an analysis; a question's status takes half or drop"
+        )
     if args.ties != "half" and shape == "ratings":
         raise InputError("--ties", "is a rule of pairwise verdicts, not of ratings")
     if shape == "ratings" and args.estimand not in (None, "mean"):

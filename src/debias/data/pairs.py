@@ -39,6 +39,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from types import MappingProxyType
 from typing import NamedTuple
 
 import numpy as np
@@ -353,6 +354,10 @@ class JudgedPairs:
         battles are then in that order (:func:`debias.io.pairs.read_pair_table` sorts the table
         by it), so that what reads them in order reads them as they arrived; ``None``: the
         table's order is the only one.
+    covariates : mapping of str to numpy.ndarray of shape (B, 2), optional
+        Per-battle covariates, each its value on A's response and on B's (a length, a count of
+        markdown headers), for style control: the model uses the difference A - B
+        (:mod:`debias.stats.preferences.design`).
 
     Notes
     -----
@@ -374,6 +379,7 @@ class JudgedPairs:
     task: str = "evaluation"
     clusters: np.ndarray | None = None
     arrival: np.ndarray | None = None
+    covariates: Mapping[str, np.ndarray] | None = None
 
     def __post_init__(self):
         if not isinstance(self.task, str) or not self.task.strip():
@@ -425,6 +431,21 @@ class JudgedPairs:
         arrival = None if self.arrival is None else np.asarray(self.arrival, dtype=float)
         if arrival is not None and arrival.shape != a.shape:
             raise ValueError(f"{arrival.size} arrival times for {a.size} battles")
+        covariates = None
+        if self.covariates is not None:
+            covariates = {}
+            for name, sides in dict(self.covariates).items():
+                sides = np.array(sides, dtype=float)
+                if sides.shape != (a.size, 2):
+                    raise ValueError(
+                        f"covariate {name!r}: needs its two sides on each of {a.size} battles, got {sides.shape}"
+                    )
+                if not np.all(np.isfinite(sides)):
+                    first = int(np.flatnonzero(~np.isfinite(sides).all(axis=1))[0])
+                    raise ValueError(f"covariate {name!r}: battle {first} has no value (a covariate needs both sides)")
+                sides.setflags(write=False)
+                covariates[str(name)] = sides
+            covariates = MappingProxyType(covariates)
         extra = [x for x in (items, clusters, arrival) if x is not None]
         for array in (a, b, counts, human, verdicts, unknown, *extra):
             array.setflags(write=False)
@@ -440,6 +461,7 @@ class JudgedPairs:
             ("items", items),
             ("clusters", clusters),
             ("arrival", arrival),
+            ("covariates", covariates),
         ):
             object.__setattr__(self, name, value)
 
@@ -454,9 +476,11 @@ class JudgedPairs:
         items: Sequence[str] | None = None,
         systems: Sequence[str] | None = None,
         clusters: Sequence[str] | None = None,
+        covariates: Mapping[str, object] | None = None,
     ) -> JudgedPairs:
         """From system names per battle, human verdicts (one code per battle, NaN for none, or one
-        list of codes per battle) and ``{judge: codes}``; systems in order of appearance unless given.
+        list of codes per battle) and ``{judge: codes}``; systems in order of appearance unless given;
+        ``covariates`` as :attr:`covariates` (``{name: (B, 2) sides}``).
 
         Examples
         --------
@@ -484,7 +508,9 @@ class JudgedPairs:
             flat = np.concatenate(lists) if lists else np.zeros(0)
         judges = dict(judges or {})
         verdicts = np.column_stack([np.asarray(v, dtype=float) for v in judges.values()]) if judges else None
-        return cls(tuple(systems), a, b, flat, counts, tuple(judges), verdicts, items, clusters=clusters)
+        return cls(
+            tuple(systems), a, b, flat, counts, tuple(judges), verdicts, items, clusters=clusters, covariates=covariates
+        )
 
     # Derived quantities ---------------------------------------------------------------------
 
@@ -606,6 +632,7 @@ class JudgedPairs:
             self.task,
             None if self.clusters is None else self.clusters[index],
             None if self.arrival is None else self.arrival[index],
+            None if self.covariates is None else {k: v[index] for k, v in self.covariates.items()},
         )
 
     def without_human(self, index) -> JudgedPairs:
@@ -628,4 +655,5 @@ class JudgedPairs:
             self.task,
             self.clusters,
             self.arrival,
+            self.covariates,
         )

@@ -47,6 +47,7 @@ import pandas as pd
 from debias.data.pairs import JudgedPairs, UnknownVerdicts, parse_mapping, verdict_codes
 from debias.io.canonical import InputError
 from debias.io.rules import Rows, cell_codes, code_names, order_values, refuse_repeated_raters, trimmed_names
+from debias.io.style import STYLE, STYLE_COVARIATES, style_counts
 
 __all__ = [
     "CANONICAL_PAIR_COLUMNS",
@@ -156,6 +157,7 @@ def read_pair_table(
     task: str = "evaluation",
     cluster: str | None = None,
     order: str | None = None,
+    covariates: Mapping[str, Sequence[str]] | None = None,
 ) -> JudgedPairs:
     """The battles of a long table (and of an unlabelled ``pool`` table) as :class:`JudgedPairs`.
 
@@ -191,6 +193,10 @@ def read_pair_table(
         pool. The table is read sorted by it, stably (rows with equal values keep the table's
         order), rows without a verdict last; each battle's first vote is its
         :attr:`JudgedPairs.arrival`. Default: the table's order is the order of arrival.
+    covariates : mapping, optional
+        ``{name: (column on A's side, column on B's side)}``: numbers per battle for style control
+        (:attr:`JudgedPairs.covariates`), in the pool too; a battle on several rows takes its
+        first row's.
 
     Returns
     -------
@@ -233,7 +239,13 @@ def read_pair_table(
         when = order_values(frame[order].reset_index(drop=True), order, Rows.of((source, n_rows)), empty_ok=~voted)[0]
         arrived = np.argsort(np.where(voted, when, np.inf), kind="stable")
         frame, verdicts, when = frame.iloc[arrived].reset_index(drop=True), verdicts[arrived], when[arrived]
-    keep = list(dict.fromkeys([item, system_a, system_b, *([cluster] if cluster else []), *judges]))
+    covariates = {str(k): tuple(v) for k, v in (covariates or {}).items()}
+    for name, sides in covariates.items():
+        if len(sides) != 2 or not all(isinstance(c, str) and c for c in sides):
+            raise InputError(source, f"covariate {name!r}: give two columns, A's side and B's side, got {sides!r}")
+    side_columns = [c for sides in covariates.values() for c in sides]
+    _columns(frame, side_columns, source)
+    keep = list(dict.fromkeys([item, system_a, system_b, *([cluster] if cluster else []), *judges, *side_columns]))
     if pool is not None:
         _columns(pool, keep, "pool")
         table = pd.concat([frame[keep].reset_index(drop=True), pool[keep].reset_index(drop=True)], ignore_index=True)
@@ -276,6 +288,15 @@ def read_pair_table(
     else:  # each row its own battle, in order
         first_row = np.arange(battle.size)
     clusters = _battle_clusters(table[cluster], cluster, rows, battle, first_row) if cluster else None
+    sides = {}
+    for name, columns in covariates.items():
+        if name == STYLE:  # the two response columns: their style counts
+            sides.update(_style_sides(table, columns, rows, first_row))
+        else:
+            sides[name] = _covariate_sides(table, name, columns, rows, first_row)
+    repeated_names = [n for n in STYLE_COVARIATES if n in covariates and STYLE in covariates]
+    if repeated_names:
+        raise InputError(source, f"covariate {repeated_names[0]!r} is given and also counted by {STYLE!r}")
     judge_matrix = np.empty((n_battles, len(judges)), order="F")  # every column written below
     unknown = np.zeros(len(judges), dtype=np.int64)
     for j, judge in enumerate(judges):
@@ -342,6 +363,7 @@ def read_pair_table(
         task,
         clusters,
         arrival,
+        sides or None,
     )
     for judge, share in zip(pairs.judges, pairs.judge_coverage):
         if judge in pairs.sparse_judges:
@@ -357,6 +379,39 @@ def read_pair_table(
                 else "",
             )
     return pairs
+
+
+def _covariate_sides(table: pd.DataFrame, name: str, columns, rows: Rows, first_row: np.ndarray) -> np.ndarray:
+    """A covariate's two sides (B, 2) from its battles' first rows: numbers, never missing."""
+    out = np.empty((first_row.size, 2))
+    for k, column in enumerate(columns):
+        values = pd.to_numeric(table[column], errors="coerce").to_numpy(dtype=float)
+        bad = ~np.isfinite(values)
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            raise rows.error(
+                row, f"covariate {name!r}: column {column!r} holds {table[column].iloc[row]!r}, not a number", column
+            )
+        out[:, k] = values[first_row]
+    return out
+
+
+def _style_sides(table: pd.DataFrame, columns, rows: Rows, first_row: np.ndarray) -> dict[str, np.ndarray]:
+    """The style counts (:func:`debias.io.style.style_counts`) of the two response columns, each
+    (B, 2), from the battles' first rows; a missing text is refused naming its row."""
+    out = {name: np.empty((first_row.size, 2)) for name in STYLE_COVARIATES}
+    for k, column in enumerate(columns):
+        values = table[column].to_numpy(dtype=object)[first_row]
+        bad = [i for i, v in enumerate(values) if not isinstance(v, str)]
+        if bad:
+            raise rows.error(
+                int(first_row[bad[0]]),
+                f"covariate {STYLE!r}: column {column!r} holds {values[bad[0]]!r}, not a text",
+                column,
+            )
+        for name, counts in style_counts(values).items():
+            out[name][:, k] = counts
+    return out
 
 
 def _battle_clusters(values: pd.Series, column: str, rows: Rows, battle: np.ndarray, first_row: np.ndarray):

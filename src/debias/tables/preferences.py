@@ -118,7 +118,13 @@ class PreferenceAnalysis:
 
 
 def preference_analysis(
-    pairs: JudgedPairs, *, level: float, ties: str = "half", estimands=ESTIMANDS
+    pairs: JudgedPairs,
+    *,
+    level: float,
+    ties: str = "half",
+    estimands=ESTIMANDS,
+    covariates=(),
+    baseline: str | None = None,
 ) -> PreferenceAnalysis:
     """Every estimator's estimates of every estimand, as a table and as joint estimates.
 
@@ -133,8 +139,15 @@ def preference_analysis(
     clustered battles (estimates whose ``n_clusters`` is set), ``clusters`` and
     ``design_effect`` say the clusters behind each estimate and its design effect (before
     ``note``; :data:`debias.tables.columns.CLUSTER_COLUMNS`); otherwise the table has neither.
+    ``covariates``, ``ties="davidson"`` and ``baseline`` add the rows of
+    :func:`debias.stats.preferences.estimands.preference_estimates` (``coefficient:<name>`` and
+    ``tie_parameter`` with an empty ``system``; ``baseline_win_rate``, ``lc_baseline_win_rate``).
     """
-    results = tuple(preference_estimates(pairs, level=level, ties=ties, estimands=estimands))
+    results = tuple(
+        preference_estimates(
+            pairs, level=level, ties=ties, estimands=estimands, covariates=tuple(covariates), baseline=baseline
+        )
+    )
     human = {r.estimand: r for r in results if is_people_only(r.estimator)}
     with_clusters = clustered(results)
     frames, efficiency = [], {}
@@ -185,9 +198,14 @@ def preference_analysis(
     )
 
 
-def preference_table(pairs: JudgedPairs, *, level: float, ties: str = "half", estimands=ESTIMANDS) -> pd.DataFrame:
+def preference_table(
+    pairs: JudgedPairs, *, level: float, ties: str = "half", estimands=ESTIMANDS, covariates=(), baseline=None
+) -> pd.DataFrame:
     """The table of :func:`preference_analysis` alone (columns :data:`PREFERENCE_COLUMNS`)."""
-    return preference_analysis(pairs, level=level, ties=ties, estimands=estimands).table
+    analysis = preference_analysis(
+        pairs, level=level, ties=ties, estimands=estimands, covariates=covariates, baseline=baseline
+    )
+    return analysis.table
 
 
 #: Columns in the strengths' unit, scaled with them (:func:`strengths_as_elo`).

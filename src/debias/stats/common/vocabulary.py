@@ -55,6 +55,7 @@ __all__ = [
     "FAMILIES",
     "SHAPES",
     "TIES",
+    "TIE_MODELS",
     "EstimatorFamily",
     "EstimatorInfo",
     "UnknownEstimator",
@@ -272,12 +273,18 @@ _ESTIMAND_SCALES = {"strength": "log-odds, mean 0"}
 #: half a win (the first, the default), or left out (each system's share of its decisive battles
 #: won). A Bradley-Terry strength always counts a tie as half a win.
 TIES: dict[str, str] = {"half": "ties counted as half a win", "drop": "ties left out of the win rates"}
+#: Tie models of the strengths an analysis may fit instead (win rates then count a tie as half a win).
+TIE_MODELS: dict[str, str] = {
+    "davidson": "ties modelled by Davidson's tie parameter in the strengths (half a win in the win rates)"
+}
 
 
-def check_ties(ties) -> None:
-    """Refuse a tie rule that is not one of :data:`TIES` (a ``ValueError``)."""
-    if not isinstance(ties, str) or ties not in TIES:
-        rules = " or ".join(f"{name!r} ({words})" for name, words in TIES.items())
+def check_ties(ties, *, models: bool = False) -> None:
+    """Refuse a tie rule that is not one of :data:`TIES` (a ``ValueError``); with ``models``,
+    one of :data:`TIE_MODELS` passes too."""
+    allowed = {**TIES, **(TIE_MODELS if models else {})}
+    if not isinstance(ties, str) or ties not in allowed:
+        rules = " or ".join(f"{name!r} ({words})" for name, words in allowed.items())
         raise ValueError(f"ties must be {rules}, got {ties!r}")
 
 
@@ -291,5 +298,5 @@ def estimand_axis(estimand: str, ties: str = "half") -> str:
     ('win rate (ties counted as half a win)', 'Bradley-Terry strength (log-odds, mean 0)')
     """
     label = ESTIMAND_LABELS.get(estimand, estimand)
-    scale = TIES[ties] if estimand == "win_rate" else _ESTIMAND_SCALES.get(estimand)
+    scale = TIES.get(ties, TIES["half"]) if estimand == "win_rate" else _ESTIMAND_SCALES.get(estimand)
     return f"{label} ({scale})" if scale else label

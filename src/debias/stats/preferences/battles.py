@@ -101,9 +101,14 @@ def check_pairs(pairs: JudgedPairs, ties: str = "half") -> None:
     :data:`~debias.stats.common.vocabulary.TIES`, and a judge's probabilities with ties left out."""
     if not isinstance(pairs, JudgedPairs):
         raise TypeError(f"pairs must be a JudgedPairs, got {type(pairs).__name__}")
-    check_ties(ties)
+    check_ties(ties, models=True)
     if pairs.n_battles == 0:
         raise ValueError("no battles")
+    if ties == "davidson" and pairs.continuous_judges:
+        raise ValueError(
+            f"judge {pairs.continuous_judges[0]!r} gives probabilities that A is better, not verdicts: Davidson's"
+            " tie model needs each verdict's tie; use ties='half', or map the judge's answers to a/b/tie"
+        )
     if ties == "drop" and pairs.continuous_judges:
         raise ValueError(
             f"judge {pairs.continuous_judges[0]!r} gives probabilities that A is better, not verdicts: with ties left"

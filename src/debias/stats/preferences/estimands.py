@@ -157,16 +157,56 @@ def preference_estimates(
     ties: str = "half",
     estimands: Sequence[str] = tuple(ESTIMANDS),
     estimators: Sequence[str] | None = None,
+    covariates: Sequence[str] = (),
+    baseline: str | None = None,
 ) -> list[JointEstimate]:
     """Every estimator (:func:`~debias.stats.preferences.battles.preference_estimator_names`, or those named)
-    of every estimand, estimand by estimand; the battles are grouped once for all of them."""
+    of every estimand, estimand by estimand; the battles are grouped once for all of them.
+
+    With ``covariates`` (names of covariates read with the battles) or ``ties="davidson"`` the
+    strengths are those of :func:`debias.stats.preferences.style.adjusted_estimates` (win rates
+    then count a tie as half a win), followed, after every estimand, by the covariates'
+    coefficients (``coefficient:<name>``) and the tie parameter (``tie_parameter``); with
+    ``baseline`` (a system) the win rates against it (``baseline_win_rate``, and
+    ``lc_baseline_win_rate`` with a covariate named ``length``) come last."""
     battles = Battles.of(pairs, ties)
     check_level(level)
     unknown = [e for e in estimands if e not in ESTIMANDS]
     if unknown:
         raise ValueError(f"unknown estimand {unknown[0]!r}; available: {list(ESTIMANDS)}")
     names = preference_estimator_names(pairs.judges) if estimators is None else list(estimators)
-    return [ESTIMANDS[estimand](battles, name, level=level, ties=ties) for estimand in estimands for name in names]
+    covariates = list(covariates)
+    if len(set(covariates)) != len(covariates):
+        raise ValueError(f"covariates named twice: {covariates}")
+    adjusted = bool(covariates) or ties == "davidson"
+    rule = "half" if ties == "davidson" else ties
+    if not adjusted and baseline is None:
+        return [ESTIMANDS[estimand](battles, name, level=level, ties=rule) for estimand in estimands for name in names]
+    from debias.stats.preferences.style import adjusted_estimates, baseline_estimates
+
+    results, extra = [], []
+    for estimand in estimands:
+        for name in names:
+            if estimand == "strength" and adjusted:
+                first, *rest = adjusted_estimates(battles, name, level=level, ties=ties, covariates=covariates)
+                results.append(first)
+                extra.extend(rest)
+            else:
+                results.append(ESTIMANDS[estimand](battles, name, level=level, ties=rule))
+    if adjusted:  # coefficient by coefficient, each by every estimator
+        order = list(dict.fromkeys(r.estimand for r in extra))
+        extra.sort(key=lambda r: order.index(r.estimand))
+    results.extend(extra)
+    if baseline is not None:
+        lc = "length" in covariates
+        by_estimator = [
+            baseline_estimates(battles, name, level=level, baseline=baseline, ties=rule, length_controlled=lc)
+            for name in names
+        ]
+        results.extend(r[0] for r in by_estimator)
+        if lc:
+            results.extend(r[1] for r in by_estimator)
+    return results
 
 
 def data_efficiency(result: JointEstimate, reference: JointEstimate) -> float:

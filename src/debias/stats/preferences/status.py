@@ -267,6 +267,7 @@ def first_votes(pairs, t: int):
         pairs.task,
         pairs.clusters,
         pairs.arrival,
+        pairs.covariates,
     )
 
 
