@@ -548,7 +548,9 @@ def read_evaluation_table(
 
     scores = np.empty((n_outputs, len(columns.scores)))
     unscored_rows = unscored_index = None
-    if unscored is not None and unscored in list(systems) and len(columns.scores):
+    if unscored is not None and unscored not in list(systems):
+        raise InputError(source, f"reference system {unscored!r} is not a value of column '{columns.system}'")
+    if unscored is not None and len(columns.scores):
         unscored_index = list(systems).index(unscored)
         unscored_rows = output_system[output] == unscored_index
     for j, name in enumerate(columns.scores):
