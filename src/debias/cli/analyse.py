@@ -10,6 +10,11 @@ Metric scores, in this order: the config's provided metrics (scores on each line
 ``results/metrics/<task>/<system>.csv``, used by default when it exists); ``--compute`` metrics scored now
 (``bleu``, ``rouge1``, ``rouge2``, ``rougeL``; slower). Without any, only ``mean`` is printed. A task whose
 items have clusters (its ``cluster`` key) is read with them, as the workflow reads it.
+
+Given a long table of ratings instead (its columns named: ``--item COL --judgment COL``, and
+``--system``, ``--score`` ...), each prints the rows of :func:`debias.estimate`,
+:func:`debias.compare`, :func:`debias.leaderboard` or :func:`debias.plan` on what
+:func:`debias.read_ratings` reads of it, with their defaults (:mod:`debias.cli.long_table`).
 """
 
 from __future__ import annotations
@@ -308,8 +313,9 @@ def _parser() -> argparse.ArgumentParser:
     estimate = commands.add_parser(
         "estimate",
         help="each prompt's mean human score of one system, every estimator",
-        description="Print the system_estimates.csv rows of one system file: mean, cv:<metric>, cv:combined "
-        "(and ppi++ when some outputs are unjudged) per prompt.",
+        description="Print the system_estimates.csv rows of one system file, or of every system of a long table "
+        "of ratings (--item COL --judgment COL ...): mean, cv:<metric>, cv:combined (and ppi++ when some outputs "
+        "are unjudged) per prompt.",
     )
     estimate.add_argument(
         "system_file", metavar="file", help="canonical system file (.jsonl or .jsonl.gz), or a long table of ratings"
@@ -317,7 +323,8 @@ def _parser() -> argparse.ArgumentParser:
     common(estimate)
     for name, summary, description in (
         ("compare", "differences between systems judged on the same items", "Print the system_comparisons.csv "
-         "rows of every pair of the given system files (B - A, in the order given) on the items both have judged."),
+         "rows of every pair of the given system files (B - A, in the order given), or of a long table's systems "
+         "(--item COL --judgment COL ...), on the items both have judged."),
         ("leaderboard", "systems ranked, with simultaneous rank-sets", "Print every system's estimate, interval and "
          "rank-set per prompt and estimator: with probability --level all true ranks lie in their sets at once. "
          "A table of pairwise verdicts is ranked as debias.leaderboard ranks it: debias leaderboard TABLE --item COL "
@@ -340,7 +347,8 @@ def _parser() -> argparse.ArgumentParser:
     plan = commands.add_parser(
         "plan",
         help="how many items and judgments per item to buy",
-        description="Print the plan.csv rows of one system file: the cheapest (n items, k judgments each) "
+        description="Print the plan.csv rows of one system file (or of a long table's systems, --item COL "
+        "--judgment COL ...): the cheapest (n items, k judgments each) "
         "whose interval meets each target width (the full width, upper minus lower end) with the stated "
         "assurance, its judged items as the pilot. The plan is for a new study with new raters: the "
         "variance components are estimated without bias (rater variance with ddof 1, the items' variance "

@@ -75,7 +75,8 @@ def add_output_options(sub: argparse.ArgumentParser) -> None:
         "--format",
         choices=FORMATS,
         default="csv",
-        help="output format: csv, markdown, or json (a list of rows, missing values null) (default: %(default)s)",
+        help="output format: csv, markdown (the level stated first), or json (the version, the command's arguments "
+        "and the level, then the rows, missing values null) (default: %(default)s)",
     )
     sub.add_argument(
         "--output",
