@@ -98,6 +98,26 @@ def test_a_long_tables_level_task_and_plan_options_are_the_apis(tmp_path, capsys
     assert out == _csv(debias.plan(ratings, settings={"target_widths": [0.4], "assurance": 0.5}))
 
 
+def test_a_long_tables_clusters_are_read_as_the_api_reads_them(tmp_path, capsys):
+    table = _mqm(tmp_path / "mqm.csv")
+    frame = pd.read_csv(table)
+    frame["doc"] = "d" + (frame["seg"].str[1:].astype(int) // 4).astype(str)  # four segments per document
+    frame.to_csv(table, index=False)
+    ratings = debias.read_ratings(
+        frame[frame["system"] != "human"],
+        item="seg",
+        system="system",
+        rater="rater",
+        judgment="score",
+        scores=["comet"],
+        cluster="doc",
+    )
+    code, out, err = run(capsys, "leaderboard", table, *COLUMNS, "--reference-system", "human", "--cluster", "doc")
+    assert code == 0, err
+    assert out == _csv(debias.leaderboard(ratings))
+    assert "design_effect" in out.splitlines()[0]
+
+
 def test_the_reference_system_needs_naming_and_a_long_table_takes_no_system_file_options(tmp_path, capsys):
     table = _mqm(tmp_path / "mqm.csv")
     code, _, err = run(capsys, "estimate", table, *COLUMNS)
