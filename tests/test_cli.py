@@ -14,7 +14,7 @@ import yaml
 from conftest import synthetic_task
 
 from debias.cli import main
-from debias.config.labels import compare_spec, plan_spec
+from debias.config.labels import compare_spec, estimates_spec, plan_spec
 from debias.io.canonical import read_references, read_system
 from debias.tables.comparisons import system_comparisons_table
 from debias.tables.estimates import system_estimates_table
@@ -78,9 +78,11 @@ def test_estimate_compare_plan_print_the_table_rows(task):
     frames = [joined(tmp_path, root, s) for s in ("alpha", "beta")]
     prompts = {"toy": ["quality"]}
 
-    code, out, _ = run("estimate", alpha, "--scores", str(tmp_path / "alpha.csv"), *common)
-    assert code == 0
-    assert out == as_csv(system_estimates_table(frames[:1], prompts, ["m1", "m2"], level=0.8))
+    code, out, err = run("estimate", alpha, "--scores", str(tmp_path / "alpha.csv"), *common)
+    level = estimates_spec(config)["level"]
+    assert level == 0.95  # the config leaves estimates.level to the schema's default
+    assert code == 0 and err == "debias estimate: 95% intervals\n"
+    assert out == as_csv(system_estimates_table(frames[:1], prompts, ["m1", "m2"], level=level))
 
     scores = ["--scores", str(tmp_path / "alpha.csv"), "--scores", str(tmp_path / "beta.csv")]
     code, out, _ = run("compare", alpha, beta, *scores, *common)
@@ -94,7 +96,7 @@ def test_estimate_compare_plan_print_the_table_rows(task):
     assert out == as_csv(plan_table(frames[:1], prompts, ["m1"], plan_spec(config)))
 
     code, out, _ = run("estimate", alpha, "--scores", str(tmp_path / "alpha.csv"), "--format", "markdown", *common)
-    assert out.startswith("| task | prompt | system |") and out.count("\n") == 2 + 4
+    assert out.startswith("95% intervals (level 0.95).\n\n| task | prompt | system |") and out.count("\n") == 2 + 2 + 4
 
 
 def test_plan_target_width_is_the_full_width_and_half_width_is_half_of_it(task):
@@ -104,7 +106,7 @@ def test_plan_target_width_is_the_full_width_and_half_width_is_half_of_it(task):
     pilot = [alpha, "--scores", str(tmp_path / "alpha.csv"), *common]
     code, full, _ = run("plan", *pilot, "--target-width", "0.4")
     assert code == 0 and ",0.4," in full
-    assert run("plan", *pilot, "--half-width", "0.2") == (0, full, "")
+    assert run("plan", *pilot, "--half-width", "0.2") == (0, full, "debias plan: 95% intervals\n")
     code, narrower, _ = run("plan", *pilot, "--target-width", "0.2")
     assert narrower != full
     with pytest.raises(SystemExit), redirect_stdout(io.StringIO()) as help_text:
@@ -120,7 +122,8 @@ def test_leaderboard_prints_the_table_rows_and_ranks_lower_first_where_the_promp
     code, out, _ = run("leaderboard", alpha, beta, *scores, "--config", str(tmp_path / "config.yaml"))
     assert code == 0
     seed = config["bootstrap"]["seed"]  # the workflow's seed: the command's rows are the workflow's
-    expected = ratings_leaderboard_table(frames, {"toy": ["quality"]}, ["m1", "m2"], level=0.8, seed=seed)
+    level = estimates_spec(config)["level"]  # the schema's default, the config giving none
+    expected = ratings_leaderboard_table(frames, {"toy": ["quality"]}, ["m1", "m2"], level=level, seed=seed)
     assert out == as_csv(expected)
     config["tasks"]["toy"]["prompts"]["quality"]["higher_is_better"] = False
     (tmp_path / "lower.yaml").write_text(yaml.safe_dump(config))

@@ -344,7 +344,7 @@ def test_a_preference_tasks_cluster_key_reads_the_column_in_every_table(tmp_path
 # --- the command line ------------------------------------------------------------------------------
 
 #: The commands that read tables of the user's: each takes --cluster.
-READS_TABLES = ("import", "import-pairs", "preferences", "status", "next")
+READS_TABLES = ("import", "import-pairs", "preferences", "status", "next", "estimate", "compare", "leaderboard", "plan")
 
 
 def test_every_command_that_reads_a_users_table_takes_cluster():

@@ -417,15 +417,19 @@ def test_a_plan_for_items_sharing_documents_is_in_clusters():
                 rows.append({"seg": f"{d}-{k}", "doc": f"d{d}", "sys": "a", "score": score, "rater": f"r{r}"})
     frame = pd.DataFrame(rows)
     columns = {"item": "seg", "system": "sys", "judgment": "score", "rater": "rater"}
-    clustered = debias.plan(debias.read_ratings(frame, **columns, cluster="doc"), settings={"target_widths": [0.6]})
-    plain = debias.plan(debias.read_ratings(frame, **columns), settings={"target_widths": [0.6]})
+    # at level 0.8 the 30 documents the plan may draw suffice with one item each (at 0.95 they do not)
+    target = {"target_widths": [0.6]}
+    clustered = debias.plan(debias.read_ratings(frame, **columns, cluster="doc"), settings=target, level=0.8)
+    plain = debias.plan(debias.read_ratings(frame, **columns), settings=target, level=0.8)
     assert "clusters" not in plain.columns
     row = clustered.iloc[0]
     assert row["n"] == row["clusters"] * row["items_per_cluster"] and row["design_effect"] >= 1
     assert row["planned_width"] <= 0.6
     assert row["items_per_cluster"] == 1  # clusters cost nothing more than items: one item each
     dear = debias.plan(
-        debias.read_ratings(frame, **columns, cluster="doc"), settings={"target_widths": [0.6], "cost_per_cluster": 50}
+        debias.read_ratings(frame, **columns, cluster="doc"),
+        settings={"target_widths": [0.6], "cost_per_cluster": 50},
+        level=0.8,
     ).iloc[0]
     assert dear["items_per_cluster"] > 1 and dear["design_effect"] > 1
 

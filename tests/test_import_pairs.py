@@ -174,7 +174,7 @@ def test_the_leaderboard_of_a_pair_table_on_the_command_line_is_the_apis(raw, ca
         frame, item="num", system_a="model_a", system_b="model_b", verdict="winner", judges=["gpt"], level=0.9, top_k=1
     )
     code, out, err = run(capsys, "leaderboard", raw, *COLUMNS, "--judge", "gpt", "--level", "0.9", "--top-k", "1")
-    assert code == 0 and err == ""
+    assert code == 0 and err == "debias leaderboard: 90% intervals\n"
     from io import StringIO
 
     printed = pd.read_csv(StringIO(out), keep_default_na=False)

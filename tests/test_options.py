@@ -13,7 +13,7 @@ from debias.cli.analyse import _parser
 from debias.cli.shared import FORMATS
 
 #: The commands that read tables of the user's (not canonical files of a configuration).
-READS_TABLES = ("import", "import-pairs", "preferences", "status", "next")
+READS_TABLES = ("import", "import-pairs", "preferences", "status", "next", "estimate", "compare", "leaderboard", "plan")
 
 
 def _commands() -> dict[str, argparse.ArgumentParser]:

@@ -130,7 +130,15 @@ def test_json_holds_the_csv_rows_and_output_writes_a_file(tmp_path, capsys):
     assert code == 0
     code, json_text, _ = run(capsys, "estimate", system, "--config", config, "--format", "json")
     assert code == 0
-    rows = json.loads(json_text)
+    printed = json.loads(json_text)
+    arguments = ["estimate", str(system), "--config", str(config), "--format", "json"]
+    assert {k: v for k, v in printed.items() if k != "rows"} == {
+        "version": debias.__version__,
+        "command": "estimate",
+        "arguments": arguments,
+        "level": 0.95,  # the config leaves estimates.level to the schema's default
+    }
+    rows = printed["rows"]
     table = pd.read_csv(io.StringIO(csv_text))
     assert [list(r) for r in rows] == [list(table.columns)] * len(table)
     for row, (_, expected) in zip(rows, table.iterrows()):
@@ -143,12 +151,12 @@ def test_json_holds_the_csv_rows_and_output_writes_a_file(tmp_path, capsys):
                 assert str(value) == str(expected[column])
     out = tmp_path / "out" / "estimates.json"
     code, printed, _ = run(capsys, "estimate", system, "--config", config, "--format", "json", "--output", out)
-    assert code == 0 and printed == "" and json.loads(out.read_text()) == rows
+    assert code == 0 and printed == "" and json.loads(out.read_text())["rows"] == rows
     # a failing command leaves the earlier file as it was, and writes no new one
     code, _, err = run(
         capsys, "estimate", tmp_path / "data/toy/systems/nope.jsonl", "--config", config, "--output", out
     )
-    assert code == 2 and "nope.jsonl" in err and json.loads(out.read_text()) == rows
+    assert code == 2 and "nope.jsonl" in err and json.loads(out.read_text())["rows"] == rows
     missing = tmp_path / "never.csv"
     assert (
         run(capsys, "estimate", tmp_path / "data/toy/systems/nope.jsonl", "--config", config, "--output", missing)[0]
@@ -450,9 +458,9 @@ def test_strengths_on_the_elo_scale(tmp_path, capsys):
     _battles(path)
     args = ["preferences", path, "--item", "q", "--system-a", "A", "--system-b", "B", "--verdict", "winner",
             "--judge", "j", "--format", "json"]  # fmt: skip
-    log_odds = pd.DataFrame(json.loads(run(capsys, *args)[1]))
-    elo = pd.DataFrame(json.loads(run(capsys, *args, "--scale", "elo")[1]))
-    anchored = pd.DataFrame(json.loads(run(capsys, *args, "--scale", "elo", "--anchor", "y")[1]))
+    log_odds = pd.DataFrame(json.loads(run(capsys, *args)[1])["rows"])
+    elo = pd.DataFrame(json.loads(run(capsys, *args, "--scale", "elo")[1])["rows"])
+    anchored = pd.DataFrame(json.loads(run(capsys, *args, "--scale", "elo", "--anchor", "y")[1])["rows"])
     strength = log_odds["estimand"] == "strength"
     assert strength.any() and (~strength).any()
     pd.testing.assert_frame_equal(elo[~strength], log_odds[~strength])  # win rates unchanged
@@ -467,7 +475,7 @@ def test_strengths_on_the_elo_scale(tmp_path, capsys):
         assert np.allclose(
             widths.to_numpy(), (rows.set_index("system")["ci_high"] - rows.set_index("system")["ci_low"])
         )
-    board = pd.DataFrame(json.loads(run(capsys, *args, "--leaderboard", "--scale", "elo")[1]))
+    board = pd.DataFrame(json.loads(run(capsys, *args, "--leaderboard", "--scale", "elo")[1])["rows"])
     ranked = board[board["estimand"] == "strength"]
     assert ranked["estimate"].between(500, 1500).all() and (ranked["lower"] <= ranked["estimate"]).all()
     code, _, err = run(capsys, *args, "--anchor", "y")

@@ -236,9 +236,9 @@ def test_level_defaults_to_the_configured_one_at_call_time(monkeypatch):
 
     frame = _frame()
     args = dict(item="q", system_a="A", system_b="B", verdict="winner", rater="who")
-    assert set(debias.preferences(frame, **args)["level"]) == {0.8}
-    monkeypatch.setattr(debias.api, "section_defaults", lambda section: {"level": 0.95})
     assert set(debias.preferences(frame, **args)["level"]) == {0.95}
+    monkeypatch.setattr(debias.api, "section_defaults", lambda section: {"level": 0.9})
+    assert set(debias.preferences(frame, **args)["level"]) == {0.9}
 
 
 # A synthetic world ----------------------------------------------------------------------------

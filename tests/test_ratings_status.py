@@ -155,7 +155,9 @@ def test_the_command_prints_the_apis_rows_and_writes_the_outputs_to_judge(tmp_pa
     done = subprocess.run([*command, "--level", "0.9", "--format", "json"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     state = debias.status(read(frame), "top:1", level=0.9)
-    printed = pd.read_json(__import__("io").StringIO(done.stdout))
+    printed = __import__("json").loads(done.stdout)
+    assert printed["command"] == "status" and printed["level"] == 0.9
+    printed = pd.DataFrame(printed["rows"])
     assert np.allclose(printed["estimate"], [r.estimate for r in state.rows])
     assert np.allclose(printed["ci_low"], [r.ci_low for r in state.rows])
     assert state.answer in done.stderr and "judged items" in done.stderr

@@ -10,6 +10,11 @@ Metric scores, in this order: the config's provided metrics (scores on each line
 ``results/metrics/<task>/<system>.csv``, used by default when it exists); ``--compute`` metrics scored now
 (``bleu``, ``rouge1``, ``rouge2``, ``rougeL``; slower). Without any, only ``mean`` is printed. A task whose
 items have clusters (its ``cluster`` key) is read with them, as the workflow reads it.
+
+Given a long table of ratings instead (its columns named: ``--item COL --judgment COL``, and
+``--system``, ``--score`` ...), each prints the rows of :func:`debias.estimate`,
+:func:`debias.compare`, :func:`debias.leaderboard` or :func:`debias.plan` on what
+:func:`debias.read_ratings` reads of it, with their defaults (:mod:`debias.cli.long_table`).
 """
 
 from __future__ import annotations
@@ -22,10 +27,13 @@ import sys
 import threading
 from pathlib import Path
 
+from debias.cli.long_table import add_table_options, analyse_table, is_table
 from debias.cli.shared import (
     DebiasParser,
     add_output_options,
     emit,
+    level_words,
+    output_header,
     plain_text,
     progress,
     refuse_input_as_output,
@@ -36,6 +44,8 @@ from debias.io.canonical import InputError, read_references, read_system, resolv
 from debias.io.scores import number_in, read_scores_csv, workflow_scores_file
 from debias.pipeline.inputs import check_item_clusters, check_shared_judgments
 
+#: The configuration the commands read for system files when not given --config.
+DEFAULT_CONFIG = "config/config.yaml"
 COMPUTABLE = {"bleu": "sacrebleu", "rouge1": "rouge-score-1", "rouge2": "rouge-score-2", "rougeL": "rouge-score-L"}
 
 
@@ -68,6 +78,14 @@ def _system_name(path: Path) -> str:
         if name.endswith(suffix):
             return name[: -len(suffix)]
     return path.stem
+
+
+def _looks_like_a_table(path: Path) -> bool:
+    """A file named as a CSV, TSV or Parquet table (plain or gzipped), which no system file is."""
+    from debias.io.reader import FORMATS
+
+    suffixes = [s.lower() for s in path.suffixes if s.lower() != ".gz"]
+    return bool(suffixes) and FORMATS.get(suffixes[-1]) in ("csv", "tsv", "parquet")
 
 
 def _joined(args, config, path: Path, scores_path, task: str):
@@ -142,19 +160,49 @@ def _joined(args, config, path: Path, scores_path, task: str):
     return frame, metrics, items
 
 
-def _emit(table, fmt: str, out) -> None:
-    emit(table, fmt, out)
+def default_level() -> float:
+    """The intervals' level when neither ``--level`` nor a configuration gives one: the schema's
+    ``estimates.level``."""
+    from debias.config.settings import section_defaults
+
+    return section_defaults("estimates")["level"]
+
+
+def _level_of(args, table):
+    """The level of the intervals a command printed: the one it used (``args.level_used``), else
+    the table's one ``level``; ``None`` for a table without intervals."""
+    level = getattr(args, "level_used", None)
+    if level is None and "level" in getattr(table, "columns", ()):
+        levels = table["level"].dropna().unique()
+        level = float(levels[0]) if len(levels) == 1 else None
+    return level
+
+
+def _emitter(args):
+    """How a command prints its table: :func:`debias.cli.shared.emit` with a header (the
+    version, the command's arguments and the intervals' level; JSON and Markdown show it), and
+    for CSV, which has no room for it, the level in one line on stderr (``debias status`` says
+    it in its answer line)."""
+
+    def _emit(table, fmt: str, out) -> None:
+        level = _level_of(args, table)
+        if fmt == "csv" and level is not None and args.command != "status":
+            print(f"debias {getattr(args, 'invoked', args.command)}: {level_words(level)}", file=sys.stderr)
+        emit(table, fmt, out, output_header(args, level))
+
+    return _emit
 
 
 def _estimate(args, config):
     from debias.tables.estimates import system_estimates_table
 
-    path = Path(args.system)
+    path = Path(args.system_file)
     task = _task_of(config, path, args.task, args.config)
     frame, metrics, _ = _joined(args, config, path, args.scores[0] if args.scores else None, task)
     from debias.config.labels import estimates_spec
 
     level = args.level if args.level is not None else estimates_spec(config)["level"]
+    args.level_used = level
     return system_estimates_table([frame], {task: list(config["tasks"][task]["prompts"])}, metrics, level=level)
 
 
@@ -176,6 +224,7 @@ def _compare(args, config):
     check_item_clusters(config, task, read, {str(p): p for p in paths})
     frames, metrics = [j[0] for j in joined], [m for m in joined[0][1] if all(m in j[1] for j in joined)]
     spec = compare_spec(config) | ({} if args.level is None else {"level": args.level})
+    args.level_used = spec["level"]
     prompts = {task: list(config["tasks"][task]["prompts"])}
     if args.command == "leaderboard":
         lower = {(task, p) for p in prompts[task] if prompt_is_lower_better(config, task, p)}
@@ -189,7 +238,7 @@ def _plan(args, config):
     from debias.config.labels import plan_spec
     from debias.tables.plans import plan_table
 
-    path = Path(args.system)
+    path = Path(args.system_file)
     task = _task_of(config, path, args.task, args.config)
     frame, metrics, _ = _joined(args, config, path, args.scores[0] if args.scores else None, task)
     spec = plan_spec(config)
@@ -209,6 +258,7 @@ def _plan(args, config):
         spec["target_widths"] = list(args.target_width)
     if args.half_width:
         spec["target_widths"] = [2.0 * h for h in args.half_width]
+    args.level_used = spec["level"]
     return plan_table([frame], {task: list(config["tasks"][task]["prompts"])}, metrics, spec)
 
 
@@ -224,11 +274,12 @@ def _parser() -> argparse.ArgumentParser:
     def common(sub):
         sub.add_argument(
             "--config",
-            default="config/config.yaml",
-            help="config file with the task's prompts and settings (default: %(default)s)",
+            help=f"config file with the task's prompts and settings, for system files (default: {DEFAULT_CONFIG})",
         )
         sub.add_argument(
-            "--task", help="task of the config (default: the folder above systems/, as in <data_dir>/<task>/systems/)"
+            "--task",
+            help="task of the config (default: the folder above systems/, as in <data_dir>/<task>/systems/); for a "
+            "long table, the name its rows carry and their random draws are named after (default: evaluation)",
         )
         sub.add_argument("--references", help="references file (default: references.jsonl[.gz] beside systems/)")
         sub.add_argument(
@@ -251,21 +302,29 @@ def _parser() -> argparse.ArgumentParser:
             help="use only this metric (repeatable; default: every metric with scores)",
         )
         sub.add_argument(
-            "--level", type=number_in(0, 1), help="interval level in (0, 1) (default: estimates.level of the config)"
+            "--level",
+            type=number_in(0, 1),
+            help="interval level in (0, 1) (default: estimates.level of the config; for a long table, "
+            f"{default_level():g})",
         )
         add_output_options(sub)
+        add_table_options(sub)
 
     estimate = commands.add_parser(
         "estimate",
         help="each prompt's mean human score of one system, every estimator",
-        description="Print the system_estimates.csv rows of one system file: mean, cv:<metric>, cv:combined "
-        "(and ppi++ when some outputs are unjudged) per prompt.",
+        description="Print the system_estimates.csv rows of one system file, or of every system of a long table "
+        "of ratings (--item COL --judgment COL ...): mean, cv:<metric>, cv:combined (and ppi++ when some outputs "
+        "are unjudged) per prompt.",
     )
-    estimate.add_argument("system", help="canonical system file (.jsonl or .jsonl.gz)")
+    estimate.add_argument(
+        "system_file", metavar="file", help="canonical system file (.jsonl or .jsonl.gz), or a long table of ratings"
+    )
     common(estimate)
     for name, summary, description in (
         ("compare", "differences between systems judged on the same items", "Print the system_comparisons.csv "
-         "rows of every pair of the given system files (B - A, in the order given) on the items both have judged."),
+         "rows of every pair of the given system files (B - A, in the order given), or of a long table's systems "
+         "(--item COL --judgment COL ...), on the items both have judged."),
         ("leaderboard", "systems ranked, with simultaneous rank-sets", "Print every system's estimate, interval and "
          "rank-set per prompt and estimator: with probability --level all true ranks lie in their sets at once. "
          "A table of pairwise verdicts is ranked as debias.leaderboard ranks it: debias leaderboard TABLE --item COL "
@@ -273,7 +332,9 @@ def _parser() -> argparse.ArgumentParser:
          "(the options of debias preferences, which prints the same with --leaderboard)."),
     ):  # fmt: skip
         several = commands.add_parser(name, help=summary, description=description)
-        several.add_argument("systems", nargs="+", metavar="system", help="two or more system files of one task")
+        several.add_argument(
+            "systems", nargs="+", metavar="file", help="two or more system files of one task, or one long table"
+        )
         common(several)
         if name == "leaderboard":
             several.add_argument(
@@ -286,13 +347,16 @@ def _parser() -> argparse.ArgumentParser:
     plan = commands.add_parser(
         "plan",
         help="how many items and judgments per item to buy",
-        description="Print the plan.csv rows of one system file: the cheapest (n items, k judgments each) "
+        description="Print the plan.csv rows of one system file (or of a long table's systems, --item COL "
+        "--judgment COL ...): the cheapest (n items, k judgments each) "
         "whose interval meets each target width (the full width, upper minus lower end) with the stated "
         "assurance, its judged items as the pilot. The plan is for a new study with new raters: the "
         "variance components are estimated without bias (rater variance with ddof 1, the items' variance "
         "with the rater noise of their mean judgments taken out).",
     )
-    plan.add_argument("system", help="canonical system file of the pilot (.jsonl or .jsonl.gz)")
+    plan.add_argument(
+        "system_file", metavar="file", help="canonical system file of the pilot (.jsonl or .jsonl.gz), or a long table"
+    )
     common(plan)
     widths = plan.add_mutually_exclusive_group()
     widths.add_argument(
@@ -375,6 +439,7 @@ def main(argv=None) -> int:
     argv = _pairwise_leaderboard(given)
     args = _parser().parse_args(argv)
     args.invoked = given[0] if given else args.command
+    args.argv = given
     try:
         refuse_input_as_output(getattr(args, "output_file", None), args)
     except InputError as error:
@@ -426,19 +491,33 @@ def _run(args) -> int:
         from debias.cli.import_pairs import run_command
 
         return run_command(args)
+    _emit = _emitter(args)
     if args.command == "preferences":
         from debias.cli.preferences import run_command
 
         return _quiet_on_closed_pipe(lambda: run_command(args, _emit))
     if getattr(args, "run", None) is not None:  # commands that run themselves (debias status, next)
         return _quiet_on_closed_pipe(lambda: args.run(args, _emit))
-    if args.command in ("compare", "leaderboard") and len(args.systems) < 2:
-        _parser().error(f"{args.command} needs at least two system files")
+    table_given = is_table(args)
+    if args.command in ("compare", "leaderboard") and len(args.systems) < 2 and not table_given:
+        _parser().error(f"{args.command} needs at least two system files (or one long table with --item ...)")
     try:
-        config = _load_config(args)
-        table = {"estimate": _estimate, "compare": _compare, "leaderboard": _compare, "plan": _plan}[args.command](
-            args, config
-        )
+        if table_given:
+            table, args.level_used = analyse_table(args)
+        else:
+            files = [args.system_file] if hasattr(args, "system_file") else args.systems
+            table_file = next((f for f in files if _looks_like_a_table(Path(f))), None)
+            if table_file is not None:
+                raise InputError(
+                    table_file,
+                    "a long table of ratings is read with its columns named (--item COL --judgment COL, and "
+                    "--system, --score ...); system files are canonical .jsonl or .jsonl.gz files",
+                )
+            args.config = args.config or DEFAULT_CONFIG
+            config = _load_config(args)
+            table = {"estimate": _estimate, "compare": _compare, "leaderboard": _compare, "plan": _plan}[args.command](
+                args, config
+            )
     except (InputError, ValueError, MissingExtraError) as error:  # ValueError: what the data model refuses
         print(f"debias {args.command}: error: {error}", file=sys.stderr)
         return 2

@@ -101,8 +101,9 @@ def add_command(commands) -> None:
     ref.add_argument(
         "--reference-system",
         metavar="NAME",
-        help="the system whose outputs are the references (not scored); judged on at least min_judged_items "
-        "items (default 20) it is also the task's judged reference_system, otherwise only the references' texts",
+        help="the system whose outputs are the references (not scored: its rows need no --score values, and "
+        "those they have are not read); judged on at least min_judged_items items (default 20) it is also the "
+        "task's judged reference_system, otherwise only the references' texts",
     )
     sub.add_argument("--score", action="append", default=[], metavar="COL", help="per-output metric score (repeatable)")
     sub.add_argument("--lower-is-better", action="store_true", help="a lower rating is better (error counts, MQM)")
@@ -214,7 +215,12 @@ def run_command(args) -> int:
         if existing and existing.get("min_judged_items") is not None:
             spec = replace(spec, min_judged_items=int(existing["min_judged_items"]))
         table = read_evaluation_table(
-            args.table, columns, fmt=args.input_format, quoting=args.quoting, scale=args.scale
+            args.table,
+            columns,
+            fmt=args.input_format,
+            quoting=args.quoting,
+            scale=args.scale,
+            unscored=args.reference_system,
         )
         out = Path(args.out or Path("data") / name)
         block = config_block(table, spec)

@@ -232,6 +232,7 @@ def run_command(args, emit) -> int:
     from debias.tables.preferences import agreement_table, preference_table
 
     level = args.level if args.level is not None else section_defaults("estimates")["level"]
+    args.level_used = level
     try:
         if args.figure:  # a folder that cannot hold the figure is refused before any work
             from debias.io.importer import _writable_folder

@@ -28,6 +28,8 @@ __all__ = [
     "add_input_format",
     "add_output_options",
     "emit",
+    "level_words",
+    "output_header",
     "plain_text",
     "progress",
     "refuse_input_as_output",
@@ -73,7 +75,8 @@ def add_output_options(sub: argparse.ArgumentParser) -> None:
         "--format",
         choices=FORMATS,
         default="csv",
-        help="output format: csv, markdown, or json (a list of rows, missing values null) (default: %(default)s)",
+        help="output format: csv, markdown (the level stated first), or json (the version, the command's arguments "
+        "and the level, then the rows, missing values null) (default: %(default)s)",
     )
     sub.add_argument(
         "--output",
@@ -135,17 +138,51 @@ def _json_value(value):
     return str(value)
 
 
-def emit(table, fmt: str, out) -> None:
+def level_words(level) -> str:
+    """A level as the first line of a printed table says it: ``0.95`` -> ``"95% intervals"``
+    (``0.975`` -> ``"97.5% intervals"``)."""
+    return f"{float(level) * 100:.10g}% intervals"
+
+
+def output_header(args, level) -> dict:
+    """What a command's JSON output says about itself before its rows: the package's ``version``,
+    the command and its arguments as given (``args.argv``), and the intervals' ``level``
+    (``None`` for a table without intervals)."""
+    import debias
+
+    return {
+        "version": debias.__version__,
+        "command": getattr(args, "invoked", None) or getattr(args, "command", None),
+        "arguments": list(getattr(args, "argv", None) or []),
+        "level": _json_value(level),
+    }
+
+
+def emit(table, fmt: str, out, header: dict | None = None) -> None:
     """Print ``table`` (a pandas frame) as CSV (6 significant digits), Markdown (4 decimals) or
-    JSON (a list of objects, one per row, with full precision and ``null`` for a missing value)."""
+    JSON (full precision, ``null`` for a missing value). With a ``header``
+    (:func:`output_header`), JSON is an object holding the header's keys and ``rows``, a list of
+    objects, one per row, and Markdown starts with a line stating the intervals' level;
+    without one, JSON is the list of rows."""
+    level = None if header is None else header.get("level")
     if fmt == "markdown":
         from debias.tables.render import to_markdown
 
+        if level is not None:
+            out.write(f"{level_words(level)} (level {float(level):g}).\n\n")
         out.write(to_markdown(table, digits=4))
     elif fmt == "json":
         columns = [str(c) for c in table.columns]
         rows = [{c: _json_value(v) for c, v in zip(columns, row)} for row in table.itertuples(index=False, name=None)]
-        out.write("[\n" + ",\n".join(json.dumps(r, ensure_ascii=False, allow_nan=False) for r in rows) + "\n]\n")
+        listed = "[\n" + ",\n".join(json.dumps(r, ensure_ascii=False, allow_nan=False) for r in rows) + "\n]"
+        if header is None:
+            out.write(listed + "\n")
+        else:
+            head = "".join(
+                f" {json.dumps(key)}: {json.dumps(value, ensure_ascii=False, allow_nan=False)},\n"
+                for key, value in header.items()
+            )
+            out.write(f'{{\n{head} "rows": {listed}\n}}\n')
     else:
         table.to_csv(out, index=False, float_format="%.6g", lineterminator="\n")
 
@@ -159,7 +196,7 @@ def refuse_input_as_output(output: str | None, args, option: str = "--output") -
 
     for name, value in vars(args).items():
         for given in value if isinstance(value, list | tuple) else [value]:
-            if name in ("output", "output_file") or not isinstance(given, str) or not os.path.isfile(given):
+            if name in ("output", "output_file", "argv") or not isinstance(given, str) or not os.path.isfile(given):
                 continue
             if os.path.samefile(given, output):
                 raise InputError(option, f"{output} is an input of the command ({given}): write elsewhere")

@@ -198,6 +198,7 @@ def run_status(args, emit) -> int:
     except (InputError, ValueError) as error:
         print(f"debias status: error: {error}", file=sys.stderr)
         return 2
+    args.level_used = state.level
     ratings = _shape(args) == "ratings"
     more = "" if state.resolved else f"; {_votes(state.more_votes, ratings)}"
     if ratings:

@@ -443,6 +443,7 @@ def read_evaluation_table(
     quoting: bool | None = None,
     scale: tuple[float, float] | None = None,
     source: str = FRAME,
+    unscored: str | None = None,
 ) -> EvaluationTable:
     """Read and check a long table (a file path or a pandas DataFrame) by the rules above.
 
@@ -461,6 +462,10 @@ def read_evaluation_table(
         than twice the other systems' typical ones (one system on 0-100 among 1-5 systems).
     source : str
         What errors call a frame (a file is called by its path).
+    unscored : str, optional
+        A system whose outputs are not scored (the reference system of ``debias import``,
+        whose outputs are the references): its rows need no value in the score columns, and
+        the values they have are not read (its scores are NaN).
 
     Returns
     -------
@@ -542,8 +547,22 @@ def read_evaluation_table(
     del rows
 
     scores = np.empty((n_outputs, len(columns.scores)))
+    unscored_rows = unscored_index = None
+    if unscored is not None and unscored not in list(systems):
+        raise InputError(source, f"reference system {unscored!r} is not a value of column '{columns.system}'")
+    if unscored is not None and len(columns.scores):
+        unscored_index = list(systems).index(unscored)
+        unscored_rows = output_system[output] == unscored_index
     for j, name in enumerate(columns.scores):
-        scores[:, j] = _one_number(_numbers(take(name), name, source), output, n_outputs, name, source, what)
+        column = take(name)
+        if unscored_rows is not None:  # not read: one stand-in value per output, its score NaN below
+            column = column.mask(unscored_rows)
+        numbers = _numbers(column, name, source)
+        if unscored_rows is not None:
+            numbers = np.where(unscored_rows, 0.0, numbers)
+        scores[:, j] = _one_number(numbers, output, n_outputs, name, source, what)
+    if unscored_rows is not None:
+        scores[output_system == unscored_index] = np.nan
     texts = None
     if columns.output is not None:
         texts = _one_text(take(columns.output), output, n_outputs, columns.output, source, what)
@@ -705,6 +724,31 @@ def _odd_scale(frame: pd.DataFrame):
         if off > worst:
             worst, typical = off, (frame.index[index], f"spanning {span_o:g}, largest magnitude {size_o:g}")
     return typical
+
+
+def without_system(table: EvaluationTable, system: str) -> EvaluationTable:
+    """``table`` without the outputs and judgments of ``system`` (as it is a value of the system
+    column); an error naming the column's values when it is not one of them."""
+    if system not in table.systems:
+        listed = ", ".join(repr(s) for s in table.systems)
+        raise InputError(table.source, f"system {system!r} is not in the table (its systems: {listed})")
+    index = table.systems.index(system)
+    keep = table.output_system != index
+    if not keep.any():
+        raise InputError(table.source, f"the table has no system besides {system!r}")
+    position = np.cumsum(keep) - 1
+    judged = keep[table.judgment_output]
+    return replace(
+        table,
+        systems=tuple(s for s in table.systems if s != system),
+        output_system=table.output_system[keep] - (table.output_system[keep] > index),
+        output_item=table.output_item[keep],
+        output_text=None if table.output_text is None else table.output_text[keep],
+        output_scores=table.output_scores[keep],
+        judgment_output=position[table.judgment_output[judged]].astype(table.judgment_output.dtype),
+        judgment_prompt=table.judgment_prompt[judged],
+        judgment_value=table.judgment_value[judged],
+    )
 
 
 def with_population(table: EvaluationTable, population: EvaluationTable) -> EvaluationTable:

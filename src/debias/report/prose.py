@@ -132,7 +132,7 @@ def _figure1_caption(panel: str, config: Mapping) -> str:
         return (
             f"**Figure 1a.** {metric} against {prompt_label(config, task, prompt)} across the "
             f"{task_label(config, task)} systems: each system's mean of both over its judged outputs, "
-            "with 80% bootstrap intervals."
+            f"with {float(config['bootstrap']['level']) * 100:.10g}% bootstrap intervals."
         )
     return (
         f"**Figure 1b.** {metric} against {prompt_label(config, task, prompt)} for the outputs of "
