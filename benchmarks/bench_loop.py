@@ -117,13 +117,13 @@ def synthetic_world(name: str) -> World:
     if name == "synth12":
         theta = np.array([1.1, 0.8, 0.55, 0.05, 0.0, -0.03, -0.1, -0.12, -0.35, -0.6, -0.85, -1.1])
         popularity = np.array([1.0, 0.6, 1.2, 1.0, 1.5, 0.8, 1.0, 1.3, 0.15, 0.7, 1.0, 0.9])  # system 8 rare
-        n, better = 5000, "better:s01,s02"
-        within = "within:0.06"
+        n, better = 5000, "better:s00,s02"
+        within = "within:0.2"
     elif name == "synth6":
-        theta = np.array([0.9, 0.45, 0.0, -0.05, -0.5, -0.8])
-        popularity = np.array([1.0, 0.7, 1.2, 0.2, 1.0, 0.8])  # system 3 rare
-        n, better = 1500, "better:s00,s01"
-        within = "within:0.1"
+        theta = np.array([1.0, 0.6, 0.3, -0.4, -0.45, -0.9])
+        popularity = np.array([1.0, 0.7, 1.2, 1.0, 0.25, 0.8])  # system 4 rare
+        n, better = 2000, "better:s00,s01"
+        within = "within:0.12"
     else:
         raise ValueError(f"unknown world {name!r}")
     s = theta.size
@@ -162,7 +162,11 @@ def synthetic_world(name: str) -> World:
     return world
 
 
-WORLDS = {"arena": arena_world, "synth12": lambda: synthetic_world("synth12"), "synth6": lambda: synthetic_world("synth6")}
+WORLDS = {
+    "arena": arena_world,
+    "synth12": lambda: synthetic_world("synth12"),
+    "synth6": lambda: synthetic_world("synth6"),
+}
 
 RANK = re.compile(r"^ranks? (\d+)(?:-(\d+))?")
 TOP = re.compile(r"^(not )?in the top (\d+)")
@@ -341,13 +345,14 @@ def summary_row(world: World, question, estimand, estimator, results: dict, cpu:
     return "| " + " | ".join(cells) + " |"
 
 
+_POLICY_COLUMNS = (
+    "resolved | median votes | mean votes (s.e.) | familywise error (s.e.) | interval / decision | final wrong"
+    " | vs model"
+)
 HEADER = (
-    "| world | question | estimand | estimator | streams "
-    "| random: resolved | median votes | mean votes (s.e.) | familywise error (s.e.) | interval / decision | final wrong "
-    "| vs model "
-    "| next: resolved | median votes | mean votes (s.e.) | familywise error (s.e.) | interval / decision | final wrong "
-    "| vs model | stalls "
-    "| votes next / random (s.e.) | CPU s (random + next) |"
+    "| world | question | estimand | estimator | streams"
+    f" | random: {_POLICY_COLUMNS} | next: {_POLICY_COLUMNS} | stalls"
+    " | votes next / random (s.e.) | CPU s (random + next) |"
 )
 
 
