@@ -375,7 +375,8 @@ def main(argv=None) -> None:
         if any(fnmatch.fnmatch(f"{world}/x/x/x", p) or p.split("/")[0] in ("*", world) for p in args.cells)
     ]
     start = time.process_time()
-    lines = []
+    print(HEADER)
+    print("|" + "---|" * (HEADER.count("|") - 1), flush=True)
     for name in wanted:
         world = WORLDS[name]()
         print(f"{name}: {world.pool.n_battles} battles, {world.pool.n_systems} systems", file=sys.stderr)
@@ -388,11 +389,7 @@ def main(argv=None) -> None:
                 results[policy], cpu[policy] = run_cell(
                     world, question, estimand, estimator, policy, args.streams, args.batch, args.level
                 )
-            lines.append(summary_row(world, question, estimand, estimator, results, cpu))
-    print(HEADER)
-    print("|" + "---|" * (HEADER.count("|") - 1))
-    for line in lines:
-        print(line)
+            print(summary_row(world, question, estimand, estimator, results, cpu), flush=True)
     print(f"\ntotal {time.process_time() - start:.0f} s CPU", file=sys.stderr)
 
 
