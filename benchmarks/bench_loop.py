@@ -94,8 +94,7 @@ def arena_world() -> World:
     config = yaml.safe_load((ROOT / "config" / "arena.yaml").read_text())
     spec = config["preferences"]["arena"]
     spec.pop("human_battles", None)  # every human verdict: the pool is the population
-    for key in ("battles",):
-        spec[key] = str(ROOT / spec[key])
+    spec["battles"] = str(ROOT / spec["battles"])  # the paths are the repository's, wherever it runs from
     for judge in spec["judges"].values():
         judge["table"] = str(ROOT / judge["table"])
     pool = load_preferences(config, "arena")
