@@ -36,7 +36,9 @@ from all battles, or by the allocation of ``debias next`` (uniformly from the ba
 systems still in an open contrast, :mod:`debias.stats.preferences.allocation`), or from the battles of the
 open pairs only (for comparison: this tilts each system's mix of opponents). Prints the votes until the
 top K is settled (mean, quartiles; streams not settled by the horizon counted at the horizon
-and reported), and how often a wrong set was settled.
+and reported), and how often a wrong set was settled. Superseded as evidence about the judging
+loop: it reimplements the win rates, the union bound and the allocation, and draws votes with
+replacement; ``benchmarks/bench_loop.py`` runs the shipped ``pairs_status`` and ``next_battles``.
 
 ``timing``: one :func:`debias.api.status` call (question top:3, three judges, PPI++) on a table
 of ``votes`` battles drawn with replacement from the Arena battles, all with a human verdict,
