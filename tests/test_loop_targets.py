@@ -156,3 +156,29 @@ def test_rows_come_best_first_and_every_contrast_is_written_better_system_first(
     )
     asked = pairs_status(sample, "better:s4,s0", level=0.9, estimator="human")
     assert (asked.rows[0].first, asked.rows[0].second) == ("s4", "s0")  # as asked, even if s0 leads
+
+
+def test_next_falls_back_to_every_open_pairs_systems_and_says_when_nothing_can_move_a_win_rate():
+    from dataclasses import replace
+
+    from debias.stats.preferences.allocation import next_battles
+
+    rng = np.random.default_rng(4)
+    n = 3000
+    a = rng.integers(0, S, n)
+    b = (a + rng.integers(1, S, n)) % S
+    verdict = (rng.random(n) < 0.5).astype(float)
+    labelled = ((a == 0) | (b == 0)) | (rng.random(n) < 0.2)  # every battle of s0 judged
+    names = tuple(f"s{i}" for i in range(S))
+    pairs = JudgedPairs(names, a, b, verdict[labelled], labelled.astype(np.int64), (), np.zeros((n, 0)))
+    state = pairs_status(pairs, "ranks", level=0.9, estimator="human")
+    assert not state.resolved and state.open_pairs.any()
+    only_s0 = replace(state, open_systems=np.array([True, False, False, False, False]))
+    chosen = next_battles(pairs, only_s0, 20, np.random.default_rng(0))
+    assert chosen.battles.size == 20 and "drawn among every open pair's systems" in chosen.note
+    assert not pairs.labelled[chosen.battles].any()
+    # nothing left but battles of systems no open pair touches: a win rate cannot move
+    everything = JudgedPairs(names, a, b, verdict, np.ones(n, dtype=np.int64), (), np.zeros((n, 0)))
+    spent = replace(pairs_status(everything, "ranks", level=0.9, estimator="human"), resolved=False)
+    none = next_battles(everything, spent, 20, np.random.default_rng(0))
+    assert none.battles.size == 0 and "nothing left in the pool can settle it" in none.note

@@ -190,12 +190,12 @@ class QuestionStatus:
     n_votes : int
         Votes (battles with a human verdict) behind the status.
     open_pairs : numpy.ndarray of bool, shape (S, S)
-        Open pairs of systems the next votes are for (symmetric): for ``top:K`` those of the
-        two most ambiguous systems (the rows show every open pair).
+        Pairs of systems still open that matter to the question (symmetric): their contrasts
+        are among the rows.
     systems : tuple of str
     open_systems : numpy.ndarray of bool, shape (S,)
-        Systems whose battles the next votes go to: those in an open pair, or for ``top:K``
-        the two most ambiguous and for ``within:W`` the widest open systems.
+        Systems whose battles the next votes go to first: those in an open pair, or for
+        ``top:K`` the two most ambiguous and for ``within:W`` the widest open systems.
     """
 
     question: Question
@@ -441,14 +441,10 @@ def question_status(
         rows.append(row)
         if question.kind == "top" and straddle[i, j] and not np.isnan(row.more_votes):
             more = row.more_votes if more is None else max(more, row.more_votes)
-    if question.kind == "top" and not resolved:
-        # the rows show every open pair; the next votes go to the pairs of the two most
-        # ambiguous systems (the guide above spreads them over every open pair)
-        targeted = open_pairs & (focus[:, None] | focus[None, :])
-        if targeted.any():
-            return _result(
-                question, resolved, answer, rows, level, optimal_at, joint, n_votes, targeted, more, widest=focus
-            )
+    if question.kind == "top" and not resolved and (open_pairs & (focus[:, None] | focus[None, :])).any():
+        # the next votes go to the two most ambiguous systems (the guide above spreads them
+        # over every open pair, whose systems are the fallback when theirs are all judged)
+        return _result(question, resolved, answer, rows, level, optimal_at, joint, n_votes, open_pairs, more, focus)
     return _result(question, resolved, answer, rows, level, optimal_at, joint, n_votes, open_pairs, more)
 
 

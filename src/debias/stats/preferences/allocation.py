@@ -56,11 +56,27 @@ def first_battles(pairs: JudgedPairs, budget: int, rng: np.random.Generator) -> 
     return Allocation(chosen.astype(np.int64), int(eligible.size), int(budget), note)
 
 
-def eligible_battles(pairs: JudgedPairs, status: QuestionStatus) -> np.ndarray:
-    """The battles without a human verdict that :func:`next_battles` draws from (module notes)."""
+def eligible_battles(pairs: JudgedPairs, status: QuestionStatus) -> tuple[np.ndarray, str]:
+    """``(indices, note)``: the battles without a human verdict that :func:`next_battles` draws
+    from (module notes). The targeted systems' battles first; when every one of those has a
+    human verdict, those of every system in an open pair; for strengths, when those too are
+    all judged, every battle left (each moves the fit). ``note`` says when it fell back."""
     if tuple(status.systems) != tuple(pairs.systems):
         raise ValueError("the status is of other systems than these battles")
-    return open_battles(pairs, status.open_systems)
+    eligible = open_battles(pairs, status.open_systems)
+    if eligible.size or status.resolved:
+        return eligible, ""
+    in_play = np.asarray(status.open_pairs, dtype=bool).any(axis=1)
+    eligible = open_battles(pairs, in_play)
+    if eligible.size:
+        return eligible, "the targeted systems' battles all have a human verdict: drawn among every open pair's systems"
+    if status.estimand == "strength":
+        eligible = np.flatnonzero(~pairs.labelled)
+        return (
+            eligible,
+            "the open pairs' systems have no battle left: drawn among every battle left (each moves the fit)",
+        )
+    return eligible, ""
 
 
 def open_battles(pairs: JudgedPairs, open_systems) -> np.ndarray:
@@ -95,8 +111,14 @@ def next_battles(pairs: JudgedPairs, status: QuestionStatus, budget: int, rng: n
     """Draw ``budget`` battles without a human verdict from those that can still settle what
     ``status`` leaves open (module notes, :func:`eligible_battles`); all of them when fewer are
     left, none when the question is settled."""
-    eligible = eligible_battles(pairs, status)
+    eligible, fallback = eligible_battles(pairs, status)
     words = {"unit": "battle", "unjudged": "without a human verdict", "remedy": "add battles of them to the pool"}
     clusters = pairs.cluster_codes[eligible] if pairs.clustered else None  # questions arrive whole
     chosen, note = draw_next(eligible, budget, rng, status, among="open systems", clusters=clusters, **words)
+    if not chosen.size and not status.resolved and status.estimand == "win_rate":
+        note = (
+            "every battle of the systems still open has a human verdict: a win rate moves only with its own"
+            " battles, so nothing left in the pool can settle it; add battles of them to the pool"
+        )
+    note = "; ".join(x for x in (fallback if chosen.size else "", note) if x)
     return Allocation(chosen.astype(np.int64), int(eligible.size), int(budget), note)
