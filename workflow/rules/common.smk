@@ -25,7 +25,7 @@ from debias.io.canonical import InputError
 from debias.pipeline.metric_chunks import line_blocks
 from debias.metrics import resolve_implementations
 from debias.distribution.files import paper_values_file
-from debias.config.settings import SCHEMA_PATH, schema_problem
+from debias.config.settings import SCHEMA_PATH, repeated_key_problem, schema_problem
 from debias_tools.startup import (
     checked_inputs,
     checked_preferences,
@@ -34,9 +34,13 @@ from debias_tools.startup import (
     wordnet_problem,
 )
 
-# A value of the wrong type stops the run naming its key; Snakemake's own validation then
-# fills in the schema's defaults, which every later step reads from config.
-problem = schema_problem(config, SCHEMA_PATH)
+# A key given twice in a mapping of a configuration file (YAML keeps the last of `1` and `1.0`
+# without a word), or a value of the wrong type, stops the run naming it; Snakemake's own
+# validation then fills in the schema's defaults, which every later step reads from config.
+problem = None
+for given in workflow.overwrite_configfiles or workflow.configfiles:
+    problem = problem or repeated_key_problem(given)
+problem = problem or schema_problem(config, SCHEMA_PATH)
 if problem:
     raise WorkflowError(f"invalid configuration: {problem}")
 validate(config, schema=str(SCHEMA_PATH))

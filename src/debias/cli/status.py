@@ -175,6 +175,8 @@ def _option(error: InputError, args) -> InputError:
     table for what its data cannot answer."""
     if error.file == "settings":
         return InputError(args.table, error.message)
+    if error.file.startswith("--"):  # already named as the command line names it
+        return error
     return InputError(f"--{error.file.replace('_', '-')}", error.message)
 
 
@@ -206,7 +208,8 @@ def run_status(args, emit) -> int:
     else:  # a vote is a battle with a human verdict; several raters of one give several verdicts
         verdicts = int(read.human.size)
         extra = "" if verdicts == state.n_votes else f", {verdicts} human verdicts"
-        votes = f"{state.n_votes} votes (battles with a human verdict{extra})"
+        kind = "a decisive human verdict" if args.ties == "drop" else "a human verdict"
+        votes = f"{state.n_votes} votes (battles with {kind}{extra})"
     print(
         f"{state.question.text}: {state.answer} ({state.estimand}, {state.estimator}, {votes}, "
         f"level {state.level:g} at every look{more})",
@@ -223,7 +226,10 @@ def _votes(more: float, ratings: bool = False) -> str:
     if np.isnan(more):
         return f"no estimate of the {what} still needed (a system without an estimate)"
     if np.isinf(more):
-        return f"no number of {what} is expected to settle it (an open pair's estimated gap is 0)"
+        return (
+            f"no number of {what} is expected to settle it (an open pair's estimated gap is 0, or the {what}"
+            " next would draw cannot reach it)"
+        )
     where = "in all, drawn as debias next draws them (a plug-in guide)"
     return f"about {int(np.ceil(more)):,} more {what} {where}"
 

@@ -207,6 +207,44 @@ def with_defaults(config: Mapping, *, where: str = "config", required: tuple[str
     return filled
 
 
+def repeated_key_problem(path: str | Path) -> str | None:
+    """Where a YAML file gives one key twice in a mapping, ``"<file>: line <n>: ..."``; ``None``
+    when it does not (or it cannot be read: other checks say why). YAML keeps the last of two
+    equal keys without a word, and Python counts ``1``, ``1.0`` and ``true`` as one key: a
+    verdict mapping ``{1: a, 1.0: b}`` would silently map 1 to b."""
+    import yaml
+
+    try:
+        root = yaml.compose(Path(path).read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None
+    loader = yaml.SafeLoader("")
+    stack = [root] if root is not None else []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, yaml.MappingNode):
+            seen = {}
+            for key_node, value_node in node.value:
+                stack.append(value_node)
+                if not isinstance(key_node, yaml.ScalarNode):
+                    continue
+                key = loader.construct_object(key_node)
+                try:
+                    first = seen.get(key)
+                except TypeError:
+                    continue
+                if first is not None:
+                    line = key_node.start_mark.line + 1
+                    return (
+                        f"{path}: line {line}: key {key_node.value!r} repeats the key {first.value!r} of line"
+                        f" {first.start_mark.line + 1} (YAML would keep only the last); give each key once"
+                    )
+                seen[key] = key_node
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+    return None
+
+
 def load_config(path: str | Path, *, required: tuple[str, ...] | None = None) -> dict:
     """Read, check and complete a configuration file (YAML), with errors that name the file;
     ``required`` as in :func:`with_defaults`."""
@@ -221,4 +259,7 @@ def load_config(path: str | Path, *, required: tuple[str, ...] | None = None) ->
         raise ConfigError(f"{path}: not valid YAML ({str(error).splitlines()[0]})") from None
     if not isinstance(config, dict):
         raise ConfigError(f"{path}: expected a mapping of configuration keys, got {type(config).__name__}")
+    problem = repeated_key_problem(path)
+    if problem:
+        raise ConfigError(problem)
     return with_defaults(config, where=str(path), required=required)

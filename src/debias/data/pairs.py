@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from types import MappingProxyType
 from typing import NamedTuple
@@ -634,6 +634,18 @@ class JudgedPairs:
             None if self.arrival is None else self.arrival[index],
             None if self.covariates is None else {k: v[index] for k, v in self.covariates.items()},
         )
+
+    def decisive(self) -> JudgedPairs:
+        """The same battles with ties left out: every human tie verdict removed (a battle whose
+        verdicts are all ties keeps none, and joins the unlabelled pool) and a judge's tie read
+        as no verdict. What a model of wins and losses alone fits (``ties="drop"``)."""
+        tie = self.human == 0.5
+        if not tie.any() and not np.any(self.judge_verdicts == 0.5):
+            return self
+        battle = np.repeat(np.arange(self.n_battles), self.human_counts)
+        counts = np.bincount(battle[~tie], minlength=self.n_battles).astype(self.human_counts.dtype)
+        verdicts = np.where(self.judge_verdicts == 0.5, np.nan, self.judge_verdicts)
+        return replace(self, human=self.human[~tie], human_counts=counts, judge_verdicts=verdicts)
 
     def without_human(self, index) -> JudgedPairs:
         """The same battles with the human verdicts of ``index`` (positions or mask) removed:

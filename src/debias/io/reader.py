@@ -30,6 +30,7 @@ of rows reads in seconds.
 from __future__ import annotations
 
 import csv
+import hashlib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -71,8 +72,15 @@ FRAME = "table"
 
 
 def safe_name(name: str, pattern: str = FILE_CHARACTERS) -> str:
-    """A name the configuration accepts, from any text (runs of other characters become ``_``)."""
-    safe = re.sub(f"{pattern}+", "_", str(name).strip()).strip("_")
+    """A name the configuration accepts, from any text (runs of other characters become ``_``).
+    A name written partly in letters or digits outside ASCII (Hebrew, Chinese, accented) keeps
+    what is left and takes a short digest of the whole name, so that two such names stay two:
+    ``'מערכת'`` and ``'نظام'`` become ``x-`` and two different digests."""
+    text = str(name).strip()
+    safe = re.sub(f"{pattern}+", "_", text).strip("_")
+    if any(not c.isascii() and c.isalnum() for c in text):
+        digest = hashlib.sha1(text.encode("utf-8")).hexdigest()[:8]
+        return f"{safe[: NAME_LIMIT - 9] or 'x'}-{digest}"
     return safe or "x"
 
 

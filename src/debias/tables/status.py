@@ -86,7 +86,10 @@ def status_summary(state) -> dict:
     if np.isnan(more):
         note = "no estimate of the votes needed (a system without an estimate)"
     elif np.isinf(more):
-        note = "an open pair's estimated gap is 0: no finite number of votes is expected to settle it"
+        note = (
+            "no finite number of votes is expected to settle it: an open pair's estimated gap is 0, or the"
+            " votes next would draw cannot reach it"
+        )
     return {
         "question": state.question.text,
         "resolved": bool(state.resolved),

@@ -355,8 +355,11 @@ def strength_estimate(
     battles: Battles, estimator: str, *, level: float, ties: str = "half", small_sample: bool = True
 ) -> JointEstimate:
     """:func:`bradley_terry` on battles already checked and grouped
-    (:class:`~debias.stats.preferences.battles.Battles`); ``ties`` is accepted for a common
-    signature with the other estimands: strengths always count a tie as half a win."""
+    (:class:`~debias.stats.preferences.battles.Battles`). ``ties="half"`` counts a tie as half a
+    win; ``ties="drop"`` fits the wins and losses alone (:meth:`~debias.data.JudgedPairs.decisive`:
+    a battle whose verdicts are all ties is no vote, a judge's tie no verdict)."""
+    if ties == "drop":
+        battles = Battles(battles.pairs.decisive(), battles.pool_weighted)
     pairs = battles.pairs
     info, columns = resolve(estimator, pairs.judges)
     n_systems = pairs.n_systems

@@ -40,11 +40,9 @@ def contrast_times(pairs, estimand: str, ties: str = "half") -> np.ndarray:
     """Votes behind each contrast (S, S): for win rates the battles with a human verdict of i or
     of j (a contrast's stream); for strengths every battle with a human verdict (the fit uses
     them all). With clustered battles (:attr:`~debias.data.JudgedPairs.clustered`) the clusters
-    holding such battles: the cluster is what arrives. With ties left out (``ties="drop"``) a
-    win rate's votes are the decisive battles: a tie moves nothing."""
-    labelled = pairs.labelled
-    if ties == "drop" and estimand == "win_rate":
-        labelled = labelled & (np.nan_to_num(pairs.human_share(0.5), nan=1.0) < 1.0)
+    holding such battles: the cluster is what arrives. With ties left out (``ties="drop"``) the
+    votes are the decisive battles (:func:`voted`): a tie moves nothing."""
+    labelled = voted(pairs, ties)
     s = pairs.n_systems
     a, b = pairs.system_a[labelled], pairs.system_b[labelled]
     if pairs.clustered:
@@ -62,6 +60,16 @@ def contrast_times(pairs, estimand: str, ties: str = "half") -> np.ndarray:
     np.add.at(shared, (a, b), 1.0)
     shared = shared + shared.T
     return (n[:, None] + n[None, :] - shared).astype(float)
+
+
+def voted(pairs, ties: str = "half") -> np.ndarray:
+    """The battles that are votes (B,): those with a human verdict, and with ties left out
+    (``ties="drop"``) those with a decisive one (a battle whose verdicts are all ties moves
+    nothing)."""
+    labelled = pairs.labelled
+    if ties == "drop":
+        labelled = labelled & (np.nan_to_num(pairs.human_share(0.5), nan=1.0) < 1.0)
+    return labelled
 
 
 def pairs_status(
@@ -114,7 +122,7 @@ def pairs_status(
         level=level,
         optimal_at=optimal_at,
         times=times,
-        n_votes=int(pairs.labelled.sum()),
+        n_votes=int(voted(pairs, ties).sum()),
         shares=shares,
     )
 

@@ -1,0 +1,65 @@
+"""Defects a second hostile test found: a configuration key given twice under another spelling,
+ties left out of strengths, systems named in other scripts, and option names in messages."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import debias
+from debias.config.settings import ConfigError, load_config, repeated_key_problem
+
+
+@pytest.mark.parametrize("mapping", ["{1: a, 2: b, 1.0: b}", "{1: a, 2: b, 1: b}", "{1: a, 2: b, true: b}"])
+def test_a_key_given_twice_under_any_spelling_is_named_with_both_lines(tmp_path, mapping):
+    path = tmp_path / "config.yaml"
+    path.write_text(f"estimates:\n  level: 0.9\npreferences:\n  t:\n    mapping: {mapping}\n", encoding="utf-8")
+    problem = repeated_key_problem(path)
+    assert problem and problem.startswith(f"{path}: line 5: key ") and "repeats the key '1'" in problem
+    with pytest.raises(ConfigError, match="repeats the key"):
+        load_config(path)
+    path.write_text("preferences:\n  t:\n    mapping: {1: a, 2: b, 3: tie}\n", encoding="utf-8")
+    assert repeated_key_problem(path) is None
+
+
+def ties_and_wins(ties=400, wins=12):
+    rows = [{"q": f"t{i}", "A": "A", "B": "B", "w": "tie"} for i in range(ties)]
+    rows += [{"q": f"w{i}", "A": "A", "B": "B", "w": "model_a"} for i in range(wins)]
+    return debias.read_pairs(pd.DataFrame(rows), item="q", system_a="A", system_b="B", verdict="w")
+
+
+def test_ties_left_out_are_left_out_of_strengths_and_of_the_votes_too():
+    pairs = ties_and_wins()
+    for estimand in ("strength", "win_rate"):
+        state = debias.status(pairs, "better:A,B", estimand=estimand, ties="drop", level=0.9)
+        assert not state.resolved and state.n_votes == 12  # the 12 wins alone settle nothing
+    table = debias.preferences(pairs, ties="drop", level=0.9)
+    strengths = table[table["estimand"] == "strength"]
+    assert (strengths["n_judged"] == 12).all() and strengths["estimate"].isna().all()
+    assert strengths["note"].str.contains("not identifiable").all()
+    kept = debias.preferences(pairs, level=0.9)  # ties as half a win: 412 votes
+    assert (kept[kept["estimand"] == "strength"]["n_judged"] == 412).all()
+
+
+def test_systems_named_in_other_scripts_stay_distinct():
+    rows = [
+        {"seg": i, "system": name, "score": mean + np.sin(i)}
+        for name, mean in (("מערכת", 3.0), ("نظام", 3.5), ("系统", 4.0), ("système", 2.0))
+        for i in range(40)
+    ]
+    ratings = debias.read_ratings(pd.DataFrame(rows), item="seg", system="system", judgment="score")
+    assert ratings.systems == ("מערכת", "نظام", "系统", "système")
+    assert debias.status(ratings, "top:1", level=0.9).answer == "top 1: 系统"
+
+
+def test_an_option_refused_by_the_status_command_is_named_once(tmp_path):
+    path = tmp_path / "ratings.csv"
+    pd.DataFrame({"item": [1, 2, 1, 2], "system": ["a", "a", "b", "b"], "score": [1, 2, 3, 4]}).to_csv(path)
+    options = ["--item", "item", "--system", "system", "--judgment", "score", "--question", "top:1"]
+    command = [sys.executable, "-m", "debias", "status", str(path), *options, "--ties", "drop"]
+    done = subprocess.run(command, capture_output=True, text=True)
+    assert done.returncode == 2 and "error: --ties:" in done.stderr and "----" not in done.stderr
