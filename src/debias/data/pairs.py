@@ -346,6 +346,10 @@ class JudgedPairs:
         one are not independent, and the intervals treat the cluster as the unit
         (:attr:`cluster_codes`). Default: the battle's item, so that the battles of one item
         share it.
+    facets : mapping of str to numpy.ndarray of str, optional
+        Columns that label each battle (a category, a turn, a language): ``{column: (B,)
+        labels}``, what a breakdown by that column splits the battles by
+        (:func:`debias.tables.preferences.preference_breakdown`).
 
     Notes
     -----
@@ -366,6 +370,7 @@ class JudgedPairs:
     judge_unknown: np.ndarray | None = field(default=None)
     task: str = "evaluation"
     clusters: np.ndarray | None = None
+    facets: Mapping[str, np.ndarray] | None = None
 
     def __post_init__(self):
         if not isinstance(self.task, str) or not self.task.strip():
@@ -414,6 +419,18 @@ class JudgedPairs:
             missing = np.flatnonzero([_is_null(c) or str(c).strip() == "" for c in clusters.tolist()])
             if missing.size:
                 raise ValueError(f"battle {int(missing[0])}: no cluster (with clusters given, every battle needs one)")
+        facets = None
+        if self.facets is not None:
+            facets = {}
+            for column, labels in self.facets.items():
+                labels = np.asarray(labels, dtype=object)
+                if labels.shape != a.shape:
+                    raise ValueError(f"facet {column!r}: {labels.size} labels for {a.size} battles")
+                missing = np.flatnonzero([_is_null(v) or str(v).strip() == "" for v in labels.tolist()])
+                if missing.size:
+                    raise ValueError(f"battle {int(missing[0])}: no value in column {column!r}")
+                labels.setflags(write=False)
+                facets[str(column)] = labels
         extra = [x for x in (items, clusters) if x is not None]
         for array in (a, b, counts, human, verdicts, unknown, *extra):
             array.setflags(write=False)
@@ -428,6 +445,7 @@ class JudgedPairs:
             ("judge_unknown", unknown),
             ("items", items),
             ("clusters", clusters),
+            ("facets", facets),
         ):
             object.__setattr__(self, name, value)
 
@@ -593,6 +611,7 @@ class JudgedPairs:
             self.judge_unknown,
             self.task,
             None if self.clusters is None else self.clusters[index],
+            None if self.facets is None else {k: v[index] for k, v in self.facets.items()},
         )
 
     def without_human(self, index) -> JudgedPairs:
@@ -614,4 +633,5 @@ class JudgedPairs:
             self.judge_unknown,
             self.task,
             self.clusters,
+            self.facets,
         )

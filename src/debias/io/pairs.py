@@ -150,6 +150,7 @@ def read_pair_table(
     source: str = "table",
     task: str = "evaluation",
     cluster: str | None = None,
+    by: str | Sequence[str] | None = None,
 ) -> JudgedPairs:
     """The battles of a long table (and of an unlabelled ``pool`` table) as :class:`JudgedPairs`.
 
@@ -179,6 +180,10 @@ def read_pair_table(
         Column naming each battle's cluster (:attr:`JudgedPairs.clusters`: the question, document
         or conversation several battles share), in the pool too. Default: none given, the item is
         the cluster.
+    by : str or sequence of str, optional
+        Columns labelling each battle (a category, a turn, a language), kept as
+        :attr:`JudgedPairs.facets` for breakdowns; in the pool too. The same on every row of a
+        battle, never empty (an error naming the row and the column).
 
     Returns
     -------
@@ -207,12 +212,13 @@ def read_pair_table(
     judge_mappings = dict(judge_mappings or {})
     roles = {"item": item, "system A": system_a, "system B": system_b, "verdict": verdict, "rater": rater}
     _refuse_shadowing(judges, {**roles, "cluster": cluster}, source)
-    named = [item, system_a, system_b, verdict, *([rater] if rater else []), *([cluster] if cluster else [])]
+    by = [by] if isinstance(by, str) else list(dict.fromkeys(by or ()))
+    named = [item, system_a, system_b, verdict, *([rater] if rater else []), *([cluster] if cluster else []), *by]
     _columns(frame, [*named, *judges], source)
     if frame.empty:
         raise InputError(source, "the table has no rows")
     n_rows = len(frame)
-    keep = list(dict.fromkeys([item, system_a, system_b, *([cluster] if cluster else []), *judges]))
+    keep = list(dict.fromkeys([item, system_a, system_b, *([cluster] if cluster else []), *by, *judges]))
     if pool is not None:
         _columns(pool, keep, "pool")
         table = pd.concat([frame[keep].reset_index(drop=True), pool[keep].reset_index(drop=True)], ignore_index=True)
@@ -253,6 +259,7 @@ def read_pair_table(
     else:  # each row its own battle, in order
         first_row = np.arange(battle.size)
     clusters = _battle_clusters(table[cluster], cluster, rows, battle, first_row) if cluster else None
+    facets = {column: _battle_labels(table[column], column, rows, battle, first_row) for column in by} or None
     judge_matrix = np.empty((n_battles, len(judges)), order="F")  # every column written below
     unknown = np.zeros(len(judges), dtype=np.int64)
     for j, judge in enumerate(judges):
@@ -313,6 +320,7 @@ def read_pair_table(
         unknown,
         task,
         clusters,
+        facets,
     )
     for judge, share in zip(pairs.judges, pairs.judge_coverage):
         if judge in pairs.sparse_judges:
@@ -344,6 +352,25 @@ def _battle_clusters(values: pd.Series, column: str, rows: Rows, battle: np.ndar
             f"column {column!r}: cluster {names[codes[row]]!r}, but the battle's first row"
             f" ({rows.name(int(first_row[battle[row]]))}) names {names[first[row]]!r}: a battle is in one cluster"
             " (the rows of a battle are its raters' verdicts, in either order of the systems)",
+            column,
+        )
+    return np.asarray(names, dtype=object)[codes[first_row]]
+
+
+def _battle_labels(values: pd.Series, column: str, rows: Rows, battle: np.ndarray, first_row: np.ndarray):
+    """Each battle's label in a breakdown column (trimmed), from the rows of the table and its
+    pool: an empty value, or a row giving another value than its battle's first row, is an error
+    naming the row and the column."""
+    codes, names = code_names(values, column, rows)
+    first = codes[first_row[battle]]
+    differs = codes != first
+    if differs.any():
+        row = int(np.flatnonzero(differs)[0])
+        raise rows.error(
+            row,
+            f"column {column!r}: {names[codes[row]]!r}, but the battle's first row"
+            f" ({rows.name(int(first_row[battle[row]]))}) gives {names[first[row]]!r}: a battle has one value"
+            " in a breakdown column",
             column,
         )
     return np.asarray(names, dtype=object)[codes[first_row]]
