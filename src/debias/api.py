@@ -53,6 +53,7 @@ __all__ = [
     "data_efficiency",
     "estimate",
     "estimate_mean",
+    "head_to_head",
     "judge_agreement",
     "leaderboard",
     "next_battles",
@@ -90,6 +91,7 @@ PAIRS_KEYWORDS = (
     "judge_mappings",
     "task",
     "cluster",
+    "by",
 )
 
 
@@ -222,6 +224,7 @@ def read_pairs(
     judge_mappings: Mapping[str, Mapping] | None = None,
     task: str = TASK,
     cluster: str | None = None,
+    by: str | Sequence[str] | None = None,
 ) -> JudgedPairs:
     """Read and check a long table of pairwise verdicts: what every pairwise analysis takes.
 
@@ -253,6 +256,10 @@ def read_pairs(
         battles share, whose verdicts are not independent (the intervals then treat the cluster
         as the unit). The same on every row of a battle, never empty; ``pool`` needs the column
         too. Default: the item is the cluster (:attr:`debias.data.JudgedPairs.cluster_codes`).
+    by : str or sequence of str, optional
+        Columns labelling each battle (a category, a turn, a language) that breakdowns split the
+        battles by (``preferences(..., by=...)``): the same on every row of a battle, never
+        empty; ``pool`` needs them too.
 
     Returns
     -------
@@ -272,12 +279,15 @@ def read_pairs(
 
     given = {"item": item, "system_a": system_a, "system_b": system_b, "verdict": verdict, "rater": rater}
     given.update(judges=judges if isinstance(judges, str) else tuple(judges), cluster=cluster)
+    if by is not None:
+        given["by"] = by if isinstance(by, str) else tuple(by)
     (frame, pool), given = _text_labels((frame, pool), given)
     item, system_a, system_b, verdict = (given[k] for k in ("item", "system_a", "system_b", "verdict"))
     rater, judges, cluster = given["rater"], given["judges"], given["cluster"]
     if judge_mappings:
         judge_mappings = {str(judge): mapping for judge, mapping in judge_mappings.items()}
     _check_column("cluster", cluster)
+    by = given.get("by")
     return read_pair_table(
         frame,
         item=item,
@@ -291,6 +301,7 @@ def read_pairs(
         judge_mappings=judge_mappings,
         task=task.strip() if isinstance(task, str) else task,
         cluster=cluster,
+        by=by,
     )
 
 
@@ -615,7 +626,9 @@ def leaderboard(
 
 
 @bounded_blas
-def preferences(data, *, level: float | None = None, ties: str = "half", **columns) -> pd.DataFrame:
+def preferences(
+    data, *, level: float | None = None, ties: str = "half", by: str | None = None, **columns
+) -> pd.DataFrame:
     """Win rates and Bradley-Terry strengths of every system from pairwise verdicts, by every estimator.
 
     Parameters
@@ -627,6 +640,11 @@ def preferences(data, *, level: float | None = None, ties: str = "half", **colum
         Nominal coverage; default the configuration's ``estimates.level``.
     ties : {"half", "drop"}
         Win rates with a tie as half a win, or without ties.
+    by : str, optional
+        A column the battles were read with (``read_pairs(..., by=...)``): the table then
+        begins with a column ``by``, empty on the rows of every battle, followed by one group
+        of rows per level of the column, whose intervals are simultaneous over the levels
+        (:func:`debias.tables.preferences.preference_breakdown`).
 
     Returns
     -------
@@ -657,7 +675,17 @@ def preferences(data, *, level: float | None = None, ties: str = "half", **colum
     _check_settings(estimates={"level": level})
     _check_ties(ties)
     _one_call("preferences", columns)
+    _check_column("by", by)
+    if by is not None and columns and "by" not in columns:
+        columns = {**columns, "by": by}
     pairs = _as_pairs(data, columns, "preferences")
+    if by is not None:
+        from debias.tables.preferences import preference_breakdown
+
+        try:
+            return preference_breakdown(pairs, by, level=_level(level), ties=ties)
+        except ValueError as error:
+            raise InputError("by", str(error)) from None
     return preference_table(pairs, level=_level(level), ties=ties)
 
 
@@ -677,7 +705,71 @@ def judge_agreement(data, *, level: float | None = None, **columns) -> pd.DataFr
     _check_settings(estimates={"level": level})
     _one_call("judge_agreement", columns)
     pairs = _as_pairs(data, columns, "judge_agreement")
-    return agreement_table(pairs, level=_level(level))
+    return agreement_table(pairs, level=_level(level), non_tie=True)
+
+
+@bounded_blas
+def head_to_head(
+    data,
+    *,
+    level: float | None = None,
+    ties: str = "half",
+    estimators: Sequence[str] | None = None,
+    systems: Sequence[str] | None = None,
+    max_systems: int | None = None,
+    **columns,
+) -> pd.DataFrame:
+    """The head-to-head matrix: each system's win rate against each other, by every estimator.
+
+    Parameters
+    ----------
+    data : JudgedPairs
+        Battles read by :func:`read_pairs` (or a DataFrame with its column keywords).
+    level : float, optional
+        The simultaneous coverage over the pairs shown (Šidák: each interval at
+        ``level ** (1 / n_pairs)``); default the configuration's ``estimates.level``.
+    ties : {"half", "drop"}
+    estimators : sequence of str, optional
+        Default every one: ``human``, ``judge:<j>``, ``ppi++:<j>``, ``ppi++:combined``.
+    systems : sequence of str, optional
+        The systems to show, in order; default all, strongest first (people's Bradley-Terry
+        strengths), at most ``max_systems`` (default 30) of them.
+    max_systems : int, optional
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per estimator and ordered pair (``system``, ``opponent``):
+        :data:`debias.tables.preferences.HEAD_TO_HEAD_COLUMNS` (``n_pairs``: the pairs the
+        intervals are simultaneous over; ``note``: why a cell is empty, e.g. a pair without
+        battles); ``table.attrs["omitted"]`` lists systems beyond ``max_systems``.
+
+    Examples
+    --------
+    >>> import pandas as pd, debias
+    >>> frame = pd.DataFrame({"q": list("abcd"), "A": ["x", "x", "y", "x"], "B": ["y", "z", "z", "y"],
+    ...                       "winner": ["model_a", "tie", "model_b", "model_a"]})
+    >>> pairs = debias.read_pairs(frame, item="q", system_a="A", system_b="B", verdict="winner")
+    >>> table = debias.head_to_head(pairs, level=0.9)
+    >>> table[["system", "opponent", "estimate", "n_judged"]].head(2).values.tolist()
+    [['x', 'z', 0.5, 1], ['x', 'y', 1.0, 2]]
+    """
+    from debias.tables.preferences import head_to_head_table
+
+    _check_settings(estimates={"level": level})
+    _check_ties(ties)
+    _one_call("head_to_head", columns)
+    if max_systems is not None and (
+        isinstance(max_systems, bool) or not isinstance(max_systems, int | np.integer) or max_systems < 2
+    ):
+        raise InputError("max_systems", f"expected a whole number >= 2, found {max_systems!r}")
+    pairs = _as_pairs(data, columns, "head_to_head")
+    try:
+        return head_to_head_table(
+            pairs, level=_level(level), ties=ties, estimators=estimators, systems=systems, max_systems=max_systems
+        )
+    except ValueError as error:
+        raise InputError("head_to_head", str(error)) from None
 
 
 def status(

@@ -44,6 +44,7 @@ from debias.tables.columns import (
 __all__ = [
     "AGREEMENT_COLUMNS",
     "BY",
+    "NON_TIE_COLUMNS",
     "HEAD_TO_HEAD_COLUMNS",
     "INTERVAL_LEVEL",
     "PREFERENCE_COLUMNS",
@@ -232,7 +233,11 @@ def strengths_as_elo(table: pd.DataFrame, anchor: str | None = None) -> pd.DataF
     return table
 
 
-def agreement_table(pairs: JudgedPairs, *, level: float) -> pd.DataFrame:
+#: Agreement on non-tie verdicts, after ``kappa`` in :func:`agreement_table` with ``non_tie``.
+NON_TIE_COLUMNS = ["n_non_tie", "non_tie_accuracy"]
+
+
+def agreement_table(pairs: JudgedPairs, *, level: float, non_tie: bool = False) -> pd.DataFrame:
     """One row per judge x system (:func:`debias.stats.preferences.estimands.judge_agreement`), each column
     in one unit.
 
@@ -243,7 +248,10 @@ def agreement_table(pairs: JudgedPairs, *, level: float) -> pd.DataFrame:
     among the compared human verdicts, ``judge_tie_rate`` among the judge's verdicts. Per system:
     ``n_battles``, its battles with both a human and a judge verdict; ``bias``, the judge win
     rate minus the human win rate on them, with its interval (``bias_ci_low``,
-    ``bias_ci_high``) at ``level``. People's agreement with each other: :func:`human_agreement`."""
+    ``bias_ci_high``) at ``level``. People's agreement with each other: :func:`human_agreement`.
+    With ``non_tie``, after ``kappa`` (per judge): ``n_non_tie``, the compared verdicts where
+    neither the judge nor the rater says tie, and ``non_tie_accuracy``, the share of them that
+    agree (agreement on non-tie verdicts, the MT-Bench paper's "without tie")."""
     rows = []
     for agreement in judge_agreement(pairs, level=level):
         for s, system in enumerate(agreement.systems):
@@ -258,6 +266,8 @@ def agreement_table(pairs: JudgedPairs, *, level: float) -> pd.DataFrame:
                     "kappa": agreement.kappa,
                     "human_tie_rate": agreement.human_tie_rate,
                     "judge_tie_rate": agreement.judge_tie_rate,
+                    "n_non_tie": agreement.n_non_tie,
+                    "non_tie_accuracy": agreement.non_tie_accuracy,
                     "n_battles": int(agreement.n_battles[s]),
                     "bias": agreement.bias[s],
                     BIAS_CI_LOW: agreement.bias_ci_low[s],
@@ -265,7 +275,11 @@ def agreement_table(pairs: JudgedPairs, *, level: float) -> pd.DataFrame:
                     LEVEL: agreement.level,
                 }
             )
-    return pd.DataFrame(rows, columns=AGREEMENT_COLUMNS)
+    columns = list(AGREEMENT_COLUMNS)
+    if non_tie:
+        at = columns.index("kappa") + 1
+        columns[at:at] = NON_TIE_COLUMNS
+    return pd.DataFrame(rows, columns=columns)
 
 
 #: The three human verdicts (score of A): B better, tie, A better.
