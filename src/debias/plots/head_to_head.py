@@ -62,8 +62,7 @@ def draw_head_to_head(table: pd.DataFrame, *, estimator: str = "human", title: s
         FigureCanvasAgg(fig)
         ax = fig.subplots()
         shown = np.ma.masked_invalid(grid["estimate"])
-        cmap = mpl.colormaps[_CMAP].copy()
-        cmap.set_bad(PALETTE["grey"], alpha=0.25)
+        cmap = mpl.colormaps[_CMAP].with_extremes(bad=mpl.colors.to_rgba(PALETTE["grey"], 0.25))
         image = ax.imshow(shown, cmap=cmap, norm=TwoSlopeNorm(0.5, 0.0, 1.0), aspect="equal", interpolation="none")
         for r in range(n):
             for c in range(n):
