@@ -1,7 +1,8 @@
 r"""Coverage of the head-to-head matrix (simultaneous over the pairs) and of breakdowns by a column.
 
 Run:
-    python benchmarks/bench_head_to_head.py [--repeats 1000] [--seed 20261129] [--levels 0.9 0.95] [--only matrix|breakdown]
+    python benchmarks/bench_head_to_head.py [--repeats 1000] [--seed 20261129] [--levels 0.9 0.95]
+    python benchmarks/bench_head_to_head.py --only matrix       # or breakdown: one kind of world
     python benchmarks/bench_head_to_head.py --quick          # a smoke test: 30 draws
     python benchmarks/bench_head_to_head.py --output results/benchmarks/head_to_head.csv
 
