@@ -278,11 +278,19 @@ def _head_to_head_lines(tables: PreferenceTables, config: Mapping, folder: str) 
         level = float(human["level"].iloc[0])
         shown = human["system"].nunique()
         empty = int(upper["n_battles"].eq(0).sum())
+        others = []
+        for estimator, rows in matrix[~matrix["estimator"].map(lambda e: is_people_only(e) or is_biased(e))].groupby(
+            "estimator", sort=False
+        ):
+            rows = rows[rows["system"] < rows["opponent"]].dropna(subset=["ci_low", "ci_high"])
+            won = int(((rows["ci_low"] > 0.5) | (rows["ci_high"] < 0.5)).sum())
+            others.append(f"{_estimator_label(config, tables.name, estimator)}: {won} of {len(rows)}")
         lines.append(
             f"Head to head, by people's verdicts: of the {len(live)} pairs of the {shown} systems shown with an "
             f"interval, {len(decided)} have a winner at the {level:.0%} level (the intervals hold together over "
             f"the {len(live)} pairs)"
             + (f"; {empty} pairs never met" if empty else "")
+            + (f" (with the judges: {'; '.join(others)})" if others else "")
             + f". Every estimator's matrix: [`{folder}/head_to_head.csv`]({folder}/head_to_head.csv)."
         )
     non_tie = tables.non_tie
