@@ -287,8 +287,8 @@ def _head_to_head_lines(tables: PreferenceTables, config: Mapping, folder: str) 
             others.append(f"{_estimator_label(config, tables.name, estimator)}: {won} of {len(rows)}")
         lines.append(
             f"Head to head, by people's verdicts: of the {len(live)} pairs of the {shown} systems shown with an "
-            f"interval, {len(decided)} have a winner at the {level:.0%} level (the intervals hold together over "
-            f"the {len(live)} pairs)"
+            f"interval, {len(decided)} have a winner at the {level:.0%} level, the intervals holding together over "
+            f"the {len(live)} pairs"
             + (f"; {empty} pairs never met" if empty else "")
             + (f" (with the judges: {'; '.join(others)})" if others else "")
             + f". Every estimator's matrix: [`{folder}/head_to_head.csv`]({folder}/head_to_head.csv)."
