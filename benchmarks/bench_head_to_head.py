@@ -56,7 +56,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
 from debias.data import JudgedPairs  # noqa: E402
-from debias.stats.preferences.head_to_head import head_to_head  # noqa: E402
+from debias.stats.preferences.matrix import head_to_head  # noqa: E402
 from debias.tables.preferences import BY, preference_breakdown  # noqa: E402
 
 BETA = 0.25 * np.array([0, 1, 2, 3, 3, 4, 5, 6], dtype=float)

@@ -17,7 +17,7 @@ from debias.io.pairs import read_pair_table
 from debias.stats.common.multiplicity import sidak_level
 from debias.stats.preferences.agreement import judge_agreement
 from debias.stats.preferences.battles import ALL_TIES
-from debias.stats.preferences.head_to_head import NO_BATTLES, head_to_head
+from debias.stats.preferences.matrix import NO_BATTLES, head_to_head
 from debias.stats.preferences.win_rate import win_rates
 from debias.tables.preferences import (
     BY,

@@ -387,18 +387,23 @@ def head_to_head_table(
     """One row per estimator and ordered pair of systems shown (``system`` against
     ``opponent``, the diagonal left out): the system's win rate against the opponent with its
     interval, simultaneous over the ``n_pairs`` pairs shown at ``level`` (each built at
-    ``interval_level``: :mod:`debias.stats.preferences.head_to_head`); ``n_judged`` the pair's
+    ``interval_level``: :mod:`debias.stats.preferences.matrix`); ``n_judged`` the pair's
     human battles (decisive ones with ties left out), ``n_battles`` all its battles; ``note`` why
     a cell is empty (a pair without battles, without a human verdict) or what it rests on.
 
     Systems strongest first (people's Bradley-Terry strengths), the same order for every
     estimator; with more than ``max_systems`` (default
-    :data:`debias.stats.preferences.head_to_head.MAX_SYSTEMS`) only the strongest are shown and
+    :data:`debias.stats.preferences.matrix.MAX_SYSTEMS`) only the strongest are shown and
     ``table.attrs["omitted"]`` lists the others. Estimators: every one of the battles
     (``human``, ``judge:<j>``, ``ppi++:<j>``, ``ppi++:combined``) unless named.
     """
-    from debias.stats.preferences.battles import Battles, preference_estimator_names
-    from debias.stats.preferences.head_to_head import MAX_SYSTEMS, head_to_head, strength_order
+    from debias.stats.preferences import (
+        MAX_SYSTEMS,
+        Battles,
+        head_to_head,
+        preference_estimator_names,
+        strength_order,
+    )
 
     battles = Battles.of(pairs, ties)
     limit = MAX_SYSTEMS if max_systems is None else max_systems
