@@ -2,7 +2,7 @@ r"""Coverage of the head-to-head matrix (simultaneous over the pairs) and of bre
 
 Run:
     python benchmarks/bench_head_to_head.py [--repeats 1000] [--seed 20261129] [--levels 0.9 0.95]
-    python benchmarks/bench_head_to_head.py --only matrix       # or breakdown: one kind of world
+    python benchmarks/bench_head_to_head.py --only matrix       # or clustered, breakdown: one world
     python benchmarks/bench_head_to_head.py --quick          # a smoke test: 30 draws
     python benchmarks/bench_head_to_head.py --output results/benchmarks/head_to_head.csv
 
@@ -243,7 +243,9 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=20261129)
     parser.add_argument("--levels", type=float, nargs="+", default=[0.9, 0.95])
     parser.add_argument("--quick", action="store_true", help="30 draws: a smoke test")
-    parser.add_argument("--only", choices=("matrix", "breakdown"), help="one kind of world")
+    parser.add_argument(
+        "--only", choices=("matrix", "clustered", "breakdown"), help="one world: matrix, matrix clustered, breakdown"
+    )
     parser.add_argument("--output", type=Path)
     args = parser.parse_args(argv)
     repeats = 30 if args.quick else args.repeats
@@ -252,6 +254,7 @@ def main(argv=None) -> int:
     rows = []
     if args.only in (None, "matrix"):
         rows += run_matrix(np.random.default_rng([args.seed, 1]), repeats, args.levels, clustered=False)
+    if args.only in (None, "clustered"):
         rows += run_matrix(np.random.default_rng([args.seed, 2]), repeats, args.levels, clustered=True)
     if args.only in (None, "breakdown"):
         rows += run_breakdown(np.random.default_rng([args.seed, 3]), repeats, args.levels, delta)
