@@ -26,6 +26,9 @@ Worlds (new battles every draw; the truth is known):
   :math:`0.05 + 0.9\,\text{logistic}(\beta_{c,s} - \beta_{c,o})`; the strength, the
   Bradley-Terry fit to those expected pairwise scores (every pair weighted alike, centred).
 
+``--ties 0`` makes every verdict decisive (the Agresti-Coull containment of the win-rate
+intervals then bounds the verdicts' own variance; with ties it is the larger, RESULTS.md).
+
 Printed per world, estimator and level:
 
 - ``cover``: the matrix: the share of draws whose every pair's interval covers its truth (the
@@ -63,11 +66,15 @@ BETA = 0.25 * np.array([0, 1, 2, 3, 3, 4, 5, 6], dtype=float)
 NAMES = [f"s{k}" for k in range(BETA.size)]
 ESTIMATORS = ("human", "ppi++:judge")
 CATEGORIES = ("chat", "code", "math")
+#: The share of ties (``--ties``): the worlds' default 0.1.
+TIES = 0.1
+#: Battles of each pair in the world ``matrix`` (``--per-pair``).
+PER_PAIR = 100
 
 
 def _verdicts(rng, logit):
-    """Tie with probability 0.1, else A wins with probability logistic(logit)."""
-    tie = rng.random(logit.size) < 0.1
+    """Tie with probability TIES, else A wins with probability logistic(logit)."""
+    tie = rng.random(logit.size) < TIES
     return np.where(tie, 0.5, (rng.random(logit.size) < expit(logit)).astype(float))
 
 
@@ -93,11 +100,11 @@ def _pairs(rng, a, b, verdict, items, labelled=0.5, facets=None):
 def _matrix_truth(sigma: float) -> np.ndarray:
     diff = BETA[:, None] - BETA[None, :]
     if sigma == 0:
-        return 0.05 + 0.9 * expit(diff)
+        return TIES / 2 + (1 - TIES) * expit(diff)
     nodes, weights = np.polynomial.hermite_e.hermegauss(200)
     weights = weights / weights.sum()
     spread = np.sqrt(2.0) * sigma * nodes
-    return 0.05 + 0.9 * np.einsum("k,ijk->ij", weights, expit(diff[..., None] + spread))
+    return TIES / 2 + (1 - TIES) * np.einsum("k,ijk->ij", weights, expit(diff[..., None] + spread))
 
 
 def matrix_world(rng, clustered: bool):
@@ -110,7 +117,7 @@ def matrix_world(rng, clustered: bool):
         logit = BETA[a] - BETA[b] + u[q, a] - u[q, b]
         items = [f"q{k}" for k in q]
     else:
-        a, b = np.repeat(first, 100), np.repeat(second, 100)
+        a, b = np.repeat(first, PER_PAIR), np.repeat(second, PER_PAIR)
         logit = BETA[a] - BETA[b]
         items = [f"b{k}" for k in range(a.size)]
     return _pairs(rng, a, b, _verdicts(rng, logit), items)
@@ -136,7 +143,7 @@ def breakdown_truth(delta):
     rates, strengths = {}, {}
     for c, name in enumerate(CATEGORIES):
         beta = BETA + delta[c]
-        scores = 0.05 + 0.9 * expit(beta[:, None] - beta[None, :])
+        scores = TIES / 2 + (1 - TIES) * expit(beta[:, None] - beta[None, :])
         off = ~np.eye(BETA.size, dtype=bool)
         rates[name] = np.where(off, scores, 0.0).sum(axis=1) / (BETA.size - 1)
         strengths[name] = _bt_fit(scores)
@@ -246,9 +253,13 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--only", choices=("matrix", "clustered", "breakdown"), help="one world: matrix, matrix clustered, breakdown"
     )
+    parser.add_argument("--ties", type=float, default=0.1, help="the share of ties in every world (default 0.1)")
+    parser.add_argument("--per-pair", type=int, default=100, help="battles of each pair in the world matrix")
     parser.add_argument("--output", type=Path)
     args = parser.parse_args(argv)
     repeats = 30 if args.quick else args.repeats
+    global TIES, PER_PAIR
+    TIES, PER_PAIR = args.ties, args.per_pair
     delta = np.random.default_rng(args.seed + 1).normal(0.0, 0.5, (len(CATEGORIES), BETA.size))
     start = time.perf_counter()
     rows = []
