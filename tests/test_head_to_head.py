@@ -286,3 +286,17 @@ def test_command_matrix_and_by(tmp_path, capsys):
         assert main([*args, "--matrix", "--figure", str(tmp_path / "m")]) == 0
         assert main([*args, "--by", "category", "--figure", str(tmp_path / "b")]) == 0
         assert (tmp_path / "m.png").stat().st_size > 0 and (tmp_path / "b.png").stat().st_size > 0
+
+
+@pytest.mark.slow
+def test_the_benchmark_runs_its_quick_draws(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_head_to_head.py"
+    out = tmp_path / "rows.csv"
+    subprocess.run([sys.executable, str(script), "--quick", "--only", "matrix", "--output", str(out)], check=True)
+    rows = pd.read_csv(out)
+    assert set(rows["estimator"]) == {"human", "ppi++:judge"} and (rows["draws"] == 30).all()
+    assert (rows["single"] >= rows["cover"]).all() and (rows["naive"] <= rows["cover"]).all()
