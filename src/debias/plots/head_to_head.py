@@ -115,7 +115,7 @@ def draw_head_to_head(table: pd.DataFrame, *, estimator: str = "human", title: s
         fig.suptitle(f"{heading}head-to-head win rates ({estimator})")
         lines = [
             f"{level:.0%} intervals simultaneous over the {pairs} pairs (bold: the interval excludes 0.5)",
-            "hatched: no battles; grey: no estimate (no human verdict, or one)",
+            "hatched: no battles; grey: no estimate; a value alone: no interval (one battle, say)",
         ]
         omitted = list(table.attrs.get("omitted") or [])
         if omitted:
