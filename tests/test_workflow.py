@@ -688,9 +688,19 @@ def preference_run(root: Path) -> Path:
         a, b = rng.choice(3, size=2, replace=False)
         verdict = str(rng.choice(["a", "b", "tie"]))
         guess = str(rng.choice(["model_a", "model_b"]))
-        judged.append({"id": battle, "first": systems[a], "second": systems[b], "verdict": verdict})
+        topic = "code" if battle % 3 == 0 else "chat"  # a column to break the estimates down by
+        judged.append({"id": battle, "first": systems[a], "second": systems[b], "verdict": verdict, "topic": topic})
         if battle < 50:
-            rows.append({"id": battle, "first": systems[a], "second": systems[b], "human": verdict, "rater": "r1"})
+            rows.append(
+                {
+                    "id": battle,
+                    "first": systems[a],
+                    "second": systems[b],
+                    "human": verdict,
+                    "rater": "r1",
+                    "topic": topic,
+                }
+            )
             rows[-1]["coin"] = guess
         if battle < 10:
             rows.append({**rows[-1], "human": "tie", "rater": "r2"})
@@ -732,16 +742,26 @@ def test_a_preference_task_alone_schedules_its_jobs_only(tmp_path):
     adds its status job (the dry-run side of the two end-to-end tests below)."""
     run = preference_run(tmp_path / "prefs")
     jobs = scheduled(run)
-    assert sorted(job.rule for job in jobs) == ["preferences", "report"]
+    assert sorted(job.rule for job in jobs) == ["head_to_head", "preferences", "report"]
     made = scheduled_outputs(jobs)
+    assert {"results/tables/preferences/toy/head_to_head.csv", "results/figures/head_to_head_toy.png"} <= made
     for name in ("preferences.csv", "judge_agreement.csv", "leaderboard.csv", "summary.json"):
         assert f"results/tables/preferences/toy/{name}" in made, name
     config = read_config(run)
     config["preferences"]["toy"]["question"] = "better:alpha,beta"
     write_config(run, config)
     jobs = scheduled(run)
-    assert sorted(job.rule for job in jobs) == ["preference_status", "preferences", "report"]
+    assert sorted(job.rule for job in jobs) == ["head_to_head", "preference_status", "preferences", "report"]
     assert {"results/tables/preferences/toy/status.csv", "results/figures/status_toy.png"} <= scheduled_outputs(jobs)
+    # a column to break the estimates down by adds the breakdown; head_to_head: false leaves the matrix out
+    config["preferences"]["toy"].update(by="topic", head_to_head=False)
+    del config["preferences"]["toy"]["question"]
+    write_config(run, config)
+    jobs = scheduled(run)
+    assert sorted(job.rule for job in jobs) == ["breakdown", "preferences", "report"]
+    assert {"results/tables/preferences/toy/breakdown.csv", "results/figures/breakdown_toy.png"} <= scheduled_outputs(
+        jobs
+    )
 
 
 @pytest.mark.slow
@@ -794,6 +814,29 @@ def test_preference_task_alone_end_to_end(tmp_path):
     assert "Toy battles (pairwise preferences)" in (run / "results/report.html").read_text()
     again = snakemake(run)
     assert "Nothing to be done" in again.stdout + again.stderr
+
+
+@pytest.mark.slow
+def test_a_preference_task_gets_its_head_to_head_matrix_and_breakdown(tmp_path):
+    run = preference_run(tmp_path / "prefs")
+    config = read_config(run)
+    config["preferences"]["toy"]["by"] = "topic"
+    write_config(run, config)
+    snakemake(run)
+    tables = run / "results/tables/preferences/toy"
+    matrix = pd.read_csv(tables / "head_to_head.csv", keep_default_na=False, na_values=[""])
+    assert len(matrix) == 6 * 3 * 2 and set(matrix["n_pairs"]) <= {1, 2, 3}
+    assert set(matrix["estimator"]) == set(pd.read_csv(tables / "preferences.csv")["estimator"])
+    non_tie = pd.read_csv(tables / "judge_agreement_non_tie.csv")
+    assert set(non_tie["judge"]) == {"llm", "coin"} and (non_tie["n_non_tie"] <= non_tie["n_verdicts"]).all()
+    breakdown = pd.read_csv(tables / "breakdown.csv", keep_default_na=False, na_values=[""])
+    assert set(breakdown["by"].dropna()) == {"chat", "code"} and breakdown["by"].isna().any()
+    for figure in ("head_to_head_toy", "breakdown_toy"):
+        assert (run / f"results/figures/{figure}.png").stat().st_size > 0
+    report = (run / "results/report.md").read_text()
+    assert "Head to head, by people's verdicts" in report and "![head_to_head_toy]" in report
+    assert "Agreement with people on non-tie verdicts" in report
+    assert "levels of the breakdown column" in report and "![breakdown_toy]" in report
 
 
 @pytest.mark.slow

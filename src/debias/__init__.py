@@ -6,7 +6,7 @@ The public API, importable from here (:mod:`debias.api`):
 - one read step per shape of data: :func:`read_ratings` (a long table of ratings, one row per
   judgment) and :func:`read_pairs` (pairwise verdicts of people and LLM judges);
 - analyses of what was read: :func:`estimate`, :func:`compare`, :func:`plan` (ratings),
-  :func:`preferences`, :func:`judge_agreement` (pairwise verdicts), :func:`leaderboard`,
+  :func:`preferences`, :func:`head_to_head`, :func:`judge_agreement` (pairwise verdicts), :func:`leaderboard`,
   :func:`status` and :func:`next_battles` (either);
 - on arrays: :func:`estimate_mean`, :func:`variance_components`, :func:`data_efficiency`;
 - the data model: :class:`Judgments`, :class:`EvalSample`, :class:`PairedSample`,
@@ -39,6 +39,7 @@ __all__ = [
     "data_efficiency",
     "estimate",
     "estimate_mean",
+    "head_to_head",
     "judge_agreement",
     "leaderboard",
     "next_battles",
@@ -63,6 +64,7 @@ _HOMES = {
     "estimate": "debias.api",
     "estimate_mean": "debias.api",
     "leaderboard": "debias.api",
+    "head_to_head": "debias.api",
     "judge_agreement": "debias.api",
     "preferences": "debias.api",
     "plan": "debias.api",

@@ -53,6 +53,7 @@ __all__ = [
     "data_efficiency",
     "estimate",
     "estimate_mean",
+    "head_to_head",
     "judge_agreement",
     "leaderboard",
     "next_battles",
@@ -92,6 +93,7 @@ PAIRS_KEYWORDS = (
     "cluster",
     "order",
     "covariates",
+    "by",
 )
 
 
@@ -226,6 +228,7 @@ def read_pairs(
     cluster: str | None = None,
     order: str | None = None,
     covariates: Mapping[str, Sequence[str]] | None = None,
+    by: str | Sequence[str] | None = None,
 ) -> JudgedPairs:
     """Read and check a long table of pairwise verdicts: what every pairwise analysis takes.
 
@@ -269,6 +272,10 @@ def read_pairs(
         ``{name: (column_a, column_b)}``: a number per response on each side (a length, a count
         of markdown headers), for style control (:func:`preferences`); numbers on every row,
         ``pool`` too.
+    by : str or sequence of str, optional
+        Columns labelling each battle (a category, a turn, a language) that breakdowns split the
+        battles by (``preferences(..., by=...)``): the same on every row of a battle, never
+        empty; ``pool`` needs them too.
 
     Returns
     -------
@@ -288,6 +295,8 @@ def read_pairs(
 
     given = {"item": item, "system_a": system_a, "system_b": system_b, "verdict": verdict, "rater": rater}
     given.update(judges=judges if isinstance(judges, str) else tuple(judges), cluster=cluster, order=order)
+    if by is not None:
+        given["by"] = by if isinstance(by, str) else tuple(by)
     (frame, pool), given = _text_labels((frame, pool), given)
     item, system_a, system_b, verdict = (given[k] for k in ("item", "system_a", "system_b", "verdict"))
     rater, judges, cluster, order = given["rater"], given["judges"], given["cluster"], given["order"]
@@ -295,6 +304,7 @@ def read_pairs(
         judge_mappings = {str(judge): mapping for judge, mapping in judge_mappings.items()}
     _check_column("cluster", cluster)
     _check_column("order", order)
+    by = given.get("by")
     return read_pair_table(
         frame,
         item=item,
@@ -310,6 +320,7 @@ def read_pairs(
         cluster=cluster,
         order=order,
         covariates=covariates,
+        by=by,
     )
 
 
@@ -646,6 +657,7 @@ def preferences(
     ties: str = "half",
     covariates: Mapping[str, Sequence[str]] | Sequence[str] | None = None,
     baseline: str | None = None,
+    by: str | None = None,
     **columns,
 ) -> pd.DataFrame:
     """Win rates and Bradley-Terry strengths of every system from pairwise verdicts, by every estimator.
@@ -674,6 +686,11 @@ def preferences(
         A system: adds each system's win rate against it (estimand ``baseline_win_rate``) and,
         with a covariate named ``length``, AlpacaEval 2.0's length-controlled one
         (``lc_baseline_win_rate``; :mod:`debias.stats.preferences.style`).
+    by : str, optional
+        A column the battles were read with (``read_pairs(..., by=...)``): the table then
+        begins with a column ``by``, empty on the rows of every battle, followed by one group
+        of rows per level of the column, whose intervals are simultaneous over the levels
+        (:func:`debias.tables.preferences.preference_breakdown`).
 
     Returns
     -------
@@ -707,9 +724,21 @@ def preferences(
     names, spec = _covariate_spec(covariates)
     if spec and isinstance(data, pd.DataFrame):
         columns = {**columns, "covariates": spec}
+    _check_column("by", by)
+    if by is not None and columns and "by" not in columns:
+        columns = {**columns, "by": by}
     pairs = _as_pairs(data, columns, "preferences")
     if baseline is not None and (not isinstance(baseline, str) or baseline not in pairs.systems):
         raise InputError("baseline", f"no system {baseline!r} in the table (systems: {', '.join(pairs.systems)})")
+    if by is not None:
+        if names or baseline is not None or ties == "davidson":
+            raise InputError("by", "a breakdown takes the plain estimands: leave out covariates, baseline and davidson")
+        from debias.tables.preferences import preference_breakdown
+
+        try:
+            return preference_breakdown(pairs, by, level=_level(level), ties=ties)
+        except ValueError as error:
+            raise InputError("by", str(error)) from None
     try:
         return preference_table(pairs, level=_level(level), ties=ties, covariates=names, baseline=baseline)
     except ValueError as error:
@@ -756,7 +785,71 @@ def judge_agreement(data, *, level: float | None = None, **columns) -> pd.DataFr
     _check_settings(estimates={"level": level})
     _one_call("judge_agreement", columns)
     pairs = _as_pairs(data, columns, "judge_agreement")
-    return agreement_table(pairs, level=_level(level))
+    return agreement_table(pairs, level=_level(level), non_tie=True)
+
+
+@bounded_blas
+def head_to_head(
+    data,
+    *,
+    level: float | None = None,
+    ties: str = "half",
+    estimators: Sequence[str] | None = None,
+    systems: Sequence[str] | None = None,
+    max_systems: int | None = None,
+    **columns,
+) -> pd.DataFrame:
+    """The head-to-head matrix: each system's win rate against each other, by every estimator.
+
+    Parameters
+    ----------
+    data : JudgedPairs
+        Battles read by :func:`read_pairs` (or a DataFrame with its column keywords).
+    level : float, optional
+        The simultaneous coverage over the pairs shown (Šidák: each interval at
+        ``level ** (1 / n_pairs)``); default the configuration's ``estimates.level``.
+    ties : {"half", "drop"}
+    estimators : sequence of str, optional
+        Default every one: ``human``, ``judge:<j>``, ``ppi++:<j>``, ``ppi++:combined``.
+    systems : sequence of str, optional
+        The systems to show, in order; default all, strongest first (people's Bradley-Terry
+        strengths), at most ``max_systems`` (default 30) of them.
+    max_systems : int, optional
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per estimator and ordered pair (``system``, ``opponent``):
+        :data:`debias.tables.preferences.HEAD_TO_HEAD_COLUMNS` (``n_pairs``: the pairs the
+        intervals are simultaneous over; ``note``: why a cell is empty, e.g. a pair without
+        battles); ``table.attrs["omitted"]`` lists systems beyond ``max_systems``.
+
+    Examples
+    --------
+    >>> import pandas as pd, debias
+    >>> frame = pd.DataFrame({"q": list("abcd"), "A": ["x", "x", "y", "x"], "B": ["y", "z", "z", "y"],
+    ...                       "winner": ["model_a", "tie", "model_b", "model_a"]})
+    >>> pairs = debias.read_pairs(frame, item="q", system_a="A", system_b="B", verdict="winner")
+    >>> table = debias.head_to_head(pairs, level=0.9)
+    >>> table[["system", "opponent", "estimate", "n_judged"]].head(2).values.tolist()
+    [['x', 'z', 0.5, 1], ['x', 'y', 1.0, 2]]
+    """
+    from debias.tables.preferences import head_to_head_table
+
+    _check_settings(estimates={"level": level})
+    _check_ties(ties)
+    _one_call("head_to_head", columns)
+    if max_systems is not None and (
+        isinstance(max_systems, bool) or not isinstance(max_systems, int | np.integer) or max_systems < 2
+    ):
+        raise InputError("max_systems", f"expected a whole number >= 2, found {max_systems!r}")
+    pairs = _as_pairs(data, columns, "head_to_head")
+    try:
+        return head_to_head_table(
+            pairs, level=_level(level), ties=ties, estimators=estimators, systems=systems, max_systems=max_systems
+        )
+    except ValueError as error:
+        raise InputError("head_to_head", str(error)) from None
 
 
 def status(

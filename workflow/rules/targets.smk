@@ -57,6 +57,25 @@ def get_preference_outputs(suffixes=("pdf", "png")):
             for ext in suffixes
         ]
         outputs += get_status_outputs(name, suffixes)
+        outputs += get_head_to_head_outputs(name, suffixes)
+    return outputs
+
+
+def get_head_to_head_outputs(name, suffixes=("pdf", "png")):
+    """A preference task's head-to-head matrix (unless head_to_head: false) and its breakdown
+    by a column (when it names one, by:), head_to_head.smk."""
+    spec = config["preferences"][name]
+    folder = f"{RESULTS}/tables/preferences/{name}"
+    outputs = []
+    if spec.get("head_to_head", True):
+        outputs += [
+            f"{folder}/head_to_head.csv",
+            f"{folder}/judge_agreement_non_tie.csv",
+        ]
+        outputs += [f"{RESULTS}/figures/head_to_head_{name}.{ext}" for ext in suffixes]
+    if spec.get("by"):
+        outputs += [f"{folder}/breakdown.csv"]
+        outputs += [f"{RESULTS}/figures/breakdown_{name}.{ext}" for ext in suffixes]
     return outputs
 
 

@@ -30,9 +30,19 @@ def preference_tables(paths):
             ),
             json.loads((folder / "summary.json").read_text(encoding="utf-8")),
             _status(folder),
+            *(_optional(folder / f"{stem}.csv") for stem in ("head_to_head", "judge_agreement_non_tie", "breakdown")),
         )
         for folder in folders
     ]
+
+
+def _optional(path):
+    """A table the task's configuration may leave out (the head-to-head matrix, the breakdown)."""
+    if not path.exists():
+        return None
+    return pd.read_csv(
+        path, dtype={"system": str, "opponent": str, "judge": str, "by": str}, keep_default_na=False, na_values=[""]
+    )
 
 
 def _status(folder):

@@ -86,7 +86,8 @@ def read_pair_inputs(args, fmt: str | None):
     """The table and the ``--pool`` table of a pair command, only the columns it names read."""
     from debias.io.pairs import read_pair_file
 
-    keys = [args.item, args.system_a, args.system_b, *([args.cluster] if args.cluster else [])]
+    by = [getattr(args, "by", None)] if getattr(args, "by", None) else []
+    keys = [args.item, args.system_a, args.system_b, *([args.cluster] if args.cluster else []), *by]
     own = [c for c in (args.rater, getattr(args, "order", None)) if c]
     sides = [column for columns in covariate_columns(args).values() for column in columns]
     named = [*keys, args.verdict, *own, *args.judge, *sides]
@@ -133,6 +134,7 @@ def read_pairs(args):
         cluster=args.cluster,
         order=getattr(args, "order", None),
         covariates=covariate_columns(args) or None,
+        by=getattr(args, "by", None),
     )
 
 
@@ -176,6 +178,24 @@ def add_command(commands) -> None:
         help="print the leaderboard instead: every system's estimate, interval and simultaneous rank-set per "
         "estimand and estimator, the columns of debias.leaderboard (also: debias leaderboard TABLE --system-a ...)",
     )
+    what.add_argument(
+        "--matrix",
+        action="store_true",
+        help="print the head-to-head matrix instead: one row per estimator and ordered pair (system, opponent) "
+        "with the system's win rate against the opponent and its interval, simultaneous over the pairs shown",
+    )
+    sub.add_argument(
+        "--max-systems",
+        type=number_in(2, low_open=False, integer=True),
+        metavar="N",
+        help="with --matrix: show at most N systems, the strongest (default: 30)",
+    )
+    sub.add_argument(
+        "--by",
+        metavar="COL",
+        help="also estimate within each level of column COL (a category, turn, language): a column 'by' with "
+        "the level beside the rows of every battle, intervals simultaneous over the levels",
+    )
     sub.add_argument(
         "--top-k",
         type=number_in(1, low_open=False, integer=True),
@@ -199,7 +219,8 @@ def add_command(commands) -> None:
     sub.add_argument(
         "--figure",
         metavar="PATH",
-        help="also draw the win rates with their intervals per estimator to PATH.pdf and PATH.png",
+        help="also draw the win rates with their intervals per estimator to PATH.pdf and PATH.png (with "
+        "--matrix the head-to-head heatmap of people's verdicts, with --by the estimates per level)",
     )
     sub.add_argument(
         "--task",
@@ -254,6 +275,12 @@ def run_command(args, emit) -> int:
             raise InputError("--scale", "the agreement table has no strengths: give --scale elo without --agreement")
         if args.top_k is not None and not args.leaderboard:
             raise InputError("--top-k", "goes with --leaderboard")
+        if args.max_systems is not None and not args.matrix:
+            raise InputError("--max-systems", "goes with --matrix")
+        if args.by and (args.leaderboard or args.agreement or args.matrix):
+            raise InputError("--by", "goes with the table of estimates (not --leaderboard, --agreement or --matrix)")
+        if args.scale == "elo" and args.matrix:
+            raise InputError("--scale", "the matrix holds win rates: give --scale elo without --matrix")
         if args.leaderboard:
             if args.figure:
                 raise InputError("--figure", "draws the win rates: give it without --leaderboard")
@@ -263,7 +290,33 @@ def run_command(args, emit) -> int:
         elif args.agreement:
             if not args.judge:
                 raise InputError("--agreement", "name at least one --judge column")
-            table = agreement_table(pairs, level=level)
+            table = agreement_table(pairs, level=level, non_tie=True)
+        elif args.matrix:
+            from debias.tables.preferences import head_to_head_table
+
+            table = head_to_head_table(pairs, level=level, ties=args.ties, max_systems=args.max_systems)
+            omitted = table.attrs.get("omitted") or []
+            if omitted:
+                print(
+                    f"debias preferences: the {len(set(table['system']))} strongest of "
+                    f"{len(set(table['system'])) + len(omitted)} systems shown (--max-systems to show more)",
+                    file=sys.stderr,
+                )
+            if args.figure:
+                from debias.plots import save_figure
+                from debias.plots.head_to_head import draw_head_to_head
+
+                figure = draw_head_to_head(table, title=Path(args.table).name, ties=args.ties)
+                _save(figure, args.figure, save_figure)
+        elif args.by:
+            from debias.tables.preferences import preference_breakdown
+
+            table = preference_breakdown(pairs, args.by, level=level, ties=args.ties)
+            if args.figure:
+                from debias.plots import save_figure
+                from debias.plots.head_to_head import draw_breakdown
+
+                _save(draw_breakdown(table, title=Path(args.table).name, ties=args.ties), args.figure, save_figure)
         else:
             table = preference_table(pairs, level=level, ties=args.ties, covariates=covariates, baseline=args.baseline)
             if args.figure:
@@ -282,3 +335,10 @@ def run_command(args, emit) -> int:
         return 2
     emit(table, args.format, sys.stdout)
     return 0
+
+
+def _save(figure, path, save_figure) -> None:
+    try:
+        save_figure(figure, path)
+    except OSError as error:
+        raise InputError(path, f"cannot write the figure ({error.strerror or error})") from None

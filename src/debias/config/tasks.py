@@ -134,8 +134,10 @@ def load_preferences(config: Mapping, name: str):
     spec = config["preferences"][name]
     where = f"config: preferences.{name}"
     columns = {key: spec[key] for key in ("item", "system_a", "system_b", "verdict")}
-    roles = {**columns, **{key: spec[key] for key in ("rater", "cluster", "order") if spec.get(key)}}
+    roles = {**columns, **{key: spec[key] for key in ("rater", "cluster", "order", "by") if spec.get(key)}}
     cluster = [spec["cluster"]] if spec.get("cluster") else []
+    # a breakdown column (by:) is read as the cluster is, from every table the task reads
+    cluster += [spec["by"]] if spec.get("by") and spec["by"] not in cluster else []
     judges = spec.get("judges") or {}
     role_of = {column: role for role, column in reversed(roles.items())}
     for judge in judges:
@@ -217,6 +219,7 @@ def load_preferences(config: Mapping, name: str):
         task=name,
         cluster=spec.get("cluster"),
         order=spec.get("order"),
+        by=spec.get("by"),
     )
     wanted = spec.get("human_battles")
     if wanted is not None:

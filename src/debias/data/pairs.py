@@ -358,6 +358,10 @@ class JudgedPairs:
         Per-battle covariates, each its value on A's response and on B's (a length, a count of
         markdown headers), for style control: the model uses the difference A - B
         (:mod:`debias.stats.preferences.design`).
+    facets : mapping of str to numpy.ndarray of str, optional
+        Columns that label each battle (a category, a turn, a language): ``{column: (B,)
+        labels}``, what a breakdown by that column splits the battles by
+        (:func:`debias.tables.preferences.preference_breakdown`).
 
     Notes
     -----
@@ -380,6 +384,7 @@ class JudgedPairs:
     clusters: np.ndarray | None = None
     arrival: np.ndarray | None = None
     covariates: Mapping[str, np.ndarray] | None = None
+    facets: Mapping[str, np.ndarray] | None = None
 
     def __post_init__(self):
         if not isinstance(self.task, str) or not self.task.strip():
@@ -446,6 +451,18 @@ class JudgedPairs:
                 sides.setflags(write=False)
                 covariates[str(name)] = sides
             covariates = MappingProxyType(covariates)
+        facets = None
+        if self.facets is not None:
+            facets = {}
+            for column, labels in self.facets.items():
+                labels = np.asarray(labels, dtype=object)
+                if labels.shape != a.shape:
+                    raise ValueError(f"facet {column!r}: {labels.size} labels for {a.size} battles")
+                missing = np.flatnonzero([_is_null(v) or str(v).strip() == "" for v in labels.tolist()])
+                if missing.size:
+                    raise ValueError(f"battle {int(missing[0])}: no value in column {column!r}")
+                labels.setflags(write=False)
+                facets[str(column)] = labels
         extra = [x for x in (items, clusters, arrival) if x is not None]
         for array in (a, b, counts, human, verdicts, unknown, *extra):
             array.setflags(write=False)
@@ -462,6 +479,7 @@ class JudgedPairs:
             ("clusters", clusters),
             ("arrival", arrival),
             ("covariates", covariates),
+            ("facets", facets),
         ):
             object.__setattr__(self, name, value)
 
@@ -633,6 +651,7 @@ class JudgedPairs:
             None if self.clusters is None else self.clusters[index],
             None if self.arrival is None else self.arrival[index],
             None if self.covariates is None else {k: v[index] for k, v in self.covariates.items()},
+            None if self.facets is None else {k: v[index] for k, v in self.facets.items()},
         )
 
     def decisive(self) -> JudgedPairs:
@@ -668,4 +687,5 @@ class JudgedPairs:
             self.clusters,
             self.arrival,
             self.covariates,
+            self.facets,
         )

@@ -158,6 +158,7 @@ def read_pair_table(
     cluster: str | None = None,
     order: str | None = None,
     covariates: Mapping[str, Sequence[str]] | None = None,
+    by: str | Sequence[str] | None = None,
 ) -> JudgedPairs:
     """The battles of a long table (and of an unlabelled ``pool`` table) as :class:`JudgedPairs`.
 
@@ -197,6 +198,10 @@ def read_pair_table(
         ``{name: (column on A's side, column on B's side)}``: numbers per battle for style control
         (:attr:`JudgedPairs.covariates`), in the pool too; a battle on several rows takes its
         first row's.
+    by : str or sequence of str, optional
+        Columns labelling each battle (a category, a turn, a language), kept as
+        :attr:`JudgedPairs.facets` for breakdowns; in the pool too. The same on every row of a
+        battle, never empty (an error naming the row and the column).
 
     Returns
     -------
@@ -227,7 +232,8 @@ def read_pair_table(
     judge_mappings = dict(judge_mappings or {})
     roles = {"item": item, "system A": system_a, "system B": system_b, "verdict": verdict, "rater": rater}
     _refuse_shadowing(judges, {**roles, "cluster": cluster, "order": order}, source)
-    named = [item, system_a, system_b, verdict, *(c for c in (rater, cluster, order) if c)]
+    by = [by] if isinstance(by, str) else list(dict.fromkeys(by or ()))
+    named = [item, system_a, system_b, verdict, *(c for c in (rater, cluster, order) if c), *by]
     _columns(frame, [*named, *judges], source)
     if frame.empty:
         raise InputError(source, "the table has no rows")
@@ -245,7 +251,7 @@ def read_pair_table(
             raise InputError(source, f"covariate {name!r}: give two columns, A's side and B's side, got {sides!r}")
     side_columns = [c for sides in covariates.values() for c in sides]
     _columns(frame, side_columns, source)
-    keep = list(dict.fromkeys([item, system_a, system_b, *([cluster] if cluster else []), *judges, *side_columns]))
+    keep = list(dict.fromkeys([item, system_a, system_b, *([cluster] if cluster else []), *by, *judges, *side_columns]))
     if pool is not None:
         _columns(pool, keep, "pool")
         table = pd.concat([frame[keep].reset_index(drop=True), pool[keep].reset_index(drop=True)], ignore_index=True)
@@ -297,6 +303,7 @@ def read_pair_table(
     repeated_names = [n for n in STYLE_COVARIATES if n in covariates and STYLE in covariates]
     if repeated_names:
         raise InputError(source, f"covariate {repeated_names[0]!r} is given and also counted by {STYLE!r}")
+    facets = {column: _battle_labels(table[column], column, rows, battle, first_row) for column in by} or None
     judge_matrix = np.empty((n_battles, len(judges)), order="F")  # every column written below
     unknown = np.zeros(len(judges), dtype=np.int64)
     for j, judge in enumerate(judges):
@@ -364,6 +371,7 @@ def read_pair_table(
         clusters,
         arrival,
         sides or None,
+        facets,
     )
     for judge, share in zip(pairs.judges, pairs.judge_coverage):
         if judge in pairs.sparse_judges:
@@ -428,6 +436,25 @@ def _battle_clusters(values: pd.Series, column: str, rows: Rows, battle: np.ndar
             f"column {column!r}: cluster {names[codes[row]]!r}, but the battle's first row"
             f" ({rows.name(int(first_row[battle[row]]))}) names {names[first[row]]!r}: a battle is in one cluster"
             " (the rows of a battle are its raters' verdicts, in either order of the systems)",
+            column,
+        )
+    return np.asarray(names, dtype=object)[codes[first_row]]
+
+
+def _battle_labels(values: pd.Series, column: str, rows: Rows, battle: np.ndarray, first_row: np.ndarray):
+    """Each battle's label in a breakdown column (trimmed), from the rows of the table and its
+    pool: an empty value, or a row giving another value than its battle's first row, is an error
+    naming the row and the column."""
+    codes, names = code_names(values, column, rows)
+    first = codes[first_row[battle]]
+    differs = codes != first
+    if differs.any():
+        row = int(np.flatnonzero(differs)[0])
+        raise rows.error(
+            row,
+            f"column {column!r}: {names[codes[row]]!r}, but the battle's first row"
+            f" ({rows.name(int(first_row[battle[row]]))}) gives {names[first[row]]!r}: a battle has one value"
+            " in a breakdown column",
             column,
         )
     return np.asarray(names, dtype=object)[codes[first_row]]

@@ -38,6 +38,11 @@ class PreferenceTables:
     summary: Mapping
     #: ``status.json`` (parsed) when the task declares a question, else ``None``.
     status: Mapping | None = None
+    #: ``head_to_head.csv`` and ``judge_agreement_non_tie.csv`` when the workflow wrote them.
+    head_to_head: pd.DataFrame | None = None
+    non_tie: pd.DataFrame | None = None
+    #: ``breakdown.csv`` when the task names a column to break the estimates down by.
+    breakdown: pd.DataFrame | None = None
 
 
 def _label(config: Mapping, name: str) -> str:
@@ -258,6 +263,71 @@ def _agreement_lines(tables: PreferenceTables, config: Mapping) -> list[str]:
     return lines
 
 
+def _head_to_head_lines(tables: PreferenceTables, config: Mapping, folder: str) -> list[str]:
+    """The paragraph about the head-to-head matrix of people's verdicts and the judges'
+    agreement on non-tie verdicts (``head_to_head.csv``, ``judge_agreement_non_tie.csv``)."""
+    matrix = tables.head_to_head
+    if matrix is None:
+        return []
+    lines = []
+    human = matrix[matrix["estimator"].map(is_people_only)]
+    if not human.empty:
+        upper = human[human["system"] < human["opponent"]]
+        live = upper.dropna(subset=["ci_low", "ci_high"])
+        decided = live[(live["ci_low"] > 0.5) | (live["ci_high"] < 0.5)]
+        level = float(human["level"].iloc[0])
+        shown = human["system"].nunique()
+        empty = int(upper["n_battles"].eq(0).sum())
+        others = []
+        for estimator, rows in matrix[~matrix["estimator"].map(lambda e: is_people_only(e) or is_biased(e))].groupby(
+            "estimator", sort=False
+        ):
+            rows = rows[rows["system"] < rows["opponent"]].dropna(subset=["ci_low", "ci_high"])
+            won = int(((rows["ci_low"] > 0.5) | (rows["ci_high"] < 0.5)).sum())
+            others.append(f"{_estimator_label(config, tables.name, estimator)}: {won} of {len(rows)}")
+        lines.append(
+            f"Head to head, by people's verdicts: of the {len(live)} pairs of the {shown} systems shown with an "
+            f"interval, {len(decided)} have a winner at the {level:.0%} level, the intervals holding together over "
+            f"the {len(live)} pairs"
+            + (f"; {empty} pairs never met" if empty else "")
+            + (f" (with the judges: {'; '.join(others)})" if others else "")
+            + f". Every estimator's matrix: [`{folder}/head_to_head.csv`]({folder}/head_to_head.csv)."
+        )
+    non_tie = tables.non_tie
+    if non_tie is not None and not non_tie.empty:
+        parts = [
+            f"{_judge_label(config, tables.name, row.judge)} {num(row.non_tie_accuracy)} on "
+            f"{int(row.n_non_tie):,} (against {num(row.accuracy)} on all verdicts)"
+            for row in non_tie.itertuples()
+        ]
+        lines += [
+            "",
+            "Agreement with people on non-tie verdicts (neither says tie): " + "; ".join(parts) + ".",
+        ]
+    return lines
+
+
+def _breakdown_lines(tables: PreferenceTables, folder: str) -> list[str]:
+    """The paragraph about the estimates within each level of the task's breakdown column."""
+    table = tables.breakdown
+    if table is None or table.empty:
+        return []
+    levels = [str(v) for v in dict.fromkeys(table["by"].dropna())]
+    rows = table[table["by"].notna() & (table["estimand"] == "win_rate") & table["estimator"].map(is_people_only)]
+    best = []
+    for level in levels:
+        part = rows[rows["by"] == level].dropna(subset=["estimate"])
+        if not part.empty:
+            top = part.loc[part["estimate"].idxmax()]
+            best.append(f"{level}: {top['system']} ({num(top['estimate'])})")
+    level = float(table["level"].iloc[0])
+    return [
+        f"Within each of the {len(levels)} levels of the breakdown column (intervals at {level:.0%} holding "
+        "together over the levels), the highest human win rate: " + "; ".join(best) + ". "
+        f"Every estimand and estimator per level: [`{folder}/breakdown.csv`]({folder}/breakdown.csv)."
+    ]
+
+
 def _status_lines(status: Mapping, folder: str) -> list[str]:
     """The paragraph about the task's question (``status.json``)."""
     settled = status.get("settled_at_votes")
@@ -307,6 +377,14 @@ def preference_lines(
         figure = f"status_{tables.name}"
         if figure in figures:
             lines += ["", f"![{figure}]({figures_dir}/{figure}.png)"]
+    for body, figure in (
+        (_head_to_head_lines(tables, config, folder), f"head_to_head_{tables.name}"),
+        (_breakdown_lines(tables, folder), f"breakdown_{tables.name}"),
+    ):
+        if body:
+            lines += ["", *body]
+            if figure in figures:
+                lines += ["", f"![{figure}]({figures_dir}/{figure}.png)"]
     lines += [
         "",
         f"Tables: [`{folder}/preferences.csv`]({folder}/preferences.csv) (every system × estimand × "

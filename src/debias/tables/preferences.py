@@ -43,12 +43,18 @@ from debias.tables.columns import (
 
 __all__ = [
     "AGREEMENT_COLUMNS",
+    "BY",
+    "NON_TIE_COLUMNS",
+    "HEAD_TO_HEAD_COLUMNS",
+    "INTERVAL_LEVEL",
     "PREFERENCE_COLUMNS",
     "PreferenceAnalysis",
     "agreement_table",
+    "head_to_head_table",
     "human_agreement",
     "judge_only_battles",
     "preference_analysis",
+    "preference_breakdown",
     "preference_summary",
     "preference_table",
 ]
@@ -245,7 +251,11 @@ def strengths_as_elo(table: pd.DataFrame, anchor: str | None = None) -> pd.DataF
     return table
 
 
-def agreement_table(pairs: JudgedPairs, *, level: float) -> pd.DataFrame:
+#: Agreement on non-tie verdicts, after ``kappa`` in :func:`agreement_table` with ``non_tie``.
+NON_TIE_COLUMNS = ["n_non_tie", "non_tie_accuracy"]
+
+
+def agreement_table(pairs: JudgedPairs, *, level: float, non_tie: bool = False) -> pd.DataFrame:
     """One row per judge x system (:func:`debias.stats.preferences.estimands.judge_agreement`), each column
     in one unit.
 
@@ -256,7 +266,10 @@ def agreement_table(pairs: JudgedPairs, *, level: float) -> pd.DataFrame:
     among the compared human verdicts, ``judge_tie_rate`` among the judge's verdicts. Per system:
     ``n_battles``, its battles with both a human and a judge verdict; ``bias``, the judge win
     rate minus the human win rate on them, with its interval (``bias_ci_low``,
-    ``bias_ci_high``) at ``level``. People's agreement with each other: :func:`human_agreement`."""
+    ``bias_ci_high``) at ``level``. People's agreement with each other: :func:`human_agreement`.
+    With ``non_tie``, after ``kappa`` (per judge): ``n_non_tie``, the compared verdicts where
+    neither the judge nor the rater says tie, and ``non_tie_accuracy``, the share of them that
+    agree (agreement on non-tie verdicts, the MT-Bench paper's "without tie")."""
     rows = []
     for agreement in judge_agreement(pairs, level=level):
         for s, system in enumerate(agreement.systems):
@@ -271,6 +284,8 @@ def agreement_table(pairs: JudgedPairs, *, level: float) -> pd.DataFrame:
                     "kappa": agreement.kappa,
                     "human_tie_rate": agreement.human_tie_rate,
                     "judge_tie_rate": agreement.judge_tie_rate,
+                    "n_non_tie": agreement.n_non_tie,
+                    "non_tie_accuracy": agreement.non_tie_accuracy,
                     "n_battles": int(agreement.n_battles[s]),
                     "bias": agreement.bias[s],
                     BIAS_CI_LOW: agreement.bias_ci_low[s],
@@ -278,7 +293,11 @@ def agreement_table(pairs: JudgedPairs, *, level: float) -> pd.DataFrame:
                     LEVEL: agreement.level,
                 }
             )
-    return pd.DataFrame(rows, columns=AGREEMENT_COLUMNS)
+    columns = list(AGREEMENT_COLUMNS)
+    if non_tie:
+        at = columns.index("kappa") + 1
+        columns[at:at] = NON_TIE_COLUMNS
+    return pd.DataFrame(rows, columns=columns)
 
 
 #: The three human verdicts (score of A): B better, tie, A better.
@@ -348,3 +367,144 @@ def preference_summary(pairs: JudgedPairs, analysis: PreferenceAnalysis) -> dict
         "data_efficiency": efficiency,
         **clusters,
     }
+
+
+# The head-to-head matrix and breakdowns ---------------------------------------------------------
+
+#: The level each interval of a simultaneous family is built at (Šidák's,
+#: :func:`debias.stats.common.multiplicity.sidak_level`).
+INTERVAL_LEVEL = "interval_level"
+HEAD_TO_HEAD_COLUMNS = [
+    "estimator",
+    "system",
+    "opponent",
+    "estimate",
+    CI_LOW,
+    CI_HIGH,
+    "se",
+    LEVEL,
+    INTERVAL_LEVEL,
+    "n_pairs",
+    N_JUDGED,
+    "n_battles",
+    NOTE,
+]
+#: The column of a breakdown's level (empty on the rows of every battle).
+BY = "by"
+
+
+def head_to_head_table(
+    pairs: JudgedPairs,
+    *,
+    level: float,
+    ties: str = "half",
+    estimators=None,
+    systems=None,
+    max_systems: int | None = None,
+) -> pd.DataFrame:
+    """One row per estimator and ordered pair of systems shown (``system`` against
+    ``opponent``, the diagonal left out): the system's win rate against the opponent with its
+    interval, simultaneous over the ``n_pairs`` pairs shown at ``level`` (each built at
+    ``interval_level``: :mod:`debias.stats.preferences.matrix`); ``n_judged`` the pair's
+    human battles (decisive ones with ties left out), ``n_battles`` all its battles; ``note`` why
+    a cell is empty (a pair without battles, without a human verdict) or what it rests on.
+
+    Systems strongest first (people's Bradley-Terry strengths), the same order for every
+    estimator; with more than ``max_systems`` (default
+    :data:`debias.stats.preferences.matrix.MAX_SYSTEMS`) only the strongest are shown and
+    ``table.attrs["omitted"]`` lists the others. Estimators: every one of the battles
+    (``human``, ``judge:<j>``, ``ppi++:<j>``, ``ppi++:combined``) unless named.
+    """
+    from debias.stats.preferences import (
+        MAX_SYSTEMS,
+        Battles,
+        head_to_head,
+        preference_estimator_names,
+        strength_order,
+    )
+
+    battles = Battles.of(pairs, ties)
+    limit = MAX_SYSTEMS if max_systems is None else max_systems
+    omitted: list[str] = []
+    if systems is None:
+        systems = strength_order(battles, ties=ties, level=level)
+        if len(systems) > limit:
+            systems, omitted = systems[:limit], systems[limit:]
+    names = preference_estimator_names(pairs.judges) if estimators is None else list(estimators)
+    frames = []
+    for name in names:
+        matrix = head_to_head(battles, name, level=level, ties=ties, systems=systems)
+        n = len(matrix.systems)
+        row, column = np.nonzero(~np.eye(n, dtype=bool))
+        frames.append(
+            pd.DataFrame(
+                {
+                    "estimator": name,
+                    "system": [matrix.systems[k] for k in row],
+                    "opponent": [matrix.systems[k] for k in column],
+                    "estimate": matrix.estimate[row, column],
+                    CI_LOW: matrix.ci_low[row, column],
+                    CI_HIGH: matrix.ci_high[row, column],
+                    "se": matrix.se[row, column],
+                    LEVEL: matrix.level,
+                    INTERVAL_LEVEL: matrix.pair_level,
+                    "n_pairs": matrix.n_pairs,
+                    N_JUDGED: matrix.n_judged[row, column],
+                    "n_battles": matrix.n_battles[row, column],
+                    NOTE: matrix.notes[row, column],
+                },
+                columns=HEAD_TO_HEAD_COLUMNS,
+            )
+        )
+    table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=HEAD_TO_HEAD_COLUMNS)
+    table.attrs["omitted"] = list(omitted)
+    return table
+
+
+def _levels(pairs: JudgedPairs, by: str) -> np.ndarray:
+    """Each battle's level in column ``by``: a ``ValueError`` naming the column when the battles
+    were read without it."""
+    facets = pairs.facets or {}
+    if by not in facets:
+        known = f" (read with: {', '.join(facets)})" if facets else ""
+        raise ValueError(
+            f"by={by!r}: the battles carry no column {by!r}{known}; read them with by={by!r} "
+            "(debias.read_pairs(..., by=...), --by on the command line, by: in a preference task)"
+        )
+    return np.asarray(facets[by], dtype=str)
+
+
+def preference_breakdown(
+    pairs: JudgedPairs, by: str, *, level: float, ties: str = "half", estimands=ESTIMANDS
+) -> pd.DataFrame:
+    """The preference table (:func:`preference_analysis`) of every battle and of each level of
+    column ``by`` (:attr:`debias.data.JudgedPairs.facets`), one group of rows per level.
+
+    Column ``by`` holds the level (empty on the rows of every battle). The L levels' intervals
+    of one system, estimand and estimator are simultaneous at ``level``: each is built at
+    ``interval_level`` :math:`= \\text{level}^{1/L}` (Šidák over the levels, exact for levels
+    whose battles share no cluster); ``level`` stays the nominal one. Each level is analysed
+    on its own battles as a whole analysis (PPI++ weights tuned in the level); a level with few
+    battles keeps its rows, whose notes say what is missing (no human verdict, one battle, few
+    battles). Levels in text order.
+    """
+    from debias.stats.common.multiplicity import sidak_level
+
+    labels = _levels(pairs, by)
+    levels = sorted(set(labels.tolist()))
+    overall = preference_analysis(pairs, level=level, ties=ties, estimands=estimands).table
+    overall.insert(0, BY, None)
+    overall[INTERVAL_LEVEL] = level
+    frames = [overall]
+    each = sidak_level(level, len(levels))
+    for value in levels:
+        part = preference_analysis(pairs.take(labels == value), level=each, ties=ties, estimands=estimands).table
+        part.insert(0, BY, value)
+        part[LEVEL] = level
+        part[INTERVAL_LEVEL] = each
+        frames.append(part)
+    columns = list(dict.fromkeys(c for frame in frames for c in frame.columns))
+    columns = [c for c in columns if c not in (NOTE, INTERVAL_LEVEL)] + [INTERVAL_LEVEL, NOTE]
+    table = pd.concat(frames, ignore_index=True)[columns]
+    table.attrs["by"] = by
+    return table

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["benjamini_hochberg", "check_p_values", "holm"]
+__all__ = ["benjamini_hochberg", "check_p_values", "holm", "sidak_level"]
 
 
 def check_p_values(p_values) -> np.ndarray:
@@ -117,3 +117,25 @@ def benjamini_hochberg(p_values) -> np.ndarray:
     adjusted = np.minimum.accumulate(scaled[..., ::-1], axis=-1)[..., ::-1]
     adjusted = np.where(np.isnan(ranked), np.nan, np.minimum(adjusted, 1.0))
     return _unsort(adjusted, order)
+
+
+def sidak_level(level: float, m: int) -> float:
+    r"""The level of each of ``m`` two-sided intervals that cover together with probability at
+    least ``level``: :math:`\text{level}^{1/m}` (Šidák's correction).
+
+    For estimates that are jointly normal, whatever their correlation, the probability that
+    every two-sided interval at this level covers is at least ``level`` (Z. Šidák, Rectangular
+    confidence regions for the means of multivariate normal distributions, *Journal of the
+    American Statistical Association* 62(318):626-633, 1967); it is exactly ``level`` for
+    independent estimates.
+
+    Examples
+    --------
+    >>> round(sidak_level(0.9, 10), 5)
+    0.98952
+    """
+    if not 0.0 < float(level) < 1.0:
+        raise ValueError(f"level must be a number in (0, 1), got {level!r}")
+    if int(m) != m or m < 1:
+        raise ValueError(f"m must be a whole number of intervals >= 1, got {m!r}")
+    return float(level) ** (1.0 / int(m))

@@ -2,7 +2,8 @@
 
 The shape's public names, for the code above the statistics (tables, API, workflow): the
 estimands and their joint estimates (:mod:`~debias.stats.preferences.estimands`), the judges'
-agreement with people, Elo points, a question's status on battles and the battles to judge next.
+agreement with people, Elo points, the head-to-head matrix, a question's status on battles and the
+battles to judge next.
 Each module is loaded on first use.
 """
 
@@ -16,7 +17,14 @@ _HOMES = {
     "Allocation": "allocation",
     "next_battles": "allocation",
     "first_battles": "allocation",
+    "Battles": "battles",
     "FEW_BATTLES": "battles",
+    "preference_estimator_names": "battles",
+    "HeadToHead": "matrix",
+    "MAX_SYSTEMS": "matrix",
+    "NO_BATTLES": "matrix",
+    "head_to_head": "matrix",
+    "strength_order": "matrix",
     "ELO_POINTS_PER_UNIT": "bradley_terry",
     "elo_points": "bradley_terry",
     "ESTIMANDS": "estimands",

@@ -1,7 +1,8 @@
 r"""How each LLM judge agrees with people, on the battles both judged, and how people agree.
 
 Accuracy and Cohen's kappa compare the judge's verdict with every human verdict of a battle
-(several raters: each counts once), over the three outcomes A, tie and B; each system's judge
+(several raters: each counts once), over the three outcomes A, tie and B; agreement on non-tie
+verdicts is the accuracy over the compared pairs where neither says tie; each system's judge
 bias is its judge win rate minus its human win rate on the battles with both verdicts (ties
 half a win), with a normal interval (:func:`debias.stats.common.intervals.normal_interval`);
 with battles sharing questions, the cluster-robust one with t on the clusters
@@ -55,6 +56,11 @@ class JudgeAgreement:
     n_battles : numpy.ndarray of int, shape (S,)
         Each system's battles with both a human and a judge verdict.
     level : float
+    n_non_tie : int
+        Compared pairs where neither the judge nor the rater says tie.
+    non_tie_accuracy : float
+        Share of those where they agree: agreement on non-tie verdicts (the figure the MT-Bench
+        paper reports as agreement "without tie"); NaN without such pairs.
     """
 
     judge: str
@@ -71,6 +77,8 @@ class JudgeAgreement:
     bias_ci_high: np.ndarray
     n_battles: np.ndarray
     level: float
+    n_non_tie: int = 0
+    non_tie_accuracy: float = float("nan")
 
 
 def judge_agreement(pairs: JudgedPairs, *, level: float) -> list[JudgeAgreement]:
@@ -106,8 +114,12 @@ def judge_agreement(pairs: JudgedPairs, *, level: float) -> list[JudgeAgreement]
             expected = float(p_h @ p_j)
             kappa = (observed - expected) / (1.0 - expected) if expected < 1 else float("nan")
             human_ties = float(np.mean(human == 0.5))
+            decisive = (human != 0.5) & (machine != 0.5)
+            n_decisive = int(decisive.sum())
+            decisive_accuracy = float(np.mean(human[decisive] == machine[decisive])) if n_decisive else float("nan")
         else:
-            observed = kappa = human_ties = float("nan")
+            observed = kappa = human_ties = decisive_accuracy = float("nan")
+            n_decisive = 0
         judge_ties = float(np.mean(verdicts[answered] == 0.5)) if answered.any() else float("nan")
         paired = pairs.labelled & answered
         diff = np.where(paired, verdicts - pairs.human_mean, 0.0)
@@ -138,6 +150,8 @@ def judge_agreement(pairs: JudgedPairs, *, level: float) -> list[JudgeAgreement]
                 bias_high,
                 n_s.astype(np.int64),
                 float(level),
+                n_decisive,
+                decisive_accuracy,
             )
         )
     return rows

@@ -276,6 +276,7 @@ def first_votes(pairs, t: int):
         pairs.clusters,
         pairs.arrival,
         pairs.covariates,
+        pairs.facets,
     )
 
 
