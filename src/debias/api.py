@@ -164,6 +164,8 @@ def read_ratings(
         as the unit). The same on every row of an item, never empty; ``population`` needs the
         column too. Default: every item is its own cluster.
 
+    Notes
+    -----
     The table is read by the rules of ``debias import`` (:mod:`debias.io.reader`): names
     trimmed, a rater who judged an output twice refused, errors
     (:class:`debias.io.canonical.InputError`, a ``ValueError``) naming the row (the header being
@@ -560,6 +562,8 @@ def leaderboard(
     ties : {"half", "drop"}
         Pairwise verdicts: a tie is half a win, or left out of the win rates.
 
+    Notes
+    -----
     Ratings are ranked per prompt and estimator, lowest first when they were read with
     ``higher_is_better=False`` (:func:`debias.tables.leaderboard.ratings_leaderboard_table`);
     pairwise verdicts per estimand (win rate, strength) and estimator (``human``, ``judge:<j>``,

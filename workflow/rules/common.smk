@@ -26,7 +26,7 @@ from debias.pipeline.metric_chunks import line_blocks
 from debias.metrics import resolve_implementations
 from debias.distribution.files import paper_values_file
 from debias.config.settings import SCHEMA_PATH, schema_problem
-from debias_tools.startup import (
+from debias.pipeline.startup import (
     checked_inputs,
     checked_preferences,
     computes_nothing,
