@@ -92,7 +92,9 @@ def test_lock_pins_every_dependency_exactly_and_within_the_declared_ranges(repo)
             lock[name.lower().replace("_", "-")] = version
     project = tomllib.loads((repo / "pyproject.toml").read_text())["project"]
     extras = project["optional-dependencies"]
-    for requirement in project["dependencies"] + [r for e in (*RUNTIME_EXTRAS, "test", "cluster") for r in extras[e]]:
+    for requirement in project["dependencies"] + [
+        r for e in (*RUNTIME_EXTRAS, "test", "cluster", "docs", "typecheck") for r in extras[e]
+    ]:
         parsed = Requirement(requirement)
         if parsed.name == "debias-eval":
             continue
