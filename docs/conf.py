@@ -36,6 +36,8 @@ myst_enable_extensions = ["colon_fence"]
 myst_heading_anchors = 4
 # Mermaid diagrams (the rule graphs of workflow.md) are shown as their source.
 highlight_language = "none"
+# Options stay as typed: --scores, not an en dash.
+smartquotes = False
 suppress_warnings = ["misc.highlighting_failure"]
 
 autodoc_member_order = "bysource"

@@ -69,6 +69,7 @@ def test_the_command_reference_is_the_parsers(site):
     for name in commands.choices:
         assert f"debias {name}" in page, name
     assert "--system-a" in page and "--configfile" in page
+    assert "\u2013scores" not in page  # options in the prose stay as typed, not with an en dash
 
 
 def test_the_api_reference_documents_every_public_name(site):
