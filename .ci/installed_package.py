@@ -1,7 +1,10 @@
 """The package as a user installs it (a wheel of `pip wheel .` with the extra `workflow`, not
 editable), used from outside the checkout: the public API on a long table, the schema's defaults,
 the `debias` command (its version, `python -m debias`, plain-text help), the workflow shipped in
-the package (`debias run`, a dry run of a configuration), and the LICENSE in the wheel.
+the package (`debias run`, a dry run of a configuration), the wheel's contents (the LICENSE,
+py.typed, the package alone: no repository tools) and metadata (its name, the project's URLs),
+the source distribution's (the tests with their conftest.py, the documentation), and a build
+whose output holds no warning.
 
 Run with the installed environment's Python from a directory outside the checkout; exits non-zero
 with the failing check's message."""
@@ -59,6 +62,29 @@ for shipped in (
     "debias/_paper/reported_values.yaml",
 ):
     assert shipped in names, f"{shipped} not in the wheel"
+assert "debias/py.typed" in names, "no py.typed in the wheel"
+tops = {n.split("/")[0] for n in names if not n.startswith("debias_eval-")}
+assert tops == {"debias"}, f"top-level names in the wheel besides debias: {sorted(tops - {'debias'})}"
+(metadata,) = [n for n in names if n.endswith(".dist-info/METADATA")]
+with zipfile.ZipFile(wheel) as archive:
+    fields = archive.read(metadata).decode()
+assert "\nName: debias-eval\n" in fields, "the distribution is not named debias-eval"
+assert "\nProject-URL: Documentation, https://" in fields, "no documentation URL in the metadata"
+entry_points = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
+with zipfile.ZipFile(wheel) as archive:
+    scripts = archive.read(entry_points[0]).decode()
+assert "tools." not in scripts, scripts
+
+import tarfile  # noqa: E402
+
+with tarfile.open(sys.argv[3]) as archive:
+    members = {m.name.split("/", 1)[1] for m in archive.getmembers() if "/" in m.name}
+for shipped in ("tests/conftest.py", "tests/browser.py", "tests/test_api.py", "docs/conf.py", "config/README.md"):
+    assert shipped in members, f"{shipped} not in the source distribution"
+log = Path(sys.argv[4]).read_text()
+warnings = [line for line in log.splitlines() if "warning" in line.lower()]
+assert not warnings, "the build warns:\n" + "\n".join(warnings[:20])
+
 from debias.distribution.files import paper_values_file, snakefile  # noqa: E402
 
 assert checkout not in snakefile().parents and snakefile().is_file(), snakefile()

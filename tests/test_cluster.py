@@ -13,9 +13,9 @@ import pytest
 import yaml
 from conftest import REPO
 
-from debias_tools.cluster.check import compare_results, prepare_run_dir
-from debias_tools.cluster.daemons import pid_alive, terminate
-from debias_tools.cluster.slurm_conf import SlurmNode, node_real_memory_mb, profile_partition, render_slurm_conf
+from tools.cluster.check import compare_results, prepare_run_dir
+from tools.cluster.daemons import pid_alive, terminate
+from tools.cluster.slurm_conf import SlurmNode, node_real_memory_mb, profile_partition, render_slurm_conf
 
 PROFILE = REPO / "workflow/profiles/slurm/config.yaml"
 

@@ -5,6 +5,7 @@ and the lock pins."""
 import re
 import tomllib
 
+import pytest
 import yaml
 
 
@@ -15,10 +16,17 @@ def split(requirement: str) -> tuple[str, str]:
     return name.lower().replace("_", "-"), spec.replace(" ", "")
 
 
+#: Conda packages that are no Python requirement of the package: the build backend (pip builds the
+#: package and rouge 0.2.1 without isolation there) and the programs of the paper's own metrics.
+NOT_PYTHON = ("setuptools", "perl", "perl-xml-parser", "openjdk")
+
+
 def conda_specs(path) -> dict[str, str]:
-    """Conda packages and the PyPI-only ones of the ``pip:`` section (not the project itself)."""
+    """Conda packages and the PyPI-only ones of the ``pip:`` section (not the project itself, not
+    :data:`NOT_PYTHON`)."""
     env = yaml.safe_load(path.read_text())
-    specs = dict(split(d) for d in env["dependencies"] if isinstance(d, str) and not d.startswith(("python", "pip")))
+    listed = [d for d in env["dependencies"] if isinstance(d, str) and not d.startswith(("python", "pip"))]
+    specs = dict(split(d) for d in listed if split(d)[0] not in NOT_PYTHON)
     for entry in env["dependencies"]:
         if isinstance(entry, dict):
             specs.update(split(r) for r in entry.get("pip", []) if not r.startswith("-"))
@@ -30,10 +38,10 @@ RUNTIME_EXTRAS = ("workflow", "paper", "paper-rouge")
 
 
 def runtime_requirements(project) -> list[str]:
-    """The core and the runtime extras, without an extra's reference to another (debias[...])."""
+    """The core and the runtime extras, without an extra's reference to another (debias-eval[...])."""
     extras = project["optional-dependencies"]
     listed = project["dependencies"] + [r for e in RUNTIME_EXTRAS for r in extras[e]]
-    return [r for r in listed if not r.startswith("debias[")]
+    return [r for r in listed if not r.startswith("debias-eval[")]
 
 
 def test_conda_and_pip_dependencies_agree(repo):
@@ -54,6 +62,19 @@ def test_conda_and_pip_dependencies_agree(repo):
     assert {"conda-forge", "bioconda"} <= set(env["channels"])
 
 
+@pytest.mark.parametrize("path", ["environment.yml", "workflow/envs/debias.yaml"])
+def test_conda_environments_build_the_package_and_run_the_papers_metrics(repo, path):
+    """setuptools within the build-system's range (pip builds without isolation there), Perl with
+    XML::Parser for ROUGE-1.5.5 and Java for METEOR 1.5, all from conda-forge."""
+    env = yaml.safe_load((repo / path).read_text())
+    conda = dict(split(d) for d in env["dependencies"] if isinstance(d, str))
+    build = tomllib.loads((repo / "pyproject.toml").read_text())["build-system"]["requires"]
+    (backend,) = [split(r) for r in build if r.startswith("setuptools")]
+    assert conda["setuptools"] == backend[1]
+    assert {"perl", "perl-xml-parser", "openjdk"} <= set(conda)
+    assert env["channels"][0] == "conda-forge"
+
+
 def test_rule_environment_lists_the_runtime_dependencies(repo):
     project = tomllib.loads((repo / "pyproject.toml").read_text())["project"]
     runtime = dict(split(r) for r in runtime_requirements(project))
@@ -71,9 +92,11 @@ def test_lock_pins_every_dependency_exactly_and_within_the_declared_ranges(repo)
             lock[name.lower().replace("_", "-")] = version
     project = tomllib.loads((repo / "pyproject.toml").read_text())["project"]
     extras = project["optional-dependencies"]
-    for requirement in project["dependencies"] + [r for e in (*RUNTIME_EXTRAS, "test", "cluster") for r in extras[e]]:
+    for requirement in project["dependencies"] + [
+        r for e in (*RUNTIME_EXTRAS, "test", "cluster", "docs", "typecheck") for r in extras[e]
+    ]:
         parsed = Requirement(requirement)
-        if parsed.name == "debias":
+        if parsed.name == "debias-eval":
             continue
         name = parsed.name.lower().replace("_", "-")
         assert name in lock, f"{name} is not in requirements.lock"

@@ -18,7 +18,7 @@ import debias
 from debias.cli.analyse import main
 from debias.config.settings import schema_problem
 from debias.io.canonical import InputError
-from debias_tools.startup import checked_preferences, preference_results_problem
+from debias.pipeline.startup import checked_preferences, preference_results_problem
 
 COLUMNS = ["--item", "num", "--system-a", "model_a", "--system-b", "model_b", "--verdict", "winner"]
 

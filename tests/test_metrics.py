@@ -22,7 +22,7 @@ def nltk_data() -> Path:
     if not (NLTK_DATA / "corpora" / "wordnet" / ".provisioned").is_file():
         pytest.fail(
             f"WordNet is not provisioned in {NLTK_DATA}: run `make setup` "
-            "(or `debias-provision-wordnet --target nltk_data`)"
+            "(or `python -m tools.provision.wordnet --target nltk_data`)"
         )
     return NLTK_DATA
 

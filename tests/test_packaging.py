@@ -64,7 +64,7 @@ def test_build_backend_is_bounded():
 def test_version_has_one_source(capsys):
     from importlib.metadata import version
 
-    assert debias.__version__ == version("debias")
+    assert debias.__version__ == version("debias-eval")
     with pytest.raises(SystemExit) as done:
         main(["--version"])
     assert done.value.code == 0
@@ -202,7 +202,7 @@ def test_a_missing_optional_package_names_its_extra(module, blocked, extra):
     code = f"import sys; sys.modules[{blocked!r}] = None\nimport {module}"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=PYTHON_ENV)
     assert done.returncode != 0
-    assert "MissingExtraError" in done.stderr and f"pip install 'debias[{extra}]'" in done.stderr
+    assert "MissingExtraError" in done.stderr and f"pip install 'debias-eval[{extra}]'" in done.stderr
 
 
 def test_the_api_runs_without_the_extras():
@@ -231,7 +231,7 @@ def test_a_metric_missing_its_package_is_named_at_start_up(monkeypatch):
     assert implementation_unavailable("sacrebleu") is None
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "sacrebleu" else real(name, *a))
-    assert "pip install 'debias[workflow]'" in implementation_unavailable("sacrebleu")
+    assert "pip install 'debias-eval[workflow]'" in implementation_unavailable("sacrebleu")
 
 
 # -- the workflow in the package -------------------------------------------------------------
@@ -278,7 +278,7 @@ def test_run_passes_snakemakes_arguments_with_the_package_snakefile(tmp_path, ca
     ],
 )
 def test_computes_nothing_reads_snakemakes_command_line(argv, nothing):
-    from debias_tools.startup import computes_nothing
+    from debias.pipeline.startup import computes_nothing
 
     assert computes_nothing(argv) is nothing
 

@@ -16,9 +16,9 @@ from debias.config.tasks import load_preferences, preference_files
 from debias.io.canonical import InputError
 from debias.io.pairs import join_judge_tables
 from debias.pipeline.inputs import validate_preferences
+from debias.pipeline.startup import checked_preferences
 from debias.report.preferences import PreferenceTables, preference_lines
 from debias.tables.preferences import agreement_table, preference_analysis, preference_summary
-from debias_tools.startup import checked_preferences
 
 
 def battles(n=300, systems=("x", "y", "z"), labelled=0.4, seed=0):

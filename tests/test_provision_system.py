@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from debias_tools.provision import system
+from tools.provision import system
 
 
 def test_missing_packages_are_found_by_what_they_provide(monkeypatch):

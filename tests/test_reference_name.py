@@ -6,7 +6,7 @@ from conftest import write_jsonl
 
 from debias.config.tasks import system_path
 from debias.io.canonical import InputError
-from debias_tools.startup import checked_inputs
+from debias.pipeline.startup import checked_inputs
 
 
 def task_config(tmp_path, reference="reference"):

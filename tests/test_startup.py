@@ -15,8 +15,8 @@ from conftest import REPO, synthetic_task
 from debias.config.labels import plan_spec
 from debias.config.settings import schema_problem, section_defaults
 from debias.io.canonical import InputError, count_outputs
-from debias_tools import startup
-from debias_tools.startup import checked_inputs
+from debias.pipeline import startup
+from debias.pipeline.startup import checked_inputs
 
 SCHEMA = REPO / "src/debias/config/schema.yaml"
 

@@ -15,13 +15,13 @@ import nltk
 import pytest
 
 from debias.metrics.wordnet import WordNetUnavailableError, use_wordnet, wordnet_version
-from debias_tools.provision import wordnet as provision_wordnet
-from debias_tools.provision import wordnet_sources as sources
+from tools.provision import wordnet as provision_wordnet
+from tools.provision import wordnet_sources as sources
 
 REPO = Path(__file__).resolve().parent.parent
 NLTK_DATA = REPO / "nltk_data"
 WORDNET_DIR = NLTK_DATA / "corpora" / "wordnet"
-COMMAND = [sys.executable, "-m", "debias_tools.provision.wordnet"]
+COMMAND = [sys.executable, "-m", "tools.provision.wordnet"]
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +98,8 @@ def test_use_wordnet_raises_clear_error_without_wordnet(tmp_path, isolated_data_
     message = str(info.value)
     assert str(empty.resolve()) in message
     assert "make setup" in message
-    assert "debias-provision-wordnet --target nltk_data" in message
+    assert "python -m tools.provision.wordnet --target nltk_data" in message
+    assert "python -m nltk.downloader -d nltk_data wordnet" in message
 
 
 def test_use_wordnet_rejects_a_broken_wordnet(tmp_path, isolated_data_path):
@@ -160,6 +161,7 @@ def test_second_run_does_nothing(provisioned):
     started = time.monotonic()
     proc = subprocess.run(
         [*COMMAND, "--target", str(NLTK_DATA)],
+        cwd=REPO,
         capture_output=True,
         text=True,
         timeout=120,
@@ -204,6 +206,7 @@ def test_failure_explains_how_to_get_wordnet(tmp_path):
     env = {**os.environ, "PATH": str(bare_bin), "HOME": str(home), "NLTK_DATA": ""}
     proc = subprocess.run(
         [*COMMAND, "--target", str(tmp_path / "nd")],
+        cwd=REPO,
         capture_output=True,
         text=True,
         timeout=120,

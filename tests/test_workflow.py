@@ -620,7 +620,7 @@ def test_missing_wordnet_stops_before_any_job(tmp_path):
     )
     if out.returncode == 0:
         pytest.skip("an NLTK WordNet outside the project is visible on this machine")
-    assert "WordNet" in out.stderr and "debias-provision-wordnet" in out.stderr
+    assert "WordNet" in out.stderr and "nltk.downloader" in out.stderr
     assert not (run / "results").exists()
 
 

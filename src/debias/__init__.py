@@ -21,11 +21,38 @@ from __future__ import annotations
 
 import importlib
 from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING
+
+#: The name the package is published under on the package index (``pip install debias-eval``);
+#: it installs this package, ``debias``, and the ``debias`` command.
+DISTRIBUTION = "debias-eval"
 
 try:  # one source of truth: the version in pyproject.toml, as installed
-    __version__ = version("debias")
+    __version__ = version(DISTRIBUTION)
 except PackageNotFoundError:  # the source tree on sys.path without an installed copy
     __version__ = "0+unknown"
+
+if TYPE_CHECKING:  # what a type checker sees; at run time each name is loaded on first use
+    from debias import api as api
+    from debias.api import (
+        NextBattles,
+        compare,
+        data_efficiency,
+        estimate,
+        estimate_mean,
+        judge_agreement,
+        leaderboard,
+        next_battles,
+        plan,
+        preferences,
+        read_pairs,
+        read_ratings,
+        status,
+        variance_components,
+    )
+    from debias.data import EvalSample, JudgedPairs, Judgments, PairedSample
+    from debias.io.reader import EvaluationTable
+    from debias.stats.common.intervals import MeanEstimate
 
 __all__ = [
     "EvalSample",
@@ -80,7 +107,7 @@ _HOMES = {
 _MODULES = ("api",)
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     if name in _MODULES:
         return importlib.import_module(f"debias.{name}")
     if name in _HOMES:

@@ -168,6 +168,8 @@ def read_ratings(
         as the unit). The same on every row of an item, never empty; ``population`` needs the
         column too. Default: every item is its own cluster.
 
+    Notes
+    -----
     The table is read by the rules of ``debias import`` (:mod:`debias.io.reader`): names
     trimmed, a rater who judged an output twice refused, errors
     (:class:`debias.io.canonical.InputError`, a ``ValueError``) naming the row (the header being
@@ -594,6 +596,8 @@ def leaderboard(
         :func:`debias.tables.leaderboard.preferences_leaderboard` on
         :func:`debias.stats.preferences.estimands.preference_estimates` with ``covariates``.
 
+    Notes
+    -----
     Ratings are ranked per prompt and estimator, lowest first when they were read with
     ``higher_is_better=False`` (:func:`debias.tables.leaderboard.ratings_leaderboard_table`);
     pairwise verdicts per estimand (win rate, strength) and estimator (``human``, ``judge:<j>``,

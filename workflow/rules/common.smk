@@ -26,7 +26,8 @@ from debias.pipeline.metric_chunks import line_blocks
 from debias.metrics import resolve_implementations
 from debias.distribution.files import paper_values_file
 from debias.config.settings import SCHEMA_PATH, repeated_key_problem, schema_problem
-from debias_tools.startup import (
+from debias.config.paths import rooted
+from debias.pipeline.startup import (
     checked_inputs,
     checked_preferences,
     computes_nothing,
@@ -46,10 +47,16 @@ if problem:
 validate(config, schema=str(SCHEMA_PATH))
 
 # A configuration that says so (as `debias import` writes them) reads its relative paths from
-# its own folder: the workflow runs there, unless --directory names another folder.
+# its own folder: the workflow runs there, unless --directory names another folder. Used as a
+# module of another workflow, it leaves that workflow's working directory where it is: the
+# configuration's paths are joined to its folder instead (the last configuration file given).
 if config["relative_to_config"]:
     given = [Path(f) for f in workflow.overwrite_configfiles or workflow.configfiles]
-    workflow.workdir(str(given[-1].resolve().parent))
+    if getattr(workflow.modifier, "is_module", False):
+        if given:
+            config = rooted(config, given[-1].resolve().parent)
+    else:
+        workflow.workdir(str(given[-1].resolve().parent))
 
 # Every input is checked now, before any job runs: a bad line stops the whole workflow with
 # its file and line number, and nothing in results/ is touched. A check that passed on the same

@@ -36,7 +36,7 @@ def starter_config(out: Path, spec: ImportSpec, language: str = "en", config_pat
     one when the configuration is inside it, else the configuration's own folder: beside the
     paper's ``results/`` in a checkout); ``nltk_data`` the checkout's provisioned WordNet when the
     project holds it, else ``nltk_data`` of the project's folder (where
-    ``debias-provision-wordnet --target nltk_data`` puts it; METEOR also finds WordNet wherever
+    ``python -m nltk.downloader -d nltk_data wordnet`` puts it; METEOR also finds WordNet wherever
     NLTK looks); the metrics computed by default
     (:data:`debias.metrics.COMPUTED_METRICS`, labelled as their implementations; METEOR, which
     matches English stems and synonyms, for English only) when the table has outputs and

@@ -22,7 +22,7 @@ DESCRIPTION = (
     "Snakemake's (--cores N, -n for a dry run, --report report.html for the HTML report). Give the "
     "configuration with --configfile FILE (debias import writes one; its relative paths are read from "
     "its own folder when it says relative_to_config: true); without it, config/config.yaml of the current folder. "
-    "Needs the extra 'workflow': pip install 'debias[workflow]'."
+    "Needs the extra 'workflow': pip install 'debias-eval[workflow]'."
 )
 
 #: Snakemake's options that name configuration files.
@@ -118,7 +118,7 @@ def run_command(argv: list[str]) -> int:
     from snakemake.cli import main as snakemake_main
 
     saved = sys.argv
-    sys.argv = command  # what the workflow's start-up sees (debias_tools.startup.computes_nothing)
+    sys.argv = command  # what the workflow's start-up sees (debias.pipeline.startup.computes_nothing)
     try:
         snakemake_main(command[1:])
     except SystemExit as done:

@@ -2,8 +2,8 @@
 
 The statistics, the Python API and the ``debias`` command on tables need the core dependencies
 only (numpy, scipy, pandas, pyarrow, PyYAML, jsonschema). The workflow, its figures, its
-report page and the metrics computed from texts need ``debias[workflow]``; the paper's own
-metric implementations (ROUGE-1.5.5, METEOR 1.5) ``debias[paper]``. A module of an optional part
+report page and the metrics computed from texts need ``debias-eval[workflow]``; the paper's own
+metric implementations (ROUGE-1.5.5, METEOR 1.5) ``debias-eval[paper]``. A module of an optional part
 imports its packages through :func:`require`, so that a missing one stops with the extra to
 install instead of a bare ``ModuleNotFoundError``.
 """
@@ -33,9 +33,9 @@ class MissingExtraError(ModuleNotFoundError):
 
 
 def install_hint(module: str) -> str:
-    """What to run to install ``module``'s package: ``pip install 'debias[<extra>]'``."""
+    """What to run to install ``module``'s package: ``pip install 'debias-eval[<extra>]'``."""
     _, extra = EXTRAS[module]
-    return f"pip install 'debias[{extra}]'"
+    return f"pip install 'debias-eval[{extra}]'"
 
 
 def missing(error: ModuleNotFoundError, needed_for: str) -> ModuleNotFoundError:

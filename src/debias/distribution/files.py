@@ -32,9 +32,15 @@ def snakefile() -> Path:
 
 def paper_values_file(workflow: str | Path | None = None) -> Path:
     """The numbers the paper states, ``reported_values.yaml``: beside the workflow's folder in a
-    checkout (``data/paper/``), else the copy shipped in the package."""
+    checkout (``data/paper/``), else the checkout's of this package (when the workflow is a
+    module of another workflow, whose folder is ``workflow``), else the copy shipped in the
+    package."""
     base = Path(workflow) if workflow is not None else workflow_dir()
-    for path in (base.parent / "data/paper/reported_values.yaml", _PACKAGE / "_paper/reported_values.yaml"):
+    candidates = (base.parent, _CHECKOUT)
+    for path in (
+        *(c / "data/paper/reported_values.yaml" for c in candidates),
+        _PACKAGE / "_paper/reported_values.yaml",
+    ):
         if path.is_file():
             return path
     raise FileNotFoundError("the paper's reported values are not installed: reinstall the package")

@@ -64,7 +64,7 @@ def unavailable() -> str | None:
     try:
         jar = _jar()
     except ImportError:
-        return "the Python package pycocoevalcap is not installed (pip install 'debias[paper]', or `make setup`)"
+        return "the Python package pycocoevalcap is not installed (pip install 'debias-eval[paper]', or `make setup`)"
     if not jar.is_file() or not (jar.parent / "data" / "paraphrase-en.gz").is_file():
         return f"{jar} or its data/paraphrase-en.gz is missing (reinstall pycocoevalcap)"
     return None

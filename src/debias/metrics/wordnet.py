@@ -8,7 +8,8 @@ saying where it looked and how to provision it.
 
 The project keeps its WordNet in a project-local NLTK data directory
 (``nltk_data/corpora/wordnet``), filled by ``make setup`` (which runs
-``debias-provision-wordnet --target nltk_data``, see :mod:`debias_tools.provision.wordnet`).
+``python -m tools.provision.wordnet --target nltk_data`` from the repository root); without a
+clone, NLTK's own downloader fills it (``python -m nltk.downloader -d nltk_data wordnet``).
 """
 
 from __future__ import annotations
@@ -37,8 +38,9 @@ __all__ = [
 ]
 
 PROVISION_HINT = (
-    "Provision it with `make setup`, or directly with "
-    "`debias-provision-wordnet --target nltk_data` (it tries NLTK's "
+    "Provision it with NLTK's downloader: `python -m nltk.downloader -d nltk_data wordnet`; "
+    "in a clone of the repository with `make setup`, or directly with "
+    "`python -m tools.provision.wordnet --target nltk_data` from its root (it tries NLTK's "
     "downloader, then Debian's wordnet-base and wordnet-sense-index packages)."
 )
 

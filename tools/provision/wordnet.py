@@ -1,4 +1,4 @@
-"""Provision WordNet 3.0 for NLTK into a project-local data directory (``debias-provision-wordnet``).
+"""Provision WordNet 3.0 for NLTK into a project-local data directory (``python -m tools.provision.wordnet``).
 
 METEOR matches synonyms through WordNet, so the pipeline needs an NLTK-readable WordNet 3.0 under
 ``<target>/corpora/wordnet``. Sources are tried in order (:mod:`.wordnet_sources`): a WordNet NLTK
@@ -14,7 +14,7 @@ is written last. A second run finds the stamp and does nothing but refresh its m
 
 Usage::
 
-    debias-provision-wordnet --target nltk_data
+    python -m tools.provision.wordnet --target nltk_data
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from debias_tools.provision.wordnet_sources import (
+from tools.provision.wordnet_sources import (
     STAMP_NAME,
     ProvisionError,
     check_wordnet_dir,
@@ -50,7 +50,7 @@ WordNet 3.0 for NLTK could not be provisioned. Any one of these fixes it:
   * on Debian/Ubuntu (as root), install the two WordNet 3.0 packages, then run
     this command again:
       apt-get update && apt-get install -y wordnet-base wordnet-sense-index
-      debias-provision-wordnet --target {target}
+      python -m tools.provision.wordnet --target {target}
   * copy an existing NLTK 'wordnet' directory (the one holding data.noun,
     index.sense, lexnames, ...) to {target}/corpora/wordnet and run this command
     again to check it and write the stamp."""
@@ -128,7 +128,7 @@ def provision(target: Path, force: bool = False) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="debias-provision-wordnet", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m tools.provision.wordnet", description=__doc__.split("\n\n")[0])
     parser.add_argument("--target", default="nltk_data", type=Path, help="NLTK data directory (default: nltk_data)")
     parser.add_argument("--force", action="store_true", help="provision again even if the stamp file is present")
     args = parser.parse_args(argv)

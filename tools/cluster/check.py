@@ -1,17 +1,17 @@
 """Run a configuration through the SLURM profile on a throw-away single-node SLURM and check its
-results are byte-identical to a local run (``debias-cluster-test``, ``make cluster-test``).
+results are byte-identical to a local run (``python -m tools.cluster.check``, ``make cluster-test``).
 
 Steps: start munged, slurmctld and slurmd configured in a temporary directory (no cgroups, no
-accounting; see :mod:`debias_tools.cluster.slurm_conf`); run the configuration (by default the committed
+accounting; see :mod:`tools.cluster.slurm_conf`); run the configuration (by default the committed
 test configuration, ``.test/config/config.yaml``) twice in fresh run directories, once with
 ``--profile workflow/profiles/slurm`` and once locally, side by side; compare every result file
 but the logs; stop the daemons started here, also when a step fails. Needs root (the daemons run
-as root) and Debian's ``slurm-wlm`` and ``munge`` (``debias-provision-system --packages slurm-wlm
+as root) and Debian's ``slurm-wlm`` and ``munge`` (``python -m tools.provision.system --packages slurm-wlm
 munge`` installs them as root).
 
 Usage, from the repository root::
 
-    debias-cluster-test [--config .test/config/config.yaml] [--profile workflow/profiles/slurm] [--keep]
+    python -m tools.cluster.check [--config .test/config/config.yaml] [--profile workflow/profiles/slurm] [--keep]
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ from pathlib import Path
 
 import yaml
 
-from debias_tools.cluster.daemons import LocalSlurm
-from debias_tools.cluster.slurm_conf import SlurmNode, node_real_memory_mb, profile_partition
+from tools.cluster.daemons import LocalSlurm
+from tools.cluster.slurm_conf import SlurmNode, node_real_memory_mb, profile_partition
 
 __all__ = ["compare_results", "main", "prepare_run_dir"]
 
@@ -162,7 +162,7 @@ def _exit_on_signal(signum, frame):
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="debias-cluster-test", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m tools.cluster.check", description=__doc__.splitlines()[0])
     parser.add_argument("--repo", type=Path, default=Path.cwd(), help="repository root (default: here)")
     parser.add_argument("--config", type=Path, default=Path(".test/config/config.yaml"))
     parser.add_argument("--profile", type=Path, default=Path("workflow/profiles/slurm"))
@@ -179,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     missing = _missing_tools()
     if missing:
-        _log(f"missing {', '.join(missing)}: run  debias-provision-system --packages slurm-wlm munge  as root")
+        _log(f"missing {', '.join(missing)}: run  python -m tools.provision.system --packages slurm-wlm munge  as root")
         return 2
     # Stopped from outside (SIGTERM, SIGHUP), it still stops its daemons on the way out.
     for signum in (signal.SIGTERM, signal.SIGHUP):

@@ -19,7 +19,7 @@ import zipfile
 from pathlib import Path
 
 from debias.metrics.wordnet import WordNetUnavailableError, read_wordnet
-from debias_tools.provision.apt import apt_available, apt_install, debian_installed, extract_from_package, package_files
+from tools.provision.apt import apt_available, apt_install, debian_installed, extract_from_package, package_files
 
 #: Files NLTK's ``WordNetCorpusReader`` opens (its ``_FILES``).
 NLTK_WORDNET_FILES = (

@@ -3,7 +3,7 @@
 Pure functions: the ``slurm.conf`` text for a node, the node's memory from ``/proc/meminfo``, the
 partition named by a Snakemake profile. Everything the daemons write (state, spool, logs, pid
 files, the munge socket) lies under one directory, so nothing outside it is touched except
-``/etc/slurm/slurm.conf``, which the job steps read (see :mod:`debias_tools.cluster.daemons`).
+``/etc/slurm/slurm.conf``, which the job steps read (see :mod:`tools.cluster.daemons`).
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def render_slurm_conf(node: SlurmNode) -> str:
     """
     p = node.path
     lines = [
-        "# A single-node SLURM for debias-cluster-test; everything it writes is under",
+        "# A single-node SLURM for python -m tools.cluster.check; everything it writes is under",
         f"# {node.root}",
         "ClusterName=debias-test",
         f"SlurmctldHost={node.name}(127.0.0.1)",

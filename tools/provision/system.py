@@ -1,4 +1,4 @@
-"""Install the Debian packages the paper's metric implementations run on (``debias-provision-system``).
+"""Install the Debian packages the paper's metric implementations run on (``python -m tools.provision.system``).
 
 ROUGE-1.5.5 is a Perl script that needs ``XML::Parser`` (Debian ``libxml-parser-perl``;
 ``DB_File`` comes with Debian's ``perl``); METEOR 1.5 is a Java program (Debian
@@ -9,7 +9,7 @@ them.
 
 Usage::
 
-    debias-provision-system --packages perl libxml-parser-perl default-jre-headless
+    python -m tools.provision.system --packages perl libxml-parser-perl default-jre-headless
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import subprocess
 import sys
 import time
 
-from debias_tools.provision.apt import apt_available, apt_install
+from tools.provision.apt import apt_available, apt_install
 
 __all__ = ["PROVIDES", "main", "missing_packages"]
 
@@ -57,7 +57,7 @@ def missing_packages(packages: list[str]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="debias-provision-system", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m tools.provision.system", description=__doc__.splitlines()[0])
     parser.add_argument("--packages", nargs="+", required=True, help="Debian package names")
     args = parser.parse_args(argv)
     missing = missing_packages(args.packages)

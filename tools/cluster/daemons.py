@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from debias_tools.cluster.slurm_conf import SlurmNode, render_slurm_conf
+from tools.cluster.slurm_conf import SlurmNode, render_slurm_conf
 
 __all__ = ["DAEMONS", "LocalSlurm", "running_daemons"]
 
