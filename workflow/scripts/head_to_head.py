@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from debias.config.tasks import load_preferences
+from debias.config.tasks import load_preferences, win_rate_ties
 from debias.io.atomic import write_csv
 from debias.pipeline.logs import run_script
 from debias.plots import save_figure
@@ -22,7 +22,7 @@ def main(smk, log):
     name, settings = smk.wildcards.preference, smk.params.settings
     spec = settings["spec"]
     pairs = load_preferences({"preferences": {name: spec}}, name)
-    table = head_to_head_table(pairs, level=settings["level"], ties=spec["ties"])
+    table = head_to_head_table(pairs, level=settings["level"], ties=win_rate_ties(spec["ties"]))
     omitted = table.attrs.get("omitted") or []
     if omitted:
         log.info("%s: the %d strongest of %d systems shown", name, table["system"].nunique(), pairs.n_systems)
@@ -33,7 +33,7 @@ def main(smk, log):
     else:
         agreement = pd.DataFrame(columns=NON_TIE)
     write_csv(agreement, smk.output.non_tie)
-    figure = draw_head_to_head(table, title=spec["label"], ties=spec["ties"])
+    figure = draw_head_to_head(table, title=spec["label"], ties=win_rate_ties(spec["ties"]))
     written = save_figure(figure, Path(smk.output.pdf).with_suffix(""))
     log.info("wrote %s", ", ".join(map(str, [smk.output.table, smk.output.non_tie, *written])))
 

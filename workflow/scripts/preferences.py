@@ -10,6 +10,7 @@ import pandas as pd
 
 from debias.config.tasks import load_preferences
 from debias.io.atomic import write_csv, write_text
+from debias.io.style import covariate_names
 from debias.pipeline.logs import run_script
 from debias.plots import draw_preference_leaderboard, draw_preferences, save_figure
 from debias.tables.leaderboard import PREFERENCE_SEED, preferences_leaderboard
@@ -27,15 +28,24 @@ def main(smk, log):
         pairs.labelled.sum(),
         pairs.n_systems,
     )
-    analysis = preference_analysis(pairs, level=settings["level"], ties=spec["ties"])
+    # style control (covariates:), a baseline and Davidson's ties add rows; a task without them has none
+    extras = {}
+    if spec.get("covariates"):
+        extras["covariates"] = covariate_names(spec["covariates"])
+    if spec.get("baseline") is not None:
+        extras["baseline"] = spec["baseline"]
+    analysis = preference_analysis(pairs, level=settings["level"], ties=spec["ties"], **extras)
     table = analysis.table
     if pairs.judges:
         agreement = agreement_table(pairs, level=settings["level"])
     else:
         agreement = pd.DataFrame(columns=AGREEMENT_COLUMNS)
-    board = preferences_leaderboard(
-        analysis.results, level=settings["level"], seed=PREFERENCE_SEED, names=(pairs.task,)
-    )
+    results = analysis.results
+    if extras or spec["ties"] == "davidson":
+        # the coefficients and the tie parameter are no system's estimates: not ranked; the
+        # strengths ranked are the adjusted ones
+        results = [r for r in results if tuple(r.systems) == tuple(pairs.systems)]
+    board = preferences_leaderboard(results, level=settings["level"], seed=PREFERENCE_SEED, names=(pairs.task,))
     write_csv(table, smk.output.table)
     write_csv(board, smk.output.leaderboard)
     write_csv(agreement, smk.output.agreement)

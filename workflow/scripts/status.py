@@ -5,7 +5,7 @@ the votes arrived, in the table's order."""
 import json
 from pathlib import Path
 
-from debias.config.tasks import load_preferences
+from debias.config.tasks import load_preferences, win_rate_ties
 from debias.io.atomic import write_csv, write_text
 from debias.pipeline.logs import run_script
 from debias.plots import save_figure
@@ -21,12 +21,12 @@ def main(smk, log):
     name, settings = smk.wildcards.preference, smk.params.settings
     spec = settings["spec"]
     pairs = load_preferences({"preferences": {name: spec}}, name)
-    path = status_path(pairs, spec["question"], level=settings["level"], looks=LOOKS, ties=spec["ties"])
+    path = status_path(pairs, spec["question"], level=settings["level"], looks=LOOKS, ties=win_rate_ties(spec["ties"]))
     state = path.status
     log.info("%s: %s: %s (%d votes, level %g)", name, spec["question"], state.answer, state.n_votes, state.level)
     if path.note:
         log.warning("%s: %s", name, path.note)
-    write_csv(status_table(state, status_joint(pairs, state, ties=spec["ties"])), smk.output.table)
+    write_csv(status_table(state, status_joint(pairs, state, ties=win_rate_ties(spec["ties"]))), smk.output.table)
     summary = status_summary(state)
     if path.resolved.any():
         summary["settled_at_votes"] = int(path.votes[path.resolved.argmax()])

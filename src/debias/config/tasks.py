@@ -15,7 +15,15 @@ from pathlib import Path
 from debias.config.labels import computed_metrics, provided_metrics
 from debias.io.canonical import InputError, SystemItem, read_references, read_system, resolve_jsonl
 
-__all__ = ["judged_systems", "load_preferences", "load_task", "preference_files", "references_path", "system_path"]
+__all__ = [
+    "judged_systems",
+    "load_preferences",
+    "load_task",
+    "preference_files",
+    "references_path",
+    "system_path",
+    "win_rate_ties",
+]
 
 
 def references_path(config: Mapping, task: str) -> Path | None:
@@ -138,6 +146,10 @@ def load_preferences(config: Mapping, name: str):
     cluster = [spec["cluster"]] if spec.get("cluster") else []
     # a breakdown column (by:) is read as the cluster is, from every table the task reads
     cluster += [spec["by"]] if spec.get("by") and spec["by"] not in cluster else []
+    # style control's columns (covariates:) too, each battle's A side and B side
+    covariates = {str(key): tuple(sides) for key, sides in (spec.get("covariates") or {}).items()}
+    sides = [column for pair in covariates.values() for column in pair]
+    cluster += [column for column in dict.fromkeys(sides) if column not in cluster]
     judges = spec.get("judges") or {}
     role_of = {column: role for role, column in reversed(roles.items())}
     for judge in judges:
@@ -163,6 +175,18 @@ def load_preferences(config: Mapping, name: str):
                 " their own",
             )
     present = file_columns(spec["battles"])
+    if covariates:
+        tables = {"battles": spec["battles"], **({"pool": spec["pool"]} if spec.get("pool") else {})}
+        tables |= {f"judges.{judge}.table": j["table"] for judge, j in judges.items() if j.get("table")}
+        for key, path in tables.items():
+            has = present if key == "battles" else file_columns(path)
+            for covariate, pair in covariates.items():
+                missing = [column for column in pair if column not in has]
+                if missing:
+                    raise InputError(
+                        f"{where}.covariates.{covariate}",
+                        f"no column {missing[0]!r} in {path} ({key}; columns: {', '.join(map(str, has))})",
+                    )
     for judge, column in in_table.items():
         if column not in present:
             raise InputError(
@@ -171,7 +195,7 @@ def load_preferences(config: Mapping, name: str):
                 " or .table for a table of its own)",
                 column=column,
             )
-    frame = read_pair_file(spec["battles"], [*roles.values(), *in_table.values()])
+    frame = read_pair_file(spec["battles"], list(dict.fromkeys([*roles.values(), *in_table.values(), *sides])))
     for judge, column in in_table.items():
         frame[judge] = frame[column]
     own_tables = {
@@ -220,6 +244,7 @@ def load_preferences(config: Mapping, name: str):
         cluster=spec.get("cluster"),
         order=spec.get("order"),
         by=spec.get("by"),
+        **({"covariates": covariates} if covariates else {}),
     )
     wanted = spec.get("human_battles")
     if wanted is not None:
@@ -234,6 +259,13 @@ def load_preferences(config: Mapping, name: str):
         dropped = np.setdiff1d(labelled, kept)
         pairs = pairs.without_human(dropped)
     return pairs
+
+
+def win_rate_ties(ties: str) -> str:
+    """The tie rule of a preference task's win rates, matrix, breakdown and status: its ``ties``,
+    ``half`` for ``davidson`` (Davidson's tie parameter models the strengths of its analysis
+    only; the win rates count a tie as half a win)."""
+    return "half" if ties == "davidson" else ties
 
 
 def _mapping(mapping, where: str) -> dict | None:

@@ -179,7 +179,8 @@ def validate_preferences(config: Mapping) -> dict[str, int]:
     Raises :class:`InputError` on the first problem found: a missing file or column, a bad row
     (naming the file and row), an unknown human verdict (with the unknown values and their
     counts), a judge without verdicts on any battle, ``human_battles`` above the battles
-    with a human verdict, or a ``question`` about a system the battles do not have.
+    with a human verdict, a ``question`` or a ``baseline`` about a system the battles do not have,
+    a covariate column a table lacks, or ``ties: davidson`` with a judge's probabilities.
     """
     from debias.config.tasks import load_preferences, preference_files
 
@@ -196,7 +197,20 @@ def validate_preferences(config: Mapping) -> dict[str, int]:
                     f"the judge gave no verdict on any of the {pairs.n_battles} battles "
                     f"({int(pairs.judge_unknown[j])} answers mapped to no verdict)",
                 )
-        question = (config["preferences"][name] or {}).get("question")
+        spec = config["preferences"][name] or {}
+        baseline = spec.get("baseline")
+        if baseline is not None and baseline not in pairs.systems:
+            raise InputError(
+                f"config: preferences.{name}.baseline",
+                f"no system {baseline!r} in the battles (systems: {', '.join(map(str, pairs.systems))})",
+            )
+        if spec.get("ties") == "davidson" and pairs.continuous_judges:
+            raise InputError(
+                f"config: preferences.{name}.ties",
+                f"judge {pairs.continuous_judges[0]!r} gives probabilities that A is better, not verdicts: Davidson's"
+                " tie model needs each verdict's tie; use ties: half, or map the judge's answers to a/b/tie",
+            )
+        question = spec.get("question")
         if question:
             from debias.stats.common.status import QuestionError, parse_question
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from debias.report.user_tables import cluster_sentence, finite, num
-from debias.stats.common.vocabulary import ESTIMAND_LABELS, TIES, describe, is_biased, is_people_only
+from debias.stats.common.vocabulary import ESTIMAND_LABELS, TIE_MODELS, TIES, describe, is_biased, is_people_only
 
 __all__ = ["PreferenceTables", "preference_lines", "preferences_page"]
 
@@ -74,7 +74,7 @@ def _what_lines(tables: PreferenceTables, config: Mapping) -> list[str]:
     spec = (config.get("preferences") or {}).get(name) or {}
     judges = [_judge_label(config, name, j) for j in s.get("judge_unknown", {})]
     level = tables.table["level"].iloc[0] if len(tables.table) else float("nan")
-    ties = TIES.get(spec.get("ties"), TIES["half"])
+    ties = {**TIES, **TIE_MODELS}.get(spec.get("ties"), TIES["half"])
     lines = [
         f"{s['battles']:,} battles between {len(s['systems'])} systems: {s['human_battles']:,} with a human "
         f"verdict ({s['human_verdicts']:,} verdicts), {s['pool_battles']:,} judged by the judges only. "
@@ -158,6 +158,72 @@ def _estimate_lines(tables: PreferenceTables, config: Mapping) -> list[str]:
 def _times(value) -> str | None:
     """A data efficiency as "1.16×", or ``None`` when there is none to state."""
     return f"{value:.2f}×" if value is not None and finite(value) and value > 0 else None
+
+
+#: The rows style control, a baseline and Davidson's ties add to ``preferences.csv``.
+COEFFICIENT = "coefficient:"
+TIE_PARAMETER = "tie_parameter"
+BASELINE_ROWS = ("baseline_win_rate", "lc_baseline_win_rate")
+
+
+def _style_lines(tables: PreferenceTables, config: Mapping, folder: str) -> list[str]:
+    """The paragraph about style control, the baseline win rates and the tie parameter, read from
+    the people-only rows of ``preferences.csv``; none when the task configures none of them."""
+    table = tables.table
+    estimands = table["estimand"].astype(str)
+    extra = estimands.str.startswith(COEFFICIENT) | estimands.isin([TIE_PARAMETER, *BASELINE_ROWS])
+    rows = table[extra & table["estimator"].map(is_people_only)]
+    if rows.empty:
+        return []
+    spec = (config.get("preferences") or {}).get(tables.name) or {}
+    sentences = []
+    coefficients = rows[rows["estimand"].astype(str).str.startswith(COEFFICIENT)]
+    if not coefficients.empty:
+        given = []
+        for name, sides in (spec.get("covariates") or {}).items():
+            columns = ", ".join(f"`{column}`" for column in sides)
+            if name == "style":
+                given.append(f"style (the length, headers, lists and bold counts of {columns})")
+            else:
+                given.append(f"{name} ({columns})")
+        values = "; ".join(
+            f"{str(row.estimand).removeprefix(COEFFICIENT)} {_cell(row)}" for row in coefficients.itertuples()
+        )
+        sentences.append(
+            "The strengths are style-controlled: the Bradley-Terry model is fitted with the differences A − B of "
+            + (", ".join(given) if given else "the covariates")
+            + " (each divided by its root mean square), so a system's strength is what its verdicts say with "
+            "style held equal, and the leaderboard ranks these strengths. The covariates' coefficients by people's "
+            f"verdicts (log-odds per root mean square of the difference): {values}."
+        )
+    ties = rows[rows["estimand"] == TIE_PARAMETER]
+    if not ties.empty:
+        sentences.append(
+            f"Ties are modelled by Davidson's tie parameter, by people's verdicts {_cell(ties.iloc[0])} (0: no ties;"
+            " the win rates count a tie as half a win)."
+        )
+    against = rows[rows["estimand"].isin(BASELINE_ROWS)]
+    if not against.empty:
+        baseline = spec.get("baseline") or "the baseline"
+        lc = (against["estimand"] == BASELINE_ROWS[1]).any()
+        cells = {(r.system, r.estimand): r for r in against.itertuples()}
+        parts = []
+        for system in dict.fromkeys(against["system"]):
+            if str(system) == str(baseline):
+                continue
+            part = f"{system} {_cell(cells[(system, BASELINE_ROWS[0])])}"
+            if (system, BASELINE_ROWS[1]) in cells:
+                part += f", length-controlled {_cell(cells[(system, BASELINE_ROWS[1])])}"
+            parts.append(part)
+        sentences.append(
+            f"Win rates against the baseline {baseline} by people's verdicts"
+            + (" (plain, then length-controlled as AlpacaEval 2.0's)" if lc else "")
+            + ": "
+            + "; ".join(parts)
+            + "."
+        )
+    sentences.append(f"Every estimator's rows: [`{folder}/preferences.csv`]({folder}/preferences.csv).")
+    return [" ".join(sentences)]
 
 
 def _judge_only(summary: Mapping, estimator: str) -> int | None:
@@ -364,14 +430,17 @@ def preference_lines(
     """The section of one preference task (module notes); ``figures`` are the names of the
     figures that exist, ``figures_dir`` and ``tables_dir`` are relative to the report."""
     lines = [f"## {_label(config, tables.name)} (pairwise preferences)", "", *_what_lines(tables, config)]
+    folder = f"{tables_dir}/preferences/{tables.name}"
     for part in (_estimate_lines, _saving_lines, _agreement_lines):
         body = part(tables, config)
         if body:
             lines += ["", *body]
+        if part is _estimate_lines:
+            style = _style_lines(tables, config, folder)
+            lines += ["", *style] if style else []
     for figure in (f"preferences_{tables.name}", f"preference_leaderboard_{tables.name}"):
         if figure in figures:
             lines += ["", f"![{figure}]({figures_dir}/{figure}.png)"]
-    folder = f"{tables_dir}/preferences/{tables.name}"
     if tables.status is not None:
         lines += ["", *_status_lines(tables.status, folder)]
         figure = f"status_{tables.name}"
