@@ -880,3 +880,79 @@ def test_bad_preference_table_stops_before_any_job(tmp_path):
     assert out.returncode != 0
     assert "data/battles.csv: row 9: column 'human': unknown human verdicts: 'B!!' (1x)" in out.stdout + out.stderr
     assert not (run / "results").exists()
+
+
+def style_controlled(run: Path) -> dict:
+    """The preference run's configuration with style control: two length columns in the battles
+    table and in the judge's own table, a baseline and Davidson's ties."""
+    rng = np.random.default_rng(5)
+    frame = pd.read_csv(run / "data/battles.csv", keep_default_na=False)
+    frame["len_a"], frame["len_b"] = rng.integers(50, 500, len(frame)), rng.integers(50, 500, len(frame))
+    frame.to_csv(run / "data/battles.csv", index=False)
+    judge = pd.read_json(run / "data/judge.jsonl", lines=True, dtype=False)
+    judge["len_a"], judge["len_b"] = rng.integers(50, 500, len(judge)), rng.integers(50, 500, len(judge))
+    judge.to_json(run / "data/judge.jsonl", orient="records", lines=True)
+    config = read_config(run)
+    config["preferences"]["toy"].update(covariates={"length": ["len_a", "len_b"]}, baseline="alpha", ties="davidson")
+    write_config(run, config)
+    return config
+
+
+@pytest.mark.slow
+def test_a_preference_task_with_style_control_a_baseline_and_davidson_ties(tmp_path):
+    run = preference_run(tmp_path / "prefs")
+    style_controlled(run)
+    snakemake(run)
+    tables = run / "results/tables/preferences/toy"
+    estimates = pd.read_csv(tables / "preferences.csv", keep_default_na=False, na_values=[""])
+    extra = {"coefficient:length", "tie_parameter", "baseline_win_rate", "lc_baseline_win_rate"}
+    assert set(estimates["estimand"]) == {"win_rate", "strength", *extra}
+    one = estimates[estimates["estimand"].isin(["coefficient:length", "tie_parameter"])]
+    assert one["system"].isna().all() and len(one) == 2 * estimates["estimator"].nunique()
+    human = estimates[estimates["estimator"] == "human"].set_index(["estimand", "system"], drop=False)
+    assert human.loc[("tie_parameter", np.nan), "estimate"].item() > 0
+    against = human[human["estimand"] == "lc_baseline_win_rate"]
+    assert against.loc[against["system"] == "alpha", "estimate"].isna().all()
+    assert against.loc[against["system"] != "alpha", "estimate"].between(0, 1).all()
+    # the same rows as the API gives on the task's battles
+    from debias.config.tasks import load_preferences
+
+    with contextlib.chdir(run):
+        pairs = load_preferences(read_config(run), "toy")
+    api = debias.preferences(pairs, level=0.95, covariates=["length"], baseline="alpha", ties="davidson")
+    assert np.allclose(
+        api["estimate"].to_numpy(dtype=float), estimates["estimate"].to_numpy(dtype=float), equal_nan=True
+    )
+    board = pd.read_csv(tables / "leaderboard.csv", keep_default_na=False, na_values=[""])
+    assert not board["estimand"].isin(["coefficient:length", "tie_parameter"]).any()
+    assert "strength" in set(board["estimand"])
+    coefficient = human.loc[("coefficient:length", np.nan)]
+    report = (run / "results/report.md").read_text()
+    paragraph = next(line for line in report.splitlines() if line.startswith("The strengths are style-controlled"))
+    assert "length (`len_a`, `len_b`)" in paragraph
+    assert f"length {coefficient['estimate'].item():.3f} [{coefficient['ci_low'].item():.3f}," in paragraph
+    assert "Davidson's tie parameter" in paragraph and "Win rates against the baseline alpha" in paragraph
+    assert "length-controlled" in paragraph
+    assert "style-controlled" in (run / "results/report.html").read_text()
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        (
+            "covariates",
+            {"length": ["len_a", "words_b"]},
+            "config: preferences.toy.covariates.length: no column 'words_b' in data/battles.csv",
+        ),
+        ("baseline", "nobody", "config: preferences.toy.baseline: no system 'nobody' in the battles"),
+    ],
+)
+def test_an_unknown_covariate_column_or_baseline_stops_before_any_job(tmp_path, key, value, message):
+    run = preference_run(tmp_path / "prefs")
+    config = style_controlled(run)
+    config["preferences"]["toy"][key] = value
+    write_config(run, config)
+    out = snakemake(run, check=False)
+    assert out.returncode != 0
+    assert message in out.stdout + out.stderr
+    assert not (run / "results").exists(), "stopped before any job"
