@@ -10,6 +10,7 @@ import pandas as pd
 
 from debias.config.tasks import load_preferences
 from debias.io.atomic import write_csv, write_text
+from debias.io.canonical import InputError
 from debias.io.style import covariate_names
 from debias.pipeline.logs import run_script
 from debias.plots import draw_preference_leaderboard, draw_preferences, save_figure
@@ -34,7 +35,13 @@ def main(smk, log):
         extras["covariates"] = covariate_names(spec["covariates"])
     if spec.get("baseline") is not None:
         extras["baseline"] = spec["baseline"]
-    analysis = preference_analysis(pairs, level=settings["level"], ties=spec["ties"], **extras)
+    try:
+        analysis = preference_analysis(pairs, level=settings["level"], ties=spec["ties"], **extras)
+    except ValueError as error:
+        if "covariate" not in str(error):
+            raise
+        # e.g. a covariate the battles leave collinear with the systems: named by its config key
+        raise InputError(f"config: preferences.{name}.covariates", str(error)) from None
     table = analysis.table
     if pairs.judges:
         agreement = agreement_table(pairs, level=settings["level"])
