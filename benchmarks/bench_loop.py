@@ -105,6 +105,8 @@ def arena_world() -> World:
         ("better:gpt-4,claude-v1", "win_rate", "human"),
         ("within:0.07", "win_rate", "human"),
         ("top:3", "win_rate", "ppi++:gpt4"),
+        ("better:gpt-4,claude-v1", "strength", "human"),
+        ("top:3", "strength", "ppi++:gpt4"),
     ]
     world = World("arena", pool, questions)
     world.truth = {e: pool_truth(pool, e) for e in ("win_rate", "strength")}
@@ -148,6 +150,8 @@ def synthetic_world(name: str) -> World:
         ("ranks", "win_rate", "human"),
         (better, "win_rate", "human"),
         (within, "win_rate", "human"),
+        (better, "strength", "human"),
+        ("ranks", "strength", "human"),
     ]
     world = World(name, pool, questions)
     world.truth = {e: pool_truth(pool, e) for e in ("win_rate", "strength")}
