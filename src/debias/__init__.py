@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # what a type checker sees; at run time each name is loaded o
         data_efficiency,
         estimate,
         estimate_mean,
+        head_to_head,
         judge_agreement,
         leaderboard,
         next_battles,
