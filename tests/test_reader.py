@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 
 import numpy as np
@@ -203,9 +204,9 @@ def test_bad_names_and_scales(tmp_path, capsys, options, message):
             "prompts 'fluency score' and 'fluency/score' would both be named 'fluency_score'",
         ),
         (
-            [{**r, "BLEU Ξ§": 0.1, "BLEU Ξε": 0.2} for r in _rows()],
-            ["--score", "BLEU Ξ§", "--score", "BLEU Ξε"],
-            "score columns 'BLEU Ξ§' and 'BLEU Ξε' would both be named 'BLEU'",
+            [{**r, "BLEU-4": 0.1, "BLEU 4": 0.2} for r in _rows()],
+            ["--score", "BLEU-4", "--score", "BLEU 4"],
+            "score columns 'BLEU-4' and 'BLEU 4' would both be named 'BLEU_4'",
         ),
     ],
 )
@@ -386,3 +387,11 @@ def test_the_api_hands_the_judgments_on_as_numbers_not_text(tmp_path):
     pd.testing.assert_frame_equal(in_memory, from_files, check_exact=True)
     api = debias.estimate(frame, item="seg", system="sys", judgment="rating", rater="who", scores=["bleu"], level=0.9)
     pd.testing.assert_frame_equal(api, in_memory, check_exact=True)
+
+
+def test_names_in_other_scripts_stay_distinct_and_usable_as_keys():
+    from debias.io.reader import metric_name, safe_name
+
+    names = [metric_name(n) for n in ("BLEU Ξ§", "BLEU Ξε", "評価")]
+    assert len(set(names)) == 3 and all(re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", n) for n in names)
+    assert safe_name("my sys") == "my_sys" and safe_name("מערכת") != safe_name("نظام")

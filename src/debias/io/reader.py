@@ -75,12 +75,12 @@ def safe_name(name: str, pattern: str = FILE_CHARACTERS) -> str:
     """A name the configuration accepts, from any text (runs of other characters become ``_``).
     A name written partly in letters or digits outside ASCII (Hebrew, Chinese, accented) keeps
     what is left and takes a short digest of the whole name, so that two such names stay two:
-    ``'מערכת'`` and ``'نظام'`` become ``x-`` and two different digests."""
+    ``'מערכת'`` and ``'نظام'`` become ``x_`` and two different digests."""
     text = str(name).strip()
     safe = re.sub(f"{pattern}+", "_", text).strip("_")
     if any(not c.isascii() and c.isalnum() for c in text):
         digest = hashlib.sha1(text.encode("utf-8")).hexdigest()[:8]
-        return f"{safe[: NAME_LIMIT - 9] or 'x'}-{digest}"
+        return f"{safe[: NAME_LIMIT - 9] or 'x'}_{digest}"
     return safe or "x"
 
 
