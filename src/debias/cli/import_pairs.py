@@ -23,12 +23,20 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from debias.cli.preferences import add_pair_columns, pair_mappings, read_pair_inputs
-from debias.cli.shared import add_input_format
+from debias.cli.shared import add_input_format, command_inputs, refuse_overwrites
 from debias.io.canonical import InputError
 from debias.io.pairs import CANONICAL_PAIR_COLUMNS, OPTIONAL_PAIR_COLUMNS
 from debias.io.reader import safe_name, unsafe_reason
 
-__all__ = ["CANONICAL_COLUMNS", "add_command", "judge_names", "preference_config", "run_command", "write_pairs"]
+__all__ = [
+    "CANONICAL_COLUMNS",
+    "add_command",
+    "judge_names",
+    "preference_config",
+    "run_command",
+    "tables_of_tasks",
+    "write_pairs",
+]
 
 #: The columns of the written table besides the judges' (a judge of one of these names would
 #: replace it).
@@ -116,6 +124,23 @@ def preference_config(path: str | Path, name: str, spec: Mapping) -> dict:
         spec["battles"] = path_for_config(spec["battles"], path)
     config["preferences"] = {**(config.get("preferences") or {}), name: spec}
     return config
+
+
+def tables_of_tasks(config_path: str | Path) -> list[tuple[str, str]]:
+    """``(what, path)`` of the table of battles each preference task of the configuration at
+    ``config_path`` reads (a path relative to the configuration's folder when it says
+    ``relative_to_config: true``, else to the current folder): the files an import into it
+    may not replace."""
+    from debias.io.importer import read_config_for_adding
+
+    config = read_config_for_adding(config_path)
+    base = Path(config_path).parent if config.get("relative_to_config") else Path()
+    found = []
+    for task, spec in (config.get("preferences") or {}).items():
+        table = (spec or {}).get("battles") if isinstance(spec, Mapping) else None
+        if isinstance(table, str) and table != "-":
+            found.append((f"read by preference task '{task}' of {config_path}", str(base / table)))
+    return found
 
 
 def _same_bytes(path: Path, other: str) -> bool:
@@ -210,8 +235,12 @@ def run_command(args) -> int:
     try:
         name = task_name(args.task)
         judges = judge_names(args)
+        battles = Path(args.out or Path("data") / name) / "battles.csv"
+        written = [("--out", battles), ("--config", args.config)]
+        refuse_overwrites(written, [(what, path) for what, path in command_inputs(args) if what != "the --config file"])
         if args.config:  # a name the configuration has is refused before the table is read
             preference_config(args.config, name, {"label": args.label or args.task, "battles": "-"})
+            refuse_overwrites(written[:1], tables_of_tasks(args.config))
         mapping, by_column = pair_mappings(args)
         frame, pool = read_pair_inputs(args, args.input_format)
         table = canonical_pair_table(
@@ -229,7 +258,6 @@ def run_command(args) -> int:
             cluster=args.cluster,
             order=args.order,
         )
-        battles = Path(args.out or Path("data") / name) / "battles.csv"
         spec = {"label": args.label or args.task, "battles": battles.as_posix()}
         if args.rater:
             spec["rater"] = "rater"

@@ -231,8 +231,9 @@ _POSITIONAL = {"table": "the input table", "system_file": "the system file", "sy
 def refuse_overwrites(outputs, inputs) -> None:
     """Refuse, before anything is read or written, a file the command would write that is one
     of the files it reads, or that another of its outputs names too: ``outputs`` are
-    ``(option, path)`` pairs, ``inputs`` ``(what, path)`` pairs (an option such as ``--pool``,
-    or words such as ``the references read by default``). Files are compared by device and
+    ``(option, path)`` pairs, ``inputs`` ``(what, path)`` pairs (``the --pool file``, ``the
+    references read by default``, or words starting with ``read`` for a file that others read,
+    such as ``read by preference task 't' of config.yaml``). Files are compared by device and
     inode, so another spelling of the path, a hard link or a symbolic link is the same file.
     An ``InputError`` naming the option, the path and the input; nothing when all differ."""
     from debias.io.canonical import InputError
@@ -245,7 +246,9 @@ def refuse_overwrites(outputs, inputs) -> None:
             if given is None or not _is_file(given) or _identity(given) != mine:
                 continue
             same = "" if os.path.normpath(given) == os.path.normpath(path) else f" {given}, the same file"
-            raise InputError(option, f"{path} is an input of the command ({what}{same}): write elsewhere")
+            same = f" ({same.strip()})" if same and what.startswith("read ") else same
+            said = f"{what}{same}" if what.startswith("read ") else f"an input of the command ({what}{same})"
+            raise InputError(option, f"{path} is {said}: write elsewhere")
         if mine in seen and seen[mine] != (option, path):
             other_option, other = seen[mine]
             raise InputError(option, f"{path} is also written as {other_option} {other}: give two different files")
