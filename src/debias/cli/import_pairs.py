@@ -159,8 +159,8 @@ def write_pairs(table, battles: str | Path, *, config=None, force: bool = False)
     the folders made for it removed). A table already at ``battles`` is replaced only with
     ``force``, unless it holds the same bytes.
     """
-    from debias.io.atomic import _UMASK, temporary_name_prefix
-    from debias.io.importer import _read_only, _stage_config, _writable_folder
+    from debias.io.atomic import _UMASK, remove_stale_temporaries, temporary_name_prefix
+    from debias.io.importer import _read_only, _stage_config, _writable_folder, config_target
 
     battles = Path(battles)
     out = battles.parent
@@ -185,6 +185,7 @@ def write_pairs(table, battles: str | Path, *, config=None, force: bool = False)
     undo, done = [], False
     try:
         out.mkdir(parents=True, exist_ok=True)
+        remove_stale_temporaries(battles)  # what an import killed while writing left here
         fd, tmp = tempfile.mkstemp(prefix=temporary_name_prefix(battles), suffix=".tmp.csv", dir=out)
         os.close(fd)
         os.chmod(tmp, 0o666 & ~_UMASK)  # the permissions a plain open() gives
@@ -204,7 +205,7 @@ def write_pairs(table, battles: str | Path, *, config=None, force: bool = False)
             undo.append(lambda: os.unlink(battles))
         if config is not None:
             config_tmp = _stage_config(Path(config[0]), config[1])
-            os.replace(config_tmp, config[0])
+            os.replace(config_tmp, config_target(config[0]))
             config_tmp = None
         done = True
     except OSError as error:
