@@ -175,7 +175,8 @@ def _option(error: InputError, args) -> InputError:
     table for what its data cannot answer."""
     if error.file == "settings":
         return InputError(args.table, error.message)
-    return InputError(f"--{error.file.replace('_', '-')}", error.message)
+    option = error.file if error.file.startswith("--") else f"--{error.file.replace('_', '-')}"
+    return InputError(option, error.message)
 
 
 def _state(args, read):
