@@ -93,12 +93,19 @@ def test_a_new_config_writes_results_under_results_task_and_retries_and_force_ar
     assert config["results_dir"] == "results/mine" and schema_problem(config) is None
     table = tmp_path / "data/mine/battles.csv"
     assert oct(table.stat().st_mode & 0o777) != oct(0o600)
-    # a second task into the same config keeps its results folder; an existing table is not replaced
+    # a second task into the same config keeps its results folder; an existing table is not
+    # replaced, and the table another task of the config reads not even with --force
+    mine = table.read_bytes()
+    code, _, err = run(capsys, *argv[:3], "other", *argv[4:], "--out", "data/mine", "--force")
+    assert code == 2 and "--out: data/mine/battles.csv is read by preference task 'mine' of c.yaml" in err
+    assert table.read_bytes() == mine
+    table = tmp_path / "data/other/battles.csv"
+    table.parent.mkdir()
     table.write_text("other\n")
-    code, _, err = run(capsys, *argv[:3], "other", *argv[4:], "--out", "data/mine")
-    assert code == 2 and "data/mine/battles.csv: exists; give --force to replace it" in err
+    code, _, err = run(capsys, *argv[:3], "other", *argv[4:], "--out", "data/other")
+    assert code == 2 and "data/other/battles.csv: exists; give --force to replace it" in err
     assert table.read_text() == "other\n" and "other" not in yaml.safe_load((tmp_path / "c.yaml").read_text())
-    assert run(capsys, *argv[:3], "other", *argv[4:], "--out", "data/mine", "--force")[0] == 0
+    assert run(capsys, *argv[:3], "other", *argv[4:], "--out", "data/other", "--force")[0] == 0
     config = yaml.safe_load((tmp_path / "c.yaml").read_text())
     assert list(config["preferences"]) == ["mine", "other"] and config["results_dir"] == "results/mine"
     assert table.read_text().startswith("item,system_a,system_b,verdict,gpt\n")

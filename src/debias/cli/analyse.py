@@ -31,12 +31,13 @@ from debias.cli.long_table import add_table_options, analyse_table, is_table
 from debias.cli.shared import (
     DebiasParser,
     add_output_options,
+    command_inputs,
     emit,
     level_words,
     output_header,
     plain_text,
     progress,
-    refuse_input_as_output,
+    refuse_overwrites,
     run_with_output,
 )
 from debias.distribution.extras import MissingExtraError
@@ -122,6 +123,10 @@ def _joined(args, config, path: Path, scores_path, task: str):
             )
     table, computed = None, []
     if scores_path is not None:
+        refuse_overwrites(
+            [("--output", getattr(args, "output_file", None))],
+            [("the metric scores read by default", str(scores_path))],
+        )
         by_id, computed = read_scores_csv(scores_path)
         missing = [item.id for item in items if item.id not in by_id]
         if missing:
@@ -430,6 +435,34 @@ def _pairwise_leaderboard(argv: list[str]) -> list[str]:
     return argv
 
 
+def written_files(args) -> list[tuple[str, str]]:
+    """``(option, path)`` of the files the command writes: ``--output``, and ``--figure``'s
+    PATH.pdf and PATH.png."""
+    written = [("--output", getattr(args, "output_file", None))]
+    figure = getattr(args, "figure", None)
+    if figure:
+        written += [("--figure", f"{figure}{suffix}") for suffix in (".pdf", ".png")]
+    return written
+
+
+def default_inputs(args) -> list[tuple[str, str]]:
+    """``(what, path)`` of the files a command on system files reads without being told: the
+    configuration (``config/config.yaml``) and the references beside ``systems/`` (the metric
+    scores the configuration points to are checked once it is read, in :func:`_joined`)."""
+    if args.command not in ("estimate", "compare", "leaderboard", "plan") or is_table(args):
+        return []
+    found = []
+    if not getattr(args, "config", None):
+        found.append(("the configuration read by default", DEFAULT_CONFIG))
+    if not getattr(args, "references", None):
+        files = [args.system_file] if hasattr(args, "system_file") else list(args.systems)
+        for file in files:
+            beside = resolve_jsonl(Path(file).parent.parent / "references")
+            if beside is not None:
+                found.append(("the references read by default", str(beside)))
+    return found
+
+
 def main(argv=None) -> int:
     given = list(sys.argv[1:] if argv is None else argv)
     if given[:1] == ["run"] and given[1:] not in (["-h"], ["--help"]):  # Snakemake's arguments, as given
@@ -441,7 +474,7 @@ def main(argv=None) -> int:
     args.invoked = given[0] if given else args.command
     args.argv = given
     try:
-        refuse_input_as_output(getattr(args, "output_file", None), args)
+        refuse_overwrites(written_files(args), [*command_inputs(args), *default_inputs(args)])
     except InputError as error:
         print(f"debias {args.invoked}: error: {error}", file=sys.stderr)
         return 2

@@ -23,12 +23,20 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from debias.cli.preferences import add_pair_columns, pair_mappings, read_pair_inputs
-from debias.cli.shared import add_input_format
+from debias.cli.shared import add_input_format, command_inputs, refuse_overwrites
 from debias.io.canonical import InputError
 from debias.io.pairs import CANONICAL_PAIR_COLUMNS, OPTIONAL_PAIR_COLUMNS
 from debias.io.reader import safe_name, unsafe_reason
 
-__all__ = ["CANONICAL_COLUMNS", "add_command", "judge_names", "preference_config", "run_command", "write_pairs"]
+__all__ = [
+    "CANONICAL_COLUMNS",
+    "add_command",
+    "judge_names",
+    "preference_config",
+    "run_command",
+    "tables_of_tasks",
+    "write_pairs",
+]
 
 #: The columns of the written table besides the judges' (a judge of one of these names would
 #: replace it).
@@ -118,6 +126,23 @@ def preference_config(path: str | Path, name: str, spec: Mapping) -> dict:
     return config
 
 
+def tables_of_tasks(config_path: str | Path) -> list[tuple[str, str]]:
+    """``(what, path)`` of the table of battles each preference task of the configuration at
+    ``config_path`` reads (a path relative to the configuration's folder when it says
+    ``relative_to_config: true``, else to the current folder): the files an import into it
+    may not replace."""
+    from debias.io.importer import read_config_for_adding
+
+    config = read_config_for_adding(config_path)
+    base = Path(config_path).parent if config.get("relative_to_config") else Path()
+    found = []
+    for task, spec in (config.get("preferences") or {}).items():
+        table = (spec or {}).get("battles") if isinstance(spec, Mapping) else None
+        if isinstance(table, str) and table != "-":
+            found.append((f"read by preference task '{task}' of {config_path}", str(base / table)))
+    return found
+
+
 def _same_bytes(path: Path, other: str) -> bool:
     with contextlib.suppress(OSError):
         if path.stat().st_size == os.stat(other).st_size:
@@ -134,8 +159,8 @@ def write_pairs(table, battles: str | Path, *, config=None, force: bool = False)
     the folders made for it removed). A table already at ``battles`` is replaced only with
     ``force``, unless it holds the same bytes.
     """
-    from debias.io.atomic import _UMASK, temporary_name_prefix
-    from debias.io.importer import _read_only, _stage_config, _writable_folder
+    from debias.io.atomic import _UMASK, remove_stale_temporaries, temporary_name_prefix
+    from debias.io.importer import _read_only, _stage_config, _writable_folder, config_target
 
     battles = Path(battles)
     out = battles.parent
@@ -160,6 +185,7 @@ def write_pairs(table, battles: str | Path, *, config=None, force: bool = False)
     undo, done = [], False
     try:
         out.mkdir(parents=True, exist_ok=True)
+        remove_stale_temporaries(battles)  # what an import killed while writing left here
         fd, tmp = tempfile.mkstemp(prefix=temporary_name_prefix(battles), suffix=".tmp.csv", dir=out)
         os.close(fd)
         os.chmod(tmp, 0o666 & ~_UMASK)  # the permissions a plain open() gives
@@ -179,7 +205,7 @@ def write_pairs(table, battles: str | Path, *, config=None, force: bool = False)
             undo.append(lambda: os.unlink(battles))
         if config is not None:
             config_tmp = _stage_config(Path(config[0]), config[1])
-            os.replace(config_tmp, config[0])
+            os.replace(config_tmp, config_target(config[0]))
             config_tmp = None
         done = True
     except OSError as error:
@@ -210,8 +236,12 @@ def run_command(args) -> int:
     try:
         name = task_name(args.task)
         judges = judge_names(args)
+        battles = Path(args.out or Path("data") / name) / "battles.csv"
+        written = [("--out", battles), ("--config", args.config)]
+        refuse_overwrites(written, [(what, path) for what, path in command_inputs(args) if what != "the --config file"])
         if args.config:  # a name the configuration has is refused before the table is read
             preference_config(args.config, name, {"label": args.label or args.task, "battles": "-"})
+            refuse_overwrites(written[:1], tables_of_tasks(args.config))
         mapping, by_column = pair_mappings(args)
         frame, pool = read_pair_inputs(args, args.input_format)
         table = canonical_pair_table(
@@ -229,7 +259,6 @@ def run_command(args) -> int:
             cluster=args.cluster,
             order=args.order,
         )
-        battles = Path(args.out or Path("data") / name) / "battles.csv"
         spec = {"label": args.label or args.task, "battles": battles.as_posix()}
         if args.rater:
             spec["rater"] = "rater"

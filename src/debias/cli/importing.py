@@ -8,7 +8,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from debias.cli.shared import add_input_format
+from debias.cli.shared import add_input_format, command_inputs, refuse_overwrites
 from debias.io.canonical import InputError
 from debias.io.importer import (
     ImportSpec,
@@ -23,7 +23,7 @@ from debias.io.importer import (
     task_name,
     write_import,
 )
-from debias.io.reader import TableColumns, read_evaluation_table
+from debias.io.reader import TableColumns, read_evaluation_table, safe_name
 
 __all__ = ["add_command", "run_command", "starter_config"]
 
@@ -209,6 +209,8 @@ def run_command(args) -> int:
     )
     try:
         name = task_name(args.task)
+        inputs = [(what, path) for what, path in command_inputs(args) if what != "the --config file"]
+        refuse_overwrites([("--config", args.config)], inputs)
         existing = read_config_for_adding(args.config) if args.config else None
         if existing and name in (existing.get("tasks") or {}):
             raise InputError(args.config, f"tasks already has ['{name}']")
@@ -223,6 +225,11 @@ def run_command(args) -> int:
             unscored=args.reference_system,
         )
         out = Path(args.out or Path("data") / name)
+        refuse_overwrites(
+            [("--out", out / "systems" / f"{safe_name(system)}.jsonl.gz") for system in table.systems]
+            + [("--out", out / "references.jsonl.gz"), ("--config", args.config)],
+            inputs,
+        )
         block = config_block(table, spec)
         with config_lock(args.config):  # read, add and write the configuration as one step
             config = None

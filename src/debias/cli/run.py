@@ -9,13 +9,14 @@ with the package (:mod:`debias.distribution.files`), so that a pip install runs 
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
 
 from debias.distribution.extras import MissingExtraError, require
 
-__all__ = ["add_command", "config_files", "run_command", "start_problem"]
+__all__ = ["add_command", "config_files", "config_problem", "run_command", "start_problem"]
 
 DESCRIPTION = (
     "Run the analysis workflow with Snakemake in the current folder: every argument after 'run' is "
@@ -80,6 +81,40 @@ def config_files(argv: list[str]) -> list[str]:
     return files
 
 
+_NOT_JSON = object()
+
+
+def config_problem(path: str | os.PathLike) -> str | None:
+    """Why the configuration file at ``path`` cannot be read as one, in a few words (``None``
+    when it can): not UTF-8 text, empty, neither JSON nor YAML (with the line YAML names), or not a mapping
+    of keys at its top level."""
+    import yaml
+
+    try:
+        text = Path(path).read_bytes().decode("utf-8")
+    except UnicodeDecodeError as error:
+        return f"not a text file in UTF-8 (byte {error.start + 1} is 0x{error.object[error.start]:02x}): expected YAML"
+    except OSError as error:
+        return f"cannot be read ({error.strerror or error})"
+    try:
+        config = json.loads(text)  # Snakemake reads JSON first, then YAML
+    except ValueError:
+        config = _NOT_JSON
+    try:
+        if config is _NOT_JSON:
+            config = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f"line {mark.line + 1}: " if mark is not None else ""
+        what = getattr(error, "problem", None) or str(error).splitlines()[0]
+        return f"{where}not valid YAML ({what})"
+    if config is None:
+        return "is empty: expected a mapping of configuration keys"
+    if not isinstance(config, dict):
+        return f"expected a mapping of configuration keys at the top level, found a {type(config).__name__}"
+    return None
+
+
 def start_problem(argv: list[str]) -> str | None:
     """What stops the run before Snakemake starts, in one line: a configuration file that is
     missing, a folder or unreadable, or a current folder Snakemake cannot write its records in."""
@@ -91,6 +126,9 @@ def start_problem(argv: list[str]) -> str | None:
             return f"--configfile {name}: a folder, not a configuration file"
         if not os.access(path, os.R_OK):
             return f"--configfile {name}: not readable"
+        problem = config_problem(path)
+        if problem:
+            return f"--configfile {name}: {problem}"
     if not os.access(Path.cwd(), os.W_OK):
         return f"the current folder {Path.cwd()} is not writable: Snakemake keeps its records (.snakemake/) there"
     return None

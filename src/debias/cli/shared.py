@@ -32,7 +32,9 @@ __all__ = [
     "output_header",
     "plain_text",
     "progress",
+    "command_inputs",
     "refuse_input_as_output",
+    "refuse_overwrites",
     "run_with_output",
 ]
 
@@ -187,19 +189,77 @@ def emit(table, fmt: str, out, header: dict | None = None) -> None:
         table.to_csv(out, index=False, float_format="%.6g", lineterminator="\n")
 
 
-def refuse_input_as_output(output: str | None, args, option: str = "--output") -> None:
-    """Refuse an output file that is one of the command's input files (a file any other
-    argument names): writing it would replace what is being read. An ``InputError``."""
-    if output is None or not os.path.exists(output):
-        return
+def _identity(path: str | os.PathLike):
+    """What names one file however it is spelled: its device and inode when it exists (a hard
+    link, a symbolic link or another spelling of the path all give the same), else its
+    absolute path with the links of its folders resolved."""
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return ("path", os.path.realpath(path))
+    return ("inode", info.st_dev, info.st_ino)
+
+
+def _is_file(path) -> bool:
+    try:
+        return os.path.isfile(path)
+    except (OSError, ValueError):
+        return False
+
+
+def command_inputs(args) -> list[tuple[str, str]]:
+    """``(what, path)`` of each file an argument of ``args`` names (the table, ``--pool``,
+    ``--scores``, ``--references``, ``--config``, ...): every argument that is the path of an
+    existing file, other than the ones that are written."""
+    inputs = []
+    for name, value in vars(args).items():
+        if name in _WRITTEN or name in ("argv", "invoked"):
+            continue
+        for given in value if isinstance(value, list | tuple) else [value]:
+            if isinstance(given, str) and _is_file(given):
+                what = _POSITIONAL.get(name) or f"the --{name.replace('_', '-')} file"
+                inputs.append((what, given))
+    return inputs
+
+
+#: The arguments that name a file the command writes, and the option that names each.
+_WRITTEN = {"output": "--output", "output_file": "--output", "figure": "--figure", "out": "--out"}
+#: The positional arguments (files read), named as the input table or system files.
+_POSITIONAL = {"table": "the input table", "system_file": "the system file", "systems": "a system file"}
+
+
+def refuse_overwrites(outputs, inputs) -> None:
+    """Refuse, before anything is read or written, a file the command would write that is one
+    of the files it reads, or that another of its outputs names too: ``outputs`` are
+    ``(option, path)`` pairs, ``inputs`` ``(what, path)`` pairs (``the --pool file``, ``the
+    references read by default``, or words starting with ``read`` for a file that others read,
+    such as ``read by preference task 't' of config.yaml``). Files are compared by device and
+    inode, so another spelling of the path, a hard link or a symbolic link is the same file.
+    An ``InputError`` naming the option, the path and the input; nothing when all differ."""
     from debias.io.canonical import InputError
 
-    for name, value in vars(args).items():
-        for given in value if isinstance(value, list | tuple) else [value]:
-            if name in ("output", "output_file", "argv") or not isinstance(given, str) or not os.path.isfile(given):
+    outputs = [(option, str(path)) for option, path in outputs if path is not None]
+    seen: dict = {}
+    for option, path in outputs:
+        mine = _identity(path)
+        for what, given in inputs:
+            if given is None or not _is_file(given) or _identity(given) != mine:
                 continue
-            if os.path.samefile(given, output):
-                raise InputError(option, f"{output} is an input of the command ({given}): write elsewhere")
+            same = "" if os.path.normpath(given) == os.path.normpath(path) else f" {given}, the same file"
+            same = f" ({same.strip()})" if same and what.startswith("read ") else same
+            said = f"{what}{same}" if what.startswith("read ") else f"an input of the command ({what}{same})"
+            raise InputError(option, f"{path} is {said}: write elsewhere")
+        if mine in seen and seen[mine] != (option, path):
+            other_option, other = seen[mine]
+            raise InputError(option, f"{path} is also written as {other_option} {other}: give two different files")
+        seen.setdefault(mine, (option, path))
+
+
+def refuse_input_as_output(output: str | None, args, option: str = "--output", extra=()) -> None:
+    """Refuse an output file that is one of the command's input files (a file any other
+    argument names, or one of ``extra``, ``(what, path)`` pairs of files read by default):
+    writing it would replace what is being read. An ``InputError``."""
+    refuse_overwrites([(option, output)], [*command_inputs(args), *extra])
 
 
 class _Failed(Exception):

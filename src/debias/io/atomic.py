@@ -12,6 +12,7 @@ import json
 import os
 import re
 import socket
+import stat
 import tempfile
 import time
 from collections.abc import Iterator
@@ -118,16 +119,23 @@ def atomic_path(path: str | os.PathLike) -> Iterator[str]:
     socket, a folder) is refused with an ``OSError`` before anything is written.
     """
     path = Path(path)
-    if path.is_symlink():
-        path = Path(os.path.realpath(path))
-    if path.exists() and not path.is_file():
+    try:  # what the name leads to, links followed: /dev/stdout may lead to a pipe with no name
+        kind = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        kind = None
+    if kind is not None and not stat.S_ISREG(kind):
         raise (
             IsADirectoryError(errno.EISDIR, "is a folder, not a file", str(path))
-            if path.is_dir()
+            if stat.S_ISDIR(kind)
             else OSError(
-                errno.EINVAL, "exists and is not a regular file (a FIFO, a device or a socket): not replaced", str(path)
+                errno.EINVAL,
+                f"is {'a pipe' if stat.S_ISFIFO(kind) else 'a socket' if stat.S_ISSOCK(kind) else 'a device'}, "
+                "not a regular file: not replaced",
+                str(path),
             )
         )
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_temporaries(path)
     fd, tmp = tempfile.mkstemp(prefix=temporary_name_prefix(path), suffix=".tmp" + path.suffix, dir=path.parent)

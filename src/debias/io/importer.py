@@ -384,7 +384,7 @@ def write_import(table: EvaluationTable, spec: ImportSpec, out: str | Path, *, c
             config_tmp = _stage_config(Path(config[0]), config[1])
         _move_into_place(staging, out, written, undo)
         if config_tmp is not None:
-            os.replace(config_tmp, config[0])
+            os.replace(config_tmp, config_target(config[0]))
             config_tmp = None
         done = True
     except OSError as error:
@@ -423,10 +423,29 @@ def _move_into_place(staging: Path, out: Path, written: list[str], undo: list) -
         undo.append(lambda target=target: os.unlink(target))
 
 
+def config_target(path: str | Path) -> Path:
+    """The file a configuration at ``path`` is written to: a symbolic link's target (the link
+    is kept, its target replaced), else ``path``."""
+    path = Path(path)
+    return Path(os.path.realpath(path)) if path.is_symlink() else path
+
+
 def _stage_config(path: Path, config: Mapping) -> str:
+    """Write ``config`` to a temporary file beside the file it will replace
+    (:func:`config_target`), with that file's permissions (a new one's: what ``open`` gives);
+    the temporaries a killed import left beside it are removed first."""
     import yaml
 
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".yaml", dir=path.parent)
+    from debias.io.atomic import _UMASK, remove_stale_temporaries, temporary_name_prefix
+
+    target = config_target(path)
+    remove_stale_temporaries(target)
+    fd, tmp = tempfile.mkstemp(prefix=temporary_name_prefix(target), suffix=".tmp" + target.suffix, dir=target.parent)
+    try:
+        mode = stat.S_IMODE(target.stat().st_mode)
+    except OSError:
+        mode = 0o666 & ~_UMASK
+    os.chmod(tmp, mode)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(yaml.safe_dump(dict(config), sort_keys=False, allow_unicode=True))
     return tmp

@@ -85,7 +85,9 @@ def file_columns(path: str | Path, fmt: str | None = None, *, quoting=None) -> l
     from debias.io.reader import _header, table_format
 
     path = Path(path)
-    if path.is_dir() or not path.exists():
+    if path.is_dir():
+        raise InputError(str(path), "is a folder, not a table file")
+    if not path.exists():
         raise InputError(str(path), "no such file")
     kind = table_format(path, fmt)
     if kind == "parquet":

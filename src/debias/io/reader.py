@@ -257,7 +257,9 @@ def read_table_file(
     import pyarrow as pa
 
     path = Path(path)
-    if path.is_dir() or not path.exists():
+    if path.is_dir():
+        raise InputError(str(path), "is a folder, not a table file")
+    if not path.exists():
         raise InputError(str(path), "no such file")
     fmt = table_format(path, fmt)
     try:
@@ -315,7 +317,9 @@ def read_long_table(path: str | Path, fmt: str | None = None, *, quoting=None) -
     import pyarrow.parquet as pq
 
     path = Path(path)
-    if path.is_dir() or not path.exists():
+    if path.is_dir():
+        raise InputError(str(path), "is a folder, not a table file")
+    if not path.exists():
         raise InputError(str(path), "no such file")
     kind = table_format(path, fmt)
     try:
