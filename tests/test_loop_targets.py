@@ -182,3 +182,19 @@ def test_next_falls_back_to_every_open_pairs_systems_and_says_when_nothing_can_m
     spent = replace(pairs_status(everything, "ranks", level=0.9, estimator="human"), resolved=False)
     none = next_battles(everything, spent, 20, np.random.default_rng(0))
     assert none.battles.size == 0 and "nothing left in the pool can settle it" in none.note
+
+
+def test_a_win_rate_is_never_printed_outside_its_own_interval():
+    from debias.stats.common.status import question_status
+
+    estimate = np.array([1.036, 0.5, 0.2])
+    covariance = np.diag([4e-4, 4e-4, 4e-4])
+    se = np.sqrt(np.diag(covariance))
+    joint = JointEstimate(
+        "win_rate", "ppi++:j", ("a", "b", "c"), estimate, covariance, se, estimate - se, estimate + se, 0.9,
+        np.full(3, 400), np.zeros(3, int), np.zeros(3, int), ("",) * 3, np.zeros(1),
+    )  # fmt: skip
+    state = question_status(joint, "top:1", level=0.9)
+    for row in state.rows:
+        assert row.ci_low <= row.estimate <= row.ci_high and 0.0 <= row.ci_low and row.ci_high <= 1.0 + 1e-12
+    assert {r.first: r.estimate for r in state.rows if not r.second}["a"] == 1.0

@@ -212,7 +212,7 @@ def run_status(args, emit) -> int:
         votes = f"{state.n_votes} votes (battles with {kind}{extra})"
     print(
         f"{state.question.text}: {state.answer} ({state.estimand}, {state.estimator}, {votes}, "
-        f"level {state.level:g} at every look{more})",
+        f"level {state.level:.12g} at every look{more})",
         file=sys.stderr,
     )
     emit(status_table(state, joint), args.format, sys.stdout)

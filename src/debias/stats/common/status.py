@@ -482,11 +482,18 @@ def _total(own: float, share: float) -> float:
 
 def _bounded(cs: ConfidenceSequence, estimand: str, width: float) -> ConfidenceSequence:
     """A win rate's sequence clipped to [0, 1] (a difference of two: [-1, 1]); the truth lies
-    there, so the clipped interval covers whenever the unclipped one does."""
+    there, so the clipped interval covers whenever the unclipped one does. The estimate is
+    clipped too (PPI++ can step outside with few human battles): a win rate printed outside its
+    own interval reads as an error, and the clipped one is never farther from the truth."""
     if estimand != "win_rate":
         return cs
     low, high = (0.0, 1.0) if width == 1.0 else (-1.0, 1.0)
-    return replace(cs, ci_low=np.clip(cs.ci_low, low, high), ci_high=np.clip(cs.ci_high, low, high))
+    return replace(
+        cs,
+        estimate=np.clip(cs.estimate, low, high),
+        ci_low=np.clip(cs.ci_low, low, high),
+        ci_high=np.clip(cs.ci_high, low, high),
+    )
 
 
 def _system_row(name, each: ConfidenceSequence, i, resolved, status, note) -> StatusRow:
