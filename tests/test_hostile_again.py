@@ -63,3 +63,13 @@ def test_an_option_refused_by_the_status_command_is_named_once(tmp_path):
     command = [sys.executable, "-m", "debias", "status", str(path), *options, "--ties", "drop"]
     done = subprocess.run(command, capture_output=True, text=True)
     assert done.returncode == 2 and "error: --ties:" in done.stderr and "----" not in done.stderr
+
+
+def test_debias_run_names_a_repeated_key_in_one_line(tmp_path):
+    path = tmp_path / "dup.yaml"
+    path.write_text("preferences:\n  t:\n    mapping: {1: a, 2: b, true: b}\n", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "debias", "run", "-n", "--configfile", str(path)], capture_output=True, text=True
+    )
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1 and "line 3: key 'true' repeats the key '1'" in lines[0]

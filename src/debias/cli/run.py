@@ -112,7 +112,9 @@ def config_problem(path: str | os.PathLike) -> str | None:
         return "is empty: expected a mapping of configuration keys"
     if not isinstance(config, dict):
         return f"expected a mapping of configuration keys at the top level, found a {type(config).__name__}"
-    return None
+    from debias.config.settings import repeated_key_problem
+
+    return repeated_key_problem(path, named=False)  # the caller names the file
 
 
 def start_problem(argv: list[str]) -> str | None:

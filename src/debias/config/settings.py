@@ -207,9 +207,10 @@ def with_defaults(config: Mapping, *, where: str = "config", required: tuple[str
     return filled
 
 
-def repeated_key_problem(path: str | Path) -> str | None:
-    """Where a YAML file gives one key twice in a mapping, ``"<file>: line <n>: ..."``; ``None``
-    when it does not (or it cannot be read: other checks say why). YAML keeps the last of two
+def repeated_key_problem(path: str | Path, *, named: bool = True) -> str | None:
+    """Where a YAML file gives one key twice in a mapping, ``"<file>: line <n>: ..."`` (without
+    the file when not ``named``); ``None`` when it does not (or it cannot be read: other checks
+    say why). YAML keeps the last of two
     equal keys without a word, and Python counts ``1``, ``1.0`` and ``true`` as one key: a
     verdict mapping ``{1: a, 1.0: b}`` would silently map 1 to b."""
     import yaml
@@ -235,8 +236,9 @@ def repeated_key_problem(path: str | Path) -> str | None:
                     continue
                 if first is not None:
                     line = key_node.start_mark.line + 1
+                    where = f"{path}: line {line}" if named else f"line {line}"
                     return (
-                        f"{path}: line {line}: key {key_node.value!r} repeats the key {first.value!r} of line"
+                        f"{where}: key {key_node.value!r} repeats the key {first.value!r} of line"
                         f" {first.start_mark.line + 1} (YAML would keep only the last); give each key once"
                     )
                 seen[key] = key_node
