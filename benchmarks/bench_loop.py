@@ -171,6 +171,10 @@ WORLDS = {
     "synth6": lambda: synthetic_world("synth6"),
 }
 
+#: The look at which the votes guide (a status's ``more_votes``, the further votes it expects
+#: the next batches to need) is read and compared with the votes the stream then took.
+GUIDE_LOOK = 10
+
 RANK = re.compile(r"^ranks? (\d+)(?:-(\d+))?")
 TOP = re.compile(r"^(not )?in the top (\d+)")
 
@@ -235,6 +239,8 @@ class Stream:
     final_wrong: bool  # the last look states a wrong decision (pool truth)
     model_familywise: bool  # as familywise, against the generating model's truth
     looks: int
+    guide: float = float("nan")  # the status's more_votes at the guide's look (GUIDE_LOOK)
+    guide_at: int = 0  # the votes at that look
 
 
 def run_stream(world: World, question: str, estimand: str, estimator: str, policy: str, rng, batch: int,
@@ -255,11 +261,14 @@ def run_stream(world: World, question: str, estimand: str, estimator: str, polic
     final_wrong = False
     looks = 0
     status = None
+    guide, guide_at = float("nan"), 0
     while True:
         revealed[chosen] = True
         data = pool.without_human(~revealed)
         status = pairs_status(data, question, level=level, estimand=estimand, estimator=estimator)
         looks += 1
+        if looks == GUIDE_LOOK and not status.resolved:
+            guide, guide_at = float(status.more_votes), int(status.n_votes)
         i_miss, d_miss = look_misses(status, truth)
         iv |= i_miss
         dc |= d_miss
@@ -279,7 +288,9 @@ def run_stream(world: World, question: str, estimand: str, estimator: str, polic
                 stall = True
                 break
     fw = iv or dc
-    return Stream(int(status.n_votes), bool(status.resolved), stall, fw, iv, dc, final_wrong, mfw, looks)
+    return Stream(
+        int(status.n_votes), bool(status.resolved), stall, fw, iv, dc, final_wrong, mfw, looks, guide, guide_at
+    )
 
 
 def rate(flags) -> tuple[float, float]:
@@ -378,6 +389,7 @@ def main(argv=None) -> None:
         if any(fnmatch.fnmatch(f"{world}/x/x/x", p) or p.split("/")[0] in ("*", world) for p in args.cells)
     ]
     start = time.process_time()
+    guides = []
     print(HEADER)
     print("|" + "---|" * (HEADER.count("|") - 1), flush=True)
     for name in wanted:
@@ -393,7 +405,32 @@ def main(argv=None) -> None:
                     world, question, estimand, estimator, policy, args.streams, args.batch, args.level
                 )
             print(summary_row(world, question, estimand, estimator, results, cpu), flush=True)
+            guides.append(guide_row(world, question, estimand, estimator, results["next"]))
+    print("\n" + GUIDE_HEADER)
+    print("|" + "---|" * (GUIDE_HEADER.count("|") - 1))
+    print("\n".join(guides))
     print(f"\ntotal {time.process_time() - start:.0f} s CPU", file=sys.stderr)
+
+
+GUIDE_HEADER = (
+    f"| world | question | estimand | estimator | `next` streams open at look {GUIDE_LOOK} and settled later"
+    " | guide: median more_votes | median votes it took | median ratio taken / guide (quartiles) |"
+)
+
+
+def guide_row(world: World, question, estimand, estimator, runs) -> str:
+    """How the votes guide read at look GUIDE_LOOK compares with the votes the stream then took
+    to settle (``next`` streams that settled after that look, with a finite guide)."""
+    kept = [r for r in runs if r.resolved and np.isfinite(r.guide) and r.guide > 0]
+    cells = [world.name, question, estimand, estimator, str(len(kept))]
+    if not kept:
+        return "| " + " | ".join(cells + ["-", "-", "-"]) + " |"
+    guide = np.array([r.guide for r in kept])
+    taken = np.array([r.votes - r.guide_at for r in kept], dtype=float)
+    ratio = taken / guide
+    q1, q2, q3 = np.percentile(ratio, [25, 50, 75])
+    cells += [f"{np.median(guide):,.0f}", f"{np.median(taken):,.0f}", f"{q2:.2f} ({q1:.2f}-{q3:.2f})"]
+    return "| " + " | ".join(cells) + " |"
 
 
 if __name__ == "__main__":

@@ -83,7 +83,7 @@ def test_the_stall_and_miss_detectors():
     chosen = next_battles(data, state, 50, rng).battles
     assert chosen.size == 50 and not bench.stalled(state, chosen, left)
     # crafted: an open question whose status leaves no pair open, so nothing is eligible
-    stuck = replace(state, open_pairs=np.zeros_like(state.open_pairs))
+    stuck = replace(state, open_pairs=np.zeros_like(state.open_pairs), open_systems=np.zeros_like(state.open_systems))
     nothing = next_battles(data, stuck, 50, rng).battles
     assert nothing.size == 0 and bench.stalled(stuck, nothing, left)
     assert not bench.stalled(stuck, nothing, 0)  # the pool spent is not a stall
@@ -103,13 +103,15 @@ def test_the_stall_and_miss_detectors():
 def test_the_command_prints_a_table():
     env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
     done = subprocess.run(
-        [sys.executable, str(SCRIPT), "--streams", "3", "--cells", "synth6/better*"],
+        [sys.executable, str(SCRIPT), "--streams", "3", "--cells", "synth6/better*/win_rate/*"],
         env=env,
         capture_output=True,
         text=True,
         timeout=600,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    rows = [line for line in done.stdout.splitlines() if line.startswith("| synth6")]
+    loop, guide = done.stdout.split("\n\n")[:2]  # the loop's table, then the votes guide's
+    rows = [line for line in loop.splitlines() if line.startswith("| synth6")]
     assert len(rows) == 1 and "| better:s00,s01 | win_rate | human | 3 |" in rows[0]
+    assert "more_votes" in guide and len([x for x in guide.splitlines() if x.startswith("| synth6")]) == 1
     assert "3/3 streams" in done.stderr
