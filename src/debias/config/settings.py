@@ -109,6 +109,11 @@ def _within_alternatives(error):
     from jsonschema.exceptions import best_match
 
     while error.validator in ("anyOf", "oneOf"):
+        alternatives = error.validator_value if isinstance(error.validator_value, list) else []
+        if isinstance(error.schema, Mapping) and error.schema.get("description"):
+            # a value of scalar forms only (a verdict target, say): its description lists them all
+            if not any(isinstance(a, Mapping) and a.get("type") in ("object", "array") for a in alternatives):
+                break
         inside = [e for e in error.context if not (e.validator == "type" and e.absolute_path == error.absolute_path)]
         if not inside:
             break
