@@ -119,8 +119,7 @@ def _verdicts(values: pd.Series, column: str, rows: Rows, mapping, judge=None):
         position = {value: k for k, value in enumerate(uniques)}
         counts = {value: int(per_value[position[value]]) for value in error.counts}
         row = int(np.flatnonzero(codes == error.first)[0])
-        what = "human verdicts" if judge is None else f"verdicts of judge {judge!r}"
-        message = UnknownVerdicts(counts, error.first, what, judge)
+        message = UnknownVerdicts(counts, error.first, error.what, judge, error.probabilities)
         raise rows.error(row, f"column {column!r}: {message}", column) from None
     except ValueError as error:  # a bad mapping
         raise InputError(rows.sources[0], f"column {column!r}: {error}", column=column) from None
