@@ -1074,12 +1074,20 @@ def _status_data(data, columns, function, level, ties, estimand, for_prompt):
     if isinstance(read, JudgedPairs):
         if for_prompt is not None:
             raise InputError("for_prompt", "pairwise verdicts have no prompts: for_prompt is for ratings")
-        return read
-    read = _as_ratings(read, {}, function)
+        return _two_systems(read)
+    read = _two_systems(_as_ratings(read, {}, function))
     if ties != "half":
         raise InputError("ties", f"ratings do not take ties={ties!r} (a tie is a rule of pairwise verdicts)")
     if estimand not in (None, "mean"):
         raise InputError(f"estimand {estimand}", "ratings have one estimand, mean (the systems' mean scores)")
+    return read
+
+
+def _two_systems(read):
+    """What a question is asked of: at least two systems to tell apart."""
+    if len(read.systems) < 2:
+        found = f"one, {read.systems[0]!r}" if read.systems else "none"
+        raise InputError("settings", f"a question needs at least two systems to compare; the table has {found}")
     return read
 
 
