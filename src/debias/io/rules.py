@@ -2,9 +2,10 @@
 (:mod:`debias.io.pairs`) share: where a row is, how a column of names is coded, and that a rater
 judges a unit (an output on a prompt, a battle) once.
 
-* A row is named ``<source>: row N``, the header being row 1, as a spreadsheet shows it; rows of
-  several tables read as one (a table, then its pool) are each named in their own table
-  (:class:`Rows`).
+* A row is named ``<source>: row N``, the header being row 1, as a spreadsheet shows it (in a CSV
+  or TSV file a blank line is a row of its own, so N is the line of a row without line breaks in
+  its cells: :func:`~debias.io.canonical.shown_row`); rows of several tables read as one (a table,
+  then its pool) are each named in their own table, the pool by its file (:class:`Rows`).
 * Names are trimmed of surrounding whitespace; an empty or null name is refused, except on the
   rows a reader allows it (a row without a judgment or verdict may leave its prompt or rater
   empty): such a row's name is coded ``-1`` (:func:`code_names`).
@@ -33,7 +34,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from debias.io.canonical import InputError
+from debias.io.canonical import InputError, shown_row
 
 __all__ = [
     "Rows",
@@ -81,9 +82,10 @@ class Rows:
         return self.sources[part], int(position) - self.starts[part] + 2
 
     def name(self, position: int) -> str:
-        """``<source>: row N`` of the row at ``position``."""
+        """``<source>: row N`` of the row at ``position`` (as a spreadsheet shows a file's rows,
+        :func:`~debias.io.canonical.shown_row`)."""
         source, row = self.locate(position)
-        return f"{source}: row {row}"
+        return f"{source}: row {shown_row(source, row)}"
 
     def error(self, position: int, message: str, column: str | None = None) -> InputError:
         """An :class:`InputError` on the row at ``position``."""
