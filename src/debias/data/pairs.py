@@ -297,7 +297,9 @@ def verdict_codes(values, *, mapping: Mapping | None = None, judge: str | None =
             return VerdictCodes(codes_of[positions], no_verdict, fractional)
         # a judge's probabilities with a few values that are not (a text, a number out of [0, 1],
         # inf): those values are what is wrong, not the probabilities around them
-        probability_rows = sum(int(counts[k]) for k, n in numbers.items() if n is not None and spellings[k] not in table)
+        probability_rows = sum(
+            int(counts[k]) for k, n in numbers.items() if n is not None and spellings[k] not in table
+        )
         verdict_rows = sum(int(counts[k]) for k in present if spellings[k] in table)
         fractional = any(n is not None and n not in (0.0, 1.0) for n in numbers.values())
         if judge is not None and fractional and probability_rows > verdict_rows:

@@ -23,7 +23,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-
 #: Table files whose rows a spreadsheet shows with their blank lines: a CSV or TSV file, gzipped or not.
 _TEXT_TABLES = {".csv": ",", ".tsv": "\t"}
 
