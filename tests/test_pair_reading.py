@@ -180,7 +180,7 @@ def test_a_judges_probabilities_are_a_continuous_prediction_with_ties_as_half_a_
     np.testing.assert_allclose(again.judge_verdicts, pairs.judge_verdicts)
     # a number outside [0, 1], or a probability beside a verdict, is neither
     for bad in (1.5, "a"):
-        with pytest.raises(InputError, match="unknown verdicts of judge 'gpt'"):
+        with pytest.raises(InputError, match="judge 'gpt' that are not probabilities"):
             read_pair_table(frame.assign(gpt=[bad, *frame["gpt"][1:]]), **COLUMNS, rater="rater", judges=["gpt"])
 
 

@@ -250,10 +250,13 @@ def read_pairs(
         ``mapping`` maps it, e.g. to ``None``: no verdict).
     pool : pandas.DataFrame, optional
         Battles without human verdicts, with ``item``, ``system_a``, ``system_b`` and the judges' columns.
+        ``frame`` and ``pool`` may each be a table file's path instead (CSV, TSV, Parquet or JSONL,
+        gzipped or not), read as the ``debias`` command reads it; errors then name the file.
     mapping : mapping, optional
         Extra verdict spellings or numeric codes, e.g. ``{1: "a", 2: "b", 0: "tie"}``.
     judge_mappings : mapping, optional
-        ``{judge: mapping}``: one judge's own codes, extending ``mapping``.
+        ``{judge: mapping}``: one judge's own codes, extending ``mapping``; each a judge of
+        ``judges`` (another name is refused).
     task : str
         The name the rank-sets' random draws are named after (as a preference task of the
         workflow names them), so battles read with a task's name give the workflow's rank-sets.
@@ -295,6 +298,8 @@ def read_pairs(
     """
     from debias.io.pairs import read_pair_table
 
+    frame, source = _table_or_path(frame, "frame", "table")
+    pool, pool_source = _table_or_path(pool, "pool", "pool")
     given = {"item": item, "system_a": system_a, "system_b": system_b, "verdict": verdict, "rater": rater}
     given.update(judges=judges if isinstance(judges, str) else tuple(judges), cluster=cluster, order=order)
     if by is not None:
@@ -318,12 +323,29 @@ def read_pairs(
         pool=pool,
         mapping=mapping,
         judge_mappings=judge_mappings,
+        source=source,
+        pool_source=pool_source,
         task=task.strip() if isinstance(task, str) else task,
         cluster=cluster,
         order=order,
         covariates=covariates,
         by=by,
     )
+
+
+def _table_or_path(table, name: str, source: str):
+    """``(frame, source)``: a DataFrame as it is, or a table file's path read as the command line
+    reads it (CSV, TSV, Parquet or JSONL, gzipped or not), named by its path; ``None`` stays
+    ``None``. Anything else is refused in one line."""
+    import os
+
+    from debias.io.reader import read_long_table
+
+    if table is None or isinstance(table, pd.DataFrame):
+        return table, source
+    if isinstance(table, str | os.PathLike):
+        return read_long_table(table), os.fspath(table)
+    raise InputError(name, f"expected a pandas DataFrame or a table file's path, found {type(table).__name__}")
 
 
 #: Per shape: the type its read step gives, the read step, the keywords it takes and those it
@@ -350,6 +372,8 @@ def _as_read(shape: str, data, columns: Mapping, function: str):
     (other,) = [step for name, step in _READ_STEPS.items() if name != shape]
     if isinstance(data, other[0]):
         raise InputError("data", f"{function} takes {words} (debias.{reader.__name__}), not {other[4]}")
+    if isinstance(data, pd.DataFrame) and _no_columns(columns):
+        raise _unread(function, (shape,))
     if isinstance(data, pd.DataFrame) or (columns and shape == "ratings"):  # the reader says what it cannot read
         _check_keywords(columns, keywords, function)
         _require(words, {name: columns.get(name) for name in required})
@@ -357,6 +381,26 @@ def _as_read(shape: str, data, columns: Mapping, function: str):
     found = type(data).__name__
     expected = f"{words} read by debias.{reader.__name__} (or a DataFrame and its columns)"
     raise InputError("data", f"expected {expected}, found {found}")
+
+
+def _no_columns(columns: Mapping) -> bool:
+    """Whether none of the columns a table is read by (item, systems, judgment, verdict) is given."""
+    named = ("item", "system", "judgment", "system_a", "system_b", "verdict")
+    return all(columns.get(name) is None for name in named)
+
+
+def _unread(function: str, shapes: Sequence[str]) -> InputError:
+    """The error for a DataFrame given without the columns to read it by: read it first."""
+    ways = {
+        "pairs": "debias.read_pairs(frame, item=..., system_a=..., system_b=..., verdict=...) for pairwise verdicts",
+        "ratings": "debias.read_ratings(frame, item=..., system=..., judgment=...) for ratings",
+    }
+    return InputError(
+        "data",
+        f"{function} was given a DataFrame without its columns: read it first, with "
+        f"{' or '.join(ways[shape] for shape in shapes)}, and pass what was read (or give {function} those column"
+        " keywords)",
+    )
 
 
 def _as_ratings(data, columns: Mapping, function: str) -> EvaluationTable:
@@ -371,6 +415,8 @@ def _as_either(data, columns: Mapping, function: str) -> EvaluationTable | Judge
     """Ratings or battles, by what was read or, for a DataFrame, by the column keywords given:
     ``system_a``, ``system_b`` or ``verdict`` make it pairwise verdicts. An argument of the other
     form is refused (naming it), never ignored."""
+    if isinstance(data, pd.DataFrame) and _no_columns(columns):
+        raise _unread(function, ("pairs", "ratings"))
     if isinstance(data, EvaluationTable | JudgedPairs) or not isinstance(data, pd.DataFrame):
         if isinstance(data, JudgedPairs):
             return _as_pairs(data, columns, function)
@@ -1022,16 +1068,26 @@ def _status_data(data, columns, function, level, ties, estimand, for_prompt):
         raise InputError(
             "ties", "'davidson' models the strengths of an analysis; a question's status takes 'half' or 'drop'"
         )
+    if isinstance(data, pd.DataFrame) and _no_columns(columns):
+        raise _unread(function, ("pairs", "ratings"))
     read = _as_either(data, columns, function) if columns else data
     if isinstance(read, JudgedPairs):
         if for_prompt is not None:
             raise InputError("for_prompt", "pairwise verdicts have no prompts: for_prompt is for ratings")
-        return read
-    read = _as_ratings(read, {}, function)
+        return _two_systems(read)
+    read = _two_systems(_as_ratings(read, {}, function))
     if ties != "half":
         raise InputError("ties", f"ratings do not take ties={ties!r} (a tie is a rule of pairwise verdicts)")
     if estimand not in (None, "mean"):
         raise InputError(f"estimand {estimand}", "ratings have one estimand, mean (the systems' mean scores)")
+    return read
+
+
+def _two_systems(read):
+    """What a question is asked of: at least two systems to tell apart."""
+    if len(read.systems) < 2:
+        found = f"one, {read.systems[0]!r}" if read.systems else "none"
+        raise InputError("settings", f"a question needs at least two systems to compare; the table has {found}")
     return read
 
 
@@ -1071,6 +1127,16 @@ def _text_labels(frames, arguments: dict):
     frames = list(frames)
     first = next((f for f in frames if isinstance(f, pd.DataFrame)), None)  # the readers refuse anything else
     labels = [] if first is None else list(first.columns)
+    for frame in frames:
+        if not isinstance(frame, pd.DataFrame) or isinstance(frame.columns, pd.MultiIndex):
+            continue
+        nameless = [k for k, label in enumerate(frame.columns) if label is None or _is_nan(label)]
+        if nameless:
+            raise InputError(
+                "frame",
+                f"the column at position {nameless[0]} has no name ({frame.columns[nameless[0]]!r}): name it"
+                " (None means a column not given)",
+            )
     if all(isinstance(label, str) for label in labels) and all(
         value is None
         or isinstance(value, str)
@@ -1086,18 +1152,34 @@ def _text_labels(frames, arguments: dict):
             twins = sorted({t for t in texts if texts.count(t) > 1})
             raise InputError("frame", f"column labels {twins} are the same once written as text: rename one")
 
-    def as_text(name, value):
+    multi = first is not None and isinstance(first.columns, pd.MultiIndex)
+
+    def label(value) -> bool:
+        try:
+            return value in labels
+        except TypeError:  # an unhashable value is no label
+            return False
+
+    def as_text(name, value, many: bool):
         if value is None or isinstance(value, str):
             return value
-        if isinstance(value, tuple | list):
-            return type(value)(as_text(name, v) for v in value)
-        if value in labels:
+        if not multi and isinstance(value, tuple) and label(value):  # a tuple label, written as text
+            return str(value)
+        if many and isinstance(value, tuple | list):  # several columns (judges, by)
+            return type(value)(as_text(name, v, False) for v in value)
+        if multi and isinstance(value, tuple):  # a MultiIndex label, as the frame has it
+            return tuple(as_text(name, v, False) for v in value)
+        if label(value):
             return str(value)
         raise InputError(name, f"expected a column name, found {value!r} (the frame's columns: {labels[:10]})")
 
-    converted = {name: as_text(name, value) for name, value in arguments.items()}
+    converted = {name: as_text(name, value, name in ("judges", "by", "scores")) for name, value in arguments.items()}
     renamed = [f.rename(columns=str) if isinstance(f, pd.DataFrame) else f for f in frames]
     return renamed, converted
+
+
+def _is_nan(value) -> bool:
+    return isinstance(value, float | np.floating) and value != value
 
 
 def _check_column(name: str, column) -> None:

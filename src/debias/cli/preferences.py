@@ -74,6 +74,14 @@ def pair_mappings(args) -> tuple[dict | None, dict[str, dict]]:
     for text in args.judge_mapping:
         column = next((c for c in args.judge if text.startswith(f"{c}:")), None)
         if column is None:
+            name, colon, _ = text.partition(":")
+            if colon and name.strip():
+                judges = ", ".join(args.judge) if args.judge else "none given"
+                raise InputError(
+                    "--judge-mapping",
+                    f"{text!r}: {name.strip()!r} is not a --judge column (--judge: {judges}); a judge's mapping is"
+                    " COLUMN:value=target,... for a column given to --judge",
+                )
             raise InputError("--judge-mapping", f"{text!r}: expected COLUMN:value=target,... for a --judge column")
         try:
             own[column] = parse_mapping(text[len(column) + 1 :])
@@ -130,6 +138,7 @@ def read_pairs(args):
         mapping=mapping,
         judge_mappings=judge_mappings,
         source=args.table,
+        pool_source=args.pool or "pool",
         task=getattr(args, "task", None) or "evaluation",
         cluster=args.cluster,
         order=getattr(args, "order", None),

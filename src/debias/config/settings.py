@@ -103,12 +103,25 @@ def _key_path(path) -> str:
     return ".".join(str(part) for part in path) or "(top level)"
 
 
+def _scalar_form(rule) -> bool:
+    """Whether a schema alternative accepts single values only (a text, a number, null, a choice)."""
+    if not isinstance(rule, Mapping):
+        return False
+    scalar = ("string", "number", "integer", "null", "boolean")
+    return rule.get("type") in scalar or "enum" in rule or "const" in rule
+
+
 def _within_alternatives(error):
     """For a value none of a key's alternatives (``anyOf``) accepts: the problem inside the
     alternative of the value's own type (``plan.check.pilots`` of a mapping), if there is one."""
     from jsonschema.exceptions import best_match
 
     while error.validator in ("anyOf", "oneOf"):
+        alternatives = error.validator_value if isinstance(error.validator_value, list) else []
+        if isinstance(error.schema, Mapping) and error.schema.get("description"):
+            # a value of scalar forms only (a verdict target, say): its description lists them all
+            if alternatives and all(_scalar_form(a) for a in alternatives):
+                break
         inside = [e for e in error.context if not (e.validator == "type" and e.absolute_path == error.absolute_path)]
         if not inside:
             break

@@ -240,6 +240,7 @@ def load_preferences(config: Mapping, name: str):
         mapping=mapping,
         judge_mappings=judge_mappings,
         source=spec["battles"],
+        pool_source=spec.get("pool") or "pool",
         task=name,
         cluster=spec.get("cluster"),
         order=spec.get("order"),

@@ -28,9 +28,13 @@ for "neither is good" (both bad, which Chatbot Arena calls ``tie (bothbad)``). I
 a mapping says which, ``{"none": None}`` or ``{"none": "tie"}``.
 
 A judge's column whose every value is a number in [0, 1], one at least not 0 or 1, is read as
-probabilities that A is better (``judge=`` in :func:`verdict_codes`); anything else that is not a
-verdict is refused, for judges as for people (:class:`UnknownVerdicts`, with each value, its count
-and the mapping that would read it).
+probabilities that A is better (``judge=`` in :func:`verdict_codes`). A judge's column of 0s and 1s
+only is read as the judge's verdicts: 1 is A better, 0 is B better (the codes a probability of 1 or
+0 would give; a people's column of 0s and 1s needs a mapping, as any code does). In a column of
+probabilities, a value that is not one (a text, a number out of [0, 1], ``inf``) is refused on its
+own row, as a value that is not a probability. Anything else that is not a verdict is refused, for
+judges as for people (:class:`UnknownVerdicts`, with each value, its count and the mapping that
+would read it).
 """
 
 from __future__ import annotations
@@ -77,12 +81,27 @@ class UnknownVerdicts(ValueError):
         The judge whose verdicts these are (``None``: people's).
     """
 
-    def __init__(self, counts: Mapping, first: int, what: str = "human verdicts", judge: str | None = None):
+    def __init__(
+        self,
+        counts: Mapping,
+        first: int,
+        what: str = "human verdicts",
+        judge: str | None = None,
+        probabilities: bool = False,
+    ):
         self.counts = dict(counts)
         self.first = int(first)
+        self.what = what
         self.judge = judge
+        self.probabilities = probabilities
         listed = ", ".join(f"{value!r} ({count}x)" for value, count in list(self.counts.items())[:10])
         more = f" and {len(self.counts) - 10} more" if len(self.counts) > 10 else ""
+        if probabilities:  # a judge's column of probabilities with a few values that are not
+            super().__init__(
+                f"values of judge {judge!r} that are not probabilities: {listed}{more}; the column's other values"
+                " are probabilities that A is better, so each must be a number in [0, 1] (or empty: no verdict)"
+            )
+            return
         expected = "a/b/tie, model_a/model_b/tie/tie (bothbad) (case and spaces ignored)"
         if judge is not None:
             expected += ", or a probability that A is better (every value a number in [0, 1])"
@@ -226,7 +245,8 @@ def verdict_codes(values, *, mapping: Mapping | None = None, judge: str | None =
         code (1, 0.5, 0), e.g. ``{1: "a", 2: "b", 0: "tie"}``.
     judge : str, optional
         The judge whose verdicts these are: its column may instead hold probabilities that A is
-        better (every value a number in [0, 1], one at least not 0 or 1), read as they are.
+        better (every value a number in [0, 1], one at least not 0 or 1), read as they are; a
+        column of 0s and 1s only is the judge's verdicts, 1 for A and 0 for B.
 
     Returns
     -------
@@ -267,24 +287,27 @@ def verdict_codes(values, *, mapping: Mapping | None = None, judge: str | None =
         present = [
             k for k, s in enumerate(spellings) if s is not None and (s not in table or not np.isnan(codes_of[k]))
         ]
-        numbers = [_probability(distinct[k]) for k in present]
-        if judge is not None and all(n is not None for n in numbers) and any(n not in (0.0, 1.0) for n in numbers):
+        numbers = {k: _probability(distinct[k]) for k in present}
+        if judge is not None and all(n is not None for n in numbers.values()):
+            # every value a number in [0, 1]: probabilities that A is better; 0s and 1s only: the
+            # judge's verdicts, 1 for A and 0 for B (the same codes either way)
             codes_of = np.full(len(distinct), np.nan)
-            codes_of[present] = numbers
-            return VerdictCodes(codes_of[positions], no_verdict, True)
-        # a judge's probabilities with a few numbers out of [0, 1]: those are what is wrong
-        plain = [_number(distinct[k]) for k in present]
-        probabilities = [n is not None and 0.0 <= n <= 1.0 for n in plain]
-        if (
-            judge is not None
-            and all(n is not None for n in plain)
-            and any(p and n not in (0.0, 1.0) for p, n in zip(probabilities, plain))
-        ):
+            codes_of[present] = [numbers[k] for k in present]
+            fractional = any(n not in (0.0, 1.0) for n in numbers.values())
+            return VerdictCodes(codes_of[positions], no_verdict, fractional)
+        # a judge's probabilities with a few values that are not (a text, a number out of [0, 1],
+        # inf): those values are what is wrong, not the probabilities around them
+        probability_rows = sum(
+            int(counts[k]) for k, n in numbers.items() if n is not None and spellings[k] not in table
+        )
+        verdict_rows = sum(int(counts[k]) for k in present if spellings[k] in table)
+        fractional = any(n is not None and n not in (0.0, 1.0) for n in numbers.values())
+        if judge is not None and fractional and probability_rows > verdict_rows:
             unknown_of = np.zeros(len(distinct), dtype=bool)
-            unknown_of[[k for k, p in zip(present, probabilities) if not p]] = True
-            what = f"probabilities of judge {judge!r} (numbers in [0, 1] that A is better)"
+            unknown_of[[k for k, n in numbers.items() if n is None]] = True
+            what = f"probabilities of judge {judge!r}"
             unknown = {distinct[k]: int(counts[k]) for k in np.flatnonzero(unknown_of)}
-            raise UnknownVerdicts(unknown, int(np.flatnonzero(unknown_of[positions])[0]), what, judge)
+            raise UnknownVerdicts(unknown, int(np.flatnonzero(unknown_of[positions])[0]), what, judge, True)
         unknown: dict = {}
         for k in np.flatnonzero(unknown_of):
             unknown[distinct[k]] = unknown.get(distinct[k], 0) + int(counts[k])

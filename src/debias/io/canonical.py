@@ -23,17 +23,51 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+#: Table files whose rows a spreadsheet shows with their blank lines: a CSV or TSV file, gzipped or not.
+_TEXT_TABLES = {".csv": ",", ".tsv": "\t"}
+
+
+def shown_row(where: str, row: int) -> int:
+    """Row ``row`` of a table as read (the header row 1, blank lines skipped) as a spreadsheet
+    shows it when ``where`` is a CSV or TSV file: each blank line a row of its own, a cell holding
+    line breaks within one row; ``row`` as it is for anything else (a DataFrame, a JSON Lines file).
+    The file is read only up to the row, and only when an error names one."""
+    import csv
+
+    path = Path(str(where))
+    suffixes = [s.lower() for s in path.suffixes if s.lower() != ".gz"]
+    if not suffixes or suffixes[-1] not in _TEXT_TABLES or row < 1:
+        return row
+    try:
+        if not path.is_file():
+            return row
+        opener = gzip.open if path.suffix.lower() == ".gz" else open
+        with opener(path, "rt", encoding="utf-8-sig", newline="") as handle:
+            sep = _TEXT_TABLES[suffixes[-1]]
+            quoting = csv.QUOTE_MINIMAL if sep == "," else csv.QUOTE_NONE
+            records = 0
+            for shown, record in enumerate(csv.reader(handle, delimiter=sep, quoting=quoting), start=1):
+                if record:
+                    records += 1
+                    if records == row:
+                        return shown
+    except (OSError, EOFError, UnicodeDecodeError, csv.Error):
+        return row
+    return row
+
 
 class InputError(ValueError):
     """A problem with an input file or the config, located precisely enough to fix it.
 
     ``where`` names the file (or config key, or ``file:line``); ``row`` the table row (1-based,
-    the header being row 1, as a spreadsheet shows it) and ``column`` the table column, when the
+    the header being row 1, as a spreadsheet shows it: a blank line of a CSV or TSV file counts,
+    :func:`shown_row`) and ``column`` the table column, when the
     problem has them. The message reads ``<where>: row <row>: <message>``.
     """
 
     def __init__(self, where: str, message: str, *, row: int | None = None, column: str | None = None):
         self.file = where
+        row = shown_row(where, row) if row is not None else None
         self.row = row
         self.column = column
         self.where = where if row is None else f"{where}: row {row}"

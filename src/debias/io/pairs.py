@@ -119,8 +119,7 @@ def _verdicts(values: pd.Series, column: str, rows: Rows, mapping, judge=None):
         position = {value: k for k, value in enumerate(uniques)}
         counts = {value: int(per_value[position[value]]) for value in error.counts}
         row = int(np.flatnonzero(codes == error.first)[0])
-        what = "human verdicts" if judge is None else f"verdicts of judge {judge!r}"
-        message = UnknownVerdicts(counts, error.first, what, judge)
+        message = UnknownVerdicts(counts, error.first, error.what, judge, error.probabilities)
         raise rows.error(row, f"column {column!r}: {message}", column) from None
     except ValueError as error:  # a bad mapping
         raise InputError(rows.sources[0], f"column {column!r}: {error}", column=column) from None
@@ -161,6 +160,7 @@ def read_pair_table(
     order: str | None = None,
     covariates: Mapping[str, Sequence[str]] | None = None,
     by: str | Sequence[str] | None = None,
+    pool_source: str = "pool",
 ) -> JudgedPairs:
     """The battles of a long table (and of an unlabelled ``pool`` table) as :class:`JudgedPairs`.
 
@@ -183,7 +183,7 @@ def read_pair_table(
     judge_mappings : mapping, optional
         ``{judge: mapping}``: a judge's own spellings, extending ``mapping``.
     source : str
-        What the errors call ``frame`` (e.g. its file name); the pool is "pool".
+        What the errors call ``frame`` (e.g. its file name).
     task : str
         The name of the battles (:attr:`JudgedPairs.task`: a preference task's name).
     cluster : str, optional
@@ -204,6 +204,8 @@ def read_pair_table(
         Columns labelling each battle (a category, a turn, a language), kept as
         :attr:`JudgedPairs.facets` for breakdowns; in the pool too. The same on every row of a
         battle, never empty (an error naming the row and the column).
+    pool_source : str
+        What the errors call ``pool`` (its file name, say); default "pool".
 
     Returns
     -------
@@ -232,6 +234,13 @@ def read_pair_table(
     """
     judges = list(dict.fromkeys(judges))
     judge_mappings = dict(judge_mappings or {})
+    strangers = [name for name in judge_mappings if name not in judges]
+    if strangers:
+        raise InputError(
+            source,
+            f"judge_mappings: {strangers[0]!r} is not one of the judges ({judges or 'none given'}): a judge's"
+            " mapping is for a judge read from the table",
+        )
     roles = {"item": item, "system A": system_a, "system B": system_b, "verdict": verdict, "rater": rater}
     _refuse_shadowing(judges, {**roles, "cluster": cluster, "order": order}, source)
     by = [by] if isinstance(by, str) else list(dict.fromkeys(by or ()))
@@ -255,12 +264,12 @@ def read_pair_table(
     _columns(frame, side_columns, source)
     keep = list(dict.fromkeys([item, system_a, system_b, *([cluster] if cluster else []), *by, *judges, *side_columns]))
     if pool is not None:
-        _columns(pool, keep, "pool")
+        _columns(pool, keep, pool_source)
         table = pd.concat([frame[keep].reset_index(drop=True), pool[keep].reset_index(drop=True)], ignore_index=True)
     else:
         table = frame[keep].reset_index(drop=True)
 
-    rows = Rows.of((source, n_rows), *([("pool", len(pool))] if pool is not None else []))
+    rows = Rows.of((source, n_rows), *([(pool_source, len(pool))] if pool is not None else []))
     if order:
         rows = rows.reordered(arrived)
     item_codes, item_names = code_names(table[item], item, rows)
@@ -651,6 +660,13 @@ def canonical_pair_table(
     """
     judges = dict(judges or {})
     judge_mappings = dict(judge_mappings or {})
+    strangers = [name for name in judge_mappings if name not in judges]
+    if strangers:
+        raise InputError(
+            source,
+            f"judge_mappings: {strangers[0]!r} is not one of the judges ({judges or 'none given'}): a judge's"
+            " mapping is for a judge read from the table",
+        )
     for judge in judges:
         if judge in (*CANONICAL_PAIR_COLUMNS, *OPTIONAL_PAIR_COLUMNS):
             named = ", ".join((*CANONICAL_PAIR_COLUMNS, *OPTIONAL_PAIR_COLUMNS))

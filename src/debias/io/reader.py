@@ -244,6 +244,31 @@ def _header(path: Path, sep: str, quoting: bool) -> list[str]:
         return next(reader, [])
 
 
+def jsonl_problem(path: str | Path) -> str | None:
+    """Where a JSON Lines file (gzipped or not) stops being one: ``"line N: <what>"`` for the
+    first line that is not a JSON object (blank lines are skipped, as the reader skips them);
+    ``None`` when every line is one."""
+    import gzip
+    import json
+
+    path = Path(path)
+    opener = gzip.open if path.suffix == ".gz" else open
+    try:
+        with opener(path, "rt", encoding="utf-8") as handle:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    value = json.loads(line)
+                except json.JSONDecodeError as error:
+                    return f"line {number}: not JSON ({error.msg} at character {error.colno})"
+                if not isinstance(value, dict):
+                    return f"line {number}: a JSON {type(value).__name__}, not an object (a row is an object)"
+    except (OSError, EOFError, UnicodeDecodeError):
+        return None
+    return None
+
+
 def read_table_file(
     path: str | Path, columns: Sequence[str], fmt: str | None = None, *, quoting=None
 ) -> dict[str, pd.Series]:
@@ -270,7 +295,13 @@ def read_table_file(
             _require(names, columns, str(path))
             table = pq.read_table(path, columns=list(columns))
         elif fmt == "jsonl":
-            frame = pd.read_json(path, lines=True, dtype=False, compression="infer")
+            try:
+                frame = pd.read_json(path, lines=True, dtype=False, compression="infer")
+            except (ValueError, TypeError):
+                problem = jsonl_problem(path)
+                if problem is None:
+                    raise
+                raise InputError(str(path), f"not a jsonl table: {problem}") from None
             _require(list(frame.columns), columns, str(path))
             return {name: frame[name] for name in columns}
         else:

@@ -2,14 +2,17 @@
 (:mod:`debias.io.pairs`) share: where a row is, how a column of names is coded, and that a rater
 judges a unit (an output on a prompt, a battle) once.
 
-* A row is named ``<source>: row N``, the header being row 1, as a spreadsheet shows it; rows of
-  several tables read as one (a table, then its pool) are each named in their own table
-  (:class:`Rows`).
+* A row is named ``<source>: row N``, the header being row 1, as a spreadsheet shows it (in a CSV
+  or TSV file a blank line is a row of its own, so N is the line of a row without line breaks in
+  its cells: :func:`~debias.io.canonical.shown_row`); rows of several tables read as one (a table,
+  then its pool) are each named in their own table, the pool by its file (:class:`Rows`).
 * Names are trimmed of surrounding whitespace; an empty or null name is refused, except on the
   rows a reader allows it (a row without a judgment or verdict may leave its prompt or rater
   empty): such a row's name is coded ``-1`` (:func:`code_names`).
 * A cell holding a list or an object (JSON's nested values) is refused in every column a reader
   codes (:func:`cell_codes`).
+* Two different values that would be one name once written as text (the number ``1`` and the
+  text ``"1"`` in one column of a DataFrame) are refused, naming both rows (:func:`code_names`).
 * A rater naming the same unit twice is refused, on the second row, naming the first
   (:func:`refuse_repeated_raters`).
 * Errors are :class:`~debias.io.canonical.InputError` carrying the source, the row and the column.
@@ -31,7 +34,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from debias.io.canonical import InputError
+from debias.io.canonical import InputError, shown_row
 
 __all__ = [
     "Rows",
@@ -79,9 +82,10 @@ class Rows:
         return self.sources[part], int(position) - self.starts[part] + 2
 
     def name(self, position: int) -> str:
-        """``<source>: row N`` of the row at ``position``."""
+        """``<source>: row N`` of the row at ``position`` (as a spreadsheet shows a file's rows,
+        :func:`~debias.io.canonical.shown_row`)."""
         source, row = self.locate(position)
-        return f"{source}: row {row}"
+        return f"{source}: row {shown_row(source, row)}"
 
     def error(self, position: int, message: str, column: str | None = None) -> InputError:
         """An :class:`InputError` on the row at ``position``."""
@@ -161,6 +165,18 @@ def code_names(
     joined = parts[0] if len(parts) == 1 else pd.concat([p.reset_index(drop=True) for p in parts], ignore_index=True)
     codes, uniques = cell_codes(joined, columns, rows)
     merged, names = _trimmed_codes(uniques)
+    alike = _text_and_other(uniques, merged)
+    if alike is not None:  # 1 (a number) and "1" (text): two values that would be one name
+        (first, second), texts = alike, [_kind(uniques[k]) for k in alike]
+        part, position = divmod(int(np.flatnonzero(codes == second)[0]), n)
+        earlier = rows.name(divmod(int(np.flatnonzero(codes == first)[0]), n)[1])
+        raise rows.error(
+            position,
+            f"column '{columns[part]}': {uniques[second]!r} ({texts[1]}) and {uniques[first]!r} ({texts[0]},"
+            f" {earlier}) are different values written alike as the name {names[merged[first]]!r}: give the"
+            " column one type (all text, say)",
+            columns[part],
+        )
     codes = np.append(merged, -1).astype(np.int32)[codes]
     blank = codes < 0
     bad = blank if empty_ok is None else blank & ~np.tile(np.asarray(empty_ok, dtype=bool), len(parts))
@@ -180,6 +196,41 @@ def code_names(
             columns[part],
         )
     return codes, names
+
+
+def _kind(value) -> str:
+    """What a distinct value of a column of names is, for errors: text, or its type."""
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, bool | np.bool_):
+        return "a boolean"
+    if isinstance(value, int | float | np.integer | np.floating):
+        return "a number"
+    return f"a {type(value).__name__}"
+
+
+def _text_and_other(uniques, merged: np.ndarray) -> tuple[int, int] | None:
+    """The first two distinct values, one text and one not (a number), that become the same
+    name once written as text and trimmed; ``None`` when there are none (a column all text, or
+    all numbers, never has them)."""
+    kind = pd.api.types.infer_dtype(uniques, skipna=True)
+    if kind == "string" or isinstance(getattr(uniques, "dtype", None), pd.StringDtype | pd.CategoricalDtype):
+        return None
+    text = np.fromiter((isinstance(v, str) for v in uniques), dtype=bool, count=len(uniques))
+    if text.all() or not text.any():
+        return None
+    keep = merged >= 0
+    with_text = np.zeros(int(merged.max(initial=-1)) + 1, dtype=bool)
+    with_other = with_text.copy()
+    with_text[merged[keep & text]] = True
+    with_other[merged[keep & ~text]] = True
+    both = np.flatnonzero(with_text & with_other)
+    if both.size == 0:
+        return None
+    members = np.flatnonzero(merged == both[0])
+    one = members[text[members]][0]
+    other = members[~text[members]][0]
+    return (int(min(one, other)), int(max(one, other)))
 
 
 def look_alike(names) -> tuple[int, int] | None:

@@ -1,0 +1,228 @@
+"""Reading defects a hostile test found: a judge's probabilities with one bad value, a pool's
+errors, blank lines, verdict mapping targets, judges' mappings for no judge, column labels that
+are not text, a DataFrame given unread, JSON Lines errors and a question on one system."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import debias
+from debias.cli import main
+from debias.config.settings import ConfigError, load_config
+from debias.io.canonical import InputError
+
+COLUMNS = dict(item="q", system_a="A", system_b="B", verdict="winner")
+TASK = "preferences:\n  t:\n    label: T\n    battles: b.csv\n    mapping: {{1: a, 2: b, 3: {target}}}\n"
+OPTIONS = ["--item", "q", "--system-a", "A", "--system-b", "B", "--verdict", "winner"]
+
+
+def battles(n=120, seed=3) -> pd.DataFrame:
+    """Battles of four systems, each with a human verdict and a judge's probability that A is better."""
+    rng = np.random.default_rng(seed)
+    systems = np.array(["w", "x", "y", "z"])
+    a = rng.integers(0, 4, n)
+    b = (a + rng.integers(1, 4, n)) % 4
+    return pd.DataFrame(
+        {
+            "q": [f"q{i}" for i in range(n)],
+            "A": systems[a],
+            "B": systems[b],
+            "winner": rng.choice(["a", "b", "tie"], n),
+            "gpt4": np.round(rng.uniform(0.02, 0.98, n), 3),
+        }
+    )
+
+
+def command(capsys, *args) -> tuple[int, str]:
+    try:
+        code = main([str(a) for a in args])
+    except SystemExit as exit_info:
+        code = exit_info.code
+    return code, capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("bad", "at"), [(float("inf"), 42), ("a", 5), (7.0, 90), ("-0.5", 0)])
+def test_a_value_that_is_no_probability_among_a_judges_probabilities_is_named_alone_on_its_row(
+    bad, at, tmp_path, capsys
+):
+    frame = battles()
+    frame["gpt4"] = frame["gpt4"].astype(object)
+    frame.loc[at, "gpt4"] = bad
+    with pytest.raises(InputError) as error:
+        debias.read_pairs(frame, **COLUMNS, judges=["gpt4"])
+    assert error.value.row == at + 2 and error.value.column == "gpt4"
+    message = error.value.message
+    assert "not probabilities" in message and f"{bad!r} (1x)" in message
+    assert "(1x)," not in message and "more" not in message  # the probabilities around it are not listed
+    path = tmp_path / "prob.csv"  # the same in a file, read by the command line
+    frame.to_csv(path, index=False)
+    code, err = command(capsys, "preferences", path, *OPTIONS, "--judge", "gpt4")
+    assert (
+        code == 2 and f"{path}: row {at + 2}: column 'gpt4': values of judge 'gpt4' that are not probabilities" in err
+    )
+    assert "(1x)" in err and "(1x)," not in err
+
+
+def test_a_judges_column_of_0s_and_1s_is_read_as_its_verdicts_1_for_a_and_0_for_b(tmp_path, capsys):
+    frame = battles()
+    frame["gpt4"] = (frame["gpt4"] > 0.5).astype(int)
+    pairs = debias.read_pairs(frame, **COLUMNS, judges=["gpt4"])
+    assert pairs.judge_verdicts[:, 0].tolist() == frame["gpt4"].astype(float).tolist()
+    assert pairs.continuous_judges == ()  # verdicts: ties may be left out
+    table = debias.preferences(pairs, ties="drop", level=0.9)
+    assert "judge:gpt4" in set(table["estimator"])
+    path = tmp_path / "p01.csv"
+    frame.to_csv(path, index=False)
+    code, err = command(capsys, "preferences", path, *OPTIONS, "--judge", "gpt4")
+    assert code == 0, err
+    # a people's column of 0s and 1s is a code like any other: refused until mapped
+    with pytest.raises(InputError, match="unknown human verdicts"):
+        debias.read_pairs(frame.assign(winner=frame["gpt4"]), **COLUMNS)
+
+
+def test_an_error_in_the_pool_names_the_pool_file_and_its_row(tmp_path, capsys):
+    frame = battles(n=200)
+    table, pool = tmp_path / "judged.csv", tmp_path / "pool.csv"
+    frame.iloc[:120].to_csv(table, index=False)
+    rest = frame.iloc[120:].drop(columns=["winner"]).reset_index(drop=True)
+    rest.loc[30, "gpt4"] = 7
+    rest.to_csv(pool, index=False)
+    code, err = command(capsys, "preferences", table, *OPTIONS, "--judge", "gpt4", "--pool", pool)
+    assert code == 2 and f"{pool}: row 32: column 'gpt4'" in err
+    with pytest.raises(InputError) as error:  # the API, given the pool's path
+        debias.read_pairs(str(table), **COLUMNS, judges=["gpt4"], pool=str(pool))
+    assert error.value.where == f"{pool}: row 32"
+
+
+def test_a_blank_line_of_a_file_is_a_row_so_the_row_named_is_the_line_of_the_value(tmp_path, capsys):
+    frame = battles()
+    frame.loc[100, "gpt4"] = 1.5
+    lines = frame.to_csv(index=False).splitlines()
+    lines.insert(50, "")  # a blank line before the bad value
+    path = tmp_path / "blank.csv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    line = next(k for k, text in enumerate(path.read_text().splitlines(), start=1) if text.endswith(",1.5"))
+    assert line == 103
+    code, err = command(capsys, "preferences", path, *OPTIONS, "--judge", "gpt4")
+    assert code == 2 and f"{path}: row {line}: column 'gpt4'" in err
+    with pytest.raises(InputError) as error:
+        debias.read_pairs(str(path), **COLUMNS, judges=["gpt4"])
+    assert error.value.row == line
+
+
+@pytest.mark.parametrize("target", ["nonsense", "[tie]", "2"])
+def test_a_wrong_mapping_target_in_the_config_lists_the_targets_as_written(tmp_path, target):
+    path = tmp_path / "config.yaml"
+    path.write_text(TASK.format(target=target), encoding="utf-8")
+    with pytest.raises(ConfigError) as error:
+        load_config(path, required=())
+    message = str(error.value)
+    assert "preferences.t.mapping.3" in message and "is not one of [0, 0.5, 1]" not in message
+    assert "a, b or tie" in message and "null" in message and "1, 0.5 or 0" in message
+
+
+@pytest.mark.parametrize("target", ["none", "None", "null", "Missing", "tie (bothbad)", "model_a", "0.5"])
+def test_the_mapping_targets_the_command_line_takes_are_taken_in_the_config_too(tmp_path, target):
+    path = tmp_path / "config.yaml"
+    path.write_text(TASK.format(target=target), encoding="utf-8")
+    config = load_config(path, required=())
+    from debias.data.pairs import verdict_codes
+
+    codes = verdict_codes(["1", "2", "3"], mapping=config["preferences"]["t"]["mapping"]).codes
+    assert codes[:2].tolist() == [1.0, 0.0]
+
+
+def test_a_judges_mapping_for_a_column_that_is_no_judge_is_refused_naming_the_judges(tmp_path, capsys):
+    frame = battles()
+    path = tmp_path / "b.csv"
+    frame.to_csv(path, index=False)
+    code, err = command(capsys, "preferences", path, *OPTIONS, "--judge", "gpt4", "--judge-mapping", "gpt5:1=a")
+    assert code == 2 and "'gpt5' is not a --judge column (--judge: gpt4)" in err and len(err.splitlines()) == 1
+    with pytest.raises(InputError, match=r"judge_mappings: 'gpt5' is not one of the judges \(\['gpt4'\]\)"):
+        debias.read_pairs(frame, **COLUMNS, judges=["gpt4"], judge_mappings={"gpt5": {1: "a"}})
+
+
+def test_a_tuple_label_is_a_column_and_a_label_none_is_refused():
+    frame = battles()
+    expected = debias.read_pairs(frame, **COLUMNS, judges=["gpt4"])
+    tupled = frame.set_axis(["q", "A", "B", "winner", ("g", "4")], axis=1)
+    pairs = debias.read_pairs(tupled, **COLUMNS, judges=[("g", "4")])
+    np.testing.assert_array_equal(pairs.judge_verdicts, expected.judge_verdicts)
+    nameless = frame.set_axis([1.5, "A", "B", None, "gpt4"], axis=1)
+    with pytest.raises(InputError, match=r"column at position 3 has no name \(None\)"):
+        debias.read_pairs(nameless, item=1.5, system_a="A", system_b="B", verdict=None)
+
+
+def test_a_number_and_a_text_that_print_alike_are_refused_naming_both_rows():
+    frame = battles()
+    mixed = frame.copy()
+    for side in ("A", "B"):
+        mixed[side] = mixed[side].map({"w": 1, "x": "1", "y": 3, "z": 4}).astype(object)
+    with pytest.raises(InputError) as error:
+        debias.read_pairs(mixed, **COLUMNS)
+    message = error.value.message
+    assert "are different values written alike as the name '1'" in message
+    assert "'1' (text" in message and "1 (a number" in message
+    named = [error.value.row, int(re.search(r"table: row (\d+)\)", message).group(1))]
+    holds = [{type(v) for v in mixed.loc[row - 2, ["A", "B"]]} for row in named]
+    assert {str, int} <= holds[0] | holds[1] and named[0] != named[1]
+    numbers = frame.copy()  # one type: read
+    for side in ("A", "B"):
+        numbers[side] = frame[side].map({"w": 1, "x": 2, "y": 3, "z": 4})
+    assert sorted(debias.read_pairs(numbers, **COLUMNS).systems) == ["1", "2", "3", "4"]
+
+
+def test_a_pool_given_as_a_path_is_read_and_anything_else_refused_in_one_line(tmp_path):
+    frame = battles(n=200)
+    pool = frame.iloc[120:].drop(columns=["winner"])
+    path = tmp_path / "pool.csv"
+    pool.to_csv(path, index=False)
+    by_frame = debias.read_pairs(frame.iloc[:120], **COLUMNS, judges=["gpt4"], pool=pool)
+    by_path = debias.read_pairs(frame.iloc[:120], **COLUMNS, judges=["gpt4"], pool=str(path))
+    assert by_path.n_battles == by_frame.n_battles == 200
+    np.testing.assert_allclose(by_path.judge_verdicts, by_frame.judge_verdicts)
+    with pytest.raises(InputError, match=r"^pool: expected a pandas DataFrame or a table file's path, found int$"):
+        debias.read_pairs(frame, **COLUMNS, pool=3)
+    with pytest.raises(InputError, match="no such file"):
+        debias.read_pairs(frame, **COLUMNS, pool=str(tmp_path / "x.csv"))
+
+
+@pytest.mark.parametrize("function", ["status", "next_battles", "leaderboard", "preferences"])
+def test_a_dataframe_given_without_its_columns_is_told_to_be_read_first(function):
+    frame = battles()
+    arguments = {"status": ("top:1",), "next_battles": ("top:1", 3)}.get(function, ())
+    with pytest.raises(InputError) as error:
+        getattr(debias, function)(frame, *arguments)
+    message = error.value.message
+    assert "debias.read_pairs(" in message and "read it first" in message
+    assert ("debias.read_ratings(" in message) == (function != "preferences")
+
+
+def test_a_bad_json_lines_row_is_named_by_its_line(tmp_path):
+    path = tmp_path / "t.jsonl"
+    rows = battles(n=3).to_dict("records")
+    path.write_text("\n".join(pd.Series(rows).map(lambda r: pd.Series(r).to_json())) + "\n{bad\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"t\.jsonl: not a jsonl table: line 4: not JSON"):
+        debias.read_pairs(str(path), **COLUMNS)
+    path.write_text('{"q": 1}\n[1, 2]\n', encoding="utf-8")
+    with pytest.raises(InputError, match="line 2: a JSON list, not an object"):
+        debias.read_pairs(str(path), **COLUMNS)
+
+
+def test_a_question_on_one_system_says_it_needs_two(tmp_path, capsys):
+    frame = pd.DataFrame({"seg": [f"s{i}" for i in range(10)], "system": "A", "score": np.arange(10.0)})
+    ratings = debias.read_ratings(frame, item="seg", system="system", judgment="score")
+    for ask in (lambda: debias.status(ratings, "top:1"), lambda: debias.next_battles(ratings, "top:1", 4)):
+        with pytest.raises(
+            InputError, match=r"a question needs at least two systems to compare; the table has one, 'A'"
+        ):
+            ask()
+    path = tmp_path / "one.csv"
+    frame.to_csv(path, index=False)
+    options = ["--item", "seg", "--system", "system", "--judgment", "score", "--question", "top:1"]
+    code, err = command(capsys, "status", path, *options)
+    assert code == 2 and "at least two systems" in err and "K must be" not in err
