@@ -289,9 +289,10 @@ def test_only_the_named_tie_rules_pass(ties):
 
 def test_the_schema_allows_the_tie_rules_of_the_vocabulary_the_first_by_default():
     from debias.config.settings import schema
+    from debias.stats.common.vocabulary import TIE_MODELS
 
     spec = schema()["properties"]["preferences"]["additionalProperties"]["properties"]["ties"]
-    assert spec["enum"] == list(TIES)
+    assert spec["enum"] == list(TIES) + list(TIE_MODELS)  # the rules, then the models of ties
     assert spec["default"] == next(iter(TIES))
     for rule in TIES:
         check_ties(rule)

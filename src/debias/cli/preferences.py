@@ -74,8 +74,8 @@ def pair_mappings(args) -> tuple[dict | None, dict[str, dict]]:
     for text in args.judge_mapping:
         column = next((c for c in args.judge if text.startswith(f"{c}:")), None)
         if column is None:
-            name, colon, _ = text.partition(":")
-            if colon and name.strip():
+            name = text[: text.find(":")] if ":" in text else ""  # the column this mapping names
+            if name.strip():
                 judges = ", ".join(args.judge) if args.judge else "none given"
                 raise InputError(
                     "--judge-mapping",
