@@ -195,7 +195,8 @@ class QuestionStatus:
     systems : tuple of str
     open_systems : numpy.ndarray of bool, shape (S,)
         Systems whose battles the next votes go to first: those in an open pair, or for
-        ``top:K`` the two most ambiguous and for ``within:W`` the widest open systems.
+        ``top:K`` the two of its most ambiguous contrast and for ``within:W`` the widest open
+        systems.
     """
 
     question: Question
@@ -404,7 +405,7 @@ def question_status(
             inside[np.argsort(-np.where(estimable, joint.estimate, -np.inf), kind="stable")[:k]] = True
             straddle = pending & (inside[:, None] != inside[None, :])
             open_pairs = straddle if straddle.any() else pending
-            focus = _most_ambiguous(each, inside, undecided, estimable)
+            focus = _most_ambiguous(open_pairs, inside, cs, position)
         ranked = np.flatnonzero(surely_in)  # best first: a list of names reads as a ranking
         ranked = ranked[np.argsort(-joint.estimate[ranked], kind="stable")]
         top = [systems[i] for i in ranked]
@@ -442,23 +443,27 @@ def question_status(
         if question.kind == "top" and straddle[i, j] and not np.isnan(row.more_votes):
             more = row.more_votes if more is None else max(more, row.more_votes)
     if question.kind == "top" and not resolved and (open_pairs & (focus[:, None] | focus[None, :])).any():
-        # the next votes go to the two most ambiguous systems (the guide above spreads them
-        # over every open pair, whose systems are the fallback when theirs are all judged)
+        # the next votes go to the systems of the most ambiguous contrast (the guide above spreads
+        # them over every open pair, whose systems are the fallback when theirs are all judged)
         return _result(question, resolved, answer, rows, level, optimal_at, joint, n_votes, open_pairs, more, focus)
     return _result(question, resolved, answer, rows, level, optimal_at, joint, n_votes, open_pairs, more)
 
 
-def _most_ambiguous(each: ConfidenceSequence, inside, undecided, estimable) -> np.ndarray:
-    """For ``top:K``, the systems whose votes decide soonest whether the estimated top K holds
-    (LUCB, Kalyanakrishnan, Tewari, Auer and Stone 2012): the undecided system inside it with
-    the lowest lower end and the undecided one outside with the highest upper end; with every
-    undecided system without an estimate (its battles are what it needs)."""
-    focus = undecided & ~estimable
-    for side, end, pick in ((inside, each.ci_low, np.argmin), (~inside, each.ci_high, np.argmax)):
-        candidates = side & undecided & estimable & np.isfinite(end)
-        if candidates.any():
-            index = np.flatnonzero(candidates)
-            focus[index[pick(end[index])]] = True
+def _most_ambiguous(open_pairs, inside, cs: ConfidenceSequence, position) -> np.ndarray:
+    """For ``top:K``, the two systems whose votes decide soonest whether the estimated top K
+    holds: those of the open contrast between a system inside it and one outside whose
+    interval's lower end (inside minus outside) is lowest, the contrast furthest from settled.
+    This is LUCB's choice (Kalyanakrishnan, Tewari, Auer and Stone 2012) read off the
+    contrasts that decide the question rather than off each system's own interval."""
+    focus = np.zeros(len(inside), dtype=bool)
+    lowest = np.inf
+    for i, j in zip(*np.nonzero(open_pairs & inside[:, None] & ~inside[None, :])):
+        p = position[(min(int(i), int(j)), max(int(i), int(j)))]
+        low = cs.ci_low[p] if i < j else -cs.ci_high[p]  # of inside minus outside
+        if np.isfinite(low) and low < lowest:
+            lowest, pair = low, (int(i), int(j))
+    if np.isfinite(lowest):
+        focus[list(pair)] = True
     return focus
 
 

@@ -2,8 +2,8 @@ r"""Where to send the next votes: battles of the judge-only pool that can still 
 
 Given a question's status (:func:`debias.stats.common.status.question_status`), ``open_systems``
 marks the systems whose battles the next votes go to: for ``better`` the two asked about; for
-``top:K`` the two most ambiguous (the undecided system inside the estimated top K with the
-lowest lower end and the undecided one outside with the highest upper end, as LUCB chooses);
+``top:K`` the two of the most ambiguous contrast (between a system inside the estimated top K
+and one outside, the interval whose lower end is lowest, as LUCB chooses);
 for ``ranks`` every system in an undecided contrast; for ``within:W`` the widest systems not yet
 within W. Every battle of such a system without a human verdict is eligible, for win rates and
 strengths alike: a system's battles move its win rate, and its strength through the fit.
