@@ -38,7 +38,6 @@ def _plain_code_names(values: pd.Series) -> tuple[np.ndarray, list[str]]:
 HOSTILE = [
     ["a", " a", "a ", "\ta\n", "b", "\u3000b\u2003", "c\x1c", "\x85c", "d\u200b", "\u200be"],
     ["x", "x\xa0", "\u2028x\u2029", "y", "\u202fy\u205f", "z", "Z", "é", "o\u0301"],
-    ["1", 1, " 1", 2.5, "2.5", True, "True", "t"],
     [10, 20, 10, 30],
     [1.0, 2.0, 1.0],
     ["only"] * 5,
@@ -57,6 +56,15 @@ def test_code_names_equals_python_trimming(values, dtype):
     plain_codes, plain_names = _plain_code_names(series)
     assert list(names) == plain_names
     assert codes.tolist() == plain_codes.tolist()
+
+
+def test_values_of_different_types_written_alike_are_refused_with_both_rows():
+    series = pd.Series(["1", 1, " 1", 2.5, "2.5", True, "True", "t"], dtype=object)
+    with pytest.raises(Exception, match=r"row 3: column 'name': 1 \(a number\) and '1' \(text, table: row 2\)"):
+        code_names(series, "name", Rows.of(("table", len(series))))
+    same_type = pd.Series(["1", " 1", "2.5", "True", "t"], dtype=object)  # text alone: trimmed and merged
+    codes, names = code_names(same_type, "name", Rows.of(("table", len(same_type))))
+    assert list(names) == ["1", "2.5", "True", "t"] and codes.tolist() == [0, 0, 1, 2, 3]
 
 
 def test_code_names_empty_after_trimming_is_refused_on_its_row():
