@@ -300,3 +300,25 @@ def test_the_benchmark_runs_its_quick_draws(tmp_path):
     rows = pd.read_csv(out)
     assert set(rows["estimator"]) == {"human", "ppi++:judge"} and (rows["draws"] == 30).all()
     assert (rows["single"] >= rows["cover"]).all() and (rows["naive"] <= rows["cover"]).all()
+
+
+@pytest.mark.skipif(find_spec("matplotlib") is None, reason="the figures need matplotlib")
+def test_a_breakdown_figure_draws_at_most_its_cap_of_levels_and_says_so():
+    from debias.plots.head_to_head import MAX_LEVELS_SHOWN, draw_breakdown
+
+    rng = np.random.default_rng(0)
+    n = 1200
+    a = rng.integers(0, 3, n)
+    b = (a + rng.integers(1, 3, n)) % 3
+    levels = np.array([f"l{k:02d}" for k in rng.integers(0, MAX_LEVELS_SHOWN + 6, n)], dtype=object)
+    pairs = JudgedPairs.from_arrays(
+        [f"s{k}" for k in a], [f"s{k}" for k in b], (rng.random(n) < 0.5).astype(float), systems=("s0", "s1", "s2")
+    )
+    pairs = JudgedPairs(
+        *(getattr(pairs, f) for f in JudgedPairs.__dataclass_fields__ if f != "facets"), facets={"level": levels}
+    )
+    table = preference_breakdown(pairs, "level", level=0.9)
+    figure = draw_breakdown(table)
+    drawn = [ax for ax in figure.axes if ax.get_visible() and ax.get_title()]
+    assert len(drawn) == MAX_LEVELS_SHOWN
+    assert f"the first {MAX_LEVELS_SHOWN} shown" in figure._suptitle.get_text()

@@ -73,3 +73,60 @@ def test_debias_run_names_a_repeated_key_in_one_line(tmp_path):
     )
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 2 and len(lines) == 1 and "line 3: key 'true' repeats the key '1'" in lines[0]
+
+
+def test_a_closed_standard_output_is_one_line_not_a_traceback(tmp_path):
+    path = tmp_path / "battles.csv"
+    rows = [{"q": i, "A": "x", "B": "y", "w": "model_a" if i % 3 else "model_b"} for i in range(40)]
+    pd.DataFrame(rows).to_csv(path, index=False)
+    options = ["--item", "q", "--system-a", "A", "--system-b", "B", "--verdict", "w"]
+    command = f"{sys.executable} -m debias preferences {path} {' '.join(options)} >&-"
+    done = subprocess.run(["bash", "-c", command], capture_output=True, text=True)
+    assert done.returncode == 2 and "Traceback" not in done.stderr and "standard output is closed" in done.stderr
+
+
+def test_a_merge_key_is_yamls_own_and_a_pipe_is_no_configuration(tmp_path):
+    import os
+
+    path = tmp_path / "merge.yaml"
+    path.write_text("common: &c {label: M}\npreferences:\n  t:\n    <<: *c\n    ties: half\n", encoding="utf-8")
+    assert repeated_key_problem(path) is None
+    fifo = tmp_path / "c.yaml"
+    os.mkfifo(fifo)
+    done = subprocess.run(
+        [sys.executable, "-m", "debias", "run", "-n", "--configfile", str(fifo)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and "not a regular file" in done.stderr
+
+
+def test_one_judge_mapped_twice_is_refused(tmp_path):
+    path = tmp_path / "battles.csv"
+    rows = [{"q": i, "A": "x", "B": "y", "w": "model_a", "j": 1 + i % 3} for i in range(20)]
+    pd.DataFrame(rows).to_csv(path, index=False)
+    options = ["--item", "q", "--system-a", "A", "--system-b", "B", "--verdict", "w", "--judge", "j"]
+    twice = ["--judge-mapping", "j:1=a,2=b,3=tie", "--judge-mapping", "j:1=b"]
+    done = subprocess.run(
+        [sys.executable, "-m", "debias", "preferences", str(path), *options, *twice], capture_output=True, text=True
+    )
+    assert done.returncode == 2 and "mapped twice" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_battle_whose_rows_disagree_on_a_covariate_is_refused_naming_both_rows():
+    rows = []
+    for i in range(30):  # two raters, the second writing the battle the other way round
+        rows.append(
+            {"q": i, "A": "x", "B": "y", "w": "model_a" if i % 3 else "model_b", "r": "r1", "la": 100 + i, "lb": 80}
+        )
+        rows.append(
+            {"q": i, "A": "y", "B": "x", "w": "model_b" if i % 3 else "model_a", "r": "r2", "la": 80, "lb": 100 + i}
+        )
+    frame = pd.DataFrame(rows)
+    columns = {"item": "q", "system_a": "A", "system_b": "B", "verdict": "w", "rater": "r"}
+    pairs = debias.read_pairs(frame, **columns, covariates={"length": ("la", "lb")})
+    assert pairs.n_battles == 30 and pairs.covariates["length"][0].tolist() == [100.0, 80.0]
+    frame.loc[3, "la"] = 999  # the second rater's row of battle 1 now says another length
+    with pytest.raises(debias.io.canonical.InputError, match=r"row 5: covariate 'length'.*first row \(table: row 4\)"):
+        debias.read_pairs(frame, **columns, covariates={"length": ("la", "lb")})

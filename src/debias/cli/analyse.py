@@ -505,6 +505,9 @@ def _ending_cleanly_on_sigterm():
 def _quiet_on_closed_pipe(command) -> int:
     """Run a command that prints a table; when the reader closed the pipe (``| head``), the rows
     it wanted are out and the command ends quietly, with exit status 0."""
+    if sys.stdout is None:  # started with standard output closed (>&-): nowhere to print to
+        print("debias: error: standard output is closed: nothing can be printed (give --output FILE)", file=sys.stderr)
+        return 2
     try:
         status = command()
         sys.stdout.flush()

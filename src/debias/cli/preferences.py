@@ -83,6 +83,11 @@ def pair_mappings(args) -> tuple[dict | None, dict[str, dict]]:
                     " COLUMN:value=target,... for a column given to --judge",
                 )
             raise InputError("--judge-mapping", f"{text!r}: expected COLUMN:value=target,... for a --judge column")
+        if column in own:  # two mappings of one judge: which would win is a guess
+            raise InputError(
+                "--judge-mapping",
+                f"{text!r}: judge {column!r} is mapped twice; give its mapping once, values joined by commas",
+            )
         try:
             own[column] = parse_mapping(text[len(column) + 1 :])
         except ValueError as error:

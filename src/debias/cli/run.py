@@ -124,8 +124,12 @@ def start_problem(argv: list[str]) -> str | None:
         path = Path(name)
         if not path.exists():
             return f"--configfile {name}: no such file"
+        if not name.strip():
+            return "--configfile: an empty name, expected a configuration file"
         if path.is_dir():
             return f"--configfile {name}: a folder, not a configuration file"
+        if not path.is_file():  # a pipe or a device would be read forever, or once
+            return f"--configfile {name}: not a regular file (a pipe or a device): expected a configuration file"
         if not os.access(path, os.R_OK):
             return f"--configfile {name}: not readable"
         problem = config_problem(path)

@@ -240,9 +240,12 @@ def repeated_key_problem(path: str | Path, *, named: bool = True) -> str | None:
             seen = {}
             for key_node, value_node in node.value:
                 stack.append(value_node)
-                if not isinstance(key_node, yaml.ScalarNode):
+                if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == "tag:yaml.org,2002:merge":
+                    continue  # a merge key (<<) brings another mapping's keys: YAML's own rule
+                try:
+                    key = loader.construct_object(key_node)
+                except yaml.YAMLError:
                     continue
-                key = loader.construct_object(key_node)
                 try:
                     first = seen.get(key)
                 except TypeError:

@@ -307,6 +307,8 @@ def read_pair_table(
     clusters = _battle_clusters(table[cluster], cluster, rows, battle, first_row) if cluster else None
     sides = {}
     for name, columns in covariates.items():
+        if repeated:
+            _same_sides(table, name, columns, rows, battle, first_row, flipped)
         if name == STYLE:  # the two response columns: their style counts
             sides.update(_style_sides(table, columns, rows, first_row))
         else:
@@ -413,6 +415,28 @@ def _covariate_sides(table: pd.DataFrame, name: str, columns, rows: Rows, first_
             )
         out[:, k] = values[first_row]
     return out
+
+
+def _same_sides(table: pd.DataFrame, name: str, columns, rows: Rows, battle, first_row, flipped) -> None:
+    """Refuse a battle whose rows give its covariate other values than its first row (a row
+    written the other way round gives them the other way round): the model would read only the
+    first row's, and the number would depend on the rows' order."""
+    a = table[columns[0]].to_numpy(dtype=object)
+    b = table[columns[1]].to_numpy(dtype=object)
+    mine_a, mine_b = np.where(flipped, b, a), np.where(flipped, a, b)  # as the battle's first row writes it
+    first = first_row[battle]
+    differs = np.zeros(len(a), dtype=bool)
+    for mine, theirs in ((mine_a, a[first]), (mine_b, b[first])):  # missing on both: the same (refused later)
+        differs |= (mine != theirs) & ~(pd.isna(mine) & pd.isna(theirs))
+    if differs.any():
+        row = int(np.flatnonzero(differs)[0])
+        raise rows.error(
+            row,
+            f"covariate {name!r}: columns {columns[0]!r}, {columns[1]!r} give ({a[row]!r}, {b[row]!r}), but the"
+            f" battle's first row ({rows.name(int(first[row]))}) gives ({a[first[row]]!r}, {b[first[row]]!r})"
+            f"{' the other way round' if flipped[row] else ''}: a battle's responses have one value each",
+            columns[0],
+        )
 
 
 def _style_sides(table: pd.DataFrame, columns, rows: Rows, first_row: np.ndarray) -> dict[str, np.ndarray]:

@@ -125,12 +125,17 @@ def draw_head_to_head(table: pd.DataFrame, *, estimator: str = "human", title: s
     return fig
 
 
+#: A breakdown figure draws at most this many levels (a panel each); the table has them all.
+MAX_LEVELS_SHOWN = 24
+
+
 def draw_breakdown(
     table: pd.DataFrame, *, estimand: str = "win_rate", estimator: str = "human", title: str = "", ties: str = "half"
 ) -> Figure:
     """Each system's estimate within each level of the breakdown column, one panel per level,
     with the intervals simultaneous over the levels; the estimate from every battle is the grey
-    tick in every panel. Systems sorted by that estimate (highest on top); a system without an
+    tick in every panel. At most :data:`MAX_LEVELS_SHOWN` levels are drawn, the first in the
+    table, and the title says so. Systems sorted by that estimate (highest on top); a system without an
     estimate in a level keeps its row, empty."""
     rows = table[(table["estimand"] == estimand) & (table["estimator"] == estimator)]
     if rows.empty:
@@ -138,10 +143,11 @@ def draw_breakdown(
     overall = rows[rows["by"].isna()].set_index("system")["estimate"]
     parts = rows[rows["by"].notna()]
     levels = list(dict.fromkeys(parts["by"]))
+    shown = levels[:MAX_LEVELS_SHOWN]  # a panel each: beyond that the figure is unreadable (and slow)
     systems = list(dict.fromkeys(rows["system"]))
     order = sorted(systems, key=lambda s: -np.nan_to_num(overall.get(s, np.nan), nan=-np.inf))
-    n_columns = min(len(levels), 4) or 1
-    n_rows = max(1, math.ceil(len(levels) / n_columns))
+    n_columns = min(len(shown), 4) or 1
+    n_rows = max(1, math.ceil(len(shown) / n_columns))
     height = 0.22 * len(order) + 0.9
     by = table.attrs.get("by", "by")
     with mpl.rc_context(STYLE):
@@ -150,7 +156,7 @@ def draw_breakdown(
         axes = np.atleast_1d(fig.subplots(n_rows, n_columns, sharex=True, sharey=True, squeeze=False)).ravel()
         y = np.arange(len(order))[::-1].astype(float)
         colour = PALETTE["black"] if is_people_only(estimator) else PALETTE["blue"]
-        for ax, level in zip(axes, levels):
+        for ax, level in zip(axes, shown):
             part = parts[parts["by"] == level].set_index("system").reindex(order)
             estimate, low, high = (part[c].to_numpy(dtype=float) for c in ("estimate", "ci_low", "ci_high"))
             seen = np.isfinite(estimate)
@@ -175,7 +181,7 @@ def draw_breakdown(
             ax.grid(axis="x", color=PALETTE["grey"], alpha=0.25, linewidth=0.6)
             if estimand == "win_rate":
                 ax.axvline(0.5, color=PALETTE["grey"], linewidth=0.6, alpha=0.6)
-        for ax in axes[len(levels) :]:
+        for ax in axes[len(shown) :]:
             ax.set_visible(False)
         axes[0].set_yticks(y, order)
         fig.supxlabel(estimand_axis(estimand, ties), fontsize=9)
@@ -184,7 +190,8 @@ def draw_breakdown(
         fig.suptitle(
             f"{heading}{ESTIMAND_LABELS.get(estimand, estimand)} by {by} ({estimator}), "
             f"{level:.0%} intervals simultaneous over the {len(levels)} levels; "
-            "tick: every battle",
+            + (f"the first {len(shown)} shown; " if len(shown) < len(levels) else "")
+            + "tick: every battle",
             fontsize=9,
         )
         grow_to_fit(fig)
