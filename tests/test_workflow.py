@@ -886,11 +886,13 @@ def style_controlled(run: Path) -> dict:
     """The preference run's configuration with style control: two length columns in the battles
     table and in the judge's own table, a baseline and Davidson's ties."""
     rng = np.random.default_rng(5)
+    # one length per response: every row of a battle (both raters', the judge's) gives the same
+    len_a, len_b = rng.integers(50, 500, 60), rng.integers(50, 500, 60)  # by battle id
     frame = pd.read_csv(run / "data/battles.csv", keep_default_na=False)
-    frame["len_a"], frame["len_b"] = rng.integers(50, 500, len(frame)), rng.integers(50, 500, len(frame))
+    frame["len_a"], frame["len_b"] = len_a[frame["id"]], len_b[frame["id"]]
     frame.to_csv(run / "data/battles.csv", index=False)
     judge = pd.read_json(run / "data/judge.jsonl", lines=True, dtype=False)
-    judge["len_a"], judge["len_b"] = rng.integers(50, 500, len(judge)), rng.integers(50, 500, len(judge))
+    judge["len_a"], judge["len_b"] = len_a[judge["id"]], len_b[judge["id"]]
     judge.to_json(run / "data/judge.jsonl", orient="records", lines=True)
     config = read_config(run)
     config["preferences"]["toy"].update(covariates={"length": ["len_a", "len_b"]}, baseline="alpha", ties="davidson")
