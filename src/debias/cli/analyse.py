@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import os
 import signal
 import sys
@@ -504,7 +505,9 @@ def _ending_cleanly_on_sigterm():
 
 def _quiet_on_closed_pipe(command) -> int:
     """Run a command that prints a table; when the reader closed the pipe (``| head``), the rows
-    it wanted are out and the command ends quietly, with exit status 0."""
+    it wanted are out and the command ends quietly, with exit status 0. Standard output closed
+    before the start (``>&-``) or one that cannot take the table (a full disk, ``/dev/full``)
+    ends the command with one line on standard error and exit status 1."""
     if sys.stdout is None:  # started with standard output closed (>&-): nowhere to print to
         print("debias: error: standard output is closed: nothing can be printed (give --output FILE)", file=sys.stderr)
         return 2
@@ -513,8 +516,20 @@ def _quiet_on_closed_pipe(command) -> int:
         sys.stdout.flush()
         return status
     except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _discard_standard_output()
         return 0
+    except OSError as error:
+        if error.errno not in (errno.ENOSPC, errno.EIO, errno.EFBIG, errno.EBADF):
+            raise
+        _discard_standard_output()
+        print(f"debias: error: the table could not be written to standard output: {error.strerror}", file=sys.stderr)
+        return 1
+
+
+def _discard_standard_output() -> None:
+    """Point standard output at the null device, so that what is still buffered for it is not
+    written (and fails) again when the interpreter ends."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def _run(args) -> int:
@@ -557,12 +572,12 @@ def _run(args) -> int:
     except (InputError, ValueError, MissingExtraError) as error:  # ValueError: what the data model refuses
         print(f"debias {args.command}: error: {error}", file=sys.stderr)
         return 2
-    try:
+
+    def emit() -> int:
         _emit(table, args.format, sys.stdout)
-        sys.stdout.flush()
-    except BrokenPipeError:  # the reader (| head) closed the pipe: the rows it wanted are out
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    return 0
+        return 0
+
+    return _quiet_on_closed_pipe(emit)
 
 
 if __name__ == "__main__":
