@@ -154,3 +154,17 @@ def test_a_battle_whose_rows_disagree_on_a_covariate_is_refused_naming_both_rows
     frame.loc[3, "la"] = 999  # the second rater's row of battle 1 now says another length
     with pytest.raises(debias.io.canonical.InputError, match=r"row 5: covariate 'length'.*first row \(table: row 4\)"):
         debias.read_pairs(frame, **columns, covariates={"length": ("la", "lb")})
+
+
+@pytest.mark.parametrize("ties", ["half", "drop"])
+def test_every_row_without_a_number_says_why_even_when_every_verdict_is_a_tie(ties):
+    rows = [{"q": i, "A": "wxyz"[i % 4], "B": "wxyz"[(i + 1) % 4], "w": "tie", "j": "tie"} for i in range(80)]
+    pairs = debias.read_pairs(pd.DataFrame(rows), item="q", system_a="A", system_b="B", verdict="w", judges=["j"])
+    table = debias.preferences(pairs, ties=ties, level=0.9)
+    silent = table[table["estimate"].isna() & (table["note"].fillna("") == "")]
+    assert silent.empty, silent
+    if ties == "drop":
+        judge = table[table["estimator"] == "judge:j"]
+        assert judge["estimate"].isna().all() and judge["note"].str.contains("judge in its battles is a tie").all()
+        human = table[table["estimator"] == "human"]
+        assert human["note"].str.contains("every human verdict in its battles is a tie").all()

@@ -32,9 +32,11 @@ from debias.stats.common.intervals import check_level, small_sample_scale
 from debias.stats.common.joint import JointEstimate
 from debias.stats.common.ppi import power_tuned_weights
 from debias.stats.preferences.battles import (
+    ALL_TIES,
     FEW_BATTLES,
     FEW_CLUSTERED,
     FEW_HUMAN,
+    JUDGE_ALL_TIES,
     NO_HUMAN,
     NO_JUDGE,
     Battles,
@@ -358,10 +360,11 @@ def strength_estimate(
     (:class:`~debias.stats.preferences.battles.Battles`). ``ties="half"`` counts a tie as half a
     win; ``ties="drop"`` fits the wins and losses alone (:meth:`~debias.data.JudgedPairs.decisive`:
     a battle whose verdicts are all ties is no vote, a judge's tie no verdict)."""
+    info, columns = resolve(estimator, battles.pairs.judges)
+    answered = battles.judge_counts(columns)[0] if info.proxy_only else battles.human_counts
     if ties == "drop":
         battles = Battles(battles.pairs.decisive(), battles.pool_weighted)
     pairs = battles.pairs
-    info, columns = resolve(estimator, pairs.judges)
     n_systems = pairs.n_systems
     n_human = battles.human_counts
     n_judge, n_missing = battles.judge_counts(columns)
@@ -372,7 +375,13 @@ def strength_estimate(
         groups, forms = battles.judged_by(columns[0], "half")
         keep = _identifiable(groups, forms[0][0], groups.labelled)
         notes = [
-            "" if keep[s] else (NO_JUDGE if n_judge[s] == 0 else "strength not finite from the judge's verdicts")
+            ""
+            if keep[s]
+            else (
+                (JUDGE_ALL_TIES if answered[s] else NO_JUDGE)
+                if n_judge[s] == 0
+                else "strength not finite from the judge's verdicts"
+            )
             for s in range(n_systems)
         ]
         fitted = groups.labelled > 0  # the battles the judge answered are its "labelled" ones
@@ -384,7 +393,7 @@ def strength_estimate(
             ""
             if keep[s]
             else (
-                NO_HUMAN
+                (ALL_TIES if answered[s] else NO_HUMAN)
                 if n_human[s] == 0
                 else "strength not identifiable: its human battles do not link it both ways to the other systems"
             )
