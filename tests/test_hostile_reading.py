@@ -4,7 +4,10 @@ are not text, a DataFrame given unread, JSON Lines errors and a question on one 
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -226,3 +229,32 @@ def test_a_question_on_one_system_says_it_needs_two(tmp_path, capsys):
     options = ["--item", "seg", "--system", "system", "--judgment", "score", "--question", "top:1"]
     code, err = command(capsys, "status", path, *options)
     assert code == 2 and "at least two systems" in err and "K must be" not in err
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo", "device"])
+def test_a_figure_refused_for_its_png_leaves_no_pdf_written(kind, tmp_path, capsys):
+    table = tmp_path / "b.csv"
+    battles().to_csv(table, index=False)
+    png = tmp_path / "f.png"
+    if kind == "folder":
+        png.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(png)
+    else:
+        png.symlink_to(os.devnull)
+    code, err = command(capsys, "preferences", table, *OPTIONS, "--figure", tmp_path / "f")
+    assert code == 2 and f"--figure {png}: is a" in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "f.pdf").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b.csv", "f.png"]
+
+
+def test_import_pairs_with_standard_output_closed_is_refused_before_writing(tmp_path):
+    battles().to_csv(tmp_path / "b.csv", index=False)
+    command = f"{sys.executable} -m debias import-pairs b.csv --task t {' '.join(OPTIONS)} >&-"
+    done = subprocess.run(["bash", "-c", command], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1 and "standard output is closed" in lines[0], done.stderr
+    assert not (tmp_path / "data").exists()
+    (tmp_path / "c.yaml").write_text("preferences: {}\n", encoding="utf-8")  # with --config nothing is printed
+    done = subprocess.run(["bash", "-c", command.replace(">&-", "--config c.yaml >&-")], cwd=tmp_path, timeout=120)
+    assert done.returncode == 0 and (tmp_path / "data" / "t" / "battles.csv").is_file()

@@ -519,6 +519,14 @@ def _quiet_on_closed_pipe(command) -> int:
 
 def _run(args) -> int:
     """Run the parsed command; its exit status."""
+    if args.command in ("import", "import-pairs") and sys.stdout is None and not args.config:
+        # without --config the configuration block is printed: refused before any file is written
+        print(
+            f"debias {args.command}: error: standard output is closed: the configuration block would be lost "
+            "(give --config FILE to add the task to a configuration)",
+            file=sys.stderr,
+        )
+        return 2
     if args.command == "import":
         from debias.cli.importing import run_command
 
