@@ -258,3 +258,33 @@ def test_import_pairs_with_standard_output_closed_is_refused_before_writing(tmp_
     (tmp_path / "c.yaml").write_text("preferences: {}\n", encoding="utf-8")  # with --config nothing is printed
     done = subprocess.run(["bash", "-c", command.replace(">&-", "--config c.yaml >&-")], cwd=tmp_path, timeout=120)
     assert done.returncode == 0 and (tmp_path / "data" / "t" / "battles.csv").is_file()
+
+
+def test_a_covariate_without_a_name_or_given_one_column_is_refused_and_systems_as_one_string_is_one_name():
+    frame = battles()
+    frame["len_a"], frame["len_b"] = np.arange(len(frame)) % 7, np.arange(len(frame)) % 5
+    with pytest.raises(InputError, match="a covariate named '': give each covariate a name"):
+        debias.read_pairs(frame, **COLUMNS, covariates={"": ("len_a", "len_b")})
+    with pytest.raises(InputError) as error:
+        debias.read_pairs(frame, **COLUMNS, covariates={"length": "len_a"})
+    assert "give a pair of columns" in error.value.message and "got 'len_a'" in error.value.message
+    assert "('l', 'e'" not in error.value.message
+    pairs = debias.read_pairs(frame, **COLUMNS)
+    with pytest.raises(InputError, match="at least two systems, got \\['wx'\\]"):  # one name, not w and x
+        debias.head_to_head(pairs, systems="wx")
+    shown = debias.head_to_head(pairs, systems=["x", "w"], estimators=["human"])
+    assert set(shown["system"]) == {"w", "x"}
+
+
+def test_a_covariate_scaled_by_1e300_gives_the_coefficient_it_gives_at_scale_1():
+    frame = battles(300)
+    frame["len_a"], frame["len_b"] = (np.arange(300) * 7) % 23 + 1.0, (np.arange(300) * 5) % 19 + 1.0
+    coefficients = []
+    for scale in (1.0, 1e300):
+        scaled = frame.assign(len_a=frame.len_a * scale, len_b=frame.len_b * scale)
+        pairs = debias.read_pairs(scaled, **COLUMNS, covariates={"length": ("len_a", "len_b")})
+        table = debias.preferences(pairs, covariates=["length"])
+        row = table[(table.estimand == "coefficient:length") & (table.estimator == "human")]
+        coefficients.append(row[["estimate", "ci_low", "ci_high"]].to_numpy(dtype=float))
+    assert np.isfinite(coefficients[0]).all() and coefficients[0].size == 3
+    np.testing.assert_allclose(coefficients[1], coefficients[0], rtol=1e-9)

@@ -862,8 +862,9 @@ def head_to_head(
     estimators : sequence of str, optional
         Default every one: ``human``, ``judge:<j>``, ``ppi++:<j>``, ``ppi++:combined``.
     systems : sequence of str, optional
-        The systems to show, in order; default all, strongest first (people's Bradley-Terry
-        strengths), at most ``max_systems`` (default 30) of them.
+        The systems to show, in order (at least two; one string is one system's name); default
+        all, strongest first (people's Bradley-Terry strengths), at most ``max_systems``
+        (default 30) of them.
     max_systems : int, optional
 
     Returns
@@ -893,6 +894,10 @@ def head_to_head(
         isinstance(max_systems, bool) or not isinstance(max_systems, int | np.integer) or max_systems < 2
     ):
         raise InputError("max_systems", f"expected a whole number >= 2, found {max_systems!r}")
+    if isinstance(systems, str):  # one name, as ``by`` and ``judges`` take one: not its letters
+        systems = [systems]
+    if systems is not None and len(systems := list(systems)) < 2:
+        raise InputError("systems", f"a head-to-head table shows at least two systems, got {systems!r}")
     pairs = _as_pairs(data, columns, "head_to_head")
     try:
         return head_to_head_table(

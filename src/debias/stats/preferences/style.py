@@ -92,7 +92,8 @@ def covariate_differences(pairs, names: Sequence[str]) -> np.ndarray:
                 f"read it with read_pairs(..., covariates={{{name!r}: (column_a, column_b)}})"
             )
         difference = read[name][:, 0] - read[name][:, 1]
-        scale = float(np.sqrt(np.mean(difference**2)))
+        largest = float(np.max(np.abs(difference), initial=0.0))  # divided first: no overflow in the squares
+        scale = largest * float(np.sqrt(np.mean((difference / largest) ** 2))) if largest > 0 else 0.0
         if not scale > 0:
             raise ValueError(
                 f"covariate {name!r} is constant: the same on both sides of every battle, so its coefficient"
