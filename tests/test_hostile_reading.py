@@ -288,3 +288,31 @@ def test_a_covariate_scaled_by_1e300_gives_the_coefficient_it_gives_at_scale_1()
         coefficients.append(row[["estimate", "ci_low", "ci_high"]].to_numpy(dtype=float))
     assert np.isfinite(coefficients[0]).all() and coefficients[0].size == 3
     np.testing.assert_allclose(coefficients[1], coefficients[0], rtol=1e-9)
+
+
+def test_names_differing_only_by_cyrillic_or_greek_look_alike_letters_are_two_names_with_a_warning(tmp_path, capsys):
+    import warnings
+
+    frame = battles()
+    frame.loc[frame.A == "x", "A"] = "\u0445"  # Cyrillic small ha, drawn as x, on side A only
+    frame.loc[frame.B == "w", "B"] = "gpt-4\u03bf"  # Greek small omicron
+    frame.loc[frame.A == "w", "A"] = "gpt-4o"
+    first_ha = int(np.flatnonzero(frame.A == "\u0445")[0]) + 2
+    with pytest.warns(UserWarning) as caught:
+        pairs = debias.read_pairs(frame, **COLUMNS)
+    assert len(caught) == 1 and caught[0].category.__name__ == "InputWarning"
+    assert len(pairs.systems) == 6 and {"\u0445", "x", "gpt-4o", "gpt-4\u03bf"} <= set(pairs.systems)
+    message = str(caught[0].message)
+    assert f"'\u0445' (table: row {first_ha})" in message and "cyrillic small letter ha" in message
+    assert "'gpt-4o'" in message and "'gpt-4\u03bf'" in message and "greek small letter omicron" in message
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # names in other scripts that look like no Latin name: no warning
+        debias.read_pairs(
+            battles().replace({"x": "\u043c\u043e\u0434\u0435\u043b\u044c", "w": "\u03b1\u03b2"}), **COLUMNS
+        )
+    table = tmp_path / "b.csv"
+    frame.to_csv(table, index=False)
+    code, err = command(capsys, "preferences", table, *OPTIONS)
+    lines = [line for line in err.splitlines() if "warning" in line.lower()]
+    assert code == 0 and len(lines) == 1 and lines[0].startswith("debias preferences: warning: columns 'A', 'B': ")
+    assert "Traceback" not in err and "InputWarning" not in err
