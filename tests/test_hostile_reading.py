@@ -316,3 +316,24 @@ def test_names_differing_only_by_cyrillic_or_greek_look_alike_letters_are_two_na
     lines = [line for line in err.splitlines() if "warning" in line.lower()]
     assert code == 0 and len(lines) == 1 and lines[0].startswith("debias preferences: warning: columns 'A', 'B': ")
     assert "Traceback" not in err and "InputWarning" not in err
+
+
+def test_next_with_clusters_never_passes_the_budget_and_refuses_one_smaller_than_every_cluster(tmp_path, capsys):
+    frame = battles(200).assign(winner="")
+    frame.loc[:39, "winner"] = battles(40)["winner"].to_numpy()
+    frame["c"] = [f"c{i // 10}" for i in range(200)]  # 20 clusters of 10 battles
+    table = tmp_path / "b.csv"
+    frame.to_csv(table, index=False)
+    out = tmp_path / "next.csv"
+    for budget, sent in ((25, 20), (10, 10)):
+        code, err = command(capsys, "next", table, *OPTIONS, "--cluster", "c", "--question", "ranks",
+                            "--budget", budget, "--output", out)  # fmt: skip
+        drawn = pd.read_csv(out)
+        assert code == 0 and len(drawn) == sent, err
+        assert frame.merge(drawn, on=["q", "A", "B"]).groupby("c").size().eq(10).all()  # whole clusters
+    code, err = command(capsys, "next", table, *OPTIONS, "--cluster", "c", "--question", "ranks",
+                        "--budget", 3, "--output", tmp_path / "none.csv")  # fmt: skip
+    assert (
+        code == 2 and "--budget: every cluster" in err and "at least 10" in err and len(err.strip().splitlines()) == 1
+    )
+    assert not (tmp_path / "none.csv").exists()

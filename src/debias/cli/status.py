@@ -92,7 +92,14 @@ def add_command(commands) -> None:
         "columns (ratings: the item and system columns).",
     )
     _common(nxt)
-    nxt.add_argument("--budget", required=True, type=int, metavar="B", help="how many to send (a whole number >= 1)")
+    nxt.add_argument(
+        "--budget",
+        required=True,
+        type=int,
+        metavar="B",
+        help="how many to send at most (a whole number >= 1); with --cluster whole clusters are sent, as many as "
+        "fit in the budget, and a budget smaller than every cluster is refused naming the smallest",
+    )
     nxt.add_argument("--seed", type=int, default=0, help="seed of the random draw (default: %(default)s)")
     nxt.add_argument("--output", required=True, metavar="CSV", help="where to write them (CSV)")
     nxt.set_defaults(run=run_next)

@@ -42,6 +42,7 @@ from debias.stats.common.sequential import (
 )
 
 __all__ = [
+    "BudgetError",
     "draw_next",
     "KINDS",
     "Question",
@@ -549,6 +550,10 @@ def _result(question, resolved, answer, rows, level, optimal_at, joint, n_votes,
     )
 
 
+class BudgetError(ValueError):
+    """A budget too small for what must be drawn whole (every cluster holds more)."""
+
+
 def draw_next(
     eligible,
     budget: int,
@@ -567,9 +572,10 @@ def draw_next(
     Also why fewer than the budget were chosen (``""`` when it was met), in words of ``unit``
     (``"battle"``), what is ``unjudged`` about them, ``among`` what they were drawn and the
     ``remedy`` when none is left. With ``clusters`` (each eligible index's cluster number) whole
-    clusters are drawn, uniformly without replacement, until their judgments meet the budget:
-    the cluster is what a clustered sequence counts as arriving, so it arrives whole (the last
-    cluster may take the count past the budget, and the note says so)."""  # fmt: skip
+    clusters are drawn: the cluster is what a clustered sequence counts as arriving, so it
+    arrives whole. They are taken in a uniformly random order, each one that still fits in what
+    is left of the budget (the budget is never passed; the note says when fewer were drawn); a
+    :class:`BudgetError` naming the smallest cluster when every cluster is larger than the budget."""  # fmt: skip
     if isinstance(budget, bool) or not isinstance(budget, int | np.integer) or budget < 1:
         raise ValueError(f"budget must be a whole number of {unit}s >= 1, got {budget!r}")
     if not isinstance(rng, np.random.Generator):
@@ -588,9 +594,20 @@ def draw_next(
         if clusters.shape != eligible.shape:
             raise ValueError(f"{clusters.size} clusters for {eligible.size} eligible {unit}s")
         names, sizes = np.unique(clusters, return_counts=True)
-        order = rng.permutation(names.size)
-        taken = np.searchsorted(np.cumsum(sizes[order]), budget) + 1  # whole clusters up to the budget
-        chosen = np.sort(eligible[np.isin(clusters, names[order[:taken]])])
-        over = f"{chosen.size} {unit}s in {taken} whole clusters (budget {budget})" if chosen.size > budget else ""
-        return chosen, over
+        smallest = int(sizes.min())
+        if smallest > budget:
+            raise BudgetError(
+                f"every cluster of the {among} holds more {unit}s than the budget of {budget} (the smallest holds"
+                f" {smallest}): a cluster is sent whole, so give a budget of at least {smallest}"
+            )
+        taken, left = [], budget
+        for k in rng.permutation(names.size):  # whole clusters in a random order, each that still fits
+            if sizes[k] <= left:
+                taken.append(k)
+                left -= int(sizes[k])
+                if left < smallest:
+                    break
+        chosen = np.sort(eligible[np.isin(clusters, names[taken])])
+        short = f"{chosen.size} {unit}s in {len(taken)} whole clusters (budget {budget}; a cluster is sent whole)"
+        return chosen, short if chosen.size < budget else ""
     return np.sort(rng.choice(eligible, size=budget, replace=False)), ""
