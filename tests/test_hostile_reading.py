@@ -4,6 +4,7 @@ are not text, a DataFrame given unread, JSON Lines errors and a question on one 
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import subprocess
@@ -337,3 +338,92 @@ def test_next_with_clusters_never_passes_the_budget_and_refuses_one_smaller_than
         code == 2 and "--budget: every cluster" in err and "at least 10" in err and len(err.strip().splitlines()) == 1
     )
     assert not (tmp_path / "none.csv").exists()
+
+
+def _two_unlinked_groups(n=200, seed=5) -> pd.DataFrame:
+    """Battles of w against x and of y against z only: two groups never compared with each other."""
+    rng = np.random.default_rng(seed)
+    first = rng.integers(0, 2, n).astype(bool)
+    return pd.DataFrame(
+        {
+            "q": [f"q{i}" for i in range(n)],
+            "A": np.where(first, "w", "y"),
+            "B": np.where(first, "x", "z"),
+            "winner": rng.choice(["a", "b"], n),
+        }
+    )
+
+
+def test_strengths_of_groups_never_compared_are_refused_alike_naming_the_groups(tmp_path, capsys):
+    pairs = debias.read_pairs(_two_unlinked_groups(), **COLUMNS)
+    strength = debias.preferences(pairs).query("estimand == 'strength'")
+    assert strength.estimate.isna().all() and len(strength) == 4  # no group chosen over the other
+    assert strength.note.nunique() == 1
+    assert "2 groups never compared with each other ({w, x} and {y, z})" in strength.note.iloc[0]
+    table = tmp_path / "b.csv"
+    _two_unlinked_groups().to_csv(table, index=False)
+    code, err = command(capsys, "status", table, *OPTIONS, "--question", "ranks", "--estimand", "strength")
+    assert code == 0 and "2 groups never compared with each other" in err and "estimated gap is 0" not in err
+    assert main(["leaderboard", str(table), *OPTIONS]) == 0
+    board = pd.read_csv(io.StringIO(capsys.readouterr().out)).query("estimand == 'strength'")
+    assert len(board) == 4 and board["rank"].isna().all()  # neither group ranked
+    assert board.note.str.contains("2 groups never compared with each other", regex=False).all()
+
+
+def test_status_of_within_on_ratings_says_the_intervals_must_narrow_in_judged_items(tmp_path, capsys):
+    judged = {"A": [1.0, 3.0, 4.0], "B": [4.0, 1.0, 3.0], "C": [3.0, 4.0, 4.0]}  # three judged items each
+    rows = [{"seg": f"s{i}", "system": s, "score": judged[s][i] if i < 3 else np.nan} for i in range(20) for s in "ABC"]
+    table = tmp_path / "r.csv"
+    pd.DataFrame(rows).to_csv(table, index=False)
+    code = main(["status", str(table), "--item", "seg", "--system", "system", "--judgment", "score",
+                 "--question", "within:0.5"])  # fmt: skip
+    out, err = capsys.readouterr()
+    head = err.splitlines()[0]
+    assert code == 0 and "estimated gap" not in head and "votes" not in head, head
+    assert "every interval must narrow to ±0.5 (the widest is ±" in head and "more judged items" in head
+    assert "fewer than 30 judged items" in out and "votes" not in out.splitlines()[1]  # the rows' words too
+
+
+def _figure_of(names, tmp_path):
+    """The preferences figure of battles whose systems w and x are renamed ``names``, saved."""
+    import warnings
+
+    from debias.plots import draw_preferences, save_figure
+
+    frame = battles().replace({"w": names[0], "x": names[1]})
+    table = debias.preferences(debias.read_pairs(frame, **COLUMNS))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fig = draw_preferences(table)
+        save_figure(fig, tmp_path / "f")
+    assert (tmp_path / "f.pdf").is_file() and (tmp_path / "f.png").is_file()
+    return fig, caught
+
+
+def test_a_label_the_figures_font_lacks_gets_an_installed_font_that_has_it(tmp_path):
+    from matplotlib.text import Text
+
+    fig, caught = _figure_of(["\u1d8d-model", "y2"], tmp_path)  # x with palatal hook: not in DejaVu Sans
+    assert not [w for w in caught if "Glyph" in str(w.message) or w.category.__name__ == "InputWarning"]
+    label = next(t for t in fig.findobj(Text) if t.get_text() == "\u1d8d-model")
+    family = label.get_fontfamily()
+    assert family[0] == "DejaVu Sans" and len(family) == 2 and not family[1].startswith("Last Resort")
+
+
+def test_cjk_labels_without_a_font_give_one_warning_naming_them_and_the_package(tmp_path):
+    from matplotlib import font_manager
+    from matplotlib.ft2font import FT2Font
+
+    fonts = [f.fname for f in font_manager.fontManager.ttflist if not f.name.startswith("Last Resort")]
+    if any(ord("模") in FT2Font(path).get_charmap() for path in fonts):
+        pytest.skip("a CJK font is installed here: the labels are drawn")
+    _, caught = _figure_of(["模型甲", "模型乙"], tmp_path)
+    assert not [w for w in caught if "Glyph" in str(w.message)]  # not one per character
+    told = [str(w.message) for w in caught if w.category.__name__ == "InputWarning"]
+    assert len(told) == 1 and "'模型甲'" in told[0] and "'模型乙'" in told[0] and "fonts-noto-cjk" in told[0]
+
+
+def test_run_with_an_empty_configfile_name_says_the_name_is_empty(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, err = command(capsys, "run", "-n", "--configfile", "")
+    assert code == 2 and err.strip() == "debias run: error: --configfile: an empty name, expected a configuration file"

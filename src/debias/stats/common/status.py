@@ -279,7 +279,8 @@ def question_status(
     alpha = 1.0 - level
     n_votes = int(np.sum(joint.n_judged) // 2) if n_votes is None else int(n_votes)
     notes = tuple(joint.notes)
-    unit = "votes" if joint.n_clusters is None else "clusters"  # what arrives, one at a time
+    # what arrives, one at a time: a cluster, a judged item of ratings (their mean), a vote
+    unit = "clusters" if joint.n_clusters is not None else "judged items" if joint.estimand == "mean" else "votes"
     each = _bounded(
         system_sequences(joint, level=level, optimal_at=optimal_at, simultaneous=question.kind != "better"),
         joint.estimand,
