@@ -1,6 +1,9 @@
 """Reading defects a hostile test found: a judge's probabilities with one bad value, a pool's
 errors, blank lines, verdict mapping targets, judges' mappings for no judge, column labels that
-are not text, a DataFrame given unread, JSON Lines errors and a question on one system."""
+are not text, a DataFrame given unread, JSON Lines errors and a question on one system; and, from
+a later run, outputs checked before any is written, a closed standard output on import, names
+alike across scripts, covariates' names and scale, clusters and the budget, strengths of groups
+never compared, a within:W status on ratings, labels a font lacks and an empty --configfile."""
 
 from __future__ import annotations
 
