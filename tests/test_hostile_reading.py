@@ -254,13 +254,17 @@ def test_a_figure_refused_for_its_png_leaves_no_pdf_written(kind, tmp_path, caps
 
 def test_import_pairs_with_standard_output_closed_is_refused_before_writing(tmp_path):
     battles().to_csv(tmp_path / "b.csv", index=False)
+    source = os.path.dirname(os.path.dirname(os.path.abspath(debias.__file__)))  # this package, from tmp_path
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([source, os.environ.get("PYTHONPATH", "")])}
     command = f"{sys.executable} -m debias import-pairs b.csv --task t {' '.join(OPTIONS)} >&-"
-    done = subprocess.run(["bash", "-c", command], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    done = subprocess.run(["bash", "-c", command], capture_output=True, text=True, cwd=tmp_path, timeout=120, env=env)
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 2 and len(lines) == 1 and "standard output is closed" in lines[0], done.stderr
     assert not (tmp_path / "data").exists()
     (tmp_path / "c.yaml").write_text("preferences: {}\n", encoding="utf-8")  # with --config nothing is printed
-    done = subprocess.run(["bash", "-c", command.replace(">&-", "--config c.yaml >&-")], cwd=tmp_path, timeout=120)
+    done = subprocess.run(
+        ["bash", "-c", command.replace(">&-", "--config c.yaml >&-")], cwd=tmp_path, timeout=120, env=env
+    )
     assert done.returncode == 0 and (tmp_path / "data" / "t" / "battles.csv").is_file()
 
 

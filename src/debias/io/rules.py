@@ -235,6 +235,7 @@ _LATIN_LOOK = {
     **dict(zip("ορνικυ", "opviku", strict=True)),  # Greek lower case
     **dict(zip("ΑΒΕΖΗΙΚΜΝΟΡΤΥΧ", "ABEZHIKMNOPTYX", strict=True)),  # Greek upper case
 }
+_AS_LATIN = str.maketrans(_LATIN_LOOK)
 
 
 def confusable_twins(names) -> list[tuple[int, int]]:
@@ -242,15 +243,14 @@ def confusable_twins(names) -> list[tuple[int, int]]:
     same once the Cyrillic and Greek letters drawn like Latin ones are written as those Latin
     letters (:data:`_LATIN_LOOK`): a Cyrillic "х" beside a Latin "x". Names of plain ASCII, and
     names holding none of those letters, are compared as they are (no work for most tables)."""
-    suspects = [
-        k for k, name in enumerate(names) if not str(name).isascii() and not _LATIN_LOOK.keys().isdisjoint(str(name))
-    ]
+    texts = [str(name) for name in names]
+    suspects = [k for k, text in enumerate(texts) if not text.isascii() and not _LATIN_LOOK.keys().isdisjoint(text)]
     if not suspects:
         return []
-    first_of = {str(name): k for k, name in reversed(list(enumerate(names)))}
+    first_of = {text: k for k, text in reversed(list(enumerate(texts)))}
     found = []
     for k in suspects:
-        key = "".join(_LATIN_LOOK.get(ch, ch) for ch in unicodedata.normalize("NFKC", str(names[k])))
+        key = unicodedata.normalize("NFKC", texts[k]).translate(_AS_LATIN)
         other = first_of.get(key)
         if other is not None and other != k:
             found.append((min(other, k), max(other, k)))
