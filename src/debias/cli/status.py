@@ -97,8 +97,9 @@ def add_command(commands) -> None:
         required=True,
         type=int,
         metavar="B",
-        help="how many to send at most (a whole number >= 1); with --cluster whole clusters are sent, as many as "
-        "fit in the budget, and a budget smaller than every cluster is refused naming the smallest",
+        help="how many to send at most (a whole number >= 1); with --cluster whole clusters are sent in a random "
+        "order while what is left of the budget holds the largest open cluster, and a budget smaller than that "
+        "cluster is refused naming its size",
     )
     nxt.add_argument("--seed", type=int, default=0, help="seed of the random draw (default: %(default)s)")
     nxt.add_argument("--output", required=True, metavar="CSV", help="where to write them (CSV)")

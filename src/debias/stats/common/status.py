@@ -552,7 +552,7 @@ def _result(question, resolved, answer, rows, level, optimal_at, joint, n_votes,
 
 
 class BudgetError(ValueError):
-    """A budget too small for what must be drawn whole (every cluster holds more)."""
+    """A budget too small for what must be drawn whole (a cluster holds more)."""
 
 
 def draw_next(
@@ -574,9 +574,12 @@ def draw_next(
     (``"battle"``), what is ``unjudged`` about them, ``among`` what they were drawn and the
     ``remedy`` when none is left. With ``clusters`` (each eligible index's cluster number) whole
     clusters are drawn: the cluster is what a clustered sequence counts as arriving, so it
-    arrives whole. They are taken in a uniformly random order, each one that still fits in what
-    is left of the budget (the budget is never passed; the note says when fewer were drawn); a
-    :class:`BudgetError` naming the smallest cluster when every cluster is larger than the budget."""  # fmt: skip
+    arrives whole. They are taken in a uniformly random order while what is left of the budget
+    holds the largest cluster: every cluster drawn fits, the budget is never passed, and when to
+    stop never depends on the cluster drawn next, so the clusters still arrive in a uniformly
+    random order (a rule that skipped the clusters too large for what is left would send small
+    ones first). The note says when fewer than the budget were drawn; a :class:`BudgetError`
+    naming the largest cluster when it holds more than the budget."""  # fmt: skip
     if isinstance(budget, bool) or not isinstance(budget, int | np.integer) or budget < 1:
         raise ValueError(f"budget must be a whole number of {unit}s >= 1, got {budget!r}")
     if not isinstance(rng, np.random.Generator):
@@ -595,20 +598,16 @@ def draw_next(
         if clusters.shape != eligible.shape:
             raise ValueError(f"{clusters.size} clusters for {eligible.size} eligible {unit}s")
         names, sizes = np.unique(clusters, return_counts=True)
-        smallest = int(sizes.min())
-        if smallest > budget:
+        largest = int(sizes.max())
+        if largest > budget:
             raise BudgetError(
-                f"every cluster of the {among} holds more {unit}s than the budget of {budget} (the smallest holds"
-                f" {smallest}): a cluster is sent whole, so give a budget of at least {smallest}"
+                f"a cluster is sent whole, and the largest cluster of the {among} holds {largest} {unit}s, more than"
+                f" the budget of {budget}: give a budget of at least {largest}"
             )
-        taken, left = [], budget
-        for k in rng.permutation(names.size):  # whole clusters in a random order, each that still fits
-            if sizes[k] <= left:
-                taken.append(k)
-                left -= int(sizes[k])
-                if left < smallest:
-                    break
-        chosen = np.sort(eligible[np.isin(clusters, names[taken])])
-        short = f"{chosen.size} {unit}s in {len(taken)} whole clusters (budget {budget}; a cluster is sent whole)"
+        order = rng.permutation(names.size)
+        total = np.cumsum(sizes[order])
+        taken = 1 + int(np.sum(budget - total[:-1] >= largest))  # while what is left holds the largest
+        chosen = np.sort(eligible[np.isin(clusters, names[order[:taken]])])
+        short = f"{chosen.size} {unit}s in {taken} whole clusters (budget {budget}; a cluster is sent whole)"
         return chosen, short if chosen.size < budget else ""
     return np.sort(rng.choice(eligible, size=budget, replace=False)), ""
