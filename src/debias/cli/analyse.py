@@ -26,6 +26,7 @@ import os
 import signal
 import sys
 import threading
+import warnings
 from pathlib import Path
 
 from debias.cli.long_table import add_table_options, analyse_table, is_table
@@ -479,8 +480,30 @@ def main(argv=None) -> int:
     except InputError as error:
         print(f"debias {args.invoked}: error: {error}", file=sys.stderr)
         return 2
-    with _ending_cleanly_on_sigterm():
+    with _ending_cleanly_on_sigterm(), _warnings_in_one_line(f"debias {args.invoked}"):
         return run_with_output(getattr(args, "output_file", None), lambda: _run(args), f"debias {args.invoked}")
+
+
+@contextlib.contextmanager
+def _warnings_in_one_line(name: str):
+    """While the command runs, a warning about its input (:class:`~debias.io.canonical.InputWarning`)
+    is printed as ``<name>: warning: <message>``, without the line of code that raised it;
+    other warnings are shown as Python shows them."""
+    from debias.io.canonical import InputWarning
+
+    shown = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, InputWarning):
+            print(f"{name}: warning: {message}", file=sys.stderr if file is None else file)
+        else:
+            shown(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = show
+    try:
+        yield
+    finally:
+        warnings.showwarning = shown
 
 
 @contextlib.contextmanager
@@ -534,6 +557,14 @@ def _discard_standard_output() -> None:
 
 def _run(args) -> int:
     """Run the parsed command; its exit status."""
+    if args.command in ("import", "import-pairs") and sys.stdout is None and not args.config:
+        # without --config the configuration block is printed: refused before any file is written
+        print(
+            f"debias {args.command}: error: standard output is closed: the configuration block would be lost "
+            "(give --config FILE to add the task to a configuration)",
+            file=sys.stderr,
+        )
+        return 2
     if args.command == "import":
         from debias.cli.importing import run_command
 
