@@ -86,25 +86,16 @@ def open_battles(pairs: JudgedPairs, open_systems) -> np.ndarray:
     return np.flatnonzero(~pairs.labelled & wanted)
 
 
-def stream_shares(pairs: JudgedPairs, open_systems, estimand: str) -> tuple[np.ndarray, np.ndarray]:
-    """``(contrast_share (S, S), system_share (S,))``: the share of the battles :func:`next_battles`
-    would draw from (:func:`open_battles`) that lands in each contrast's stream (a win rate's:
-    the battles of i or of j; a strength's: every battle, the fit uses them all) and in each
-    system's (its battles); zeros when none is left to draw."""
-    s = pairs.n_systems
+def stream_shares(pairs: JudgedPairs, open_systems) -> np.ndarray:
+    """The share of the battles :func:`next_battles` would draw from (:func:`open_battles` of
+    ``open_systems``) that are each system's (S,): what a next vote adds to a system's votes on
+    average (a battle of two systems counts for both); zeros when none is left to draw."""
     eligible = open_battles(pairs, open_systems)
     if eligible.size == 0:
-        return np.zeros((s, s)), np.zeros(s)
+        return np.zeros(pairs.n_systems)
     a, b = pairs.system_a[eligible], pairs.system_b[eligible]
-    touching = np.bincount(a, minlength=s) + np.bincount(b, minlength=s)
-    if estimand == "strength":
-        contrast = np.full((s, s), float(eligible.size))
-    else:
-        shared = np.zeros((s, s))
-        np.add.at(shared, (a, b), 1.0)
-        shared = shared + shared.T
-        contrast = touching[:, None] + touching[None, :] - shared
-    return contrast / eligible.size, touching / eligible.size
+    touching = np.bincount(a, minlength=pairs.n_systems) + np.bincount(b, minlength=pairs.n_systems)
+    return touching / eligible.size
 
 
 def next_battles(pairs: JudgedPairs, status: QuestionStatus, budget: int, rng: np.random.Generator) -> Allocation:
