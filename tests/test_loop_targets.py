@@ -259,3 +259,49 @@ def test_a_win_rate_is_never_printed_outside_its_own_interval():
     for row in state.rows:
         assert row.ci_low <= row.estimate <= row.ci_high and 0.0 <= row.ci_low and row.ci_high <= 1.0 + 1e-12
     assert {r.first: r.estimate for r in state.rows if not r.second}["a"] == 1.0
+
+
+def test_a_win_rate_contrasts_votes_go_where_they_shrink_its_variance_most_drawn_uniformly_within_each_pair():
+    from debias.stats.preferences.allocation import contrast_draw, next_battles
+
+    # s0 meets the others 1,000 times, s1 100 times, and s0 meets s1 50 times; nothing judged yet
+    rng = np.random.default_rng(5)
+    a = np.concatenate([np.zeros(1000, int), np.ones(100, int), np.zeros(50, int)])
+    b = np.concatenate([rng.integers(2, S, 1000), rng.integers(2, S, 100), np.ones(50, int)])
+    n = a.size
+    names = tuple(f"s{i}" for i in range(S))
+    labelled = np.zeros(n, dtype=bool)
+    labelled[[0, 1000, 1100]] = True  # one vote of each kind, so that a status has an estimate
+    pairs = JudgedPairs(names, a, b, np.ones(3), labelled.astype(np.int64), (), np.zeros((n, 0)))
+    eligible = np.flatnonzero(~labelled)
+    chosen = contrast_draw(pairs, eligible, (0, 1), 60, np.random.default_rng(0))
+    assert chosen.size == 60 and np.unique(chosen).size == 60 and not labelled[chosen].any()
+
+    def variance(votes):  # of the difference of the two win rates, every verdict's variance 1/4
+        n_i, n_j = 1050.0, 150.0
+        low, high = np.minimum(a, b), np.maximum(a, b)
+        total = 0.0
+        for x, y in {(int(p), int(q)) for p, q in zip(low, high)}:
+            pair = (low == x) & (high == y)
+            c = pair.sum() * ((x == 0) / n_i + (y == 1 or x == 1) / n_j)
+            total += c**2 * 0.25 / (votes[pair].sum() + labelled[pair].sum())
+        return total
+
+    drawn = np.zeros(n)
+    drawn[chosen] = 1.0
+    uniform = np.where(labelled, 0.0, 60.0 / eligible.size)  # a uniform draw's votes on average
+    assert variance(drawn) < 0.7 * variance(uniform)
+    assert drawn[1100:].sum() > 3 * uniform[1100:].sum()  # the two against each other
+    # each win rate's variance shrinks alike: the rarer system gets far more than its share of battles
+    assert drawn[1000:1100].sum() > 3 * uniform[1000:1100].sum() and drawn[:1000].sum() < uniform[:1000].sum()
+    # within a pair, every eligible battle equally likely: the draws of the direct battles spread over all of them
+    direct = [contrast_draw(pairs, eligible, (0, 1), 60, np.random.default_rng(k)) for k in range(200)]
+    hits = np.bincount(np.concatenate(direct), minlength=n)[1101:]
+    assert hits.min() > 0.5 * hits.mean() and hits.max() < 1.5 * hits.mean()
+    # next sends a better:A,B question's win-rate votes this way, and a strength's uniformly
+    state = pairs_status(pairs, "better:s0,s1", level=0.9, estimator="human")
+    assert state.open_systems.tolist() == [True, True, False, False, False]
+    picked = next_battles(pairs, state, 60, np.random.default_rng(0))
+    np.testing.assert_array_equal(picked.battles, chosen)
+    strengths = pairs_status(pairs, "better:s0,s1", level=0.9, estimand="strength", estimator="human")
+    assert (next_battles(pairs, strengths, 60, np.random.default_rng(0)).battles >= 1100).sum() < 10
