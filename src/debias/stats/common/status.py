@@ -376,8 +376,9 @@ def question_status(
     rank_low, rank_high = contrasts.rank_bounds()
     estimable = np.isfinite(joint.estimate)
     rows = []
+    pending = None  # one table of the open contrasts: their rows, where the next votes go, the guide
     targets = None  # the systems the next votes go to (default: every system of an open pair)
-    feeding = None  # the open pairs whose needs the votes guide adds up (default: all)
+    fed = None  # the open contrasts whose needs the votes guide adds up (default: all)
     if question.kind == "top":
         k = question.k
         surely_in = (rank_high <= k) & estimable
@@ -407,10 +408,12 @@ def question_status(
             inside[np.argsort(-np.where(estimable, joint.estimate, -np.inf), kind="stable")[:k]] = True
             straddle = pending_pairs & (inside[:, None] != inside[None, :])
             open_pairs = straddle if straddle.any() else pending_pairs
-            focus = _most_ambiguous(table(open_pairs), inside)
+            pending = table(open_pairs)
+            focus = _most_ambiguous(pending, inside)  # the next votes go there, batch after batch
             if focus.any():
                 targets = focus
-            feeding = inside[:, None] != inside[None, :] if straddle.any() else None
+            fed = inside[pending.first] != inside[pending.second]  # all of them when none straddles
+            fed = fed if fed.any() else None
         ranked = np.flatnonzero(surely_in)  # best first: a list of names reads as a ranking
         ranked = ranked[np.argsort(-joint.estimate[ranked], kind="stable")]
         top = [systems[i] for i in ranked]
@@ -434,25 +437,19 @@ def question_status(
             pending_pairs = ~(better | better.T)
             np.fill_diagonal(pending_pairs, False)
             open_pairs = pending_pairs
+            pending = table(open_pairs)
         answer = (
             "every rank settled"
             if resolved
             else f"unresolved so far: {int((~single).sum())} of {s} systems without a single rank"
         )
     more = None
-    if open_pairs.any():
-        # one table of the open contrasts: their rows, the systems the next votes go to, the guide
-        pending = table(open_pairs)
+    if pending is not None and pending.first.size:
         share = _system_shares(shares, open_pairs.any(axis=1) if targets is None else targets, s)
         rows += [contrast_row(pending, e, share) for e in range(pending.first.size)]
-        fed = np.ones(pending.first.size, dtype=bool)
-        if feeding is not None:
-            fed = feeding[pending.first, pending.second]
-        known = fed & np.isfinite(pending.estimate)
-        if known.any():
+        known = np.isfinite(pending.estimate) & (True if fed is None else fed)
+        if known.any():  # each system's hardest fed contrast, the votes of the next batches in all
             more = plan_votes(np.max(pending.need[known], axis=0), share)
-    # for top:K the next votes go to the systems of the most ambiguous contrast, and the guide
-    # counts the votes a plan sending them there batch after batch would buy
     return _result(question, resolved, answer, rows, level, optimal_at, joint, n_votes, open_pairs, more, targets)
 
 
