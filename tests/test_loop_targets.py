@@ -146,7 +146,7 @@ def test_the_plan_adds_up_the_systems_needs_over_what_a_vote_gives_them_and_neve
     assert plan_votes(need, np.ones(4)) == 300  # a vote in every stream: the largest need
     assert plan_votes([300.0, 0.0], [0.1, 0.9]) == 3000  # the batches rarely reach it
     assert plan_votes([300.0, 0.0], [0.0, 1.0]) == np.inf  # nor ever
-    assert plan_votes([300.0, np.inf], [0.5, 0.5]) == np.inf  # an estimated gap of 0
+    assert plan_votes([300.0, np.inf], [0.5, 0.5]) == np.inf
     assert plan_votes([0.0, 0.0], [0.5, 0.5]) == 0 and np.isnan(plan_votes([np.nan], [1.0]))
 
 
@@ -181,7 +181,8 @@ def test_the_top_k_guide_is_the_plan_over_the_straddling_contrasts_with_the_vote
     assert state.open_systems.tolist() == [True, True, False, False]  # the lowest lower end: s0 - s1
     assert all(np.array_equal(x, state.open_systems) for x in asked)
     se = np.sqrt(8e-4)  # of a difference; 400 votes behind each contrast, each system's votes too
-    one, two = (votes_to_resolve(0.62 - x, se * 20.0, 400.0, alpha=0.1 / 6) - 400.0 for x in (0.6, 0.57))
+    # at the root mean square of each gap given its estimate: sqrt(gap^2 + se^2)
+    one, two = (votes_to_resolve(np.hypot(0.62 - x, se), se * 20.0, 400.0, alpha=0.1 / 6) - 400.0 for x in (0.6, 0.57))
     need = np.array([one, one, two, 0.0])  # each system: its hardest contrast
     assert state.more_votes == np.ceil(need.sum() / ((1 + 0.6 + 0.5 + 0.3) / 2))
     assert contrasts[("s0", "s1")].more_votes == np.ceil(2 * one / ((1 + 0.6 + 0.5) / 2))
@@ -196,7 +197,8 @@ def test_a_strengths_contrast_needs_its_two_systems_votes_to_grow_not_every_vote
     times = np.full((3, 3), 600.0)  # a strength's sequence counts every vote: 600 in all, 100 of each
     state = question_status(joint, "better:s0,s1", level=0.9, times=times, shares=lambda targets: np.full(3, 0.5))
     (row,) = state.rows
-    grow = (votes_to_resolve(0.1, np.sqrt(4e-3) * np.sqrt(600.0), 600.0, alpha=0.1) - 600.0) / 600.0
+    se = np.sqrt(4e-3)
+    grow = (votes_to_resolve(np.hypot(0.1, se), se * np.sqrt(600.0), 600.0, alpha=0.1) - 600.0) / 600.0
     assert row.more_votes == state.more_votes == np.ceil(100 * grow * 2 / 1.0)
     mirrored = question_status(joint, "better:s1,s0", level=0.9, times=times, shares=lambda targets: np.full(3, 0.5))
     assert mirrored.more_votes == state.more_votes and mirrored.rows[0].estimate == pytest.approx(-row.estimate)

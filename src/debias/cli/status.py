@@ -227,8 +227,8 @@ def _votes(more: float, ratings: bool = False) -> str:
         return f"no estimate of the {what} still needed (a system without an estimate)"
     if np.isinf(more):
         return (
-            f"no number of {what} is expected to settle it (an open pair's estimated gap is 0, or the {what}"
-            " next would draw cannot reach it)"
+            f"no number of {what} is expected to settle it (the {what} next would draw cannot reach a system"
+            " still open)"
         )
     where = "in all, drawn as debias next draws them (a plug-in guide)"
     return f"about {int(np.ceil(more)):,} more {what} {where}"

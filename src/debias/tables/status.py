@@ -87,8 +87,8 @@ def status_summary(state) -> dict:
         note = "no estimate of the votes needed (a system without an estimate)"
     elif np.isinf(more):
         note = (
-            "no finite number of votes is expected to settle it: an open pair's estimated gap is 0, or the"
-            " votes next would draw cannot reach it"
+            "no finite number of votes is expected to settle it: the votes next would draw cannot reach a"
+            " system still open"
         )
     return {
         "question": state.question.text,

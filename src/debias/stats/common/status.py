@@ -19,7 +19,7 @@ Because every sequence holds at every look at once, what is settled at one look 
 later; a status is one look (it keeps no history, so a decision seen at an earlier look is
 still valid even if the current interval reaches back over 0). "Unresolved so far" is an
 answer: the data do not settle it yet at this level. The votes still needed are a plug-in
-guide (:func:`plan_votes`), infinite for an estimated gap of 0.
+guide (:func:`plan_votes`).
 """
 
 from __future__ import annotations
@@ -153,7 +153,7 @@ class StatusRow:
     ``more_votes``: the further votes the plug-in guide (:func:`plan_votes`) expects this row
     alone to need, counted in all the votes of the next batches when the status knows where they
     go (``shares`` of :func:`question_status`), else in its own (0 when resolved, ``inf`` when the
-    estimated gap is 0 or the batches never reach it, NaN when it cannot say);
+    batches never reach it, NaN when it cannot say);
     ``note``: why there is no estimate or no decision."""
 
     first: str
@@ -481,15 +481,24 @@ def _pending(open_pairs, cs: ConfidenceSequence, position, arrivals, *, alpha, o
 
 def _contrast_needs(first, second, gap, se, t, arrivals, *, alpha, optimal_at: float = OPTIMAL_AT, n_systems: int):
     r"""Each system's further votes of its own (P, S) for each contrast ``first - second`` to
-    settle at its estimated ``gap``: the sequence, whose standard error is ``se`` after ``t``
-    votes, excludes 0 after :math:`t'` votes (:func:`~debias.stats.common.sequential.votes_to_resolve`,
-    its precision growing as :math:`t'/t`); each of its two systems then needs its own votes
-    (``arrivals``) to grow in that proportion, :math:`a_i (t' - t)/t` more (at least 1 between
-    them). Zero for the other systems; ``inf`` where the gap is 0, NaN where there is no
-    estimate."""
+    settle: the sequence, whose standard error is ``se`` after ``t`` votes, excludes 0 after
+    :math:`t'` votes at the gap :math:`\sqrt{\hat g^2 + 	ext{se}^2}`
+    (:func:`~debias.stats.common.sequential.votes_to_resolve`, its precision growing as
+    :math:`t'/t`); each of its two systems then needs its own votes (``arrivals``) to grow in
+    that proportion, :math:`a_i (t' - t)/t` more (at least 1 between them). Zero for the other
+    systems; NaN where there is no estimate.
+
+    The gap plugged in is the root of the gap's mean square given its estimate :math:`\hat g`
+    (with a flat prior, :math:`\hat g^2 + 	ext{se}^2`), not :math:`|\hat g|`: the contrasts
+    still open are mostly those whose estimated gap came out too small, and a system's need
+    rests on the smallest of several, so :math:`|\hat g|` overstates the votes (about twofold
+    for ``top:3`` on the synthetic benchmark, ``benchmarks/RESULTS.md``); it also keeps the
+    guide finite at an estimated gap of 0."""
     first, second = np.asarray(first, dtype=np.int64), np.asarray(second, dtype=np.int64)
     t = np.maximum(np.asarray(t, dtype=float), 1.0)
-    needed = votes_to_resolve(gap, np.asarray(se, dtype=float) * np.sqrt(t), t, alpha=alpha, optimal_at=optimal_at)
+    se = np.asarray(se, dtype=float)
+    gap = np.sqrt(np.asarray(gap, dtype=float) ** 2 + se**2)
+    needed = votes_to_resolve(gap, se * np.sqrt(t), t, alpha=alpha, optimal_at=optimal_at)
     grow = np.maximum(needed - t, 1.0) / t  # NaN and inf pass through
     own = np.maximum(np.asarray(arrivals, dtype=float), 1.0)
     need = np.zeros((first.size, n_systems))
@@ -516,12 +525,10 @@ def plan_votes(need, share) -> float:
 
         T = \max\Big(\frac{\sum_i n_i}{\min(r, (1 + r)/2)},\ \max_i n_i\Big).
 
-    0 when nothing is needed, ``inf`` when a need is infinite (an estimated gap of 0) or the
-    next votes reach none of the systems in need, NaN when every need is unknown. With shares
+    0 when nothing is needed, ``inf`` when a need is infinite or the next votes reach none of
+    the systems in need, NaN when every need is unknown. With shares
     of 1 (a vote reaches every stream) this is the largest need. A plug-in guide: advice on how
-    many votes to budget, not part of any interval; the estimated gaps it plugs in are noisy,
-    and the smallest of many (the one a system's need rests on) is mostly too small early on,
-    so it mostly errs on the generous side."""
+    many votes to budget, not part of any interval."""
     need = np.asarray(need, dtype=float)
     share = np.broadcast_to(np.asarray(share, dtype=float), need.shape)
     known = ~np.isnan(need)
