@@ -143,7 +143,7 @@ def test_the_plan_adds_up_the_systems_needs_over_what_a_vote_gives_them_and_neve
     # 1.1 system-votes a vote now, the tenth above one falling to none as the needs are met (the
     # share of a system in no need is wasted)
     assert plan_votes(need, share) == np.ceil(400 / 1.05)
-    assert plan_votes(need, np.ones(4)) == 300  # a vote in every stream: the largest need
+    assert plan_votes(need) == 300  # where the votes go unknown, each in its own votes: the largest need
     assert plan_votes([300.0, 0.0], [0.1, 0.9]) == 3000  # the batches rarely reach it
     assert plan_votes([300.0, 0.0], [0.0, 1.0]) == np.inf  # nor ever
     assert plan_votes([300.0, np.inf], [0.5, 0.5]) == np.inf
@@ -307,3 +307,15 @@ def test_a_win_rate_contrasts_votes_go_where_they_shrink_its_variance_most_drawn
     np.testing.assert_array_equal(picked.battles, chosen)
     strengths = pairs_status(pairs, "better:s0,s1", level=0.9, estimand="strength", estimator="human")
     assert (next_battles(pairs, strengths, 60, np.random.default_rng(0)).battles >= 1100).sum() < 10
+
+
+def test_an_estimated_gap_of_0_still_gets_a_finite_guide_at_the_gaps_root_mean_square():
+    from debias.stats.common.sequential import votes_to_resolve
+    from debias.stats.common.status import question_status
+
+    joint = joint_of([0.5, 0.5, 0.1])  # s0 and s1 estimated equal
+    state = question_status(joint, "better:s0,s1", level=0.9)
+    (row,) = state.rows
+    se = np.sqrt(8e-4)
+    own = votes_to_resolve(se, se * 20.0, 400.0, alpha=0.1) - 400.0  # the gap plugged in: sqrt(0 + se^2)
+    assert np.isfinite(row.more_votes) and row.more_votes == state.more_votes == np.ceil(own)

@@ -509,13 +509,14 @@ def _contrast_needs(first, second, gap, se, t, arrivals, *, alpha, optimal_at: f
     return need
 
 
-def plan_votes(need, share) -> float:
+def plan_votes(need, share=None) -> float:
     r"""The votes, in all, that a plan feeding the rows the next votes go to would buy.
 
     ``need`` (S,): the further votes of its own each system needs for those rows to settle at
     their estimated gaps (0 for a system they leave alone; NaN, unknown, is left out);
     ``share`` (S,): the share of each next vote that lands in a system's battles (or outputs),
-    where the next votes go now. The next votes go, batch after batch, to the systems still in
+    where the next votes go now; ``None`` when that is not known: then each system counts its
+    own votes and the plan is the largest need. The next votes go, batch after batch, to the systems still in
     need. A vote now gives :math:`r = \sum_{i:\,n_i>0} s_i` system-votes to the systems in need
     (a battle of two of them feeds both); as they settle, the second system of a battle is ever
     less often one in need, so over the plan a vote gives on average :math:`\min(r, (1 + r)/2)`
@@ -526,15 +527,16 @@ def plan_votes(need, share) -> float:
         T = \max\Big(\frac{\sum_i n_i}{\min(r, (1 + r)/2)},\ \max_i n_i\Big).
 
     0 when nothing is needed, ``inf`` when a need is infinite or the next votes reach none of
-    the systems in need, NaN when every need is unknown. With shares
-    of 1 (a vote reaches every stream) this is the largest need. A plug-in guide: advice on how
-    many votes to budget, not part of any interval."""
+    the systems in need, NaN when every need is unknown. A plug-in guide: advice on how many
+    votes to budget, not part of any interval."""
     need = np.asarray(need, dtype=float)
-    share = np.broadcast_to(np.asarray(share, dtype=float), need.shape)
     known = ~np.isnan(need)
     if not known.any():
         return float("nan")
-    need, share = need[known], share[known]
+    if share is None:  # each system in its own votes
+        need = need[known]
+        return float(np.ceil(need.max())) if (need > 0).any() else 0.0
+    need, share = need[known], np.broadcast_to(np.asarray(share, dtype=float), known.shape)[known]
     needy = need > 0
     if not needy.any():
         return 0.0
@@ -562,12 +564,12 @@ def _most_ambiguous(pending: _Pending, inside) -> np.ndarray:
     return focus
 
 
-def _system_shares(shares, open_systems, s: int) -> np.ndarray:
+def _system_shares(shares, open_systems, s: int) -> np.ndarray | None:
     """The share of each next vote that lands in each system's battles (S,), from the callable
-    ``shares`` given the systems the votes go to (ones without one: each row counts its own
-    votes)."""
+    ``shares`` given the systems the votes go to (``None`` without one: each row counts its own
+    votes, :func:`plan_votes`)."""
     if shares is None:
-        return np.ones(s)
+        return None
     return np.asarray(shares(np.asarray(open_systems, dtype=bool)), dtype=float)
 
 
