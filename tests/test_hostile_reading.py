@@ -3,10 +3,15 @@ errors, blank lines, verdict mapping targets, judges' mappings for no judge, col
 are not text, a DataFrame given unread, JSON Lines errors and a question on one system; and, from
 a later run, outputs checked before any is written, a closed standard output on import, names
 alike across scripts, covariates' names and scale, clusters and the budget, strengths of groups
-never compared, a within:W status on ratings, labels a font lacks and an empty --configfile."""
+never compared, a within:W status on ratings, labels a font lacks and an empty --configfile; and,
+from a fourth run, tables read from a pipe, the name of the option for the input's format, a
+column named twice, control characters in names, battles that are no regular file, an empty
+results_dir, one judge given as a string, names in another Unicode normalisation in a question,
+and levels that are no confidence level."""
 
 from __future__ import annotations
 
+import gzip
 import io
 import os
 import re
@@ -448,3 +453,99 @@ def test_run_with_an_empty_configfile_name_says_the_name_is_empty(tmp_path, caps
     monkeypatch.chdir(tmp_path)
     code, err = command(capsys, "run", "-n", "--configfile", "")
     assert code == 2 and err.strip() == "debias run: error: --configfile: an empty name, expected a configuration file"
+
+
+def _pipe(data: bytes) -> str:
+    """A path reading ``data`` from a pipe (as ``<(cat file)`` gives one): it cannot be sought in."""
+    read, write = os.pipe()
+    os.write(write, data)
+    os.close(write)
+    return f"/dev/fd/{read}"
+
+
+def test_a_table_read_from_a_pipe_gives_what_the_file_gives(tmp_path, capsys):
+    frame = battles()
+    frame["gpt4"] = np.where(frame["gpt4"] > 0.5, "a", "b")
+    path = tmp_path / "b.csv"
+    frame.to_csv(path, index=False)
+    options = [*OPTIONS, "--judge", "gpt4"]
+    assert main(["preferences", str(path), *options]) == 0
+    from_file = capsys.readouterr().out
+    for data, fmt in [(path.read_bytes(), "csv"), (gzip.compress(path.read_bytes()), "csv")]:
+        assert main(["preferences", _pipe(data), "--input-format", fmt, *options]) == 0
+        assert capsys.readouterr().out == from_file
+    jsonl = tmp_path / "b.jsonl"
+    frame.to_json(jsonl, orient="records", lines=True)
+    parquet = tmp_path / "b.parquet"
+    frame.to_parquet(parquet)
+    for source, fmt in [(jsonl, "jsonl"), (parquet, "parquet")]:
+        assert main(["preferences", _pipe(source.read_bytes()), "--input-format", fmt, *options]) == 0
+        assert capsys.readouterr().out == from_file
+    # the output guard compares files by inode: a pipe is no file an output could overwrite
+    out = tmp_path / "o.csv"
+    assert main(["preferences", _pipe(path.read_bytes()), "--input-format", "csv", *options, "--output", str(out)]) == 0
+    assert out.read_text(encoding="utf-8") == from_file
+
+
+def test_a_ratings_table_read_from_standard_input_gives_what_the_file_gives(tmp_path):
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame({"seg": [f"s{i % 40}" for i in range(120)], "system": np.repeat(["A", "B", "C"], 40)}).assign(
+        score=rng.integers(1, 6, 120)
+    )
+    path = tmp_path / "r.csv"
+    frame.to_csv(path, index=False)
+    columns = ["--item", "seg", "--system", "system", "--judgment", "score"]
+    command_line = [sys.executable, "-m", "debias"]
+    for verb in (["estimate"], ["status", "--question", "top:1"]):
+        from_file = subprocess.run([*command_line, *verb, str(path), *columns], capture_output=True, text=True)
+        piped = subprocess.run(
+            [*command_line, *verb, "/dev/stdin", "--input-format", "csv", *columns],
+            input=path.read_text(encoding="utf-8"),
+            capture_output=True,
+            text=True,
+        )
+        assert from_file.returncode == 0 and piped.returncode == 0, piped.stderr
+        assert piped.stdout == from_file.stdout and "lseek" not in piped.stderr
+
+
+def test_a_name_that_tells_no_format_is_told_the_option_or_parameter_that_does(tmp_path, capsys):
+    path = tmp_path / "battles.dat"
+    battles().to_csv(path, index=False)
+    code, err = command(capsys, "preferences", path, *OPTIONS)
+    assert code == 2 and "give --input-format" in err and "--format" not in err.replace("--input-format", "")
+    with pytest.raises(InputError) as raised:
+        debias.read_pairs(path, **COLUMNS)
+    assert "--" not in str(raised.value) and "pass a pandas DataFrame" in str(raised.value)
+    from debias.io.reader import TableColumns, read_evaluation_table
+
+    with pytest.raises(InputError, match="give fmt:"):
+        read_evaluation_table(path, TableColumns(item="q", judgment="winner"))
+
+
+@pytest.mark.parametrize("kind", ["csv", "tsv", "parquet", "frame"])
+def test_a_column_named_twice_is_refused_naming_the_file_and_the_column(kind, tmp_path, capsys):
+    frame = battles().rename(columns={"gpt4": "winner"})
+    frame["winner"] = frame["winner"].astype(str)
+    path = tmp_path / f"b.{kind}"
+    if kind == "csv":
+        frame.to_csv(path, index=False)
+    elif kind == "tsv":
+        frame.to_csv(path, index=False, sep="\t")
+    elif kind == "parquet":
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        pq.write_table(
+            pa.Table.from_arrays([pa.array(frame.iloc[:, k].astype(str)) for k in range(5)], list(frame.columns)), path
+        )
+    if kind == "frame":
+        with pytest.raises(InputError, match=r"column 'winner' appears twice \(columns 4 and 5\)"):
+            debias.read_pairs(frame, **COLUMNS)
+        return
+    code, err = command(capsys, "preferences", path, *OPTIONS)
+    assert code == 2 and f"{path}: column 'winner' appears twice (columns 4 and 5): rename one" in err
+    # a column named twice that the command does not use is refused too
+    code, err = command(
+        capsys, "preferences", path, "--item", "q", "--system-a", "A", "--system-b", "B", "--verdict", "q"
+    )
+    assert code == 2 and "'winner' appears twice" in err

@@ -208,10 +208,11 @@ def read_ratings(
         scores=tuple(_score_columns(scores)),
         cluster=cluster,
     )
-    table = read_evaluation_table(frame, columns, scale=scale)
+    table = read_evaluation_table(frame, columns, scale=scale, format_option=None)
     if population is not None:
         everyone = TableColumns(item=item, judgment=None, system=system, scores=columns.scores, cluster=cluster)
-        table = with_population(table, read_evaluation_table(population, everyone, source="population"))
+        population_table = read_evaluation_table(population, everyone, source="population", format_option=None)
+        table = with_population(table, population_table)
     return table.with_settings(higher_is_better=higher_is_better, task=task.strip())
 
 
@@ -345,7 +346,7 @@ def _table_or_path(table, name: str, source: str):
     if table is None or isinstance(table, pd.DataFrame):
         return table, source
     if isinstance(table, str | os.PathLike):
-        return read_long_table(table), os.fspath(table)
+        return read_long_table(table, format_option=None), os.fspath(table)
     raise InputError(name, f"expected a pandas DataFrame or a table file's path, found {type(table).__name__}")
 
 

@@ -104,8 +104,10 @@ def read_pair_inputs(args, fmt: str | None):
     own = [c for c in (args.rater, getattr(args, "order", None)) if c]
     sides = [column for columns in covariate_columns(args).values() for column in columns]
     named = [*keys, args.verdict, *own, *args.judge, *sides]
-    frame = read_pair_file(args.table, list(dict.fromkeys(named)), fmt)
-    pool = read_pair_file(args.pool, list(dict.fromkeys([*keys, *args.judge, *sides])), fmt) if args.pool else None
+    option = "--input-format"
+    frame = read_pair_file(args.table, list(dict.fromkeys(named)), fmt, format_option=option)
+    pool_columns = list(dict.fromkeys([*keys, *args.judge, *sides]))
+    pool = read_pair_file(args.pool, pool_columns, fmt, format_option=option) if args.pool else None
     return frame, pool
 
 

@@ -151,7 +151,9 @@ def _read(args):
         cluster=args.cluster,
     )
     scale = tuple(args.scale) if args.scale else None
-    table = read_evaluation_table(args.table, columns, fmt=args.input_format, scale=scale)
+    table = read_evaluation_table(
+        args.table, columns, fmt=args.input_format, scale=scale, format_option="--input-format"
+    )
     return table.with_settings(higher_is_better=not args.lower_is_better, task="evaluation")
 
 

@@ -17,6 +17,8 @@ judges a unit (an output on a prompt, a battle) once.
   refused; two names that differ only by letters of other scripts drawn like Latin ones (a
   Cyrillic "х" and a Latin "x") are read as two names with an :class:`InputWarning` naming
   both spellings and their rows (:func:`look_alike`, :func:`confusable_twins`).
+* A table naming a column twice is refused, naming the column and both positions
+  (:func:`require_columns`).
 * A rater naming the same unit twice is refused, on the second row, naming the first
   (:func:`refuse_repeated_raters`).
 * Errors are :class:`~debias.io.canonical.InputError` carrying the source, the row and the column.
@@ -49,6 +51,7 @@ __all__ = [
     "look_alike",
     "order_values",
     "refuse_repeated_raters",
+    "require_columns",
     "trimmed_names",
 ]
 
@@ -391,6 +394,24 @@ def refuse_repeated_raters(
             f"rater {raters[int(rater[second])]!r} judged {what} twice (first on row {first_row})",
             column,
         )
+
+
+def require_columns(present: Sequence[str], columns: Sequence[str], source: str) -> None:
+    """Refuse a table (its column names ``present``: a file's header or schema, a DataFrame's
+    labels) that names a column twice (which of the two would be read?), or lacks one of
+    ``columns``; ``source`` names the table."""
+    seen: dict = {}
+    for position, name in enumerate(present, start=1):
+        if name in seen:
+            raise InputError(
+                source,
+                f"column {name!r} appears twice (columns {seen[name]} and {position}): rename one",
+                column=str(name),
+            )
+        seen[name] = position
+    missing = [c for c in columns if c not in seen]
+    if missing:
+        raise InputError(source, f"no column {missing[0]!r} (columns: {list(present)})", column=missing[0])
 
 
 def _order_value(value) -> tuple[str, float] | None:
