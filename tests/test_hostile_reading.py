@@ -549,3 +549,26 @@ def test_a_column_named_twice_is_refused_naming_the_file_and_the_column(kind, tm
         capsys, "preferences", path, "--item", "q", "--system-a", "A", "--system-b", "B", "--verdict", "q"
     )
     assert code == 2 and "'winner' appears twice" in err
+
+
+@pytest.mark.parametrize("control", ["\x00", "\x01", "\x1b", "\x0b"])
+def test_a_control_character_in_a_name_is_refused_naming_the_file_row_and_column(control, tmp_path, capsys):
+    path = tmp_path / "b.csv"
+    path.write_bytes(f"q,A,B,winner\nq1,x,y,a\nq2,y,x{control}z,b\nq3,x,y,b\n".encode())
+    code, err = command(capsys, "preferences", path, *OPTIONS)
+    shown = repr(f"x{control}z")
+    assert code == 2 and err.strip() == (
+        f"debias preferences: error: {path}: row 3: column 'B': the name {shown} holds the control character"
+        f" U+{ord(control):04X}: remove it (a name holds no control character but the tab and line breaks)"
+    )
+    ratings = tmp_path / "r.csv"
+    ratings.write_bytes(f"seg,system,score\ns1,A,3\ns2,A{control}B,4\n".encode())
+    code, err = command(capsys, "estimate", ratings, "--item", "seg", "--system", "system", "--judgment", "score")
+    assert code == 2 and f"{ratings}: row 3: column 'system': the name" in err
+
+
+def test_a_tab_or_a_line_break_inside_a_name_is_still_read(tmp_path):
+    path = tmp_path / "b.csv"
+    path.write_text('q,A,B,winner\n"q1\nline two",x\ty,z,a\nq2,z,x\ty,b\n', encoding="utf-8")
+    read = debias.read_pairs(path, **COLUMNS)
+    assert set(read.systems) == {"x\ty", "z"} and read.n_battles == 2

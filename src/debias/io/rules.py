@@ -11,6 +11,8 @@ judges a unit (an output on a prompt, a battle) once.
   empty): such a row's name is coded ``-1`` (:func:`code_names`).
 * A cell holding a list or an object (JSON's nested values) is refused in every column a reader
   codes (:func:`cell_codes`).
+* A name holding a control character (a NUL byte; any of ASCII's but the tab and the line
+  breaks) is refused, naming the row and column (:func:`code_names`).
 * Two different values that would be one name once written as text (the number ``1`` and the
   text ``"1"`` in one column of a DataFrame) are refused, naming both rows (:func:`code_names`).
 * Two names that are one once normalised (Unicode's NFKC, invisible characters removed) are
@@ -192,6 +194,17 @@ def code_names(
     if bad.any():
         part, position = divmod(int(np.flatnonzero(bad)[0]), n)
         raise rows.error(position, f"column '{columns[part]}' is empty", columns[part])
+    control = _with_control(names)
+    if control is not None:
+        part, position = divmod(int(np.flatnonzero(codes == control)[0]), n)
+        name = str(names[control])
+        ch = next(c for c in name if c in _CONTROL)
+        raise rows.error(
+            position,
+            f"column '{columns[part]}': the name {name!r} holds the control character U+{ord(ch):04X}: remove it"
+            " (a name holds no control character but the tab and line breaks)",
+            columns[part],
+        )
     twins = look_alike(names)
     if twins is not None:
         first, second = twins
@@ -227,6 +240,22 @@ def code_names(
             stacklevel=2,
         )
     return codes, names
+
+
+#: The control characters of ASCII (C0) a name may not hold: all but the tab and the line breaks
+#: (an item written as a question's text may span lines in a quoted cell).
+_CONTROL = "".join(chr(c) for c in range(32) if chr(c) not in "\t\n\r")
+
+
+def _with_control(names) -> int | None:
+    """The position of the first of ``names`` holding a control character of :data:`_CONTROL`
+    (a NUL byte), or ``None``; the names are searched as one Arrow array."""
+    if not len(names):
+        return None
+    texts = pa.array([str(name) for name in names], type=pa.large_string())
+    found = pc.match_substring_regex(texts, "[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f]").to_numpy(zero_copy_only=False)
+    hits = np.flatnonzero(found)
+    return int(hits[0]) if hits.size else None
 
 
 # Letters of the Cyrillic and Greek scripts drawn (nearly) like a Latin letter in common fonts,
