@@ -572,3 +572,25 @@ def test_a_tab_or_a_line_break_inside_a_name_is_still_read(tmp_path):
     path.write_text('q,A,B,winner\n"q1\nline two",x\ty,z,a\nq2,z,x\ty,b\n', encoding="utf-8")
     read = debias.read_pairs(path, **COLUMNS)
     assert set(read.systems) == {"x\ty", "z"} and read.n_battles == 2
+
+
+@pytest.mark.parametrize(("battles_at", "kind"), [("/dev/null", "a device"), ("folder", "a folder")])
+def test_battles_that_are_no_regular_file_are_called_what_they_are_not_missing(battles_at, kind, tmp_path):
+    from debias.config.settings import with_defaults
+    from debias.pipeline.inputs import validate_preferences
+
+    (tmp_path / "folder").mkdir()
+    path = battles_at if battles_at.startswith("/") else str(tmp_path / battles_at)
+    spec = {"label": "T", "battles": path, **{key: key for key in ("item", "system_a", "system_b", "verdict")}}
+    with pytest.raises(InputError) as raised:
+        validate_preferences(with_defaults({"results_dir": "r", "preferences": {"t": spec}}))
+    assert str(raised.value).startswith(f"{path}: file of preference task 't' is {kind}, not a regular file")
+    assert "not found" not in str(raised.value)
+
+
+def test_an_empty_results_dir_is_refused_in_one_line(tmp_path):
+    path = tmp_path / "config.yaml"
+    path.write_text('results_dir: ""\npreferences:\n  t: {label: T, battles: b.csv}\n', encoding="utf-8")
+    with pytest.raises(ConfigError) as raised:
+        load_config(path, required=())
+    assert "results_dir: '' should be non-empty" in str(raised.value) and "\n" not in str(raised.value)
