@@ -594,3 +594,24 @@ def test_an_empty_results_dir_is_refused_in_one_line(tmp_path):
     with pytest.raises(ConfigError) as raised:
         load_config(path, required=())
     assert "results_dir: '' should be non-empty" in str(raised.value) and "\n" not in str(raised.value)
+
+
+def test_one_judge_or_one_estimator_given_as_a_string_is_one_name_not_its_letters():
+    frame = battles()
+    frame["gpt4"] = np.where(frame["gpt4"] > 0.5, "a", "b")
+    as_string = debias.read_pairs(frame, **COLUMNS, judges="gpt4")
+    as_list = debias.read_pairs(frame, **COLUMNS, judges=["gpt4"])
+    assert as_string.judges == as_list.judges == ("gpt4",)
+    assert np.array_equal(as_string.judge_verdicts, as_list.judge_verdicts, equal_nan=True)
+    from debias.io.pairs import read_pair_table
+
+    assert read_pair_table(frame, **COLUMNS, judges="gpt4").judges == ("gpt4",)
+    one_call = debias.preferences(frame, **COLUMNS, judges="gpt4")
+    assert "judge:gpt4" in set(one_call["estimator"])
+    table = debias.head_to_head(as_list, estimators="judge:gpt4")
+    pd.testing.assert_frame_equal(table, debias.head_to_head(as_list, estimators=["judge:gpt4"]))
+    assert set(table["estimator"]) == {"judge:gpt4"}
+    ratings = pd.DataFrame({"seg": ["s1", "s2", "s1", "s2"], "sys": list("aabb"), "score": [3, 4, 5, 4]})
+    ratings["bleu"] = [0.1, 0.4, 0.5, 0.3]
+    read = debias.read_ratings(ratings, item="seg", system="sys", judgment="score", scores="bleu")
+    assert read.metrics == ("bleu",)

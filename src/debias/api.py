@@ -224,7 +224,7 @@ def read_pairs(
     system_b: str,
     verdict: str,
     rater: str | None = None,
-    judges: Sequence[str] = (),
+    judges: str | Sequence[str] = (),
     pool: pd.DataFrame | None = None,
     mapping: Mapping | None = None,
     judge_mappings: Mapping[str, Mapping] | None = None,
@@ -247,9 +247,9 @@ def read_pairs(
     rater : str, optional
         Column naming the rater: several raters of a battle are averaged; their disagreement
         is ``rater_variance`` of :func:`debias.tables.preferences.preference_analysis`.
-    judges : sequence of str
+    judges : str or sequence of str
         Columns with an LLM judge's verdict each (an answer that is not a verdict is refused unless
-        ``mapping`` maps it, e.g. to ``None``: no verdict).
+        ``mapping`` maps it, e.g. to ``None``: no verdict); one string is one judge's column.
     pool : pandas.DataFrame, optional
         Battles without human verdicts, with ``item``, ``system_a``, ``system_b`` and the judges' columns.
         ``frame`` and ``pool`` may each be a table file's path instead (CSV, TSV, Parquet or JSONL,
@@ -303,7 +303,7 @@ def read_pairs(
     frame, source = _table_or_path(frame, "frame", "table")
     pool, pool_source = _table_or_path(pool, "pool", "pool")
     given = {"item": item, "system_a": system_a, "system_b": system_b, "verdict": verdict, "rater": rater}
-    given.update(judges=judges if isinstance(judges, str) else tuple(judges), cluster=cluster, order=order)
+    given.update(judges=(judges,) if isinstance(judges, str) else tuple(judges), cluster=cluster, order=order)
     if by is not None:
         given["by"] = by if isinstance(by, str) else tuple(by)
     (frame, pool), given = _text_labels((frame, pool), given)
@@ -846,8 +846,8 @@ def head_to_head(
     *,
     level: float | None = None,
     ties: str = "half",
-    estimators: Sequence[str] | None = None,
-    systems: Sequence[str] | None = None,
+    estimators: str | Sequence[str] | None = None,
+    systems: str | Sequence[str] | None = None,
     max_systems: int | None = None,
     **columns,
 ) -> pd.DataFrame:
@@ -861,8 +861,9 @@ def head_to_head(
         The simultaneous coverage over the pairs shown (Šidák: each interval at
         ``level ** (1 / n_pairs)``); default the configuration's ``estimates.level``.
     ties : {"half", "drop"}
-    estimators : sequence of str, optional
-        Default every one: ``human``, ``judge:<j>``, ``ppi++:<j>``, ``ppi++:combined``.
+    estimators : str or sequence of str, optional
+        Default every one: ``human``, ``judge:<j>``, ``ppi++:<j>``, ``ppi++:combined``; one
+        string is one estimator.
     systems : sequence of str, optional
         The systems to show, in order (at least two; one string is one system's name); default
         all, strongest first (people's Bradley-Terry strengths), at most ``max_systems``
@@ -898,6 +899,8 @@ def head_to_head(
         raise InputError("max_systems", f"expected a whole number >= 2, found {max_systems!r}")
     if isinstance(systems, str):  # one name, as ``by`` and ``judges`` take one: not its letters
         systems = [systems]
+    if isinstance(estimators, str):  # one estimator, not its letters
+        estimators = [estimators]
     if systems is not None and len(systems := list(systems)) < 2:
         raise InputError("systems", f"a head-to-head table shows at least two systems, got {systems!r}")
     pairs = _as_pairs(data, columns, "head_to_head")

@@ -158,7 +158,7 @@ def read_pair_table(
     system_b: str,
     verdict: str,
     rater: str | None = None,
-    judges: Sequence[str] = (),
+    judges: str | Sequence[str] = (),
     pool: pd.DataFrame | None = None,
     mapping: Mapping | None = None,
     judge_mappings: Mapping[str, Mapping] | None = None,
@@ -240,7 +240,7 @@ def read_pair_table(
     >>> pairs.human_counts.tolist(), pairs.human.tolist(), pairs.judge_verdicts[:, 0].tolist()
     ([2, 0], [1.0, 1.0], [1.0, 0.5])
     """
-    judges = list(dict.fromkeys(judges))
+    judges = list(dict.fromkeys([judges] if isinstance(judges, str) else judges))  # one string: one judge
     judge_mappings = dict(judge_mappings or {})
     strangers = [name for name in judge_mappings if name not in judges]
     if strangers:
