@@ -615,3 +615,40 @@ def test_one_judge_or_one_estimator_given_as_a_string_is_one_name_not_its_letter
     ratings["bleu"] = [0.1, 0.4, 0.5, 0.3]
     read = debias.read_ratings(ratings, item="seg", system="sys", judgment="score", scores="bleu")
     assert read.metrics == ("bleu",)
+
+
+def _decomposed_battles(tmp_path):
+    """Battles of three systems, one written decomposed ("e" + U+0301)."""
+    frame = battles()
+    frame[["A", "B"]] = frame[["A", "B"]].replace({"w": "e\u0301clair"})
+    path = tmp_path / "b.csv"
+    frame.to_csv(path, index=False)
+    return frame, path
+
+
+def test_a_system_named_in_another_unicode_normalisation_is_the_tables_system(tmp_path, capsys):
+    frame, path = _decomposed_battles(tmp_path)
+    composed = "\u00e9clair"
+
+    def printed(*args):
+        assert main([str(a) for a in args]) == 0
+        return capsys.readouterr().out
+
+    out = printed("status", path, *OPTIONS, "--question", f"better:{composed},x")
+    assert out == printed("status", path, *OPTIONS, "--question", "better:e\u0301clair,x") and "e\u0301clair" in out
+    table = pd.read_csv(io.StringIO(printed("preferences", path, *OPTIONS, "--baseline", composed)))
+    assert (table["estimand"] == "baseline_win_rate").sum() >= 3
+    pairs = debias.read_pairs(frame, **COLUMNS)
+    assert debias.preferences(pairs, baseline=composed).equals(debias.preferences(pairs, baseline="e\u0301clair"))
+    matrix = debias.head_to_head(pairs, systems=[composed, "x"])
+    assert set(matrix["system"]) == {"e\u0301clair", "x"}
+    assert str(debias.status(pairs, f"better:{composed},x")) == str(debias.status(pairs, "better:e\u0301clair,x"))
+
+
+def test_an_unknown_name_shows_the_tables_names_with_combining_marks_escaped(tmp_path, capsys):
+    _, path = _decomposed_battles(tmp_path)
+    code, err = command(capsys, "status", path, *OPTIONS, "--question", "better:eclair,x")
+    assert code == 2 and "unknown system 'eclair'; the systems: " in err
+    assert "'e\\u0301clair'" in err and "e\u0301" not in err  # the two spellings differ on screen
+    code, err = command(capsys, "preferences", path, *OPTIONS, "--baseline", "eclair")
+    assert code == 2 and "--baseline: no system 'eclair'" in err and "'e\\u0301clair'" in err

@@ -36,6 +36,7 @@ from debias.config.settings import DEFAULT_SEED, default, section_defaults
 from debias.data import EvalSample, JudgedPairs, as_judgments
 from debias.io.canonical import InputError
 from debias.io.reader import EvaluationTable, TableColumns, read_evaluation_table, with_population
+from debias.io.rules import system_named
 from debias.stats.common.intervals import MeanEstimate, check_level
 from debias.stats.common.status import parse_question
 from debias.stats.common.threads import bounded_blas
@@ -780,8 +781,8 @@ def preferences(
     if by is not None and columns and "by" not in columns:
         columns = {**columns, "by": by}
     pairs = _as_pairs(data, columns, "preferences")
-    if baseline is not None and (not isinstance(baseline, str) or baseline not in pairs.systems):
-        raise InputError("baseline", f"no system {baseline!r} in the table (systems: {', '.join(pairs.systems)})")
+    if baseline is not None:
+        baseline = system_named(baseline, pairs.systems, "baseline")
     if by is not None:
         if names or baseline is not None or ties == "davidson":
             raise InputError("by", "a breakdown takes the plain estimands: leave out covariates, baseline and davidson")

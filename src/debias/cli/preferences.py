@@ -8,6 +8,7 @@ from pathlib import Path
 from debias.cli.shared import add_input_format, add_output_options
 from debias.distribution.extras import MissingExtraError
 from debias.io.canonical import InputError
+from debias.io.rules import system_named
 from debias.io.scores import number_in
 from debias.stats.common.vocabulary import TIE_MODELS, TIES
 
@@ -279,10 +280,8 @@ def run_command(args, emit) -> int:
         from debias.io.style import covariate_names
 
         covariates = covariate_names(covariate_columns(args))
-        if args.baseline is not None and args.baseline not in pairs.systems:
-            raise InputError(
-                "--baseline", f"no system {args.baseline!r} in the table (systems: {', '.join(pairs.systems)})"
-            )
+        if args.baseline is not None:
+            args.baseline = system_named(args.baseline, pairs.systems, "--baseline")
         if (covariates or args.baseline) and args.agreement:
             raise InputError("--agreement", "the agreement table takes no --covariate or --baseline")
         if args.anchor is not None and args.scale != "elo":

@@ -184,6 +184,7 @@ def validate_preferences(config: Mapping) -> dict[str, int]:
     """
     from debias.config.tasks import load_preferences, preference_files
     from debias.io.atomic import non_regular_kind
+    from debias.io.rules import system_named
 
     battles = {}
     for name in config.get("preferences") or {}:
@@ -207,11 +208,8 @@ def validate_preferences(config: Mapping) -> dict[str, int]:
                 )
         spec = config["preferences"][name] or {}
         baseline = spec.get("baseline")
-        if baseline is not None and baseline not in pairs.systems:
-            raise InputError(
-                f"config: preferences.{name}.baseline",
-                f"no system {baseline!r} in the battles (systems: {', '.join(map(str, pairs.systems))})",
-            )
+        if baseline is not None:
+            system_named(baseline, pairs.systems, f"config: preferences.{name}.baseline", "battles")
         if spec.get("ties") == "davidson" and pairs.continuous_judges:
             raise InputError(
                 f"config: preferences.{name}.ties",
