@@ -22,8 +22,8 @@ judges a unit (an output on a prompt, a battle) once.
 * A table naming a column twice is refused, naming the column and both positions
   (:func:`require_columns`).
 * A name a user writes (in a question, ``--baseline``) means the table's name that reads the
-  same (:func:`find_name`); messages show names with invisible characters and, in names not
-  composed, combining marks escaped (:func:`shown_names`).
+  same (:func:`debias.data.names.find_name`); messages show names with invisible characters and, in names not
+  composed, combining marks escaped (:func:`debias.data.names.shown_names`).
 * A rater naming the same unit twice is refused, on the second row, naming the first
   (:func:`refuse_repeated_raters`).
 * Errors are :class:`~debias.io.canonical.InputError` carrying the source, the row and the column.
@@ -46,6 +46,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from debias.data.names import find_name, name_key, shown_name, shown_names
 from debias.io.canonical import InputError, InputWarning, shown_row
 
 __all__ = [
@@ -53,14 +54,10 @@ __all__ = [
     "cell_codes",
     "code_names",
     "confusable_twins",
-    "find_name",
     "look_alike",
-    "name_key",
     "order_values",
     "refuse_repeated_raters",
     "require_columns",
-    "shown_name",
-    "shown_names",
     "system_named",
     "trimmed_names",
 ]
@@ -334,17 +331,8 @@ def _text_and_other(uniques, merged: np.ndarray) -> tuple[int, int] | None:
     return (int(min(one, other)), int(max(one, other)))
 
 
-def name_key(name) -> str:
-    """What a name reads as: the name in Unicode's NFKC form without the invisible format
-    characters (zero-width spaces and joiners, category Cf); a name of plain ASCII as it is."""
-    name = str(name)
-    if name.isascii():
-        return name
-    return unicodedata.normalize("NFKC", "".join(ch for ch in name if unicodedata.category(ch) != "Cf"))
-
-
 def look_alike(names) -> tuple[int, int] | None:
-    """The first two of ``names`` that differ as text but read the same (:func:`name_key`);
+    """The first two of ``names`` that differ as text but read the same (:func:`~debias.data.names.name_key`);
     ``None`` when there are none."""
     seen: dict[str, int] = {}
     for k, name in enumerate(names):
@@ -355,43 +343,13 @@ def look_alike(names) -> tuple[int, int] | None:
     return None
 
 
-def find_name(name, names):
-    """The name of ``names`` (a table's systems) that ``name`` (as a user wrote it in a question or
-    an option) means: itself, else the one name that reads the same once trimmed and normalised
-    (:func:`name_key`: a composed "é" for a decomposed one, as the readers refuse two names that
-    read alike); ``None`` when there is none."""
-    names = list(names)
-    if name in names:
-        return name
-    if not isinstance(name, str):
-        return None
-    key = name_key(name.strip())
-    matches = [other for other in names if name_key(other) == key]
-    return matches[0] if len(matches) == 1 else None
-
-
-def shown_name(name) -> str:
-    """A name quoted for a message (``repr``, which escapes invisible characters), its combining
-    marks escaped too when it is not in Unicode's composed form (NFC), so that a decomposed
-    "e\\u0301" does not look like the composed "é" beside it."""
-    text = repr(str(name))
-    if unicodedata.is_normalized("NFC", str(name)):
-        return text
-    return "".join(f"\\u{ord(ch):04x}" if unicodedata.combining(ch) else ch for ch in text)
-
-
 def system_named(name, systems, where: str, what: str = "table") -> str:
-    """The system of ``systems`` that an option or setting ``where`` names (:func:`find_name`); an
-    :class:`InputError` naming ``where`` and the systems (:func:`shown_names`) when none is."""
+    """The system of ``systems`` that an option or setting ``where`` names (:func:`~debias.data.names.find_name`); an
+    :class:`InputError` naming ``where`` and the systems (:func:`~debias.data.names.shown_names`) when none is."""
     spelled = find_name(name, systems)
     if spelled is None:
         raise InputError(where, f"no system {shown_name(name)} in the {what} (systems: {shown_names(systems)})")
     return spelled
-
-
-def shown_names(names) -> str:
-    """Names for a message, each by :func:`shown_name`, separated by commas."""
-    return ", ".join(shown_name(name) for name in names)
 
 
 #: The characters ``str.strip()`` removes (those ``str.isspace()`` calls whitespace), for Arrow's trim.

@@ -229,7 +229,7 @@ def strengths_as_elo(table: pd.DataFrame, anchor: str | None = None) -> pd.DataF
     from debias.stats.preferences import ELO_POINTS_PER_UNIT, elo_points
 
     if anchor is not None:
-        from debias.io.rules import find_name, shown_name, shown_names
+        from debias.data import find_name, shown_name, shown_names
 
         named = sorted(set(table["system"]) - {""})
         spelled = find_name(anchor, named)

@@ -93,7 +93,7 @@ class Question:
         """The question with its systems named as ``systems`` spell them (a name written in
         another Unicode normalisation is the table's name, :func:`debias.io.rules.find_name`);
         a question about a system not in ``systems``, or a K out of range, is refused."""
-        from debias.io.rules import find_name, shown_name, shown_names
+        from debias.data import find_name, shown_name, shown_names
 
         systems = list(systems)
         if self.kind == "top" and not 1 <= self.k < len(systems):

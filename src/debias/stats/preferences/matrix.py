@@ -187,7 +187,7 @@ def head_to_head(
             order, rest = order[:max_systems], order[max_systems:]
             omitted = tuple(rest)
     else:
-        from debias.io.rules import find_name, shown_name, shown_names
+        from debias.data import find_name, shown_name, shown_names
 
         order = []
         for name in map(str, systems):

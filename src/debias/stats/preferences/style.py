@@ -352,7 +352,7 @@ def baseline_estimates(
     """Each system's win rate against ``baseline`` (``baseline_win_rate``) and, with
     ``length_controlled``, AlpacaEval's length-controlled one (``lc_baseline_win_rate``; needs a
     ``length`` covariate), by one estimator."""
-    from debias.io.rules import find_name, shown_name, shown_names
+    from debias.data import find_name, shown_name, shown_names
 
     pairs = battles.pairs
     spelled = find_name(baseline, pairs.systems)  # as the table spells it (another normalisation)
