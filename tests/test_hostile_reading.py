@@ -652,3 +652,32 @@ def test_an_unknown_name_shows_the_tables_names_with_combining_marks_escaped(tmp
     assert "'e\\u0301clair'" in err and "e\u0301" not in err  # the two spellings differ on screen
     code, err = command(capsys, "preferences", path, *OPTIONS, "--baseline", "eclair")
     assert code == 2 and "--baseline: no system 'eclair'" in err and "'e\\u0301clair'" in err
+
+
+@pytest.mark.parametrize("level", ["1e-300", "0.3", "0.4999", "1", "0"])
+def test_a_level_below_one_half_or_not_below_1_is_refused_in_one_line(level, tmp_path, capsys):
+    path = tmp_path / "b.csv"
+    battles().to_csv(path, index=False)
+    code, err = command(capsys, "preferences", path, *OPTIONS, "--level", level)
+    assert code == 2 and err.strip().endswith(f"argument --level: expected a number in [0.5, 1), got '{level}'")
+    ratings = tmp_path / "r.csv"
+    ratings.write_text("seg,system,score\ns1,A,3\ns2,A,4\ns1,B,2\ns2,B,5\n", encoding="utf-8")
+    for verb in (["estimate"], ["status", "--question", "top:1"]):
+        code, err = command(
+            capsys, *verb, ratings, "--item", "seg", "--system", "system", "--judgment", "score", "--level", level
+        )
+        assert code == 2 and err.strip().splitlines()[-1].endswith(f"expected a number in [0.5, 1), got '{level}'")
+    with pytest.raises(InputError, match="estimates.level"):
+        debias.preferences(debias.read_pairs(battles().drop(columns="gpt4"), **COLUMNS), level=float(level))
+
+
+def test_a_level_of_one_half_is_taken_and_the_level_column_shows_every_digit(tmp_path, capsys):
+    path = tmp_path / "b.csv"
+    battles().drop(columns="gpt4").to_csv(path, index=False)
+    for level, words in [("0.5", "50% intervals"), ("0.9999999999", "99.99999999% intervals")]:
+        assert main(["preferences", str(path), *OPTIONS, "--level", level]) == 0
+        printed = capsys.readouterr()
+        assert printed.err.strip() == f"debias preferences: {words}"
+        table = pd.read_csv(io.StringIO(printed.out), dtype={"level": str})
+        assert set(table["level"]) == {level}
+        assert table.loc[table["estimand"] == "win_rate", "ci_low"].notna().all()

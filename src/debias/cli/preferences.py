@@ -10,7 +10,7 @@ from debias.distribution.extras import MissingExtraError
 from debias.io.canonical import InputError
 from debias.io.rules import system_named
 from debias.io.scores import number_in
-from debias.stats.common.vocabulary import TIE_MODELS, TIES
+from debias.stats.common.vocabulary import MIN_LEVEL, TIE_MODELS, TIES
 
 
 def add_pair_columns(sub, *, required: bool = True) -> None:
@@ -168,7 +168,9 @@ def add_command(commands) -> None:
     )
     add_pair_columns(sub)
     sub.add_argument(
-        "--level", type=number_in(0, 1), help="interval level in (0, 1) (default: the configuration's estimates.level)"
+        "--level",
+        type=number_in(MIN_LEVEL, 1, low_open=False),
+        help=f"interval level in [{MIN_LEVEL:g}, 1) (default: the configuration's estimates.level)",
     )
     add_ties_option(sub, models=True)
     sub.add_argument(
