@@ -76,6 +76,34 @@ COMPARISON_COVERAGE_COLUMNS = [*KEYS, *PAIRED_COVERAGE_COLUMNS]
 log = logging.getLogger(__name__)
 
 
+@dataclasses.dataclass(frozen=True)
+class _PromptRows:
+    """One system's rows of one prompt, read once from its joined table for every pair it is in."""
+
+    ids: tuple[str, ...]
+    where: dict[str, int]  # the row of each id
+    n_judgments: np.ndarray
+    judged_output: np.ndarray
+    judgments: list  # each row's judgments (a list or an array)
+    scores: dict[str, np.ndarray]  # each metric column present
+    clusters: np.ndarray | None
+
+    @classmethod
+    def of(cls, frame: pd.DataFrame, prompt: str, metrics: Sequence[str]) -> _PromptRows:
+        rows = frame[frame["prompt"] == prompt]
+        ids = tuple(rows["id"])
+        cells = [(json.loads(c) if c else []) if isinstance(c, str) else c for c in rows["judgments"]]
+        return cls(
+            ids=ids,
+            where={i: k for k, i in enumerate(ids)},
+            n_judgments=rows["n_judgments"].to_numpy(),
+            judged_output=rows["judged_output"].to_numpy(),
+            judgments=cells,
+            scores={m: rows[m].to_numpy(dtype=float) for m in metrics if m in rows.columns},
+            clusters=cluster_column(rows),
+        )
+
+
 def paired_sample(frame_a: pd.DataFrame, frame_b: pd.DataFrame, prompt: str, metrics: Sequence[str]) -> PairedSample:
     """Align two systems' joined tables (:mod:`debias.tables.joined`) on the ids both have.
 
@@ -83,24 +111,32 @@ def paired_sample(frame_a: pd.DataFrame, frame_b: pd.DataFrame, prompt: str, met
     ``prompt``, in the order of ``frame_a``.
     """
     metrics = present_metrics(metrics, frame_a, frame_b)
-    a = frame_a[frame_a["prompt"] == prompt].set_index("id")
-    b = frame_b[frame_b["prompt"] == prompt].set_index("id")
-    ids = [i for i in a.index if i in b.index]
-    a, b = a.loc[ids], b.loc[ids]
-    judged = (a["n_judgments"].to_numpy() > 0) & (b["n_judgments"].to_numpy() > 0)
-    ja, jb = a[judged].reset_index(), b[judged].reset_index()
-    same = (ja["judged_output"].to_numpy() != "") & (ja["judged_output"].to_numpy() == jb["judged_output"].to_numpy())
-    clusters = cluster_column(ja)
+    return _paired(_PromptRows.of(frame_a, prompt, metrics), _PromptRows.of(frame_b, prompt, metrics), metrics)
+
+
+def _paired(a: _PromptRows, b: _PromptRows, metrics: Sequence[str]) -> PairedSample:
+    """:func:`paired_sample` of two systems' rows of a prompt read once (:class:`_PromptRows`)."""
+    shared = [i for i in a.ids if i in b.where]
+    ka = np.array([a.where[i] for i in shared], dtype=np.int64)
+    kb = np.array([b.where[i] for i in shared], dtype=np.int64)
+    judged = (a.n_judgments[ka] > 0) & (b.n_judgments[kb] > 0)
+    ja, jb = ka[judged], kb[judged]
+    same = (a.judged_output[ja] != "") & (a.judged_output[ja] == b.judged_output[jb])
+    judged_ids = [str(shared[k]) for k in np.flatnonzero(judged)]
+
+    def scores(rows: _PromptRows, index: np.ndarray) -> np.ndarray:
+        return np.column_stack([rows.scores[m][index] for m in metrics]) if metrics else np.zeros((index.size, 0))
+
     return PairedSample(
-        clusters=clusters,
-        population_clusters=None if clusters is None else cluster_column(a),
-        judgments_a=Judgments.from_joined(ja),
-        judgments_b=Judgments.from_joined(jb),
+        clusters=None if a.clusters is None else a.clusters[ja],
+        population_clusters=None if a.clusters is None else a.clusters[ka],
+        judgments_a=Judgments.from_lists([a.judgments[k] for k in ja], ids=judged_ids),
+        judgments_b=Judgments.from_lists([b.judgments[k] for k in jb], ids=judged_ids),
         same_judgment=np.asarray(same, dtype=bool),
-        scores_a=ja[metrics].to_numpy(dtype=float).reshape(len(ja), len(metrics)),
-        scores_b=jb[metrics].to_numpy(dtype=float).reshape(len(jb), len(metrics)),
-        all_a=a[metrics].to_numpy(dtype=float).reshape(len(a), len(metrics)),
-        all_b=b[metrics].to_numpy(dtype=float).reshape(len(b), len(metrics)),
+        scores_a=scores(a, ja),
+        scores_b=scores(b, jb),
+        all_a=scores(a, ka),
+        all_b=scores(b, kb),
         metrics=tuple(metrics),
     )
 
@@ -109,15 +145,17 @@ def comparison_pairs(
     joined: Sequence[pd.DataFrame], prompts: Mapping[str, Sequence[str]], metrics: Sequence[str], *, min_items: int
 ) -> Iterator[tuple[str, str, str, str, PairedSample]]:
     """Yield ``(task, prompt, system_a, system_b, pair)`` for every pair of systems of a task
-    sharing at least ``min_items`` judged items on the prompt, in input order."""
+    sharing at least ``min_items`` judged items on the prompt, in input order (each system's
+    rows of a prompt read once, :class:`_PromptRows`)."""
     by_task: dict[str, list[pd.DataFrame]] = {}
     for frame in joined:
         by_task.setdefault(str(frame["task"].iloc[0]), []).append(frame)
     for task, frames in by_task.items():
         for prompt in prompts[task]:
-            for frame_a, frame_b in combinations(frames, 2):
+            read = [_PromptRows.of(frame, prompt, metrics) for frame in frames]
+            for (frame_a, rows_a), (frame_b, rows_b) in combinations(zip(frames, read), 2):
                 a, b = str(frame_a["system"].iloc[0]), str(frame_b["system"].iloc[0])
-                pair = paired_sample(frame_a, frame_b, prompt, metrics)
+                pair = _paired(rows_a, rows_b, present_metrics(metrics, frame_a, frame_b))
                 if pair.n_shared < max(min_items, 3):
                     log.warning(
                         "%s/%s: %s and %s share %d judged items (fewer than %d), no comparison",
@@ -233,20 +271,16 @@ def system_comparisons_table(
     ``sample_sizes`` and ``de_n``: ``de_vs_independent`` is the expected ratio at the
     configured size nearest ``de_n`` (:func:`de_sample_size`).
     """
-    frames = []
+    rows = []  # one table at the end: a frame per pair costs more than its estimates at 200 systems
     for task, prompt, a, b, pair in comparison_pairs(joined, prompts, metrics, min_items=min_items):
-        table = pd.DataFrame(paired_difference_estimates(pair, level=spec["level"]))
         n = de_sample_size(spec["sample_sizes"], pair.n_shared, int(spec["de_n"]))
-        if n is None:
-            table["de_vs_independent"] = np.nan
-        else:
-            table["de_vs_independent"] = table["estimator"].map(expected_de_vs_independent(pair, n))
-        for position, (key, value) in enumerate(zip(KEYS, (task, prompt, a, b))):
-            table.insert(position, key, value)
-        frames.append(table)
-    if not frames:
+        de = {} if n is None else expected_de_vs_independent(pair, n)
+        for row in paired_difference_estimates(pair, level=spec["level"]):
+            keys = dict(zip(KEYS, (task, prompt, a, b)))
+            rows.append({**keys, **row, "de_vs_independent": de.get(row["estimator"], np.nan)})
+    if not rows:
         return pd.DataFrame(columns=COMPARISON_COLUMNS)
-    return adjust_p_values(pd.concat(frames, ignore_index=True))[COMPARISON_COLUMNS]
+    return adjust_p_values(pd.DataFrame(rows))[COMPARISON_COLUMNS]
 
 
 def adjust_p_values(table: pd.DataFrame) -> pd.DataFrame:
