@@ -71,6 +71,7 @@ __all__ = [
     "scaled",
     "source_columns",
     "studentised_clusters",
+    "system_estimate",
 ]
 
 NO_HUMAN = "no human verdict in its battles: no unbiased estimate"
@@ -700,6 +701,52 @@ def human_counts(pairs: JudgedPairs):
 
 
 # Results -----------------------------------------------------------------------------------------
+
+
+def system_estimate(
+    estimand: str,
+    estimator: str,
+    battles: Battles,
+    info: EstimatorInfo,
+    columns,
+    theta,
+    covariance,
+    level: float,
+    notes,
+    weights,
+    *,
+    n_human=None,
+    few: bool = True,
+    remarks=None,
+    bounds=None,
+    clusters: ClusterSummary | None = None,
+) -> JointEstimate:
+    """:func:`joint_estimate` of a per-system fit by one estimator (``info``, ``columns`` as
+    :func:`resolve` gives them) on ``battles``, with the counts behind each system: its human
+    battles (or ``n_human``), and the battles the judges ``columns`` answered and left without a
+    verdict. With ``few``, an interval resting on few battles (the judge's answered ones for a
+    judge alone, else the human ones) has the remark :func:`few_battles`, before the other
+    ``remarks`` (per system)."""
+    n_human = battles.human_counts if n_human is None else n_human
+    n_judge, n_missing = battles.judge_counts(columns)
+    if few:
+        count, what = (n_judge, "battles the judge answered") if info.proxy_only else (n_human, "human battles")
+        own = [few_battles(c, what) if 0 < c < FEW_BATTLES else "" for c in count]
+        remarks = own if remarks is None else ["; ".join(x for x in (o, r) if x) for o, r in zip(own, remarks)]
+    return joint_estimate(
+        estimand,
+        estimator,
+        battles.pairs,
+        theta,
+        covariance,
+        level,
+        notes,
+        weights,
+        (n_human, n_judge, n_missing),
+        remarks=remarks,
+        bounds=bounds,
+        clusters=clusters,
+    )
 
 
 def joint_estimate(

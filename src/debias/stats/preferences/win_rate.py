@@ -25,7 +25,6 @@ from debias.stats.common.joint import JointEstimate
 from debias.stats.common.ppi import power_tuned_weights
 from debias.stats.preferences.battles import (
     ALL_TIES,
-    FEW_BATTLES,
     FEW_CLUSTERED,
     FEW_HUMAN,
     NO_HUMAN,
@@ -37,10 +36,8 @@ from debias.stats.preferences.battles import (
     cluster_totals,
     covered,
     decisive_counts,
-    few_battles,
     group_cross,
     group_total,
-    joint_estimate,
     judge_groups,
     labelled_groups,
     pair_matrix,
@@ -49,6 +46,7 @@ from debias.stats.preferences.battles import (
     resolve,
     scaled,
     studentised_clusters,
+    system_estimate,
 )
 
 __all__ = ["win_rate_core", "win_rate_draws", "win_rate_estimate", "win_rates"]
@@ -236,26 +234,11 @@ def _left_out(groups: Groups, n_systems: int) -> np.ndarray:
     return per_system(out, out, groups.a, groups.b, n_systems)
 
 
-def _remarks(info, n_human, n_judge, left_out):
-    """Per system, what its interval rests on: few battles, and pool battles left out (none
-    but for people with judges)."""
-    remarks = []
-    for s in range(n_human.size):
-        parts = []
-        count, what = (n_judge[s], "battles the judge answered") if info.proxy_only else (n_human[s], "human battles")
-        if 0 < count < FEW_BATTLES:
-            parts.append(few_battles(count, what))
-        if left_out[s] > 0:
-            parts.append(f"{int(left_out[s])} judge-only battles (pairs no person judged) left out of its pool")
-        remarks.append("; ".join(parts))
-    return remarks
-
-
 def win_rate_estimate(battles: Battles, estimator: str, *, level: float, ties: str = "half") -> JointEstimate:
     """:func:`win_rates` on battles already checked and grouped (:class:`~debias.stats.preferences.battles.Battles`)."""
     pairs = battles.pairs
     info, columns = resolve(estimator, pairs.judges)
-    n_judge, n_missing = battles.judge_counts(columns)
+    n_judge, _ = battles.judge_counts(columns)
     # with ties left out, a win rate rests on the decisive battles: those are its human battles
     n_human = decisive_counts(pairs) if ties == "drop" else battles.human_counts
     left_out = np.zeros(pairs.n_systems)
@@ -281,17 +264,21 @@ def win_rate_estimate(battles: Battles, estimator: str, *, level: float, ties: s
     notes = _notes(info, battles.human_counts, human_d, n_judge, ties)
     if summary is not None:
         notes = tuple(note or (FEW_CLUSTERED if g == 1 else "") for note, g in zip(notes, summary.n_clusters))
-    return joint_estimate(
+    return system_estimate(
         "win_rate",
         estimator,
-        pairs,
+        battles,
+        info,
+        columns,
         theta,
         covariance,
         level,
         notes,
         weights,
-        (n_human, n_judge, n_missing),
-        remarks=_remarks(info, n_human, n_judge, left_out),
+        n_human=n_human,
+        remarks=[
+            f"{int(n)} judge-only battles (pairs no person judged) left out of its pool" if n else "" for n in left_out
+        ],
         bounds=(0.0, 1.0),
         clusters=summary,
     )
