@@ -247,10 +247,12 @@ def _nearest_blocks(covariance):
     sigma = coo_array((covariance + covariance.T) / 2.0)
     sigma.sum_duplicates()
     size = sigma.shape[0]
+    if size == 0:
+        return csr_array((0, 0))
     _, block = connected_components(csr_array(sigma), directed=False)
     # each block's members in order, and each entry's block and place in it
     members = np.argsort(block, kind="stable")
-    starts = np.searchsorted(block[members], np.arange(block.max() + 2 if size else 1))
+    starts = np.searchsorted(block[members], np.arange(block.max() + 2))
     place = np.empty(size, dtype=np.int64)
     place[members] = np.arange(size) - starts[block[members]]
     entries = np.argsort(block[sigma.row], kind="stable")
