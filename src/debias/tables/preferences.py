@@ -136,7 +136,10 @@ def preference_analysis(
     """Every estimator's estimates of every estimand, as a table and as joint estimates.
 
     The table has one row per system x estimand x estimator
-    (:func:`debias.stats.preferences.estimands.preference_estimates`). ``n_judged``, ``n_judge`` and
+    (:func:`debias.stats.preferences.estimands.preference_estimates`), in one block per estimand
+    and estimator (win rates first, then strengths, then the other estimands), each block's
+    systems best first (equal estimates by name, no estimate last:
+    :func:`debias.stats.common.status.best_first`). ``n_judged``, ``n_judge`` and
     ``n_missing`` count battles, for every estimator: the system's battles with a human verdict,
     with a verdict of the estimator's judge (of any of them for ``ppi++:combined``), and without
     one (of none of them for ``ppi++:combined``). ``effective_n`` is ``n_judged`` times
