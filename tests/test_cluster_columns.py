@@ -393,8 +393,12 @@ def test_status_on_ratings_reads_the_cluster_column(tmp_path, capsys):
     assert "clusters,design_effect" in clustered_rows.splitlines()[0]
     assert "clusters" not in plain_rows.splitlines()[0]
     chosen = tmp_path / "n.csv"
-    assert main(["next", str(path), *options, "--cluster", "doc", "--budget", "2", "--output", str(chosen)]) == 0
-    assert len(pd.read_csv(chosen)) == 2
+    # the open documents hold 2 and 10 unjudged outputs: a budget below the largest is refused
+    assert main(["next", str(path), *options, "--cluster", "doc", "--budget", "2", "--output", str(chosen)]) == 2
+    assert "give a budget of at least 10" in capsys.readouterr().err and not chosen.exists()
+    assert main(["next", str(path), *options, "--cluster", "doc", "--budget", "10", "--output", str(chosen)]) == 0
+    drawn = pd.read_csv(chosen)
+    assert len(drawn) in (2, 10) and drawn["seg"].map(lambda seg: int(seg[1:]) // 5).nunique() == 1  # one whole doc
 
 
 # --- the imports keep the column -------------------------------------------------------------------

@@ -235,7 +235,7 @@ def test_status_counts_clusters_and_first_votes_keeps_whole_clusters():
     assert all(row.votes <= 40 for row in state.rows)
 
 
-def test_draw_next_takes_whole_clusters():
+def test_draw_next_takes_whole_clusters_within_the_budget():
     pairs = question_world(seed=9)
     state = question_status(win_rates(pairs, level=0.9), "top:1", level=0.9)
     if state.resolved:
@@ -246,8 +246,9 @@ def test_draw_next_takes_whole_clusters():
         eligible, 10, np.random.default_rng(0), state, unit="battle", unjudged="new", among="all", remedy="",
         clusters=clusters,
     )  # fmt: skip
-    assert chosen.size == 12 and np.unique(clusters[chosen]).size == 3
-    assert "whole clusters" in note
+    assert chosen.size == 8 and np.unique(clusters[chosen]).size == 2  # never past the budget
+    assert np.isin(clusters, clusters[chosen]).sum() == chosen.size  # each cluster taken whole
+    assert "8 battles in 2 whole clusters (budget 10" in note
 
 
 def document_world(seed=0, n_documents=40, items_per_document=3, judged_share=0.5):
@@ -469,7 +470,7 @@ def test_next_on_ratings_in_documents_draws_whole_documents():
     chosen = debias.next_battles(ratings, "top:1", 10, seed=3)
     docs = {item.split("-")[0] for item in chosen.battles["item"]}
     per_doc = chosen.battles.assign(doc=chosen.battles["item"].str.split("-").str[0]).groupby("doc").size()
-    assert len(chosen.battles) >= 10 and len(docs) == len(per_doc) and (per_doc % 3 == 0).all()
+    assert 0 < len(chosen.battles) <= 10 and len(docs) == len(per_doc) and (per_doc % 3 == 0).all()
 
 
 def test_pool_only_questions_do_not_count_among_the_clusters_behind_an_estimate():

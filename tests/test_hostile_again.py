@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -85,6 +86,29 @@ def test_a_closed_standard_output_is_one_line_not_a_traceback(tmp_path):
     assert done.returncode == 2 and "Traceback" not in done.stderr and "standard output is closed" in done.stderr
 
 
+@pytest.mark.parametrize("command", ["estimate", "compare", "plan", "leaderboard", "preferences"])
+@pytest.mark.parametrize("redirect", [">&-", ">/dev/full"])
+def test_a_standard_output_that_takes_nothing_is_one_line_for_every_table_command(tmp_path, command, redirect):
+    if redirect == ">/dev/full" and not Path("/dev/full").exists():
+        pytest.skip("no /dev/full on this system")
+    if command == "preferences":
+        rows = [{"q": i, "A": "x", "B": "y", "w": "model_a" if i % 3 else "model_b"} for i in range(40)]
+        options = "--item q --system-a A --system-b B --verdict w"
+    else:
+        rows = [{"seg": i, "system": s, "score": i % 5 + (s == "y")} for i in range(40) for s in ("x", "y")]
+        options = "--item seg --system system --judgment score"
+    path = tmp_path / "table.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    done = subprocess.run(
+        ["bash", "-c", f"{sys.executable} -m debias {command} {path} {options} {redirect}"],
+        capture_output=True,
+        text=True,
+    )
+    errors = [line for line in done.stderr.splitlines() if "error" in line]
+    assert done.returncode in (1, 2) and "Traceback" not in done.stderr and "Exception ignored" not in done.stderr
+    assert len(errors) == 1 and ("standard output is closed" in errors[0] or "No space left" in errors[0])
+
+
 def test_a_merge_key_is_yamls_own_and_a_pipe_is_no_configuration(tmp_path):
     import os
 
@@ -130,3 +154,17 @@ def test_a_battle_whose_rows_disagree_on_a_covariate_is_refused_naming_both_rows
     frame.loc[3, "la"] = 999  # the second rater's row of battle 1 now says another length
     with pytest.raises(debias.io.canonical.InputError, match=r"row 5: covariate 'length'.*first row \(table: row 4\)"):
         debias.read_pairs(frame, **columns, covariates={"length": ("la", "lb")})
+
+
+@pytest.mark.parametrize("ties", ["half", "drop"])
+def test_every_row_without_a_number_says_why_even_when_every_verdict_is_a_tie(ties):
+    rows = [{"q": i, "A": "wxyz"[i % 4], "B": "wxyz"[(i + 1) % 4], "w": "tie", "j": "tie"} for i in range(80)]
+    pairs = debias.read_pairs(pd.DataFrame(rows), item="q", system_a="A", system_b="B", verdict="w", judges=["j"])
+    table = debias.preferences(pairs, ties=ties, level=0.9)
+    silent = table[table["estimate"].isna() & (table["note"].fillna("") == "")]
+    assert silent.empty, silent
+    if ties == "drop":
+        judge = table[table["estimator"] == "judge:j"]
+        assert judge["estimate"].isna().all() and judge["note"].str.contains("judge in its battles is a tie").all()
+        human = table[table["estimator"] == "human"]
+        assert human["note"].str.contains("every human verdict in its battles is a tie").all()

@@ -1,10 +1,17 @@
 """Reading defects a hostile test found: a judge's probabilities with one bad value, a pool's
 errors, blank lines, verdict mapping targets, judges' mappings for no judge, column labels that
-are not text, a DataFrame given unread, JSON Lines errors and a question on one system."""
+are not text, a DataFrame given unread, JSON Lines errors and a question on one system; and, from
+a later run, outputs checked before any is written, a closed standard output on import, names
+alike across scripts, covariates' names and scale, clusters and the budget, strengths of groups
+never compared, a within:W status on ratings, labels a font lacks and an empty --configfile."""
 
 from __future__ import annotations
 
+import io
+import os
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -226,3 +233,203 @@ def test_a_question_on_one_system_says_it_needs_two(tmp_path, capsys):
     options = ["--item", "seg", "--system", "system", "--judgment", "score", "--question", "top:1"]
     code, err = command(capsys, "status", path, *options)
     assert code == 2 and "at least two systems" in err and "K must be" not in err
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo", "device"])
+def test_a_figure_refused_for_its_png_leaves_no_pdf_written(kind, tmp_path, capsys):
+    table = tmp_path / "b.csv"
+    battles().to_csv(table, index=False)
+    png = tmp_path / "f.png"
+    if kind == "folder":
+        png.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(png)
+    else:
+        png.symlink_to(os.devnull)
+    code, err = command(capsys, "preferences", table, *OPTIONS, "--figure", tmp_path / "f")
+    assert code == 2 and f"--figure {png}: is a" in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "f.pdf").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b.csv", "f.png"]
+
+
+def test_import_pairs_with_standard_output_closed_is_refused_before_writing(tmp_path):
+    battles().to_csv(tmp_path / "b.csv", index=False)
+    source = os.path.dirname(os.path.dirname(os.path.abspath(debias.__file__)))  # this package, from tmp_path
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([source, os.environ.get("PYTHONPATH", "")])}
+    command = f"{sys.executable} -m debias import-pairs b.csv --task t {' '.join(OPTIONS)} >&-"
+    done = subprocess.run(["bash", "-c", command], capture_output=True, text=True, cwd=tmp_path, timeout=120, env=env)
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1 and "standard output is closed" in lines[0], done.stderr
+    assert not (tmp_path / "data").exists()
+    (tmp_path / "c.yaml").write_text("preferences: {}\n", encoding="utf-8")  # with --config nothing is printed
+    done = subprocess.run(
+        ["bash", "-c", command.replace(">&-", "--config c.yaml >&-")], cwd=tmp_path, timeout=120, env=env
+    )
+    assert done.returncode == 0 and (tmp_path / "data" / "t" / "battles.csv").is_file()
+
+
+def test_a_covariate_without_a_name_or_given_one_column_is_refused_and_systems_as_one_string_is_one_name():
+    frame = battles()
+    frame["len_a"], frame["len_b"] = np.arange(len(frame)) % 7, np.arange(len(frame)) % 5
+    with pytest.raises(InputError, match="a covariate named '': give each covariate a name"):
+        debias.read_pairs(frame, **COLUMNS, covariates={"": ("len_a", "len_b")})
+    with pytest.raises(InputError) as error:
+        debias.read_pairs(frame, **COLUMNS, covariates={"length": "len_a"})
+    assert "give a pair of columns" in error.value.message and "got 'len_a'" in error.value.message
+    assert "('l', 'e'" not in error.value.message
+    pairs = debias.read_pairs(frame, **COLUMNS)
+    with pytest.raises(InputError, match="at least two systems, got \\['wx'\\]"):  # one name, not w and x
+        debias.head_to_head(pairs, systems="wx")
+    shown = debias.head_to_head(pairs, systems=["x", "w"], estimators=["human"])
+    assert set(shown["system"]) == {"w", "x"}
+
+
+def test_a_covariate_scaled_by_1e300_gives_the_coefficient_it_gives_at_scale_1():
+    frame = battles(300)
+    frame["len_a"], frame["len_b"] = (np.arange(300) * 7) % 23 + 1.0, (np.arange(300) * 5) % 19 + 1.0
+    coefficients = []
+    for scale in (1.0, 1e300):
+        scaled = frame.assign(len_a=frame.len_a * scale, len_b=frame.len_b * scale)
+        pairs = debias.read_pairs(scaled, **COLUMNS, covariates={"length": ("len_a", "len_b")})
+        table = debias.preferences(pairs, covariates=["length"])
+        row = table[(table.estimand == "coefficient:length") & (table.estimator == "human")]
+        coefficients.append(row[["estimate", "ci_low", "ci_high"]].to_numpy(dtype=float))
+    assert np.isfinite(coefficients[0]).all() and coefficients[0].size == 3
+    np.testing.assert_allclose(coefficients[1], coefficients[0], rtol=1e-9)
+
+
+def test_names_differing_only_by_cyrillic_or_greek_look_alike_letters_are_two_names_with_a_warning(tmp_path, capsys):
+    import warnings
+
+    frame = battles()
+    frame.loc[frame.A == "x", "A"] = "\u0445"  # Cyrillic small ha, drawn as x, on side A only
+    frame.loc[frame.B == "w", "B"] = "gpt-4\u03bf"  # Greek small omicron
+    frame.loc[frame.A == "w", "A"] = "gpt-4o"
+    first_ha = int(np.flatnonzero(frame.A == "\u0445")[0]) + 2
+    with pytest.warns(UserWarning) as caught:
+        pairs = debias.read_pairs(frame, **COLUMNS)
+    assert len(caught) == 1 and caught[0].category.__name__ == "InputWarning"
+    assert len(pairs.systems) == 6 and {"\u0445", "x", "gpt-4o", "gpt-4\u03bf"} <= set(pairs.systems)
+    message = str(caught[0].message)
+    assert f"'\u0445' (table: row {first_ha})" in message and "cyrillic small letter ha" in message
+    assert "'gpt-4o'" in message and "'gpt-4\u03bf'" in message and "greek small letter omicron" in message
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # names in other scripts that look like no Latin name: no warning
+        debias.read_pairs(
+            battles().replace({"x": "\u043c\u043e\u0434\u0435\u043b\u044c", "w": "\u03b1\u03b2"}), **COLUMNS
+        )
+    table = tmp_path / "b.csv"
+    frame.to_csv(table, index=False)
+    code, err = command(capsys, "preferences", table, *OPTIONS)
+    lines = [line for line in err.splitlines() if "warning" in line.lower()]
+    assert code == 0 and len(lines) == 1 and lines[0].startswith("debias preferences: warning: columns 'A', 'B': ")
+    assert "Traceback" not in err and "InputWarning" not in err
+
+
+def test_next_with_clusters_never_passes_the_budget_and_refuses_one_smaller_than_a_cluster(tmp_path, capsys):
+    frame = battles(200).assign(winner="")
+    frame.loc[:39, "winner"] = battles(40)["winner"].to_numpy()
+    frame["c"] = [f"c{i // 10}" for i in range(200)]  # 20 clusters of 10 battles
+    table = tmp_path / "b.csv"
+    frame.to_csv(table, index=False)
+    out = tmp_path / "next.csv"
+    for budget, sent in ((25, 20), (10, 10)):
+        code, err = command(capsys, "next", table, *OPTIONS, "--cluster", "c", "--question", "ranks",
+                            "--budget", budget, "--output", out)  # fmt: skip
+        drawn = pd.read_csv(out)
+        assert code == 0 and len(drawn) == sent, err
+        assert frame.merge(drawn, on=["q", "A", "B"]).groupby("c").size().eq(10).all()  # whole clusters
+    code, err = command(capsys, "next", table, *OPTIONS, "--cluster", "c", "--question", "ranks",
+                        "--budget", 3, "--output", tmp_path / "none.csv")  # fmt: skip
+    assert code == 2 and "--budget: a cluster is sent whole" in err and "at least 10" in err
+    assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "none.csv").exists()
+
+
+def _two_unlinked_groups(n=200, seed=5) -> pd.DataFrame:
+    """Battles of w against x and of y against z only: two groups never compared with each other."""
+    rng = np.random.default_rng(seed)
+    first = rng.integers(0, 2, n).astype(bool)
+    return pd.DataFrame(
+        {
+            "q": [f"q{i}" for i in range(n)],
+            "A": np.where(first, "w", "y"),
+            "B": np.where(first, "x", "z"),
+            "winner": rng.choice(["a", "b"], n),
+        }
+    )
+
+
+def test_strengths_of_groups_never_compared_are_refused_alike_naming_the_groups(tmp_path, capsys):
+    pairs = debias.read_pairs(_two_unlinked_groups(), **COLUMNS)
+    strength = debias.preferences(pairs).query("estimand == 'strength'")
+    assert strength.estimate.isna().all() and len(strength) == 4  # no group chosen over the other
+    assert strength.note.nunique() == 1
+    assert "2 groups never compared with each other ({w, x} and {y, z})" in strength.note.iloc[0]
+    table = tmp_path / "b.csv"
+    _two_unlinked_groups().to_csv(table, index=False)
+    code, err = command(capsys, "status", table, *OPTIONS, "--question", "ranks", "--estimand", "strength")
+    assert code == 0 and "2 groups never compared with each other" in err and "estimated gap is 0" not in err
+    assert main(["leaderboard", str(table), *OPTIONS]) == 0
+    board = pd.read_csv(io.StringIO(capsys.readouterr().out)).query("estimand == 'strength'")
+    assert len(board) == 4 and board["rank"].isna().all()  # neither group ranked
+    assert board.note.str.contains("2 groups never compared with each other", regex=False).all()
+
+
+def test_status_of_within_on_ratings_says_the_intervals_must_narrow_in_judged_items(tmp_path, capsys):
+    judged = {"A": [1.0, 3.0, 4.0], "B": [4.0, 1.0, 3.0], "C": [3.0, 4.0, 4.0]}  # three judged items each
+    rows = [{"seg": f"s{i}", "system": s, "score": judged[s][i] if i < 3 else np.nan} for i in range(20) for s in "ABC"]
+    table = tmp_path / "r.csv"
+    pd.DataFrame(rows).to_csv(table, index=False)
+    code = main(["status", str(table), "--item", "seg", "--system", "system", "--judgment", "score",
+                 "--question", "within:0.5"])  # fmt: skip
+    out, err = capsys.readouterr()
+    head = err.splitlines()[0]
+    assert code == 0 and "estimated gap" not in head and "votes" not in head, head
+    assert "every interval must narrow to ±0.5 (the widest is ±" in head and "more judged items" in head
+    assert "fewer than 30 judged items" in out and "votes" not in out.splitlines()[1]  # the rows' words too
+
+
+def _figure_of(names, tmp_path):
+    """The preferences figure of battles whose systems w and x are renamed ``names``, saved."""
+    import warnings
+
+    from debias.plots import draw_preferences, save_figure
+
+    frame = battles().replace({"w": names[0], "x": names[1]})
+    table = debias.preferences(debias.read_pairs(frame, **COLUMNS))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fig = draw_preferences(table)
+        save_figure(fig, tmp_path / "f")
+    assert (tmp_path / "f.pdf").is_file() and (tmp_path / "f.png").is_file()
+    return fig, caught
+
+
+def test_a_label_the_figures_font_lacks_gets_an_installed_font_that_has_it(tmp_path):
+    from matplotlib.text import Text
+
+    fig, caught = _figure_of(["\u1d8d-model", "y2"], tmp_path)  # x with palatal hook: not in DejaVu Sans
+    assert not [w for w in caught if "Glyph" in str(w.message) or w.category.__name__ == "InputWarning"]
+    label = next(t for t in fig.findobj(Text) if t.get_text() == "\u1d8d-model")
+    family = label.get_fontfamily()
+    assert family[0] == "DejaVu Sans" and len(family) == 2 and not family[1].startswith("Last Resort")
+
+
+def test_cjk_labels_without_a_font_give_one_warning_naming_them_and_the_package(tmp_path):
+    from matplotlib import font_manager
+    from matplotlib.ft2font import FT2Font
+
+    fonts = [f.fname for f in font_manager.fontManager.ttflist if not f.name.startswith("Last Resort")]
+    if any(ord("模") in FT2Font(path).get_charmap() for path in fonts):
+        pytest.skip("a CJK font is installed here: the labels are drawn")
+    _, caught = _figure_of(["模型甲", "模型乙"], tmp_path)
+    assert not [w for w in caught if "Glyph" in str(w.message)]  # not one per character
+    told = [str(w.message) for w in caught if w.category.__name__ == "InputWarning"]
+    assert len(told) == 1 and "'模型甲'" in told[0] and "'模型乙'" in told[0] and "fonts-noto-cjk" in told[0]
+
+
+def test_run_with_an_empty_configfile_name_says_the_name_is_empty(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, err = command(capsys, "run", "-n", "--configfile", "")
+    assert code == 2 and err.strip() == "debias run: error: --configfile: an empty name, expected a configuration file"

@@ -24,6 +24,7 @@ such an output. Without it the judged outputs are the population.
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -862,8 +863,9 @@ def head_to_head(
     estimators : sequence of str, optional
         Default every one: ``human``, ``judge:<j>``, ``ppi++:<j>``, ``ppi++:combined``.
     systems : sequence of str, optional
-        The systems to show, in order; default all, strongest first (people's Bradley-Terry
-        strengths), at most ``max_systems`` (default 30) of them.
+        The systems to show, in order (at least two; one string is one system's name); default
+        all, strongest first (people's Bradley-Terry strengths), at most ``max_systems``
+        (default 30) of them.
     max_systems : int, optional
 
     Returns
@@ -893,6 +895,10 @@ def head_to_head(
         isinstance(max_systems, bool) or not isinstance(max_systems, int | np.integer) or max_systems < 2
     ):
         raise InputError("max_systems", f"expected a whole number >= 2, found {max_systems!r}")
+    if isinstance(systems, str):  # one name, as ``by`` and ``judges`` take one: not its letters
+        systems = [systems]
+    if systems is not None and len(systems := list(systems)) < 2:
+        raise InputError("systems", f"a head-to-head table shows at least two systems, got {systems!r}")
     pairs = _as_pairs(data, columns, "head_to_head")
     try:
         return head_to_head_table(
@@ -1010,21 +1016,24 @@ def next_battles(
         from debias.stats.preferences import first_battles
 
         parse_question(question).check(read.systems)
-        chosen = first_battles(read, int(budget), rng)
+        with _budget_refused():
+            chosen = first_battles(read, int(budget), rng)
         answer = "no human verdict yet: a first batch drawn uniformly from every battle"
         return NextBattles(battles=_battle_rows(read, chosen.battles, columns), note=chosen.note, answer=answer)
     state = _question_status(read, question, level, estimand, estimator, ties, optimal_at, for_prompt)
     if isinstance(read, JudgedPairs):
         from debias.stats.preferences import next_battles as draw
 
-        chosen = draw(read, state, int(budget), rng)
+        with _budget_refused():
+            chosen = draw(read, state, int(budget), rng)
         table = _battle_rows(read, chosen.battles, columns)
     else:
         from debias.stats.ratings import next_outputs
         from debias.tables.status import ratings_outputs
 
         output_system, judged, clusters = ratings_outputs(read, for_prompt)
-        chosen = next_outputs(output_system, judged, state, int(budget), rng, clusters)
+        with _budget_refused():
+            chosen = next_outputs(output_system, judged, state, int(budget), rng, clusters)
         index = chosen.outputs
         names = np.asarray(read.systems, dtype=object)
         wanted = {key: columns.get(key) or key for key in ("item", "system")}
@@ -1081,6 +1090,18 @@ def _status_data(data, columns, function, level, ties, estimand, for_prompt):
     if estimand not in (None, "mean"):
         raise InputError(f"estimand {estimand}", "ratings have one estimand, mean (the systems' mean scores)")
     return read
+
+
+@contextlib.contextmanager
+def _budget_refused():
+    """A budget no whole cluster fits in (:func:`debias.stats.common.status.draw_next`) as an
+    :class:`InputError` on ``budget``."""
+    from debias.stats.common.status import BudgetError
+
+    try:
+        yield
+    except BudgetError as error:
+        raise InputError("budget", str(error)) from None
 
 
 def _two_systems(read):

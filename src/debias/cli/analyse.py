@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import os
 import signal
 import sys
 import threading
+import warnings
 from pathlib import Path
 
 from debias.cli.long_table import add_table_options, analyse_table, is_table
@@ -478,8 +480,30 @@ def main(argv=None) -> int:
     except InputError as error:
         print(f"debias {args.invoked}: error: {error}", file=sys.stderr)
         return 2
-    with _ending_cleanly_on_sigterm():
+    with _ending_cleanly_on_sigterm(), _warnings_in_one_line(f"debias {args.invoked}"):
         return run_with_output(getattr(args, "output_file", None), lambda: _run(args), f"debias {args.invoked}")
+
+
+@contextlib.contextmanager
+def _warnings_in_one_line(name: str):
+    """While the command runs, a warning about its input (:class:`~debias.io.canonical.InputWarning`)
+    is printed as ``<name>: warning: <message>``, without the line of code that raised it;
+    other warnings are shown as Python shows them."""
+    from debias.io.canonical import InputWarning
+
+    shown = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, InputWarning):
+            print(f"{name}: warning: {message}", file=sys.stderr if file is None else file)
+        else:
+            shown(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = show
+    try:
+        yield
+    finally:
+        warnings.showwarning = shown
 
 
 @contextlib.contextmanager
@@ -504,7 +528,9 @@ def _ending_cleanly_on_sigterm():
 
 def _quiet_on_closed_pipe(command) -> int:
     """Run a command that prints a table; when the reader closed the pipe (``| head``), the rows
-    it wanted are out and the command ends quietly, with exit status 0."""
+    it wanted are out and the command ends quietly, with exit status 0. Standard output closed
+    before the start (``>&-``) or one that cannot take the table (a full disk, ``/dev/full``)
+    ends the command with one line on standard error and exit status 1."""
     if sys.stdout is None:  # started with standard output closed (>&-): nowhere to print to
         print("debias: error: standard output is closed: nothing can be printed (give --output FILE)", file=sys.stderr)
         return 2
@@ -513,12 +539,32 @@ def _quiet_on_closed_pipe(command) -> int:
         sys.stdout.flush()
         return status
     except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _discard_standard_output()
         return 0
+    except OSError as error:
+        if error.errno not in (errno.ENOSPC, errno.EIO, errno.EFBIG, errno.EBADF):
+            raise
+        _discard_standard_output()
+        print(f"debias: error: the table could not be written to standard output: {error.strerror}", file=sys.stderr)
+        return 1
+
+
+def _discard_standard_output() -> None:
+    """Point standard output at the null device, so that what is still buffered for it is not
+    written (and fails) again when the interpreter ends."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def _run(args) -> int:
     """Run the parsed command; its exit status."""
+    if args.command in ("import", "import-pairs") and sys.stdout is None and not args.config:
+        # without --config the configuration block is printed: refused before any file is written
+        print(
+            f"debias {args.command}: error: standard output is closed: the configuration block would be lost "
+            "(give --config FILE to add the task to a configuration)",
+            file=sys.stderr,
+        )
+        return 2
     if args.command == "import":
         from debias.cli.importing import run_command
 
@@ -557,12 +603,12 @@ def _run(args) -> int:
     except (InputError, ValueError, MissingExtraError) as error:  # ValueError: what the data model refuses
         print(f"debias {args.command}: error: {error}", file=sys.stderr)
         return 2
-    try:
+
+    def emit() -> int:
         _emit(table, args.format, sys.stdout)
-        sys.stdout.flush()
-    except BrokenPipeError:  # the reader (| head) closed the pipe: the rows it wanted are out
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    return 0
+        return 0
+
+    return _quiet_on_closed_pipe(emit)
 
 
 if __name__ == "__main__":

@@ -249,16 +249,23 @@ _POSITIONAL = {"table": "the input table", "system_file": "the system file", "sy
 
 
 def refuse_overwrites(outputs, inputs) -> None:
-    """Refuse, before anything is read or written, a file the command would write that is one
-    of the files it reads, or that another of its outputs names too: ``outputs`` are
+    """Refuse, before anything is read or written, a file the command would write that exists
+    and is no regular file (a folder, a FIFO, a device), that is one of the files it reads, or
+    that another of its outputs names too: ``outputs`` are
     ``(option, path)`` pairs, ``inputs`` ``(what, path)`` pairs (``the --pool file``, ``the
     references read by default``, or words starting with ``read`` for a file that others read,
     such as ``read by preference task 't' of config.yaml``). Files are compared by device and
     inode, so another spelling of the path, a hard link or a symbolic link is the same file.
     An ``InputError`` naming the option, the path and the input; nothing when all differ."""
+    from debias.io.atomic import refuse_non_regular
     from debias.io.canonical import InputError
 
     outputs = [(option, str(path)) for option, path in outputs if path is not None]
+    for option, path in outputs:  # every output checked before any is written
+        try:
+            refuse_non_regular(path)
+        except OSError as error:
+            raise InputError(f"{option} {path}", error.strerror or str(error)) from None
     seen: dict = {}
     for option, path in outputs:
         mine = _identity(path)

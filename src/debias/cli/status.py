@@ -92,7 +92,15 @@ def add_command(commands) -> None:
         "columns (ratings: the item and system columns).",
     )
     _common(nxt)
-    nxt.add_argument("--budget", required=True, type=int, metavar="B", help="how many to send (a whole number >= 1)")
+    nxt.add_argument(
+        "--budget",
+        required=True,
+        type=int,
+        metavar="B",
+        help="how many to send at most (a whole number >= 1); with --cluster whole clusters are sent in a random "
+        "order while what is left of the budget holds the largest open cluster, and a budget smaller than that "
+        "cluster is refused naming its size",
+    )
     nxt.add_argument("--seed", type=int, default=0, help="seed of the random draw (default: %(default)s)")
     nxt.add_argument("--output", required=True, metavar="CSV", help="where to write them (CSV)")
     nxt.set_defaults(run=run_next)
@@ -183,7 +191,7 @@ def _state(args, read):
 
 def run_status(args, emit) -> int:
     """Run ``debias status``; exit status 2 with a one-line message on bad input."""
-    from debias.tables.status import status_joint, status_table
+    from debias.tables.status import more_votes_words, status_joint, status_table
 
     try:
         read = _read(args)
@@ -194,7 +202,7 @@ def run_status(args, emit) -> int:
         return 2
     args.level_used = state.level
     ratings = _shape(args) == "ratings"
-    more = "" if state.resolved else f"; {_votes(state.more_votes, ratings)}"
+    more = "" if state.resolved else f"; {more_votes_words(state, 'judged items' if ratings else 'votes')}"
     if ratings:
         votes = f"{state.n_votes} judged items"
     else:  # a vote is a battle with a human verdict; several raters of one give several verdicts
@@ -209,21 +217,6 @@ def run_status(args, emit) -> int:
     )
     emit(status_table(state, joint), args.format, sys.stdout)
     return 0
-
-
-def _votes(more: float, ratings: bool = False) -> str:
-    import numpy as np
-
-    what = "judged items" if ratings else "votes"
-    if np.isnan(more):
-        return f"no estimate of the {what} still needed (a system without an estimate)"
-    if np.isinf(more):
-        return (
-            f"no number of {what} is expected to settle it (an open pair's estimated gap is 0, or the {what}"
-            " next would draw cannot reach it)"
-        )
-    where = "in all, drawn as debias next draws them (a plug-in guide)"
-    return f"about {int(np.ceil(more)):,} more {what} {where}"
 
 
 def run_next(args, emit) -> int:

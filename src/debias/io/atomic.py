@@ -20,6 +20,7 @@ from pathlib import Path
 
 __all__ = [
     "atomic_path",
+    "refuse_non_regular",
     "remove_stale_temporaries",
     "sha256sum",
     "temporary_name_prefix",
@@ -108,6 +109,23 @@ def remove_stale_temporaries(path: str | os.PathLike) -> list[Path]:
     return removed
 
 
+def refuse_non_regular(path: str | os.PathLike) -> None:
+    """Raise an ``OSError`` when ``path`` exists (links followed) and is no regular file (a
+    folder, a FIFO, a device, a socket): :func:`atomic_path` would not replace it. Commands
+    call it on every file they will write before writing any (one refused file leaves the
+    others unwritten)."""
+    try:  # what the name leads to, links followed: /dev/stdout may lead to a pipe with no name
+        kind = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    if stat.S_ISREG(kind):
+        return
+    if stat.S_ISDIR(kind):
+        raise IsADirectoryError(errno.EISDIR, "is a folder, not a file", str(path))
+    what = "a pipe" if stat.S_ISFIFO(kind) else "a socket" if stat.S_ISSOCK(kind) else "a device"
+    raise OSError(errno.EINVAL, f"is {what}, not a regular file: not replaced", str(path))
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[str]:
     """Yield a temporary path beside ``path``; rename it into place only if the block succeeds.
@@ -119,21 +137,7 @@ def atomic_path(path: str | os.PathLike) -> Iterator[str]:
     socket, a folder) is refused with an ``OSError`` before anything is written.
     """
     path = Path(path)
-    try:  # what the name leads to, links followed: /dev/stdout may lead to a pipe with no name
-        kind = os.stat(path).st_mode
-    except (FileNotFoundError, NotADirectoryError):
-        kind = None
-    if kind is not None and not stat.S_ISREG(kind):
-        raise (
-            IsADirectoryError(errno.EISDIR, "is a folder, not a file", str(path))
-            if stat.S_ISDIR(kind)
-            else OSError(
-                errno.EINVAL,
-                f"is {'a pipe' if stat.S_ISFIFO(kind) else 'a socket' if stat.S_ISSOCK(kind) else 'a device'}, "
-                "not a regular file: not replaced",
-                str(path),
-            )
-        )
+    refuse_non_regular(path)
     if path.is_symlink():
         path = Path(os.path.realpath(path))
     path.parent.mkdir(parents=True, exist_ok=True)

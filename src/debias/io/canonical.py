@@ -75,6 +75,11 @@ class InputError(ValueError):
         super().__init__(f"{self.where}: {message}")
 
 
+class InputWarning(UserWarning):
+    """Something in an input that is read but may not be what was meant (two names that look
+    alike, labels a figure cannot draw); the command line prints it as one line."""
+
+
 @dataclass
 class SystemItem:
     """One judged (or unjudged) output of a system for one input item.

@@ -256,6 +256,13 @@ def read_pair_table(
         when = order_values(frame[order].reset_index(drop=True), order, Rows.of((source, n_rows)), empty_ok=~voted)[0]
         arrived = np.argsort(np.where(voted, when, np.inf), kind="stable")
         frame, verdicts, when = frame.iloc[arrived].reset_index(drop=True), verdicts[arrived], when[arrived]
+    for name, sides in (covariates or {}).items():
+        if not str(name).strip():
+            raise InputError(source, f"covariates: a covariate named {name!r}: give each covariate a name")
+        if isinstance(sides, str):  # one column name, not a pair of them
+            raise InputError(
+                source, f"covariate {name!r}: give a pair of columns, A's side and B's side, got {sides!r}"
+            )
     covariates = {str(k): tuple(v) for k, v in (covariates or {}).items()}
     for name, sides in covariates.items():
         if len(sides) != 2 or not all(isinstance(c, str) and c for c in sides):

@@ -13,6 +13,10 @@ judges a unit (an output on a prompt, a battle) once.
   codes (:func:`cell_codes`).
 * Two different values that would be one name once written as text (the number ``1`` and the
   text ``"1"`` in one column of a DataFrame) are refused, naming both rows (:func:`code_names`).
+* Two names that are one once normalised (Unicode's NFKC, invisible characters removed) are
+  refused; two names that differ only by letters of other scripts drawn like Latin ones (a
+  Cyrillic "х" and a Latin "x") are read as two names with an :class:`InputWarning` naming
+  both spellings and their rows (:func:`look_alike`, :func:`confusable_twins`).
 * A rater naming the same unit twice is refused, on the second row, naming the first
   (:func:`refuse_repeated_raters`).
 * Errors are :class:`~debias.io.canonical.InputError` carrying the source, the row and the column.
@@ -26,6 +30,7 @@ from __future__ import annotations
 import bisect
 import json
 import unicodedata
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -34,12 +39,13 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from debias.io.canonical import InputError, shown_row
+from debias.io.canonical import InputError, InputWarning, shown_row
 
 __all__ = [
     "Rows",
     "cell_codes",
     "code_names",
+    "confusable_twins",
     "look_alike",
     "order_values",
     "refuse_repeated_raters",
@@ -195,7 +201,62 @@ def code_names(
             " space): write one name the same way everywhere",
             columns[part],
         )
+    pairs = confusable_twins(names)
+    if pairs:
+        where = []
+        for first, second in pairs[:3]:
+            rows_of = [rows.name(int(np.flatnonzero(codes == k)[0]) % n) for k in (first, second)]
+            letters = ", ".join(
+                f"{ch!r} {unicodedata.name(ch).lower()}"
+                for ch in dict.fromkeys(str(names[first]) + str(names[second]))
+                if ch in _LATIN_LOOK
+            )
+            where.append(
+                f"{names[first]!r} ({rows_of[0]}) and {names[second]!r} ({rows_of[1]}) differ only by letters of"
+                f" other scripts drawn alike ({letters})"
+            )
+        more = f"; {len(pairs) - 3} more such pairs" if len(pairs) > 3 else ""
+        named = ", ".join(f"'{c}'" for c in dict.fromkeys(columns))
+        warnings.warn(
+            f"column{'s' if ', ' in named else ''} {named}: {'; '.join(where)}{more}: read as different names"
+            " (if they are one, write it one way everywhere)",
+            InputWarning,
+            stacklevel=2,
+        )
     return codes, names
+
+
+# Letters of the Cyrillic and Greek scripts drawn (nearly) like a Latin letter in common fonts,
+# mapped to that letter: the common look-alikes of Unicode's confusables list (UTS #39), not all
+# of it. Two names equal once these are mapped read as one name to a person.
+_LATIN_LOOK = {
+    **dict(zip("аеорсухіјѕԁԛԝһӏ", "aeopcyxijsdqwhl", strict=True)),  # Cyrillic lower case
+    **dict(zip("АВЕКМНОРСТУХІЈЅ", "ABEKMHOPCTYXIJS", strict=True)),  # Cyrillic upper case
+    **dict(zip("ορνικυ", "opviku", strict=True)),  # Greek lower case
+    **dict(zip("ΑΒΕΖΗΙΚΜΝΟΡΤΥΧ", "ABEZHIKMNOPTYX", strict=True)),  # Greek upper case
+}
+_AS_LATIN = str.maketrans(_LATIN_LOOK)
+
+
+def confusable_twins(names) -> list[tuple[int, int]]:
+    """The pairs ``(first, second)`` of positions of ``names`` that differ as text but are the
+    same once the Cyrillic and Greek letters drawn like Latin ones are written as those Latin
+    letters (:data:`_LATIN_LOOK`): a Cyrillic "х" beside a Latin "x". Names of plain ASCII, and
+    names holding none of those letters, are compared as they are (no work for most tables)."""
+    texts = [str(name) for name in names]
+    suspects = [k for k, text in enumerate(texts) if not text.isascii() and not _LATIN_LOOK.keys().isdisjoint(text)]
+    if not suspects:
+        return []
+    first_of = {text: k for k, text in reversed(list(enumerate(texts)))}
+    found = []
+    for k in suspects:
+        key = unicodedata.normalize("NFKC", texts[k]).translate(_AS_LATIN)
+        other = first_of.get(key)
+        if other is not None and other != k:
+            found.append((min(other, k), max(other, k)))
+        elif other is None:
+            first_of[key] = k
+    return sorted(set(found))
 
 
 def _kind(value) -> str:

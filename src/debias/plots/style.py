@@ -7,13 +7,18 @@ touches pyplot's global state or the process-wide backend.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
 import pickle
+import unicodedata
+import warnings
 from pathlib import Path
 
 import matplotlib as mpl
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.text import Text
 
 from debias.io.atomic import atomic_path
 
@@ -25,6 +30,7 @@ __all__ = [
     "PALETTE",
     "STYLE",
     "TASK_STYLES",
+    "fit_fonts",
     "grow_to_fit",
     "new_figure",
     "save_figure",
@@ -94,6 +100,91 @@ CONDITION_STYLES: dict[str, dict[str, str]] = {
 _METADATA = {"pdf": {"CreationDate": None, "ModDate": None}, "png": {"Software": None}}
 
 
+# Fonts a label's characters are looked for in when the figures' own font lacks them, by name
+# first (the common CJK fonts), then any other installed font; matplotlib's "Last Resort" font
+# draws every character as a box and is no fallback.
+_PREFERRED = ("Noto Sans CJK", "Noto Serif CJK", "Source Han", "WenQuanYi", "Droid Sans Fallback", "AR PL", "Noto Sans")
+_NO_FALLBACK = ("Last Resort",)
+
+
+@functools.lru_cache(maxsize=256)
+def _characters(path: str) -> frozenset[int]:
+    """The code points a font file has glyphs for (empty when it cannot be read)."""
+    from matplotlib.ft2font import FT2Font
+
+    try:
+        return frozenset(FT2Font(path).get_charmap())
+    except (OSError, RuntimeError, ValueError):
+        return frozenset()
+
+
+def _drawn(text: str) -> set[int]:
+    """The code points of ``text`` a font must draw (not spaces or control characters)."""
+    return {ord(ch) for ch in text if not ch.isspace() and unicodedata.category(ch)[0] != "C"}
+
+
+@functools.lru_cache(maxsize=64)
+def _fallback_font(missing: frozenset[int]) -> str | None:
+    """The name of an installed font with a glyph for each of ``missing``, or ``None``."""
+    from matplotlib import font_manager
+
+    fonts = [f for f in font_manager.fontManager.ttflist if not f.name.startswith(_NO_FALLBACK)]
+    fonts.sort(key=lambda f: next((k for k, name in enumerate(_PREFERRED) if f.name.startswith(name)), len(_PREFERRED)))
+    return next((f.name for f in fonts if missing <= _characters(f.fname)), None)
+
+
+def fit_fonts(fig: Figure) -> None:
+    """Give each text of ``fig`` whose characters the figures' font (:data:`STYLE`) lacks a
+    fallback list with an installed font that has them (a CJK font for Chinese, Japanese or
+    Korean names); when none has them, one :class:`~debias.io.canonical.InputWarning` names the
+    labels drawn as boxes and the Debian package with the glyphs (matplotlib's own warning per
+    character is silenced while the figure is laid out and saved: :func:`_glyph_warnings_silenced`)."""
+    from matplotlib import font_manager
+
+    from debias.io.canonical import InputWarning
+
+    base = STYLE["font.family"]
+    have = _characters(font_manager.findfont(font_manager.FontProperties(family=base)))
+    lacking = [(t, _drawn(t.get_text()) - have) for t in fig.findobj(Text) if t.get_text()]
+    lacking = [(t, missing) for t, missing in lacking if missing]
+    if not lacking:
+        return
+    fallback = _fallback_font(frozenset().union(*(missing for _, missing in lacking)))
+    if fallback is not None:
+        for text, _ in lacking:
+            text.set_fontfamily([base, fallback])
+        return
+    labels = list(dict.fromkeys(text.get_text() for text, _ in lacking))
+    if getattr(fig, "_debias_fonts_told", None) == labels:  # laid out, then saved: told once
+        return
+    fig._debias_fonts_told = labels  # type: ignore[attr-defined]
+    cjk = any(_is_cjk(chr(c)) for _, missing in lacking for c in missing)
+    package = "fonts-noto-cjk" if cjk else "fonts-noto-core"
+    shown = ", ".join(repr(label) for label in labels[:5]) + (f" and {len(labels) - 5} more" if len(labels) > 5 else "")
+    warnings.warn(
+        f"figure labels {shown}: no installed font has their characters, so they are drawn as boxes"
+        f" (install a font with them, such as the Debian package {package})",
+        InputWarning,
+        stacklevel=3,
+    )
+
+
+def _is_cjk(ch: str) -> bool:
+    """Whether ``ch`` is of Chinese, Japanese or Korean writing."""
+    name = unicodedata.name(ch, "")
+    return name.startswith(
+        ("CJK", "HIRAGANA", "KATAKANA", "HANGUL", "BOPOMOFO", "IDEOGRAPHIC", "HALFWIDTH", "FULLWIDTH")
+    )
+
+
+@contextlib.contextmanager
+def _glyph_warnings_silenced():
+    """matplotlib's warning per character a font lacks, silenced: :func:`fit_fonts` says it once."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from font", category=UserWarning)
+        yield
+
+
 def new_figure(kind: str) -> Figure:
     """An empty figure of the size of ``kind`` (``figure3``, ``figure5``, ``figure6``) on its own
     Agg canvas, with constrained layout."""
@@ -118,8 +209,14 @@ def grow_to_fit(fig: Figure, margin: float = 0.08, rounds: int = 4) -> Figure:
     row of tick labels wider than the canvas; those are clipped when saved. Here a copy of the
     figure is laid out, and while its tight bounding box reaches past an edge the canvas grows
     by the overhang (plus ``margin`` inches) and is measured again. A figure that fits is left
-    exactly as it was.
+    exactly as it was. Labels get the fonts their characters need first (:func:`fit_fonts`).
     """
+    fit_fonts(fig)
+    with _glyph_warnings_silenced():
+        return _grow_to_fit(fig, margin, rounds)
+
+
+def _grow_to_fit(fig: Figure, margin: float, rounds: int) -> Figure:
     for _ in range(rounds):
         box = _tight_box(fig)
         width, height = fig.get_size_inches()
@@ -142,7 +239,8 @@ def save_figure(fig: Figure, path_without_suffix: str | os.PathLike) -> list[Pat
     """
     base = Path(path_without_suffix)
     written = []
-    with mpl.rc_context(STYLE):
+    fit_fonts(fig)
+    with mpl.rc_context(STYLE), _glyph_warnings_silenced():
         for suffix in ("pdf", "png"):
             target = base.with_name(f"{base.name}.{suffix}")
             with atomic_path(target) as tmp:

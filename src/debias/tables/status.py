@@ -78,18 +78,37 @@ def status_table(state, joint=None) -> pd.DataFrame:
     return with_cluster_columns(pd.DataFrame(rows), STATUS_COLUMNS, clustered=with_clusters)
 
 
+def more_votes_words(state, what: str = "votes") -> str:
+    """What a status says of the further ``what`` (``"votes"``, ``"judged items"``) it expects
+    to need: about how many, or why it cannot say (a system without an estimate, and its note;
+    for ``within:W`` the intervals still wider than W; else a gap of 0 or draws that never reach it)."""
+    more = state.more_votes
+    if np.isnan(more):
+        note = next((r.note for r in state.rows if not np.isfinite(r.estimate) and r.note), "")
+        return f"no estimate of the {what} still needed (a system without an estimate{': ' + note if note else ''})"
+    if np.isinf(more) and state.question.kind == "within":
+        wide = [r for r in state.rows if not r.resolved and np.isfinite(r.ci_high - r.ci_low)]
+        half = max(((r.ci_high - r.ci_low) / 2 for r in wide), default=np.nan)
+        widest = [r.first for r in wide if (r.ci_high - r.ci_low) / 2 >= half * (1 - 1e-9)]
+        return (
+            f"every interval must narrow to ±{state.question.width:g} (the widest is ±{half:.4g}: "
+            f"{', '.join(widest[:5])}{', ...' if len(widest) > 5 else ''}), which takes more {what} of each open"
+            " system; no total is given: debias next draws for the widest systems first and reaches the others"
+            " only later"
+        )
+    if np.isinf(more):
+        return (
+            f"no number of {what} is expected to settle it (an open pair's estimated gap is 0, or the {what}"
+            " next would draw cannot reach it)"
+        )
+    return f"about {int(np.ceil(more)):,} more {what} in all, drawn as debias next draws them (a plug-in guide)"
+
+
 def status_summary(state) -> dict:
     """The answer and its settings, JSON-ready (infinite or unknown vote counts as null, with
     the reason in ``more_votes_note``)."""
     more = state.more_votes
-    note = ""
-    if np.isnan(more):
-        note = "no estimate of the votes needed (a system without an estimate)"
-    elif np.isinf(more):
-        note = (
-            "no finite number of votes is expected to settle it: an open pair's estimated gap is 0, or the"
-            " votes next would draw cannot reach it"
-        )
+    note = "" if np.isfinite(more) else more_votes_words(state)
     return {
         "question": state.question.text,
         "resolved": bool(state.resolved),

@@ -42,6 +42,7 @@ from debias.stats.common.sequential import (
 )
 
 __all__ = [
+    "BudgetError",
     "best_first",
     "draw_next",
     "KINDS",
@@ -279,7 +280,8 @@ def question_status(
     alpha = 1.0 - level
     n_votes = int(np.sum(joint.n_judged) // 2) if n_votes is None else int(n_votes)
     notes = tuple(joint.notes)
-    unit = "votes" if joint.n_clusters is None else "clusters"  # what arrives, one at a time
+    # what arrives, one at a time: a cluster, a judged item of ratings (their mean), a vote
+    unit = "clusters" if joint.n_clusters is not None else "judged items" if joint.estimand == "mean" else "votes"
     each = _bounded(
         system_sequences(joint, level=level, optimal_at=optimal_at, simultaneous=question.kind != "better"),
         joint.estimand,
@@ -559,6 +561,10 @@ def _result(question, resolved, answer, rows, level, optimal_at, joint, n_votes,
     )
 
 
+class BudgetError(ValueError):
+    """A budget too small for what must be drawn whole (a cluster holds more)."""
+
+
 def draw_next(
     eligible,
     budget: int,
@@ -577,9 +583,13 @@ def draw_next(
     Also why fewer than the budget were chosen (``""`` when it was met), in words of ``unit``
     (``"battle"``), what is ``unjudged`` about them, ``among`` what they were drawn and the
     ``remedy`` when none is left. With ``clusters`` (each eligible index's cluster number) whole
-    clusters are drawn, uniformly without replacement, until their judgments meet the budget:
-    the cluster is what a clustered sequence counts as arriving, so it arrives whole (the last
-    cluster may take the count past the budget, and the note says so)."""  # fmt: skip
+    clusters are drawn: the cluster is what a clustered sequence counts as arriving, so it
+    arrives whole. They are taken in a uniformly random order while what is left of the budget
+    holds the largest cluster: every cluster drawn fits, the budget is never passed, and when to
+    stop never depends on the cluster drawn next, so the clusters still arrive in a uniformly
+    random order (a rule that skipped the clusters too large for what is left would send small
+    ones first). The note says when fewer than the budget were drawn; a :class:`BudgetError`
+    naming the largest cluster when it holds more than the budget."""  # fmt: skip
     if isinstance(budget, bool) or not isinstance(budget, int | np.integer) or budget < 1:
         raise ValueError(f"budget must be a whole number of {unit}s >= 1, got {budget!r}")
     if not isinstance(rng, np.random.Generator):
@@ -598,9 +608,16 @@ def draw_next(
         if clusters.shape != eligible.shape:
             raise ValueError(f"{clusters.size} clusters for {eligible.size} eligible {unit}s")
         names, sizes = np.unique(clusters, return_counts=True)
+        largest = int(sizes.max())
+        if largest > budget:
+            raise BudgetError(
+                f"a cluster is sent whole, and the largest cluster of the {among} holds {largest} {unit}s, more than"
+                f" the budget of {budget}: give a budget of at least {largest}"
+            )
         order = rng.permutation(names.size)
-        taken = np.searchsorted(np.cumsum(sizes[order]), budget) + 1  # whole clusters up to the budget
+        total = np.cumsum(sizes[order])
+        taken = 1 + int(np.sum(budget - total[:-1] >= largest))  # while what is left holds the largest
         chosen = np.sort(eligible[np.isin(clusters, names[order[:taken]])])
-        over = f"{chosen.size} {unit}s in {taken} whole clusters (budget {budget})" if chosen.size > budget else ""
-        return chosen, over
+        short = f"{chosen.size} {unit}s in {taken} whole clusters (budget {budget}; a cluster is sent whole)"
+        return chosen, short if chosen.size < budget else ""
     return np.sort(rng.choice(eligible, size=budget, replace=False)), ""

@@ -36,6 +36,7 @@ from debias.stats.common.vocabulary import EstimatorInfo, UnknownEstimator, chec
 
 __all__ = [
     "ALL_TIES",
+    "JUDGE_ALL_TIES",
     "FEW_BATTLES",
     "FEW_CLUSTERED",
     "FEW_HUMAN",
@@ -78,7 +79,8 @@ NO_HUMAN = "no human verdict in its battles: no unbiased estimate"
 FEW_HUMAN = "one human battle: no interval"
 FEW_CLUSTERED = "its human battles all share one cluster: no interval"
 NO_JUDGE = "the judge answered none of its battles"
-ALL_TIES = "every human verdict in its battles is a tie: no win rate without ties"
+ALL_TIES = "every human verdict in its battles is a tie: nothing to estimate without ties"
+JUDGE_ALL_TIES = "every verdict of the judge in its battles is a tie: nothing to estimate without ties"
 ZERO_VARIANCE = "no variation in the verdicts behind it (every one the same): no interval"
 #: An interval resting on fewer battles than this carries a note (:func:`few_battles`).
 FEW_BATTLES = 10

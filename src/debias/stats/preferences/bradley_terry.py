@@ -32,8 +32,10 @@ from debias.stats.common.intervals import check_level, small_sample_scale
 from debias.stats.common.joint import JointEstimate
 from debias.stats.common.ppi import power_tuned_weights
 from debias.stats.preferences.battles import (
+    ALL_TIES,
     FEW_CLUSTERED,
     FEW_HUMAN,
+    JUDGE_ALL_TIES,
     NO_HUMAN,
     NO_JUDGE,
     Battles,
@@ -119,12 +121,42 @@ def _identifiable(groups: Groups, score_form, mask):
     graph = coo_matrix((np.ones(rows.size), (rows, cols)), shape=(n_systems, n_systems)).tocsr()
     present = np.zeros(n_systems, bool)
     present[groups.a[number > 0]] = present[groups.b[number > 0]] = True
-    if not present.any():
-        return present
+    if not present.any() or len(_unlinked_groups(groups, mask)) > 1:  # no strength across unlinked groups
+        return np.zeros(n_systems, bool)
     _, labels = connected_components(graph, directed=True, connection="strong")
     sizes = np.bincount(labels[present], minlength=labels.max() + 1)
     keep = labels == int(np.argmax(sizes))
     return keep & present if sizes.max() >= 2 else np.zeros(n_systems, bool)
+
+
+def _unlinked_groups(groups: Groups, mask) -> list[np.ndarray]:
+    """The systems of the masked groups' battles split into the parts no battle links (each
+    part's systems, in order): one part when every system met is compared with the others."""
+    number = mask * groups.count
+    a, b = groups.a[number > 0], groups.b[number > 0]
+    graph = coo_matrix((np.ones(a.size), (a, b)), shape=(groups.n_systems, groups.n_systems))
+    labels = connected_components(graph, directed=False)[1]
+    present = np.zeros(groups.n_systems, bool)
+    present[a] = present[b] = True
+    return [np.flatnonzero(present & (labels == label)) for label in np.unique(labels[present])]
+
+
+def unlinked_note(groups: Groups, mask, names, what: str = "human battles") -> str:
+    """Why no strength is given when the masked battles fall into parts never compared with each
+    other (a Bradley-Terry strength is defined up to a shift within each part, so none across
+    them): the parts named, or ``""`` when the battles link every system they meet."""
+    parts = _unlinked_groups(groups, mask)
+    if len(parts) < 2:
+        return ""
+    shown = [
+        "{" + ", ".join(str(names[k]) for k in part[:5]) + (f", ... {part.size} systems" if part.size > 5 else "") + "}"
+        for part in parts[:4]
+    ]
+    more = f" and {len(parts) - 4} more" if len(parts) > 4 else ""
+    return (
+        f"strength not defined across groups: by their {what} the systems fall into {len(parts)} groups never"
+        f" compared with each other ({' and '.join(shown)}{more})"
+    )
 
 
 def _connected(a, b, mask, n_systems) -> bool:
@@ -356,10 +388,11 @@ def strength_estimate(
     (:class:`~debias.stats.preferences.battles.Battles`). ``ties="half"`` counts a tie as half a
     win; ``ties="drop"`` fits the wins and losses alone (:meth:`~debias.data.JudgedPairs.decisive`:
     a battle whose verdicts are all ties is no vote, a judge's tie no verdict)."""
+    info, columns = resolve(estimator, battles.pairs.judges)
+    answered = battles.judge_counts(columns)[0] if info.proxy_only else battles.human_counts
     if ties == "drop":
         battles = Battles(battles.pairs.decisive(), battles.pool_weighted)
     pairs = battles.pairs
-    info, columns = resolve(estimator, pairs.judges)
     n_systems = pairs.n_systems
     n_human = battles.human_counts
     n_judge, _ = battles.judge_counts(columns)
@@ -369,8 +402,15 @@ def strength_estimate(
     if info.proxy_only:
         groups, forms = battles.judged_by(columns[0], "half")
         keep = _identifiable(groups, forms[0][0], groups.labelled)
+        unlinked = unlinked_note(groups, groups.labelled, pairs.systems, "battles the judge answered")
         notes = [
-            "" if keep[s] else (NO_JUDGE if n_judge[s] == 0 else "strength not finite from the judge's verdicts")
+            ""
+            if keep[s]
+            else (
+                (JUDGE_ALL_TIES if answered[s] else NO_JUDGE)
+                if n_judge[s] == 0
+                else unlinked or "strength not finite from the judge's verdicts"
+            )
             for s in range(n_systems)
         ]
         fitted = groups.labelled > 0  # the battles the judge answered are its "labelled" ones
@@ -378,13 +418,15 @@ def strength_estimate(
     else:
         groups, forms = battles.labelled("half")
         keep = _identifiable(groups, forms[0][0], groups.labelled)
+        unlinked = unlinked_note(groups, groups.labelled, pairs.systems)
         notes = [
             ""
             if keep[s]
             else (
-                NO_HUMAN
+                (ALL_TIES if answered[s] else NO_HUMAN)
                 if n_human[s] == 0
-                else "strength not identifiable: its human battles do not link it both ways to the other systems"
+                else unlinked
+                or "strength not identifiable: its human battles do not link it both ways to the other systems"
             )
             for s in range(n_systems)
         ]

@@ -59,7 +59,7 @@ from debias.stats.preferences.battles import (
     resolve,
     system_estimate,
 )
-from debias.stats.preferences.bradley_terry import _identifiable
+from debias.stats.preferences.bradley_terry import _identifiable, unlinked_note
 from debias.stats.preferences.design import collinear_covariates, design_fit, outcome_statistics
 from debias.stats.preferences.win_rate import win_rate_estimate
 
@@ -93,7 +93,8 @@ def covariate_differences(pairs, names: Sequence[str]) -> np.ndarray:
                 f"read it with read_pairs(..., covariates={{{name!r}: (column_a, column_b)}})"
             )
         difference = read[name][:, 0] - read[name][:, 1]
-        scale = float(np.sqrt(np.mean(difference**2)))
+        largest = float(np.max(np.abs(difference), initial=0.0))  # divided first: no overflow in the squares
+        scale = largest * float(np.sqrt(np.mean((difference / largest) ** 2))) if largest > 0 else 0.0
         if not scale > 0:
             raise ValueError(
                 f"covariate {name!r} is constant: the same on both sides of every battle, so its coefficient"
@@ -141,15 +142,19 @@ def _fit_estimator(battles: Battles, estimator: str, features, ties: str, subset
         present[pairs.system_a[sub_labelled]] = present[pairs.system_b[sub_labelled]] = True
         keep = keep & present
     notes = []
+    what = "battles the judge answered" if info.proxy_only else "human battles"
+    unlinked = unlinked_note(groups, groups.labelled, pairs.systems, what)
     for s in range(n_systems):
         if keep[s]:
             notes.append("")
         elif info.proxy_only:
-            notes.append(NO_JUDGE if n_judge[s] == 0 else "strength not finite from the judge's verdicts")
+            notes.append(NO_JUDGE if n_judge[s] == 0 else unlinked or "strength not finite from the judge's verdicts")
         elif n_human[s] == 0:
             notes.append(NO_HUMAN)
         else:
-            notes.append("strength not identifiable: its human battles do not link it both ways to the other systems")
+            notes.append(
+                unlinked or "strength not identifiable: its human battles do not link it both ways to the other systems"
+            )
     kept = np.flatnonzero(keep)
     a, b = pairs.system_a, pairs.system_b
     chosen = keep[a] & keep[b] & subset

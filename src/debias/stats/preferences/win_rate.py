@@ -27,6 +27,7 @@ from debias.stats.preferences.battles import (
     ALL_TIES,
     FEW_CLUSTERED,
     FEW_HUMAN,
+    JUDGE_ALL_TIES,
     NO_HUMAN,
     NO_JUDGE,
     Battles,
@@ -216,7 +217,7 @@ def _notes(info, n_human, human_d, n_judge, ties):
     reasons = []
     for s in range(n_human.size):
         if info.proxy_only:
-            reasons.append(NO_JUDGE if n_judge[s] == 0 else "")
+            reasons.append(NO_JUDGE if n_judge[s] == 0 else (JUDGE_ALL_TIES if human_d[s] == 0 else ""))
         elif n_human[s] == 0:
             reasons.append(NO_HUMAN)
         elif ties == "drop" and human_d[s] == 0:
@@ -261,8 +262,8 @@ def win_rate_estimate(
     if info.proxy_only:
         groups, (forms,) = battles.judged_by(columns[0], ties)
         theta, covariance, _, weights, clustered = win_rate_core(groups, forms, [], sparse=sparse)
-        human_d = np.ones(pairs.n_systems)
         observations, shared = _weight_sums(groups, forms[2], pairs.n_systems, sparse)
+        human_d = observations  # the judge's verdicts behind it (decisive ones when ties are left out)
     else:
         groups, forms = battles.labelled(ties)
         predictions = [forms[1 + j] for j in columns]  # none for people alone
