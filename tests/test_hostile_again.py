@@ -168,3 +168,45 @@ def test_every_row_without_a_number_says_why_even_when_every_verdict_is_a_tie(ti
         assert judge["estimate"].isna().all() and judge["note"].str.contains("judge in its battles is a tie").all()
         human = table[table["estimator"] == "human"]
         assert human["note"].str.contains("every human verdict in its battles is a tie").all()
+
+
+def test_next_with_standard_output_closed_still_writes_its_battles_and_says_so_on_stderr(tmp_path):
+    path, out = tmp_path / "battles.csv", tmp_path / "next.csv"
+    rows = [
+        {"q": i, "A": "xyz"[i % 3], "B": "xyz"[(i + 1) % 3], "w": "model_a" if i % 3 else "model_b"} for i in range(90)
+    ]
+    pd.DataFrame(rows).assign(w=lambda t: t.w.where(t.index < 30, "")).to_csv(path, index=False)
+    options = f"--item q --system-a A --system-b B --verdict w --question top:1 --budget 4 --output {out}"
+    done = subprocess.run(
+        ["bash", "-c", f"{sys.executable} -m debias next {path} {options} >&-"], capture_output=True, text=True
+    )
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert len(pd.read_csv(out)) == 4 and "wrote 4 battles" in done.stderr
+
+
+@pytest.mark.parametrize(
+    "extra, option",
+    [
+        (["--covariate", "length=la,lb", "--matrix"], "--covariate"),
+        (["--covariate", "length=la,lb", "--by", "cat"], "--covariate"),
+        (["--baseline", "x", "--matrix"], "--baseline"),
+        (["--pool", "POOL"], "--pool"),
+    ],
+)
+def test_an_option_the_chosen_table_would_ignore_is_refused_naming_it(tmp_path, capsys, extra, option):
+    from debias.cli.analyse import main
+
+    rows = [
+        {"q": i, "A": "xyz"[i % 3], "B": "xyz"[(i + 1) % 3], "w": "model_a" if i % 4 else "model_b",
+         "la": i % 7, "lb": i % 5, "cat": "c" if i % 2 else "d"}
+        for i in range(60)
+    ]  # fmt: skip
+    path, pool = tmp_path / "battles.csv", tmp_path / "pool.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    pd.DataFrame(rows).drop(columns="w").to_csv(pool, index=False)
+    extra = [str(pool) if value == "POOL" else value for value in extra]
+    code = main(
+        ["preferences", str(path), "--item", "q", "--system-a", "A", "--system-b", "B", "--verdict", "w", *extra]
+    )
+    err = capsys.readouterr().err
+    assert code == 2 and f"error: {option}:" in err and len(err.strip().splitlines()) == 1, err

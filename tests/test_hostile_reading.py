@@ -376,6 +376,21 @@ def test_strengths_of_groups_never_compared_are_refused_alike_naming_the_groups(
     assert board.note.str.contains("2 groups never compared with each other", regex=False).all()
 
 
+def test_the_strictly_largest_group_keeps_its_strengths_and_the_others_say_why_not():
+    rng = np.random.default_rng(9)
+    big = [("u", "v"), ("v", "w"), ("u", "w")]
+    rows = [
+        {"q": f"q{i}", "A": a, "B": b, "winner": rng.choice(["a", "b"])}
+        for i, (a, b) in enumerate([big[i % 3] for i in range(150)] + [("y", "z")] * 50)
+    ]
+    strength = debias.preferences(debias.read_pairs(pd.DataFrame(rows), **COLUMNS)).query("estimand == 'strength'")
+    given = strength.set_index("system")
+    assert given.loc[["u", "v", "w"], "estimate"].notna().all()  # three systems linked both ways
+    assert abs(given.loc[["u", "v", "w"], "estimate"].sum()) < 1e-9  # centred within their own group
+    assert given.loc[["y", "z"], "estimate"].isna().all()
+    assert given.loc[["y", "z"], "note"].str.contains("2 groups never compared with each other").all()
+
+
 def test_status_of_within_on_ratings_says_the_intervals_must_narrow_in_judged_items(tmp_path, capsys):
     judged = {"A": [1.0, 3.0, 4.0], "B": [4.0, 1.0, 3.0], "C": [3.0, 4.0, 4.0]}  # three judged items each
     rows = [{"seg": f"s{i}", "system": s, "score": judged[s][i] if i < 3 else np.nan} for i in range(20) for s in "ABC"]

@@ -400,6 +400,21 @@ def test_studentised_critical_value_of_two_systems_is_students_t():
         max_contrast_quantile(np.eye(2), 0.9, df=0)
 
 
+def test_a_studentised_maximum_too_costly_to_simulate_is_the_union_bound_over_its_contrasts(monkeypatch):
+    from scipy.stats import t
+
+    from debias.stats.common import ranking
+
+    rng = np.random.default_rng(3)
+    root = rng.normal(size=(8, 8))
+    sigma = root @ root.T / 8 + np.eye(8)
+    simulated = max_contrast_quantile(sigma, 0.9, rng=np.random.default_rng(5), df=10)
+    monkeypatch.setattr(ranking, "WISHART_MAX_COST", 0.0)
+    bound = max_contrast_quantile(sigma, 0.9, rng=np.random.default_rng(5), df=10)
+    assert bound == pytest.approx(t.ppf(1 - 0.1 / 56, 10))  # 28 pairs, each contrast two-sided
+    assert simulated < bound < 1.3 * simulated  # valid for any dependence, and not much wider here
+
+
 def test_rank_sets_from_few_shared_items_hold_their_level_only_when_studentised():
     """Four equal systems judged on the same 6 items (an item effect shared by all): the
     covariance is estimated from 6 items. A Gaussian critical value separates some pair in about

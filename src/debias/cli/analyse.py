@@ -579,6 +579,8 @@ def _run(args) -> int:
 
         return _quiet_on_closed_pipe(lambda: run_command(args, _emit))
     if getattr(args, "run", None) is not None:  # commands that run themselves (debias status, next)
+        if sys.stdout is None and args.command == "next":  # its battles go to --output: what it says, to stderr
+            sys.stdout = sys.stderr
         return _quiet_on_closed_pipe(lambda: args.run(args, _emit))
     table_given = is_table(args)
     if args.command in ("compare", "leaderboard") and len(args.systems) < 2 and not table_given:

@@ -295,6 +295,15 @@ def run_command(args, emit) -> int:
             from debias.io.importer import _writable_folder
 
             _writable_folder(Path(args.figure).parent)
+        if args.pool and not args.judge:
+            raise InputError(
+                "--pool", "its battles serve the judges' verdicts: name a --judge (without one they change no estimate)"
+            )
+        if (args.covariate or args.baseline is not None) and (args.matrix or args.by):
+            given = "--covariate" if args.covariate else "--baseline"
+            raise InputError(
+                given, "goes with the table of estimates or --leaderboard (the head-to-head matrix and --by take none)"
+            )
         pairs = read_pairs(args)
         from debias.io.style import covariate_names
 

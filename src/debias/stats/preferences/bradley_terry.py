@@ -111,7 +111,8 @@ def _bt_gradient_sums(residual, a, b, n_systems):
 def _identifiable(groups: Groups, score_form, mask):
     """Systems in the largest strongly connected part of the win graph of the masked groups (an
     edge from the winner, both ways for a tie or split verdicts): where the Bradley-Terry MLE is
-    finite."""
+    finite. None when two parts are the largest alike (say, two groups of systems never compared
+    with each other, of one size): choosing one would be arbitrary."""
     n_systems = groups.n_systems
     credit = mask * group_total(groups, score_form)
     number = mask * groups.count
@@ -121,12 +122,13 @@ def _identifiable(groups: Groups, score_form, mask):
     graph = coo_matrix((np.ones(rows.size), (rows, cols)), shape=(n_systems, n_systems)).tocsr()
     present = np.zeros(n_systems, bool)
     present[groups.a[number > 0]] = present[groups.b[number > 0]] = True
-    if not present.any() or len(_unlinked_groups(groups, mask)) > 1:  # no strength across unlinked groups
+    if not present.any():
         return np.zeros(n_systems, bool)
     _, labels = connected_components(graph, directed=True, connection="strong")
     sizes = np.bincount(labels[present], minlength=labels.max() + 1)
     keep = labels == int(np.argmax(sizes))
-    return keep & present if sizes.max() >= 2 else np.zeros(n_systems, bool)
+    alone = sizes.max() >= 2 and np.count_nonzero(sizes == sizes.max()) == 1
+    return keep & present if alone else np.zeros(n_systems, bool)
 
 
 def _unlinked_groups(groups: Groups, mask) -> list[np.ndarray]:
