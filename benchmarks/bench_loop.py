@@ -414,22 +414,34 @@ def main(argv=None) -> None:
 
 GUIDE_HEADER = (
     f"| world | question | estimand | estimator | `next` streams open at look {GUIDE_LOOK} and settled later"
-    " | guide: median more_votes | median votes it took | median ratio taken / guide (quartiles) |"
+    " | guide: median more_votes | median votes it took | median ratio taken / guide (s.e.) | quartiles |"
 )
+
+#: Bootstrap resamples behind the Monte-Carlo s.e. of the guide's median ratio.
+GUIDE_BOOTSTRAP = 2000
 
 
 def guide_row(world: World, question, estimand, estimator, runs) -> str:
     """How the votes guide read at look GUIDE_LOOK compares with the votes the stream then took
-    to settle (``next`` streams that settled after that look, with a finite guide)."""
+    to settle (``next`` streams that settled after that look, with a finite guide): the median
+    ratio with its Monte-Carlo s.e. (the spread of the median over GUIDE_BOOTSTRAP resamples of
+    the streams, seeded from the cell's name) and its quartiles."""
     kept = [r for r in runs if r.resolved and np.isfinite(r.guide) and r.guide > 0]
     cells = [world.name, question, estimand, estimator, str(len(kept))]
     if not kept:
-        return "| " + " | ".join(cells + ["-", "-", "-"]) + " |"
+        return "| " + " | ".join(cells + ["-", "-", "-", "-"]) + " |"
     guide = np.array([r.guide for r in kept])
     taken = np.array([r.votes - r.guide_at for r in kept], dtype=float)
     ratio = taken / guide
     q1, q2, q3 = np.percentile(ratio, [25, 50, 75])
-    cells += [f"{np.median(guide):,.0f}", f"{np.median(taken):,.0f}", f"{q2:.2f} ({q1:.2f}-{q3:.2f})"]
+    rng = np.random.default_rng(cell_seed(world.name, question, estimand, estimator, "guide"))
+    medians = np.median(ratio[rng.integers(0, ratio.size, (GUIDE_BOOTSTRAP, ratio.size))], axis=1)
+    cells += [
+        f"{np.median(guide):,.0f}",
+        f"{np.median(taken):,.0f}",
+        f"{q2:.2f} ({medians.std(ddof=1):.2f})",
+        f"{q1:.2f}-{q3:.2f}",
+    ]
     return "| " + " | ".join(cells) + " |"
 
 

@@ -210,3 +210,72 @@ def test_an_option_the_chosen_table_would_ignore_is_refused_naming_it(tmp_path, 
     )
     err = capsys.readouterr().err
     assert code == 2 and f"error: {option}:" in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_configuration_whose_aliases_expand_to_millions_of_values_is_refused_at_once(tmp_path):
+    from debias.config.settings import yaml_problem
+
+    lines = ["a: &a [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"{c}: &{c} [{', '.join([f'*{p}'] * 10)}]" for p, c in zip("abcdefg", "bcdefgh")]  # 10^8 values
+    path = tmp_path / "bomb.yaml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    problem = yaml_problem(path)
+    assert problem and "expand to over 1,000,000 values" in problem
+    with pytest.raises(ConfigError, match="expand to over"):
+        load_config(path)
+    done = subprocess.run(
+        [sys.executable, "-m", "debias", "run", "-n", "--configfile", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "expand to over" in done.stderr
+    small = tmp_path / "small.yaml"
+    small.write_text("\n".join(lines[:4]) + "\n", encoding="utf-8")  # 10,000 values: aliases are fine
+    assert yaml_problem(small) is None
+
+
+@pytest.mark.parametrize("scale", [[1, 2, 3], "1-5", (1, "x")])
+def test_a_declared_scale_of_the_wrong_shape_is_an_input_error_naming_it(scale):
+    frame = pd.DataFrame({"seg": [1, 1, 2, 2], "system": ["a", "b", "a", "b"], "score": [1, 2, 3, 4]})
+    from debias.io.canonical import InputError
+
+    with pytest.raises(InputError, match="expected two numbers"):
+        debias.read_ratings(frame, item="seg", system="system", judgment="score", scale=scale)
+
+
+@pytest.mark.parametrize("cores", [["--cores", "0"], ["--cores=0"], ["-c0"], ["-j", "-1"]])
+def test_debias_run_refuses_fewer_than_one_core_at_once(tmp_path, cores):
+    path = tmp_path / "c.yaml"
+    path.write_text(f"results_dir: {tmp_path / 'results'}\n", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "debias", "run", *cores, "-n", "--configfile", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 2 and "give at least 1" in done.stderr and done.stderr.count("\n") == 1
+
+
+def test_a_results_dir_that_is_a_file_stops_the_workflow_naming_it(tmp_path):
+    taken = tmp_path / "taken.csv"
+    taken.write_text("a,b\n", encoding="utf-8")
+    battles = tmp_path / "battles.csv"
+    rows = [{"q": i, "A": "x", "B": "y", "w": "model_a" if i % 3 else "model_b"} for i in range(40)]
+    pd.DataFrame(rows).to_csv(battles, index=False)
+    path = tmp_path / "c.yaml"
+    path.write_text(
+        f"results_dir: {taken}\npreferences:\n  t:\n    label: T\n    battles: {battles}\n"
+        "    item: q\n    system_a: A\n    system_b: B\n    verdict: w\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "debias", "run", "-n", "--configfile", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
+    assert done.returncode != 0 and "exists and is not a folder" in done.stdout + done.stderr
+    assert "NotADirectoryError" not in done.stdout + done.stderr and taken.read_text() == "a,b\n"

@@ -421,6 +421,17 @@ def _figure_of(names, tmp_path):
     return fig, caught
 
 
+def test_names_thousands_of_characters_long_are_drawn_shortened_in_a_figure_of_sane_size(tmp_path):
+    long_w, long_x = "w" + "X" * 5000 + "-v1", "x" + "X" * 5000 + "-v2"
+    fig, caught = _figure_of([long_w, long_x], tmp_path)
+    told = [str(w.message) for w in caught if w.category.__name__ == "InputWarning"]
+    assert told == ["2 figure label(s) longer than 48 characters drawn shortened in the middle"]
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert all(len(label) <= 48 for label in labels) and any(label.endswith("-v1") for label in labels)
+    assert not [w for w in caught if "collapsed to zero" in str(w.message)]
+    assert max(fig.get_size_inches()) < 20
+
+
 def test_a_label_the_figures_font_lacks_gets_an_installed_font_that_has_it(tmp_path):
     from matplotlib.text import Text
 

@@ -11,6 +11,7 @@ import pytest
 from debias.data import JudgedPairs
 from debias.stats.common.joint import JointEstimate
 from debias.stats.common.sequential import contrast_sequences
+from debias.stats.common.status import plan_votes
 from debias.stats.preferences.allocation import open_battles, stream_shares
 from debias.stats.preferences.battles import Battles
 from debias.stats.preferences.bradley_terry import strength_estimate
@@ -124,21 +125,83 @@ def test_within_sends_the_next_votes_to_the_widest_systems_only():
     assert np.all((a[eligible] == 4) | (b[eligible] == 4))
 
 
-def test_the_votes_guide_counts_all_the_votes_of_the_next_batches():
-    sample, _, _ = world(n=4000)
-    state = pairs_status(sample, "ranks", level=0.9, estimator="human")
-    contrast, system = stream_shares(sample, state.open_systems, "win_rate")
-    assert np.all((contrast >= 0) & (contrast <= 1 + 1e-12)) and np.all(system <= 1 + 1e-12)
-    own = pairs_status(sample, "ranks", level=0.9, estimator="human")
-    names = list(sample.systems)
-    for row in own.rows:
-        if row.second and not row.resolved and np.isfinite(row.more_votes):
-            share = contrast[names.index(row.first), names.index(row.second)]
-            assert 0 < share < 1 and row.more_votes >= 1
-    opened = [r.more_votes for r in state.rows if r.second and not r.resolved and np.isfinite(r.more_votes)]
-    assert state.more_votes == max(opened)
-    strengths = stream_shares(sample, state.open_systems, "strength")[0]
-    assert np.all(strengths == 1.0)  # every vote counts in a strength's stream
+def test_a_next_vote_lands_in_each_systems_battles_at_its_share_of_the_eligible_battles():
+    sample, _, (a, b, _, labelled) = world(n=4000)
+    targets = np.array([False, True, False, False, True])
+    share = stream_shares(sample, targets)
+    eligible = ~labelled & (targets[a] | targets[b])
+    for s in range(S):
+        assert share[s] == pytest.approx(np.mean((a[eligible] == s) | (b[eligible] == s)), abs=1e-12)
+    assert share.sum() == pytest.approx(2.0)  # every battle has two systems
+    ones = np.ones(a.size, np.int64)
+    everything = JudgedPairs(sample.systems, a, b, ones.astype(float), ones, (), np.zeros((a.size, 0)))
+    assert np.all(stream_shares(everything, targets) == 0.0)  # nothing left to draw
+
+
+def test_the_plan_adds_up_the_systems_needs_over_what_a_vote_gives_them_and_never_counts_a_system_twice():
+    need, share = [300.0, 100.0, 0.0, np.nan], [0.6, 0.5, 0.9, 0.2]
+    # 1.1 system-votes a vote now, the tenth above one falling to none as the needs are met (the
+    # share of a system in no need is wasted)
+    assert plan_votes(need, share) == np.ceil(400 / 1.05)
+    assert plan_votes(need) == 300  # where the votes go unknown, each in its own votes: the largest need
+    assert plan_votes([300.0, 0.0], [0.1, 0.9]) == 3000  # the batches rarely reach it
+    assert plan_votes([300.0, 0.0], [0.0, 1.0]) == np.inf  # nor ever
+    assert plan_votes([300.0, np.inf], [0.5, 0.5]) == np.inf
+    assert plan_votes([0.0, 0.0], [0.5, 0.5]) == 0 and np.isnan(plan_votes([np.nan], [1.0]))
+
+
+def joint_of(estimate, n=400, var=4e-4, estimand="win_rate"):
+    estimate = np.asarray(estimate, dtype=float)
+    k = estimate.size
+    covariance = np.diag(np.full(k, var))
+    se = np.sqrt(np.diag(covariance))
+    return JointEstimate(
+        estimand, "human", tuple(f"s{i}" for i in range(k)), estimate, covariance, se, estimate - se, estimate + se,
+        0.9, np.full(k, n), np.zeros(k, int), np.zeros(k, int), ("",) * k, np.zeros(0),
+    )  # fmt: skip
+
+
+def test_the_top_k_guide_is_the_plan_over_the_straddling_contrasts_with_the_votes_sent_to_the_most_ambiguous():
+    from debias.stats.common.sequential import votes_to_resolve
+    from debias.stats.common.status import question_status
+
+    joint = joint_of([0.62, 0.6, 0.57, 0.3])
+    asked = []
+
+    def shares(open_systems):
+        asked.append(open_systems.copy())
+        return np.array([0.6, 0.5, 0.3, 0.6])
+
+    state = question_status(joint, "top:1", level=0.9, shares=shares)
+    assert not state.resolved
+    # s0 against s1 (gap 0.02) and s2 (0.05) straddle the top 1 and are open; s1 against s2 is open
+    # but settles nothing; s3 is surely out
+    contrasts = {(r.first, r.second): r for r in state.rows if r.second}
+    assert set(contrasts) == {("s0", "s1"), ("s0", "s2")}
+    assert state.open_systems.tolist() == [True, True, False, False]  # the lowest lower end: s0 - s1
+    assert all(np.array_equal(x, state.open_systems) for x in asked)
+    se = np.sqrt(8e-4)  # of a difference; 400 votes behind each contrast, each system's votes too
+    # at the root mean square of each gap given its estimate: sqrt(gap^2 + se^2)
+    one, two = (votes_to_resolve(np.hypot(0.62 - x, se), se * 20.0, 400.0, alpha=0.1 / 6) - 400.0 for x in (0.6, 0.57))
+    need = np.array([one, one, two, 0.0])  # each system: its hardest contrast
+    assert state.more_votes == np.ceil(need.sum() / ((1 + 0.6 + 0.5 + 0.3) / 2))
+    assert contrasts[("s0", "s1")].more_votes == np.ceil(2 * one / ((1 + 0.6 + 0.5) / 2))
+    assert contrasts[("s0", "s2")].more_votes == np.ceil(2 * two / (0.6 + 0.3))  # below one vote's worth
+
+
+def test_a_strengths_contrast_needs_its_two_systems_votes_to_grow_not_every_vote():
+    from debias.stats.common.sequential import votes_to_resolve
+    from debias.stats.common.status import question_status
+
+    joint = joint_of([0.3, 0.2, -0.5], n=100, var=2e-3, estimand="strength")
+    times = np.full((3, 3), 600.0)  # a strength's sequence counts every vote: 600 in all, 100 of each
+    state = question_status(joint, "better:s0,s1", level=0.9, times=times, shares=lambda targets: np.full(3, 0.5))
+    (row,) = state.rows
+    se = np.sqrt(4e-3)
+    grow = (votes_to_resolve(np.hypot(0.1, se), se * np.sqrt(600.0), 600.0, alpha=0.1) - 600.0) / 600.0
+    assert row.more_votes == state.more_votes == np.ceil(100 * grow * 2 / 1.0)
+    mirrored = question_status(joint, "better:s1,s0", level=0.9, times=times, shares=lambda targets: np.full(3, 0.5))
+    assert mirrored.more_votes == state.more_votes and mirrored.rows[0].estimate == pytest.approx(-row.estimate)
 
 
 def test_rows_come_best_first_and_every_contrast_is_written_better_system_first():
@@ -198,3 +261,61 @@ def test_a_win_rate_is_never_printed_outside_its_own_interval():
     for row in state.rows:
         assert row.ci_low <= row.estimate <= row.ci_high and 0.0 <= row.ci_low and row.ci_high <= 1.0 + 1e-12
     assert {r.first: r.estimate for r in state.rows if not r.second}["a"] == 1.0
+
+
+def test_a_win_rate_contrasts_votes_go_where_they_shrink_its_variance_most_drawn_uniformly_within_each_pair():
+    from debias.stats.preferences.allocation import contrast_draw, next_battles
+
+    # s0 meets the others 1,000 times, s1 100 times, and s0 meets s1 50 times; nothing judged yet
+    rng = np.random.default_rng(5)
+    a = np.concatenate([np.zeros(1000, int), np.ones(100, int), np.zeros(50, int)])
+    b = np.concatenate([rng.integers(2, S, 1000), rng.integers(2, S, 100), np.ones(50, int)])
+    n = a.size
+    names = tuple(f"s{i}" for i in range(S))
+    labelled = np.zeros(n, dtype=bool)
+    labelled[[0, 1000, 1100]] = True  # one vote of each kind, so that a status has an estimate
+    pairs = JudgedPairs(names, a, b, np.ones(3), labelled.astype(np.int64), (), np.zeros((n, 0)))
+    eligible = np.flatnonzero(~labelled)
+    chosen = contrast_draw(pairs, eligible, (0, 1), 60, np.random.default_rng(0))
+    assert chosen.size == 60 and np.unique(chosen).size == 60 and not labelled[chosen].any()
+
+    def variance(votes):  # of the difference of the two win rates, every verdict's variance 1/4
+        n_i, n_j = 1050.0, 150.0
+        low, high = np.minimum(a, b), np.maximum(a, b)
+        total = 0.0
+        for x, y in {(int(p), int(q)) for p, q in zip(low, high)}:
+            pair = (low == x) & (high == y)
+            c = pair.sum() * ((x == 0) / n_i + (y == 1 or x == 1) / n_j)
+            total += c**2 * 0.25 / (votes[pair].sum() + labelled[pair].sum())
+        return total
+
+    drawn = np.zeros(n)
+    drawn[chosen] = 1.0
+    uniform = np.where(labelled, 0.0, 60.0 / eligible.size)  # a uniform draw's votes on average
+    assert variance(drawn) < 0.7 * variance(uniform)
+    assert drawn[1100:].sum() > 3 * uniform[1100:].sum()  # the two against each other
+    # each win rate's variance shrinks alike: the rarer system gets far more than its share of battles
+    assert drawn[1000:1100].sum() > 3 * uniform[1000:1100].sum() and drawn[:1000].sum() < uniform[:1000].sum()
+    # within a pair, every eligible battle equally likely: the draws of the direct battles spread over all of them
+    direct = [contrast_draw(pairs, eligible, (0, 1), 60, np.random.default_rng(k)) for k in range(200)]
+    hits = np.bincount(np.concatenate(direct), minlength=n)[1101:]
+    assert hits.min() > 0.5 * hits.mean() and hits.max() < 1.5 * hits.mean()
+    # next sends a better:A,B question's win-rate votes this way, and a strength's uniformly
+    state = pairs_status(pairs, "better:s0,s1", level=0.9, estimator="human")
+    assert state.open_systems.tolist() == [True, True, False, False, False]
+    picked = next_battles(pairs, state, 60, np.random.default_rng(0))
+    np.testing.assert_array_equal(picked.battles, chosen)
+    strengths = pairs_status(pairs, "better:s0,s1", level=0.9, estimand="strength", estimator="human")
+    assert (next_battles(pairs, strengths, 60, np.random.default_rng(0)).battles >= 1100).sum() < 10
+
+
+def test_an_estimated_gap_of_0_still_gets_a_finite_guide_at_the_gaps_root_mean_square():
+    from debias.stats.common.sequential import votes_to_resolve
+    from debias.stats.common.status import question_status
+
+    joint = joint_of([0.5, 0.5, 0.1])  # s0 and s1 estimated equal
+    state = question_status(joint, "better:s0,s1", level=0.9)
+    (row,) = state.rows
+    se = np.sqrt(8e-4)
+    own = votes_to_resolve(se, se * 20.0, 400.0, alpha=0.1) - 400.0  # the gap plugged in: sqrt(0 + se^2)
+    assert np.isfinite(row.more_votes) and row.more_votes == state.more_votes == np.ceil(own)

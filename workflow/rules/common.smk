@@ -25,7 +25,7 @@ from debias.io.canonical import InputError
 from debias.pipeline.metric_chunks import line_blocks
 from debias.metrics import resolve_implementations
 from debias.distribution.files import paper_values_file
-from debias.config.settings import SCHEMA_PATH, repeated_key_problem, schema_problem
+from debias.config.settings import SCHEMA_PATH, schema_problem, yaml_problem
 from debias.config.paths import rooted
 from debias.pipeline.startup import (
     checked_inputs,
@@ -35,12 +35,13 @@ from debias.pipeline.startup import (
     wordnet_problem,
 )
 
-# A key given twice in a mapping of a configuration file (YAML keeps the last of `1` and `1.0`
-# without a word), or a value of the wrong type, stops the run naming it; Snakemake's own
+# Aliases that would expand to millions of values, a key given twice in a mapping of a
+# configuration file (YAML keeps the last of `1` and `1.0` without a word), or a value of the
+# wrong type stops the run naming it; Snakemake's own
 # validation then fills in the schema's defaults, which every later step reads from config.
 problem = None
 for given in workflow.overwrite_configfiles or workflow.configfiles:
-    problem = problem or repeated_key_problem(given)
+    problem = problem or yaml_problem(given)
 problem = problem or schema_problem(config, SCHEMA_PATH)
 if problem:
     raise WorkflowError(f"invalid configuration: {problem}")
@@ -84,6 +85,11 @@ if problems:
     )
 
 RESULTS = config["results_dir"]
+if Path(RESULTS).exists() and not Path(RESULTS).is_dir():
+    raise WorkflowError(
+        f"invalid configuration: results_dir {RESULTS!r} exists and is not a folder"
+        " (a file or a device): name a folder for the outputs"
+    )
 TASKS = list(config.get("tasks") or {})
 METRICS = list(config.get("metrics") or {})
 PREFERENCES = list(config.get("preferences") or {})

@@ -112,9 +112,9 @@ def config_problem(path: str | os.PathLike) -> str | None:
         return "is empty: expected a mapping of configuration keys"
     if not isinstance(config, dict):
         return f"expected a mapping of configuration keys at the top level, found a {type(config).__name__}"
-    from debias.config.settings import repeated_key_problem
+    from debias.config.settings import yaml_problem
 
-    return repeated_key_problem(path, named=False)  # the caller names the file
+    return yaml_problem(path, named=False)  # the caller names the file
 
 
 def start_problem(argv: list[str]) -> str | None:
@@ -137,6 +137,26 @@ def start_problem(argv: list[str]) -> str | None:
             return f"--configfile {name}: {problem}"
     if not os.access(Path.cwd(), os.W_OK):
         return f"the current folder {Path.cwd()} is not writable: Snakemake keeps its records (.snakemake/) there"
+    return _cores_problem(argv)
+
+
+def _cores_problem(argv: list[str]) -> str | None:
+    """``--cores``/``-c``/``--jobs``/``-j`` given a number below 1 (Snakemake would select no job
+    and wait for ever)."""
+    for k, token in enumerate(argv):
+        option, _, value = token.partition("=")
+        if option in ("--cores", "-c", "--jobs", "-j"):
+            value = value or (argv[k + 1] if k + 1 < len(argv) else "")
+        elif token[:2] in ("-c", "-j") and token[2:].lstrip("-").isdigit():
+            option, value = token[:2], token[2:]
+        else:
+            continue
+        try:
+            number = int(value)
+        except ValueError:
+            continue  # 'all', or Snakemake's own message
+        if number < 1:
+            return f"{option} {value}: give at least 1 (or 'all'): with {number} cores no job would ever start"
     return None
 
 

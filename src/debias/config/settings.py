@@ -25,6 +25,7 @@ __all__ = [
     "schema_problem",
     "section_defaults",
     "with_defaults",
+    "yaml_problem",
 ]
 
 #: The configuration schema, shipped with the package and shared with the workflow.
@@ -220,6 +221,66 @@ def with_defaults(config: Mapping, *, where: str = "config", required: tuple[str
     return filled
 
 
+#: A configuration whose aliases (``*name``) would expand to more values than this is refused:
+#: a few hundred bytes of nested aliases can stand for 10^8 values.
+MOST_EXPANDED_VALUES = 1_000_000
+
+
+def yaml_problem(path: str | Path, *, named: bool = True) -> str | None:
+    """What is wrong with a YAML configuration's text before its values are read: aliases that
+    expand beyond :data:`MOST_EXPANDED_VALUES` values (:func:`alias_expansion_problem`), or a key
+    given twice (:func:`repeated_key_problem`); ``None`` when neither."""
+    return alias_expansion_problem(path, named=named) or repeated_key_problem(path, named=named)
+
+
+def _composed(path: str | Path):
+    """The YAML node graph of ``path`` (aliases still shared), or ``None`` when it cannot be read."""
+    import yaml
+
+    try:
+        return yaml.compose(Path(path).read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None
+
+
+def alias_expansion_problem(path: str | Path, *, named: bool = True) -> str | None:
+    """Where the values of a YAML file, every alias expanded, would number more than
+    :data:`MOST_EXPANDED_VALUES`: ``"<file>: ..."`` (without the file when not ``named``);
+    ``None`` otherwise. Counted on the node graph, each node once, so the count itself is quick."""
+    import yaml
+
+    root = _composed(path)
+    if root is None:
+        return None
+    size: dict[int, int] = {}
+    order, stack = [], [root]
+    while stack:  # every node once, children before parents in ``order`` reversed
+        node = stack.pop()
+        if id(node) in size:
+            continue
+        size[id(node)] = 1
+        order.append(node)
+        if isinstance(node, yaml.MappingNode):
+            stack.extend(child for pair in node.value for child in pair)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+    for node in reversed(order):
+        if isinstance(node, yaml.MappingNode):
+            children = [child for pair in node.value for child in pair]
+        elif isinstance(node, yaml.SequenceNode):
+            children = node.value
+        else:
+            continue
+        size[id(node)] = min(1 + sum(size[id(child)] for child in children), MOST_EXPANDED_VALUES + 1)
+    if size[id(root)] <= MOST_EXPANDED_VALUES:
+        return None
+    where = f"{path}: " if named else ""
+    return (
+        f"{where}its aliases (*name) expand to over {MOST_EXPANDED_VALUES:,} values: write the values out,"
+        " or alias fewer levels"
+    )
+
+
 def repeated_key_problem(path: str | Path, *, named: bool = True) -> str | None:
     """Where a YAML file gives one key twice in a mapping, ``"<file>: line <n>: ..."`` (without
     the file when not ``named``); ``None`` when it does not (or it cannot be read: other checks
@@ -228,14 +289,15 @@ def repeated_key_problem(path: str | Path, *, named: bool = True) -> str | None:
     verdict mapping ``{1: a, 1.0: b}`` would silently map 1 to b."""
     import yaml
 
-    try:
-        root = yaml.compose(Path(path).read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
-        return None
+    root = _composed(path)
     loader = yaml.SafeLoader("")
     stack = [root] if root is not None else []
+    visited: set[int] = set()  # a node reached again through an alias is checked once
     while stack:
         node = stack.pop()
+        if id(node) in visited:
+            continue
+        visited.add(id(node))
         if isinstance(node, yaml.MappingNode):
             seen = {}
             for key_node, value_node in node.value:
@@ -277,7 +339,7 @@ def load_config(path: str | Path, *, required: tuple[str, ...] | None = None) ->
         raise ConfigError(f"{path}: not valid YAML ({str(error).splitlines()[0]})") from None
     if not isinstance(config, dict):
         raise ConfigError(f"{path}: expected a mapping of configuration keys, got {type(config).__name__}")
-    problem = repeated_key_problem(path)
+    problem = yaml_problem(path)
     if problem:
         raise ConfigError(problem)
     return with_defaults(config, where=str(path), required=required)

@@ -706,7 +706,10 @@ def read_judgments(
 def _scale(values, prompt, system, prompts, systems, declared, rows, columns, source) -> dict:
     """The declared scale, every judgment checked against it; or the scale inferred per prompt."""
     if declared is not None:
-        low, high = (float(v) for v in declared)
+        try:
+            low, high = (float(v) for v in declared)
+        except (TypeError, ValueError):
+            raise InputError(source, f"scale {declared!r}: expected two numbers, (MIN, MAX) such as (1, 5)") from None
         if not low < high:
             raise InputError(source, f"the declared scale [{low:g}, {high:g}] is empty (MIN must be below MAX)")
         outside = (values < low) | (values > high)

@@ -120,7 +120,8 @@ def draw_head_to_head(table: pd.DataFrame, *, estimator: str = "human", title: s
         omitted = list(table.attrs.get("omitted") or [])
         if omitted:
             lines.append(f"{len(omitted)} weaker systems left out (the {n} strongest shown)")
-        ax.set_title("\n".join(lines), fontsize=7, color=PALETTE["black"])
+        # right-aligned over the grid: with long names the space left of it is free, the colour bar right of it is not
+        ax.set_title("\n".join(lines), fontsize=7, color=PALETTE["black"], loc="right")
         grow_to_fit(fig)
     return fig
 

@@ -31,6 +31,7 @@ __all__ = [
     "STYLE",
     "TASK_STYLES",
     "fit_fonts",
+    "shorten_tick_labels",
     "grow_to_fit",
     "new_figure",
     "save_figure",
@@ -169,6 +170,46 @@ def fit_fonts(fig: Figure) -> None:
     )
 
 
+#: A tick label longer than this many characters is drawn shortened in its middle
+#: (:func:`shorten_tick_labels`).
+LONGEST_LABEL = 48
+
+
+def shorten_tick_labels(fig: Figure) -> None:
+    """Draw every tick label of ``fig`` longer than :data:`LONGEST_LABEL` characters as its
+    start and end around an ellipsis (names that differ at the end, as versions do, stay
+    apart), with one :class:`~debias.io.canonical.InputWarning` saying how many; without it a
+    5,000-character system name squeezes the axes to nothing."""
+    from debias.io.canonical import InputWarning
+
+    shortened = 0
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            locations = axis.get_majorticklocs()
+            labels = [str(label) for label in axis.get_major_formatter().format_ticks(locations)]
+            short = [_shortened(label) for label in labels]
+            if short == labels:
+                continue
+            shortened += sum(a != b for a, b in zip(labels, short))
+            drawn = axis.get_majorticklabels()
+            kept = {"rotation": drawn[0].get_rotation(), "ha": drawn[0].get_ha()} if drawn else {}
+            axis.set_ticks(locations, short, **kept)
+    if shortened:
+        warnings.warn(
+            f"{shortened} figure label(s) longer than {LONGEST_LABEL} characters drawn shortened in the middle",
+            InputWarning,
+            stacklevel=3,
+        )
+
+
+def _shortened(label: str) -> str:
+    """``label`` if it is short enough, else its start and end around an ellipsis."""
+    if len(label) <= LONGEST_LABEL:
+        return label
+    head = (LONGEST_LABEL - 1) * 2 // 3
+    return f"{label[:head]}…{label[len(label) - (LONGEST_LABEL - 1 - head) :]}"
+
+
 def _is_cjk(ch: str) -> bool:
     """Whether ``ch`` is of Chinese, Japanese or Korean writing."""
     name = unicodedata.name(ch, "")
@@ -211,6 +252,7 @@ def grow_to_fit(fig: Figure, margin: float = 0.08, rounds: int = 4) -> Figure:
     by the overhang (plus ``margin`` inches) and is measured again. A figure that fits is left
     exactly as it was. Labels get the fonts their characters need first (:func:`fit_fonts`).
     """
+    shorten_tick_labels(fig)
     fit_fonts(fig)
     with _glyph_warnings_silenced():
         return _grow_to_fit(fig, margin, rounds)
@@ -239,6 +281,7 @@ def save_figure(fig: Figure, path_without_suffix: str | os.PathLike) -> list[Pat
     """
     base = Path(path_without_suffix)
     written = []
+    shorten_tick_labels(fig)
     fit_fonts(fig)
     with mpl.rc_context(STYLE), _glyph_warnings_silenced():
         for suffix in ("pdf", "png"):

@@ -98,8 +98,8 @@ def more_votes_words(state, what: str = "votes") -> str:
         )
     if np.isinf(more):
         return (
-            f"no number of {what} is expected to settle it (an open pair's estimated gap is 0, or the {what}"
-            " next would draw cannot reach it)"
+            f"no number of {what} is expected to settle it (the {what} next would draw cannot reach a system"
+            " still open)"
         )
     return f"about {int(np.ceil(more)):,} more {what} in all, drawn as debias next draws them (a plug-in guide)"
 
@@ -159,15 +159,14 @@ def ratings_status(
         full = replace(full, estimate=-full.estimate, ci_low=-full.ci_high, ci_high=-full.ci_low)
     output_system, judged, _ = ratings_outputs(table, prompt)
 
-    def shares(open_pairs, open_systems):  # where debias next would send the next judgments
+    def shares(open_systems):  # where debias next would send the next judgments
         s = len(full.systems)
         if tuple(full.systems) != tuple(table.systems):  # not the table's systems: own votes
-            return np.ones((s, s)), np.ones(s)
+            return np.ones(s)
         eligible = ~judged & np.asarray(open_systems, dtype=bool)[output_system]
         if not eligible.any():
-            return np.zeros((s, s)), np.zeros(s)
-        system = np.bincount(output_system[eligible], minlength=s) / eligible.sum()
-        return np.maximum(system[:, None], system[None, :]), system  # a contrast counts the larger
+            return np.zeros(s)
+        return np.bincount(output_system[eligible], minlength=s) / eligible.sum()
 
     state = question_status(
         full, question, level=level, optimal_at=optimal_at, n_votes=int(np.sum(counts)), shares=shares

@@ -19,7 +19,7 @@ Because every sequence holds at every look at once, what is settled at one look 
 later; a status is one look (it keeps no history, so a decision seen at an earlier look is
 still valid even if the current interval reaches back over 0). "Unresolved so far" is an
 answer: the data do not settle it yet at this level. The votes still needed are a plug-in
-guide (:func:`debias.stats.common.sequential.votes_to_resolve`), infinite for an estimated gap of 0.
+guide (:func:`plan_votes`).
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ __all__ = [
     "QuestionStatus",
     "StatusRow",
     "parse_question",
+    "plan_votes",
     "question_status",
     "ranked_rows",
 ]
@@ -151,10 +152,10 @@ class StatusRow:
 
     ``estimate``, ``ci_low``, ``ci_high``: the estimate and its anytime-valid interval; ``votes``:
     the votes behind it; ``resolved`` and ``status`` (what is settled, in words);
-    ``more_votes``: the further votes the plug-in guide expects it to need, counted in all the
-    votes of the next batches when the status knows where they go (``shares`` of
-    :func:`question_status`), else in its own (0 when resolved, ``inf`` when the estimated gap is
-    0 or the batches never reach it, NaN when it cannot say);
+    ``more_votes``: the further votes the plug-in guide (:func:`plan_votes`) expects this row
+    alone to need, counted in all the votes of the next batches when the status knows where they
+    go (``shares`` of :func:`question_status`), else in its own (0 when resolved, ``inf`` when the
+    batches never reach it, NaN when it cannot say);
     ``note``: why there is no estimate or no decision."""
 
     first: str
@@ -183,9 +184,10 @@ class QuestionStatus:
     rows : tuple of StatusRow
         Per system (and per contrast still open, or the one asked about).
     more_votes : float
-        The most further votes an open part needs (0 when resolved): for ``top:K`` over the open
-        pairs with one system inside the estimated top K and one outside (those that confirm
-        it), otherwise over every open part.
+        The further votes, in all, that a plan feeding the rows the next votes go to would buy
+        (:func:`plan_votes`; 0 when resolved): for ``top:K`` the open pairs with one system
+        inside the estimated top K and one outside (those that confirm it), otherwise every
+        open row.
     level, optimal_at : float
         Simultaneous level of the sequences and their :math:`t^\\star`.
     estimand, estimator : str
@@ -262,10 +264,10 @@ def question_status(
     n_votes : int, optional
         Total votes, for the record (default half the sum of ``joint.n_judged``).
     shares : callable, optional
-        ``shares(open_pairs, open_systems) -> (contrast_share (S, S), system_share (S,))``: the
-        share of the next votes (chosen where those send them) that lands in each contrast's and
-        each system's stream. With it, ``more_votes`` counts all the votes of the next batches
-        (a row's own votes needed over its share); without, each row's own votes.
+        ``shares(open_systems) -> system_share (S,)``: the share of each next vote, sent to the
+        battles (outputs) of the systems ``open_systems`` marks, that lands in each system's
+        battles. With it, ``more_votes`` counts all the votes of the next batches
+        (:func:`plan_votes`); without, a row's own votes.
 
     Returns
     -------
@@ -310,7 +312,7 @@ def question_status(
             widest = open_systems
         open_pairs = widest[:, None] | widest[None, :]
         np.fill_diagonal(open_pairs, False)
-        share = _shares(shares, open_pairs, s, widest)[1]
+        share = _system_shares(shares, widest, s)
         rows = []
         for i, name in enumerate(systems):
             if not estimated[i]:
@@ -318,13 +320,15 @@ def question_status(
                 continue
             status = f"within ±{question.width:g}" if ok[i] else f"±{half[i]:.4g}: unresolved so far"
             note = "" if ok[i] or each.n[i] >= MIN_VOTES else f"fewer than {MIN_VOTES} {unit}"
-            rows.append(_row(name, "", each, i, ok[i], status, _total(own[i], share[i]), note))
+            alone = np.where(np.arange(s) == i, own[i], 0.0)
+            rows.append(_row(name, "", each, i, ok[i], status, plan_votes(alone, share), note))
         answer = (
             f"every system within ±{question.width:g}"
             if resolved
             else f"unresolved so far: {int(open_systems.sum())} of {s} systems not yet within ±{question.width:g}"
         )
-        return _result(question, resolved, answer, rows, level, optimal_at, joint, n_votes, open_pairs, widest=widest)
+        more = plan_votes(np.where(estimated, own, np.nan), share)
+        return _result(question, resolved, answer, rows, level, optimal_at, joint, n_votes, open_pairs, more, widest)
 
     live = None
     if question.kind == "better":
@@ -333,19 +337,14 @@ def question_status(
         live[a, b] = live[b, a] = True
     contrasts = contrast_sequences(joint, level=level, optimal_at=optimal_at, times=times, live=live)
     cs, better = _bounded(contrasts.sequence, joint.estimand, 2.0), contrasts.better
-    tests = cs.tests
-    sd = cs.se * np.sqrt(cs.n)
-    needed = votes_to_resolve(cs.estimate, sd, cs.n, alpha=alpha / tests, optimal_at=optimal_at)
     position = {(int(i), int(j)): p for p, (i, j) in enumerate(zip(contrasts.first, contrasts.second))}
 
-    contrast_share = None
+    def table(pairs) -> _Pending:
+        return _pending(pairs, cs, position, joint.arrivals, alpha=alpha, optimal_at=optimal_at)
 
-    def contrast_row(i, j, status_open="unresolved so far"):
-        p = position[(min(i, j), max(i, j))]
-        sign = 1.0 if i < j else -1.0
-        est, low, high = sign * cs.estimate[p], cs.ci_low[p], cs.ci_high[p]
-        if sign < 0:
-            low, high = -high, -low
+    def contrast_row(pending: _Pending, e: int, share) -> StatusRow:
+        i, j, p = int(pending.first[e]), int(pending.second[e]), int(pending.position[e])
+        est, low, high = pending.estimate[e], pending.low[e], pending.high[e]
         decided = better[i, j] or better[j, i]
         if np.isnan(est):
             without = [k for k in (i, j) if not np.isfinite(joint.covariance[k, k])]  # whose interval is missing
@@ -355,10 +354,8 @@ def question_status(
             status = f"{systems[i]} better" if better[i, j] else f"{systems[j]} better"
             more = 0.0
         else:
-            status = status_open
-            more = max(needed[p] - cs.n[p], 1.0)
-            if contrast_share is not None:
-                more = _total(more, contrast_share[i, j])
+            status = "unresolved so far"
+            more = plan_votes(pending.need[e], share)
         few = min(cs.n[p], joint.arrivals[i], joint.arrivals[j]) < MIN_VOTES
         note = f"fewer than {MIN_VOTES} {unit} of a system: nothing is declared yet" if few else ""
         return StatusRow(
@@ -368,17 +365,23 @@ def question_status(
 
     if question.kind == "better":
         open_pairs[a, b] = open_pairs[b, a] = True
-        contrast_share = _shares(shares, open_pairs, s)[0]
-        row = contrast_row(a, b)
+        pending = table(open_pairs)
+        row = contrast_row(pending, 0, _system_shares(shares, open_pairs.any(axis=1), s))
+        if a > b:  # as asked: A - B
+            row = replace(row, first=row.second, second=row.first, estimate=-row.estimate, ci_low=-row.ci_high,
+                          ci_high=-row.ci_low)  # fmt: skip
         resolved = row.resolved
         if resolved:
             open_pairs[:] = False
         answer = row.status if resolved else f"unresolved so far: {systems[a]} vs {systems[b]}"
-        return _result(question, resolved, answer, [row], level, optimal_at, joint, n_votes, open_pairs)
+        return _result(question, resolved, answer, [row], level, optimal_at, joint, n_votes, open_pairs, row.more_votes)
 
     rank_low, rank_high = contrasts.rank_bounds()
     estimable = np.isfinite(joint.estimate)
     rows = []
+    pending = None  # one table of the open contrasts: their rows, where the next votes go, the guide
+    targets = None  # the systems the next votes go to (default: every system of an open pair)
+    fed = None  # the open contrasts whose needs the votes guide adds up (default: all)
     if question.kind == "top":
         k = question.k
         surely_in = (rank_high <= k) & estimable
@@ -399,16 +402,21 @@ def question_status(
             # contrasts still open that touch a system whose membership is undecided
             # (a system without an estimate stays undecided: its battles are what it needs)
             touch = undecided[:, None] | undecided[None, :]
-            pending = touch & ~(better | better.T)
-            np.fill_diagonal(pending, False)
+            pending_pairs = touch & ~(better | better.T)
+            np.fill_diagonal(pending_pairs, False)
             # the open pairs that straddle the estimated top K (one inside, one outside) must all
             # be settled for that set to be confirmed: the next votes go there, and the votes
             # needed are theirs (a pair inside the top K, or outside it, settles nothing)
             inside = np.zeros(s, dtype=bool)
             inside[np.argsort(-np.where(estimable, joint.estimate, -np.inf), kind="stable")[:k]] = True
-            straddle = pending & (inside[:, None] != inside[None, :])
-            open_pairs = straddle if straddle.any() else pending
-            focus = _most_ambiguous(open_pairs, inside, cs, position)
+            straddle = pending_pairs & (inside[:, None] != inside[None, :])
+            open_pairs = straddle if straddle.any() else pending_pairs
+            pending = table(open_pairs)
+            focus = _most_ambiguous(pending, inside)  # the next votes go there, batch after batch
+            if focus.any():
+                targets = focus
+            fed = inside[pending.first] != inside[pending.second]  # all of them when none straddles
+            fed = fed if fed.any() else None
         ranked = np.flatnonzero(surely_in)  # best first: a list of names reads as a ranking
         ranked = ranked[np.argsort(-joint.estimate[ranked], kind="stable")]
         top = [systems[i] for i in ranked]
@@ -429,63 +437,143 @@ def question_status(
                 status = f"ranks {int(rank_low[i])}-{int(rank_high[i])}: unresolved so far"
             rows.append(_system_row(name, each, i, single[i], status, notes[i]))
         if not resolved:
-            pending = ~(better | better.T)
-            np.fill_diagonal(pending, False)
-            open_pairs = pending
+            pending_pairs = ~(better | better.T)
+            np.fill_diagonal(pending_pairs, False)
+            open_pairs = pending_pairs
+            pending = table(open_pairs)
         answer = (
             "every rank settled"
             if resolved
             else f"unresolved so far: {int((~single).sum())} of {s} systems without a single rank"
         )
     more = None
-    if open_pairs.any():
-        contrast_share = _shares(shares, open_pairs, s)[0]
-    for i, j in zip(*np.nonzero(np.triu(open_pairs, 1))):
-        row = contrast_row(int(i), int(j))
-        rows.append(row)
-        if question.kind == "top" and straddle[i, j] and not np.isnan(row.more_votes):
-            more = row.more_votes if more is None else max(more, row.more_votes)
-    if question.kind == "top" and not resolved and (open_pairs & (focus[:, None] | focus[None, :])).any():
-        # the next votes go to the systems of the most ambiguous contrast (the guide above spreads
-        # them over every open pair, whose systems are the fallback when theirs are all judged)
-        return _result(question, resolved, answer, rows, level, optimal_at, joint, n_votes, open_pairs, more, focus)
-    return _result(question, resolved, answer, rows, level, optimal_at, joint, n_votes, open_pairs, more)
+    if pending is not None and pending.first.size:
+        share = _system_shares(shares, open_pairs.any(axis=1) if targets is None else targets, s)
+        rows += [contrast_row(pending, e, share) for e in range(pending.first.size)]
+        known = np.isfinite(pending.estimate) & (True if fed is None else fed)
+        if known.any():  # each system's hardest fed contrast, the votes of the next batches in all
+            more = plan_votes(np.max(pending.need[known], axis=0), share)
+    return _result(question, resolved, answer, rows, level, optimal_at, joint, n_votes, open_pairs, more, targets)
 
 
-def _most_ambiguous(open_pairs, inside, cs: ConfidenceSequence, position) -> np.ndarray:
+@dataclass(frozen=True, eq=False)
+class _Pending:
+    """The open contrasts of a status, one entry per pair (``first`` < ``second``): its
+    ``position`` among the sequences, the estimate and interval of first - second, and ``need``
+    (P, S): the further votes of its own each system would need for the contrast to settle at
+    its estimated gap (:func:`_contrast_needs`)."""
+
+    first: np.ndarray
+    second: np.ndarray
+    position: np.ndarray
+    estimate: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    need: np.ndarray
+
+
+def _pending(open_pairs, cs: ConfidenceSequence, position, arrivals, *, alpha, optimal_at) -> _Pending:
+    first, second = np.nonzero(np.triu(open_pairs, 1))
+    where = np.array([position[(int(i), int(j))] for i, j in zip(first, second)], dtype=np.int64)
+    need = _contrast_needs(
+        first, second, cs.estimate[where], cs.se[where], cs.n[where], arrivals,
+        alpha=alpha / cs.tests, optimal_at=optimal_at, n_systems=np.asarray(open_pairs).shape[0],
+    )  # fmt: skip
+    return _Pending(first, second, where, cs.estimate[where], cs.ci_low[where], cs.ci_high[where], need)
+
+
+def _contrast_needs(first, second, gap, se, t, arrivals, *, alpha, optimal_at: float = OPTIMAL_AT, n_systems: int):
+    r"""Each system's further votes of its own (P, S) for each contrast ``first - second`` to
+    settle: the sequence, whose standard error is ``se`` after ``t`` votes, excludes 0 after
+    :math:`t'` votes at the gap :math:`\sqrt{\hat g^2 + 	ext{se}^2}`
+    (:func:`~debias.stats.common.sequential.votes_to_resolve`, its precision growing as
+    :math:`t'/t`); each of its two systems then needs its own votes (``arrivals``) to grow in
+    that proportion, :math:`a_i (t' - t)/t` more (at least 1 between them). Zero for the other
+    systems; NaN where there is no estimate.
+
+    The gap plugged in is the root of the gap's mean square given its estimate :math:`\hat g`
+    (with a flat prior, :math:`\hat g^2 + 	ext{se}^2`), not :math:`|\hat g|`: the contrasts
+    still open are mostly those whose estimated gap came out too small, and a system's need
+    rests on the smallest of several, so :math:`|\hat g|` overstates the votes (about twofold
+    for ``top:3`` on the synthetic benchmark, ``benchmarks/RESULTS.md``); it also keeps the
+    guide finite at an estimated gap of 0."""
+    first, second = np.asarray(first, dtype=np.int64), np.asarray(second, dtype=np.int64)
+    t = np.maximum(np.asarray(t, dtype=float), 1.0)
+    se = np.asarray(se, dtype=float)
+    gap = np.sqrt(np.asarray(gap, dtype=float) ** 2 + se**2)
+    needed = votes_to_resolve(gap, se * np.sqrt(t), t, alpha=alpha, optimal_at=optimal_at)
+    grow = np.maximum(needed - t, 1.0) / t  # NaN and inf pass through
+    own = np.maximum(np.asarray(arrivals, dtype=float), 1.0)
+    need = np.zeros((first.size, n_systems))
+    rows = np.arange(first.size)
+    with np.errstate(invalid="ignore"):
+        need[rows, first] = own[first] * grow
+        need[rows, second] = own[second] * grow
+    return need
+
+
+def plan_votes(need, share=None) -> float:
+    r"""The votes, in all, that a plan feeding the rows the next votes go to would buy.
+
+    ``need`` (S,): the further votes of its own each system needs for those rows to settle at
+    their estimated gaps (0 for a system they leave alone; NaN, unknown, is left out);
+    ``share`` (S,): the share of each next vote that lands in a system's battles (or outputs),
+    where the next votes go now; ``None`` when that is not known: then each system counts its
+    own votes and the plan is the largest need. The next votes go, batch after batch, to the systems still in
+    need. A vote now gives :math:`r = \sum_{i:\,n_i>0} s_i` system-votes to the systems in need
+    (a battle of two of them feeds both); as they settle, the second system of a battle is ever
+    less often one in need, so over the plan a vote gives on average :math:`\min(r, (1 + r)/2)`
+    (what is above one falling to none as the needs are met). No vote feeds one system twice:
+
+    .. math::
+
+        T = \max\Big(\frac{\sum_i n_i}{\min(r, (1 + r)/2)},\ \max_i n_i\Big).
+
+    0 when nothing is needed, ``inf`` when a need is infinite or the next votes reach none of
+    the systems in need, NaN when every need is unknown. A plug-in guide: advice on how many
+    votes to budget, not part of any interval."""
+    need = np.asarray(need, dtype=float)
+    known = ~np.isnan(need)
+    if not known.any():
+        return float("nan")
+    if share is None:  # each system in its own votes
+        need = need[known]
+        return float(np.ceil(need.max())) if (need > 0).any() else 0.0
+    need, share = need[known], np.broadcast_to(np.asarray(share, dtype=float), known.shape)[known]
+    needy = need > 0
+    if not needy.any():
+        return 0.0
+    if np.isinf(need).any():
+        return float("inf")
+    reach = float(share[needy].sum())
+    if reach <= 0:
+        return float("inf")
+    return float(np.ceil(max(need.sum() / min(reach, (1.0 + reach) / 2.0), need.max())))
+
+
+def _most_ambiguous(pending: _Pending, inside) -> np.ndarray:
     """For ``top:K``, the two systems whose votes decide soonest whether the estimated top K
     holds: those of the open contrast between a system inside it and one outside whose
     interval's lower end (inside minus outside) is lowest, the contrast furthest from settled.
     This is LUCB's choice (Kalyanakrishnan, Tewari, Auer and Stone 2012) read off the
     contrasts that decide the question rather than off each system's own interval."""
     focus = np.zeros(len(inside), dtype=bool)
-    lowest = np.inf
-    for i, j in zip(*np.nonzero(open_pairs & inside[:, None] & ~inside[None, :])):
-        p = position[(min(int(i), int(j)), max(int(i), int(j)))]
-        low = cs.ci_low[p] if i < j else -cs.ci_high[p]  # of inside minus outside
-        if np.isfinite(low) and low < lowest:
-            lowest, pair = low, (int(i), int(j))
-    if np.isfinite(lowest):
-        focus[list(pair)] = True
+    straddle = inside[pending.first] != inside[pending.second]
+    low = np.where(inside[pending.first], pending.low, -pending.high)  # of inside minus outside
+    low = np.where(straddle & np.isfinite(low), low, np.inf)
+    if low.size and np.isfinite(low.min()):
+        e = int(np.argmin(low))
+        focus[[pending.first[e], pending.second[e]]] = True
     return focus
 
 
-def _shares(shares, open_pairs, s: int, open_systems=None):
-    """``(contrast_share (S, S), system_share (S,))`` from the callable ``shares`` (ones
-    without one: each row counts its own votes)."""
+def _system_shares(shares, open_systems, s: int) -> np.ndarray | None:
+    """The share of each next vote that lands in each system's battles (S,), from the callable
+    ``shares`` given the systems the votes go to (``None`` without one: each row counts its own
+    votes, :func:`plan_votes`)."""
     if shares is None:
-        return np.ones((s, s)), np.ones(s)
-    open_systems = open_pairs.any(axis=1) if open_systems is None else open_systems
-    contrast, system = shares(open_pairs, open_systems)
-    return np.asarray(contrast, dtype=float), np.asarray(system, dtype=float)
-
-
-def _total(own: float, share: float) -> float:
-    """All the votes of the next batches for a row that needs ``own`` of its own and gets
-    ``share`` of each batch: ``own / share`` (``inf`` when the batches do not reach it)."""
-    if own == 0 or np.isnan(own):
-        return float(own)
-    return float(np.ceil(own / share)) if share > 0 else float("inf")
+        return None
+    return np.asarray(shares(np.asarray(open_systems, dtype=bool)), dtype=float)
 
 
 def _bounded(cs: ConfidenceSequence, estimand: str, width: float) -> ConfidenceSequence:
@@ -536,9 +624,10 @@ def ranked_rows(rows, estimate, systems, keep_orientation: bool = False) -> tupl
     return tuple(singles + contrasts)
 
 
-def _result(question, resolved, answer, rows, level, optimal_at, joint, n_votes, open_pairs, more=None, widest=None):
+def _result(question, resolved, answer, rows, level, optimal_at, joint, n_votes, open_pairs, more=None, targets=None):
     """The status, its rows best first (:func:`ranked_rows`); ``more`` (default: the most any
-    open row needs) the further votes."""
+    open row needs) the further votes; ``targets`` the systems the next votes go to (default:
+    every system of an open pair)."""
     if more is None:
         pending = [r.more_votes for r in rows if not r.resolved and not np.isnan(r.more_votes)]
         more = float(max(pending)) if pending else float("nan")
@@ -557,7 +646,7 @@ def _result(question, resolved, answer, rows, level, optimal_at, joint, n_votes,
         n_votes=n_votes,
         open_pairs=open_pairs,
         systems=joint.systems,
-        open_systems=None if widest is None else np.asarray(widest, dtype=bool),
+        open_systems=None if targets is None else np.asarray(targets, dtype=bool),
     )
 
 

@@ -16,7 +16,10 @@ eligible battles keeps that.
 
 :func:`next_battles` draws the budget uniformly at random, without replacement, from the
 eligible battles of the pool (no human verdict yet), from an explicit
-``numpy.random.Generator``: the same seed and data give the same battles.
+``numpy.random.Generator``: the same seed and data give the same battles. When the votes go to
+one contrast of win rates (``better``, and ``top:K``'s most ambiguous), it shares the budget
+out among the pairs of the two systems where it shrinks the variance of their difference most
+(:func:`contrast_draw`) and draws uniformly within each pair.
 """
 
 from __future__ import annotations
@@ -28,7 +31,15 @@ import numpy as np
 from debias.data import JudgedPairs
 from debias.stats.common.status import QuestionStatus, draw_next
 
-__all__ = ["Allocation", "eligible_battles", "first_battles", "next_battles", "open_battles", "stream_shares"]
+__all__ = [
+    "Allocation",
+    "contrast_draw",
+    "eligible_battles",
+    "first_battles",
+    "next_battles",
+    "open_battles",
+    "stream_shares",
+]
 
 
 @dataclass(frozen=True)
@@ -86,25 +97,16 @@ def open_battles(pairs: JudgedPairs, open_systems) -> np.ndarray:
     return np.flatnonzero(~pairs.labelled & wanted)
 
 
-def stream_shares(pairs: JudgedPairs, open_systems, estimand: str) -> tuple[np.ndarray, np.ndarray]:
-    """``(contrast_share (S, S), system_share (S,))``: the share of the battles :func:`next_battles`
-    would draw from (:func:`open_battles`) that lands in each contrast's stream (a win rate's:
-    the battles of i or of j; a strength's: every battle, the fit uses them all) and in each
-    system's (its battles); zeros when none is left to draw."""
-    s = pairs.n_systems
+def stream_shares(pairs: JudgedPairs, open_systems) -> np.ndarray:
+    """The share of the battles :func:`next_battles` would draw from (:func:`open_battles` of
+    ``open_systems``) that are each system's (S,): what a next vote adds to a system's votes on
+    average (a battle of two systems counts for both); zeros when none is left to draw."""
     eligible = open_battles(pairs, open_systems)
     if eligible.size == 0:
-        return np.zeros((s, s)), np.zeros(s)
+        return np.zeros(pairs.n_systems)
     a, b = pairs.system_a[eligible], pairs.system_b[eligible]
-    touching = np.bincount(a, minlength=s) + np.bincount(b, minlength=s)
-    if estimand == "strength":
-        contrast = np.full((s, s), float(eligible.size))
-    else:
-        shared = np.zeros((s, s))
-        np.add.at(shared, (a, b), 1.0)
-        shared = shared + shared.T
-        contrast = touching[:, None] + touching[None, :] - shared
-    return contrast / eligible.size, touching / eligible.size
+    touching = np.bincount(a, minlength=pairs.n_systems) + np.bincount(b, minlength=pairs.n_systems)
+    return touching / eligible.size
 
 
 def next_battles(pairs: JudgedPairs, status: QuestionStatus, budget: int, rng: np.random.Generator) -> Allocation:
@@ -112,6 +114,11 @@ def next_battles(pairs: JudgedPairs, status: QuestionStatus, budget: int, rng: n
     ``status`` leaves open (module notes, :func:`eligible_battles`); all of them when fewer are
     left, none when the question is settled."""
     eligible, fallback = eligible_battles(pairs, status)
+    contrast = _win_rate_contrast(status)
+    if contrast is not None and not fallback and not pairs.clustered and isinstance(budget, int | np.integer):
+        if 1 <= budget < eligible.size:
+            chosen = contrast_draw(pairs, eligible, contrast, int(budget), rng)
+            return Allocation(chosen, int(eligible.size), int(budget), "")
     words = {"unit": "battle", "unjudged": "without a human verdict", "remedy": "add battles of them to the pool"}
     clusters = pairs.cluster_codes[eligible] if pairs.clustered else None  # questions arrive whole
     chosen, note = draw_next(eligible, budget, rng, status, among="open systems", clusters=clusters, **words)
@@ -122,3 +129,68 @@ def next_battles(pairs: JudgedPairs, status: QuestionStatus, budget: int, rng: n
         )
     note = "; ".join(x for x in (fallback if chosen.size else "", note) if x)
     return Allocation(chosen.astype(np.int64), int(eligible.size), int(budget), note)
+
+
+def _win_rate_contrast(status: QuestionStatus) -> tuple[int, int] | None:
+    """The two systems of the one contrast the next votes go to (``better:A,B``, or ``top:K``'s
+    most ambiguous), for win rates; ``None`` otherwise."""
+    if status.estimand != "win_rate" or status.resolved or status.question.kind not in ("better", "top"):
+        return None
+    targets = np.flatnonzero(status.open_systems)
+    return (int(targets[0]), int(targets[1])) if targets.size == 2 else None
+
+
+def contrast_draw(pairs: JudgedPairs, eligible, contrast: tuple[int, int], budget: int, rng) -> np.ndarray:
+    r"""``budget`` of the ``eligible`` battles (of the two systems of ``contrast``, i and j),
+    chosen to shrink the variance of the difference of their win rates most.
+
+    A status's win rate of i is the table's mix of i's pairs: :math:`\hat\theta_i = \sum_o
+    (N_{io}/N_i)\,\hat p_{io}`, :math:`N_{io}` the battles of the pair in the table,
+    :math:`N_i` those of i, :math:`\hat p_{io}` i's share of wins among the pair's battles with a
+    human verdict (:func:`debias.stats.preferences.battles.pool_design`). In
+    :math:`\hat\theta_i - \hat\theta_j` a pair (i, o) therefore weighs :math:`c = N_{io}/N_i`,
+    (j, o) :math:`N_{jo}/N_j` and (i, j) the sum of both, and its term's variance is
+    :math:`c^2 v / n` after n votes, v a verdict's variance in the pair (:math:`\tilde p(1 -
+    \tilde p)`, :math:`\tilde p` its share of wins with one win and one loss added). The batch
+    goes one vote at a time to the pair whose next vote lowers that the most, :math:`c^2 v /
+    ((n + 1)(n + 2))` (a pair without a vote yet counted as one), while it has eligible
+    battles; within each pair the battles are drawn uniformly without replacement, which is all
+    the status's weighting needs (module notes). A uniform draw over the two systems' battles
+    gives each pair votes in proportion to its battles instead: too many to the more frequent
+    system, too few to the battles of the two against each other."""
+    import heapq
+
+    eligible = np.asarray(eligible, dtype=np.int64)
+    i, j = contrast
+    s = pairs.n_systems
+    a, b = pairs.system_a, pairs.system_b
+    touched = np.flatnonzero((a == i) | (b == i) | (a == j) | (b == j))
+    low, high = np.minimum(a[touched], b[touched]), np.maximum(a[touched], b[touched])
+    keys, pair = np.unique(low * s + high, return_inverse=True)
+    pair = pair.reshape(-1)
+    first, second = keys // s, keys % s
+    in_table = np.bincount(pair, minlength=keys.size).astype(float)
+    labelled = pairs.labelled[touched]
+    judged = np.bincount(pair, labelled, keys.size)
+    won = np.where(a[touched] == low, pairs.human_mean[touched], 1.0 - pairs.human_mean[touched])
+    wins = np.bincount(pair, np.where(labelled, won, 0.0), keys.size)
+    share = (wins + 1.0) / (judged + 2.0)
+    n_i = max(in_table[(first == i) | (second == i)].sum(), 1.0)
+    n_j = max(in_table[(first == j) | (second == j)].sum(), 1.0)
+    weight = np.where((first == i) | (second == i), in_table / n_i, 0.0)
+    weight = weight + np.where((first == j) | (second == j), in_table / n_j, 0.0)
+    value = weight**2 * share * (1.0 - share)
+    where = np.searchsorted(touched, eligible)  # every eligible battle touches i or j
+    battles_of = [eligible[pair[where] == q] for q in range(keys.size)]
+    n = judged.copy()
+    quota = np.zeros(keys.size, dtype=np.int64)
+    heap = [(-value[q] / ((n[q] + 1.0) * (n[q] + 2.0)), q) for q in range(keys.size) if battles_of[q].size]
+    heapq.heapify(heap)
+    for _ in range(budget):
+        _, q = heapq.heappop(heap)
+        quota[q] += 1
+        n[q] += 1.0
+        if quota[q] < battles_of[q].size:
+            heapq.heappush(heap, (-value[q] / ((n[q] + 1.0) * (n[q] + 2.0)), q))
+    chosen = [rng.choice(battles_of[q], size=quota[q], replace=False) for q in range(keys.size) if quota[q]]
+    return np.sort(np.concatenate(chosen)).astype(np.int64)

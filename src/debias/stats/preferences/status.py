@@ -111,10 +111,10 @@ def pairs_status(
     joint = ESTIMANDS[estimand](Battles.of(pairs, ties, pool_weighted=True), estimator, level=level, ties=ties)
     times = contrast_times(pairs, estimand, ties)
 
-    def shares(open_pairs, open_systems):  # where debias next would send the next votes
+    def shares(open_systems):  # where debias next would send the next votes
         from debias.stats.preferences.allocation import stream_shares
 
-        return stream_shares(pairs, open_systems, estimand)
+        return stream_shares(pairs, open_systems)
 
     return question_status(
         joint,
