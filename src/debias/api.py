@@ -36,6 +36,7 @@ from debias.config.settings import DEFAULT_SEED, default, section_defaults
 from debias.data import EvalSample, JudgedPairs, as_judgments
 from debias.io.canonical import InputError
 from debias.io.reader import EvaluationTable, TableColumns, read_evaluation_table, with_population
+from debias.io.rules import system_named
 from debias.stats.common.intervals import MeanEstimate, check_level
 from debias.stats.common.status import parse_question
 from debias.stats.common.threads import bounded_blas
@@ -208,10 +209,11 @@ def read_ratings(
         scores=tuple(_score_columns(scores)),
         cluster=cluster,
     )
-    table = read_evaluation_table(frame, columns, scale=scale)
+    table = read_evaluation_table(frame, columns, scale=scale, format_option=None)
     if population is not None:
         everyone = TableColumns(item=item, judgment=None, system=system, scores=columns.scores, cluster=cluster)
-        table = with_population(table, read_evaluation_table(population, everyone, source="population"))
+        population_table = read_evaluation_table(population, everyone, source="population", format_option=None)
+        table = with_population(table, population_table)
     return table.with_settings(higher_is_better=higher_is_better, task=task.strip())
 
 
@@ -223,7 +225,7 @@ def read_pairs(
     system_b: str,
     verdict: str,
     rater: str | None = None,
-    judges: Sequence[str] = (),
+    judges: str | Sequence[str] = (),
     pool: pd.DataFrame | None = None,
     mapping: Mapping | None = None,
     judge_mappings: Mapping[str, Mapping] | None = None,
@@ -246,9 +248,9 @@ def read_pairs(
     rater : str, optional
         Column naming the rater: several raters of a battle are averaged; their disagreement
         is ``rater_variance`` of :func:`debias.tables.preferences.preference_analysis`.
-    judges : sequence of str
+    judges : str or sequence of str
         Columns with an LLM judge's verdict each (an answer that is not a verdict is refused unless
-        ``mapping`` maps it, e.g. to ``None``: no verdict).
+        ``mapping`` maps it, e.g. to ``None``: no verdict); one string is one judge's column.
     pool : pandas.DataFrame, optional
         Battles without human verdicts, with ``item``, ``system_a``, ``system_b`` and the judges' columns.
         ``frame`` and ``pool`` may each be a table file's path instead (CSV, TSV, Parquet or JSONL,
@@ -302,7 +304,7 @@ def read_pairs(
     frame, source = _table_or_path(frame, "frame", "table")
     pool, pool_source = _table_or_path(pool, "pool", "pool")
     given = {"item": item, "system_a": system_a, "system_b": system_b, "verdict": verdict, "rater": rater}
-    given.update(judges=judges if isinstance(judges, str) else tuple(judges), cluster=cluster, order=order)
+    given.update(judges=(judges,) if isinstance(judges, str) else tuple(judges), cluster=cluster, order=order)
     if by is not None:
         given["by"] = by if isinstance(by, str) else tuple(by)
     (frame, pool), given = _text_labels((frame, pool), given)
@@ -345,7 +347,7 @@ def _table_or_path(table, name: str, source: str):
     if table is None or isinstance(table, pd.DataFrame):
         return table, source
     if isinstance(table, str | os.PathLike):
-        return read_long_table(table), os.fspath(table)
+        return read_long_table(table, format_option=None), os.fspath(table)
     raise InputError(name, f"expected a pandas DataFrame or a table file's path, found {type(table).__name__}")
 
 
@@ -779,8 +781,8 @@ def preferences(
     if by is not None and columns and "by" not in columns:
         columns = {**columns, "by": by}
     pairs = _as_pairs(data, columns, "preferences")
-    if baseline is not None and (not isinstance(baseline, str) or baseline not in pairs.systems):
-        raise InputError("baseline", f"no system {baseline!r} in the table (systems: {', '.join(pairs.systems)})")
+    if baseline is not None:
+        baseline = system_named(baseline, pairs.systems, "baseline")
     if by is not None:
         if names or baseline is not None or ties == "davidson":
             raise InputError("by", "a breakdown takes the plain estimands: leave out covariates, baseline and davidson")
@@ -845,8 +847,8 @@ def head_to_head(
     *,
     level: float | None = None,
     ties: str = "half",
-    estimators: Sequence[str] | None = None,
-    systems: Sequence[str] | None = None,
+    estimators: str | Sequence[str] | None = None,
+    systems: str | Sequence[str] | None = None,
     max_systems: int | None = None,
     **columns,
 ) -> pd.DataFrame:
@@ -860,8 +862,9 @@ def head_to_head(
         The simultaneous coverage over the pairs shown (Šidák: each interval at
         ``level ** (1 / n_pairs)``); default the configuration's ``estimates.level``.
     ties : {"half", "drop"}
-    estimators : sequence of str, optional
-        Default every one: ``human``, ``judge:<j>``, ``ppi++:<j>``, ``ppi++:combined``.
+    estimators : str or sequence of str, optional
+        Default every one: ``human``, ``judge:<j>``, ``ppi++:<j>``, ``ppi++:combined``; one
+        string is one estimator.
     systems : sequence of str, optional
         The systems to show, in order (at least two; one string is one system's name); default
         all, strongest first (people's Bradley-Terry strengths), at most ``max_systems``
@@ -897,6 +900,8 @@ def head_to_head(
         raise InputError("max_systems", f"expected a whole number >= 2, found {max_systems!r}")
     if isinstance(systems, str):  # one name, as ``by`` and ``judges`` take one: not its letters
         systems = [systems]
+    if isinstance(estimators, str):  # one estimator, not its letters
+        estimators = [estimators]
     if systems is not None and len(systems := list(systems)) < 2:
         raise InputError("systems", f"a head-to-head table shows at least two systems, got {systems!r}")
     pairs = _as_pairs(data, columns, "head_to_head")

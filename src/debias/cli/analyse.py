@@ -46,6 +46,7 @@ from debias.distribution.extras import MissingExtraError
 from debias.io.canonical import InputError, read_references, read_system, resolve_jsonl
 from debias.io.scores import number_in, read_scores_csv, workflow_scores_file
 from debias.pipeline.inputs import check_item_clusters, check_shared_judgments
+from debias.stats.common.vocabulary import MIN_LEVEL
 
 #: The configuration the commands read for system files when not given --config.
 DEFAULT_CONFIG = "config/config.yaml"
@@ -310,8 +311,8 @@ def _parser() -> argparse.ArgumentParser:
         )
         sub.add_argument(
             "--level",
-            type=number_in(0, 1),
-            help="interval level in (0, 1) (default: estimates.level of the config; for a long table, "
+            type=number_in(MIN_LEVEL, 1, low_open=False),
+            help=f"interval level in [{MIN_LEVEL:g}, 1) (default: estimates.level of the config; for a long table, "
             f"{default_level():g})",
         )
         add_output_options(sub)

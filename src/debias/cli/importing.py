@@ -212,6 +212,7 @@ def run_command(args) -> int:
             quoting=args.quoting,
             scale=args.scale,
             unscored=args.reference_system,
+            format_option="--input-format",
         )
         out = Path(args.out or Path("data") / name)
         refuse_overwrites(

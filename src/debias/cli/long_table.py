@@ -100,7 +100,14 @@ def _read(args, path: str):
         raise InputError("--reference-system", "names a value of the --system column: give --system too")
     columns = table_columns(args)
     scale = tuple(args.scale) if args.scale else None
-    table = read_evaluation_table(path, columns, fmt=args.input_format, scale=scale, unscored=args.reference_system)
+    table = read_evaluation_table(
+        path,
+        columns,
+        fmt=args.input_format,
+        scale=scale,
+        unscored=args.reference_system,
+        format_option="--input-format",
+    )
     if args.reference_system is not None:
         table = without_system(table, args.reference_system)
     task = args.task if args.task is not None else "evaluation"

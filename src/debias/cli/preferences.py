@@ -8,8 +8,9 @@ from pathlib import Path
 from debias.cli.shared import add_input_format, add_output_options
 from debias.distribution.extras import MissingExtraError
 from debias.io.canonical import InputError
+from debias.io.rules import system_named
 from debias.io.scores import number_in
-from debias.stats.common.vocabulary import TIE_MODELS, TIES
+from debias.stats.common.vocabulary import MIN_LEVEL, TIE_MODELS, TIES
 
 
 def add_pair_columns(sub, *, required: bool = True) -> None:
@@ -126,8 +127,10 @@ def read_pair_inputs(args, fmt: str | None):
     own = [c for c in (args.rater, getattr(args, "order", None)) if c]
     sides = [column for columns in covariate_columns(args).values() for column in columns]
     named = [*keys, args.verdict, *own, *args.judge, *sides]
-    frame = read_pair_file(args.table, list(dict.fromkeys(named)), fmt)
-    pool = read_pair_file(args.pool, list(dict.fromkeys([*keys, *args.judge, *sides])), fmt) if args.pool else None
+    option = "--input-format"
+    frame = read_pair_file(args.table, list(dict.fromkeys(named)), fmt, format_option=option)
+    pool_columns = list(dict.fromkeys([*keys, *args.judge, *sides]))
+    pool = read_pair_file(args.pool, pool_columns, fmt, format_option=option) if args.pool else None
     return frame, pool
 
 
@@ -187,7 +190,9 @@ def add_command(commands) -> None:
     )
     add_pair_columns(sub)
     sub.add_argument(
-        "--level", type=number_in(0, 1), help="interval level in (0, 1) (default: the configuration's estimates.level)"
+        "--level",
+        type=number_in(MIN_LEVEL, 1, low_open=False),
+        help=f"interval level in [{MIN_LEVEL:g}, 1) (default: the configuration's estimates.level)",
     )
     add_ties_option(sub, models=True)
     sub.add_argument(
@@ -308,10 +313,8 @@ def run_command(args, emit) -> int:
         from debias.io.style import covariate_names
 
         covariates = covariate_names(covariate_columns(args))
-        if args.baseline is not None and args.baseline not in pairs.systems:
-            raise InputError(
-                "--baseline", f"no system {args.baseline!r} in the table (systems: {', '.join(pairs.systems)})"
-            )
+        if args.baseline is not None:
+            args.baseline = system_named(args.baseline, pairs.systems, "--baseline")
         if (covariates or args.baseline) and args.agreement:
             raise InputError("--agreement", "the agreement table takes no --covariate or --baseline")
         if args.anchor is not None and args.scale != "elo":

@@ -163,7 +163,10 @@ def _json_value(value):
 def level_words(level) -> str:
     """A level as the first line of a printed table says it: ``0.95`` -> ``"95% intervals"``
     (``0.975`` -> ``"97.5% intervals"``)."""
-    return f"{float(level) * 100:.10g}% intervals"
+    from decimal import Decimal
+
+    percent = (Decimal(repr(float(level))) * 100).normalize()  # every digit given: 0.9999999999 is not 100%
+    return f"{percent:f}% intervals"
 
 
 def output_header(args, level) -> dict:
@@ -181,7 +184,7 @@ def output_header(args, level) -> dict:
 
 
 def emit(table, fmt: str, out, header: dict | None = None) -> None:
-    """Print ``table`` (a pandas frame) as CSV (6 significant digits), Markdown (4 decimals) or
+    """Print ``table`` (a pandas frame) as CSV (6 significant digits; the level every digit), Markdown (4 decimals) or
     JSON (full precision, ``null`` for a missing value). With a ``header``
     (:func:`output_header`), JSON is an object holding the header's keys and ``rows``, a list of
     objects, one per row, and Markdown starts with a line stating the intervals' level;
@@ -191,7 +194,7 @@ def emit(table, fmt: str, out, header: dict | None = None) -> None:
         from debias.tables.render import to_markdown
 
         if level is not None:
-            out.write(f"{level_words(level)} (level {float(level):g}).\n\n")
+            out.write(f"{level_words(level)} (level {float(level)!r}).\n\n")
         out.write(to_markdown(table, digits=4))
     elif fmt == "json":
         columns = [str(c) for c in table.columns]
@@ -206,6 +209,9 @@ def emit(table, fmt: str, out, header: dict | None = None) -> None:
             )
             out.write(f'{{\n{head} "rows": {listed}\n}}\n')
     else:
+        if "level" in table.columns and table["level"].dtype.kind == "f":
+            # every digit of the level, as the first line says it (6 significant digits make 0.9999999999 a 1)
+            table = table.assign(level=[repr(float(v)) if v == v else "" for v in table["level"]])
         table.to_csv(out, index=False, float_format="%.6g", lineterminator="\n")
 
 

@@ -11,6 +11,7 @@ from debias.cli.preferences import add_pair_columns, add_ties_option, read_pairs
 from debias.cli.shared import add_input_format, add_output_options, refuse_input_as_output, table_columns
 from debias.io.canonical import InputError
 from debias.io.scores import number_in
+from debias.stats.common.vocabulary import MIN_LEVEL
 
 #: The options that make a table pairwise verdicts, and those that make it ratings.
 PAIR_OPTIONS = ("system_a", "system_b", "verdict")
@@ -42,8 +43,8 @@ def _common(sub) -> None:
     )
     sub.add_argument(
         "--level",
-        type=number_in(0, 1),
-        help="probability that all the intervals used hold at every look at once, in (0, 1) (default: the "
+        type=number_in(MIN_LEVEL, 1, low_open=False),
+        help=f"probability that all the intervals used hold at every look at once, in [{MIN_LEVEL:g}, 1) (default: the "
         "configuration's estimates.level)",
     )
     add_ties_option(sub)
@@ -143,7 +144,9 @@ def _read(args):
 
     columns = table_columns(args)
     scale = tuple(args.scale) if args.scale else None
-    table = read_evaluation_table(args.table, columns, fmt=args.input_format, scale=scale)
+    table = read_evaluation_table(
+        args.table, columns, fmt=args.input_format, scale=scale, format_option="--input-format"
+    )
     return table.with_settings(higher_is_better=not args.lower_is_better, task="evaluation")
 
 

@@ -15,7 +15,18 @@ trims names and refuses a rater who judged an item twice.
 from __future__ import annotations
 
 from debias.data.judgments import Judgments, as_judgments
+from debias.data.names import find_name, shown_name, shown_names
 from debias.data.pairs import JudgedPairs, verdict_codes
 from debias.data.samples import EvalSample, PairedSample
 
-__all__ = ["EvalSample", "JudgedPairs", "Judgments", "PairedSample", "as_judgments", "verdict_codes"]
+__all__ = [
+    "EvalSample",
+    "JudgedPairs",
+    "Judgments",
+    "PairedSample",
+    "as_judgments",
+    "find_name",
+    "shown_name",
+    "shown_names",
+    "verdict_codes",
+]

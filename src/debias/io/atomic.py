@@ -20,6 +20,7 @@ from pathlib import Path
 
 __all__ = [
     "atomic_path",
+    "non_regular_kind",
     "refuse_non_regular",
     "remove_stale_temporaries",
     "sha256sum",
@@ -109,20 +110,31 @@ def remove_stale_temporaries(path: str | os.PathLike) -> list[Path]:
     return removed
 
 
+def non_regular_kind(path: str | os.PathLike) -> str | None:
+    """What ``path`` leads to (links followed) when it exists and is no regular file: ``"a
+    folder"``, ``"a pipe"``, ``"a socket"`` or ``"a device"``; ``None`` for a regular file or a
+    path that leads nowhere."""
+    try:  # what the name leads to, links followed: /dev/stdout may lead to a pipe with no name
+        kind = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    if stat.S_ISREG(kind):
+        return None
+    if stat.S_ISDIR(kind):
+        return "a folder"
+    return "a pipe" if stat.S_ISFIFO(kind) else "a socket" if stat.S_ISSOCK(kind) else "a device"
+
+
 def refuse_non_regular(path: str | os.PathLike) -> None:
     """Raise an ``OSError`` when ``path`` exists (links followed) and is no regular file (a
     folder, a FIFO, a device, a socket): :func:`atomic_path` would not replace it. Commands
     call it on every file they will write before writing any (one refused file leaves the
     others unwritten)."""
-    try:  # what the name leads to, links followed: /dev/stdout may lead to a pipe with no name
-        kind = os.stat(path).st_mode
-    except (FileNotFoundError, NotADirectoryError):
+    what = non_regular_kind(path)
+    if what is None:
         return
-    if stat.S_ISREG(kind):
-        return
-    if stat.S_ISDIR(kind):
+    if what == "a folder":
         raise IsADirectoryError(errno.EISDIR, "is a folder, not a file", str(path))
-    what = "a pipe" if stat.S_ISFIFO(kind) else "a socket" if stat.S_ISSOCK(kind) else "a device"
     raise OSError(errno.EINVAL, f"is {what}, not a regular file: not replaced", str(path))
 
 

@@ -46,7 +46,15 @@ import pandas as pd
 
 from debias.data.pairs import JudgedPairs, UnknownVerdicts, parse_mapping, verdict_codes
 from debias.io.canonical import InputError
-from debias.io.rules import Rows, cell_codes, code_names, order_values, refuse_repeated_raters, trimmed_names
+from debias.io.rules import (
+    Rows,
+    cell_codes,
+    code_names,
+    order_values,
+    refuse_repeated_raters,
+    require_columns,
+    trimmed_names,
+)
 from debias.io.style import STYLE, STYLE_COVARIATES, style_counts
 
 __all__ = [
@@ -64,19 +72,19 @@ log = logging.getLogger(__name__)
 
 
 def _columns(frame: pd.DataFrame, columns: Sequence[str], source: str) -> None:
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise InputError(source, f"no column {missing[0]!r} (columns: {list(frame.columns)})", column=missing[0])
+    require_columns(list(frame.columns), columns, source)
 
 
-def read_pair_file(path: str | Path, columns: Sequence[str], fmt: str | None = None, *, quoting=None) -> pd.DataFrame:
+def read_pair_file(
+    path: str | Path, columns: Sequence[str], fmt: str | None = None, *, quoting=None, format_option: str | None = "fmt"
+) -> pd.DataFrame:
     """The columns ``columns`` of a table file, and no other (:func:`debias.io.reader.read_table_file`:
     CSV, TSV, Parquet or JSONL, gzipped or not); CSV and TSV cells as text, each distinct text held
     once (a categorical column)."""
     from debias.io.reader import read_table_file
 
     wanted = list(dict.fromkeys(columns))
-    cells = read_table_file(path, wanted, fmt, quoting=quoting)
+    cells = read_table_file(path, wanted, fmt, quoting=quoting, format_option=format_option)
     return pd.DataFrame(cells)
 
 
@@ -150,7 +158,7 @@ def read_pair_table(
     system_b: str,
     verdict: str,
     rater: str | None = None,
-    judges: Sequence[str] = (),
+    judges: str | Sequence[str] = (),
     pool: pd.DataFrame | None = None,
     mapping: Mapping | None = None,
     judge_mappings: Mapping[str, Mapping] | None = None,
@@ -232,7 +240,7 @@ def read_pair_table(
     >>> pairs.human_counts.tolist(), pairs.human.tolist(), pairs.judge_verdicts[:, 0].tolist()
     ([2, 0], [1.0, 1.0], [1.0, 0.5])
     """
-    judges = list(dict.fromkeys(judges))
+    judges = list(dict.fromkeys([judges] if isinstance(judges, str) else judges))  # one string: one judge
     judge_mappings = dict(judge_mappings or {})
     strangers = [name for name in judge_mappings if name not in judges]
     if strangers:

@@ -43,6 +43,7 @@ import pandas as pd
 from debias.data.judgments import Judgments
 from debias.io.canonical import LARGEST_NUMBER, InputError
 from debias.io.rules import Rows, cell_codes, code_names, refuse_repeated_raters
+from debias.io.rules import require_columns as _require
 
 __all__ = [
     "FORMATS",
@@ -225,36 +226,78 @@ def float_texts(values: np.ndarray) -> np.ndarray:
     return np.array([repr(float(v)) for v in uniques], dtype=object)[codes.reshape(-1)]
 
 
-def table_format(path: Path, given: str | None = None) -> str:
-    """The table's format from ``given`` or its file name (``.gz`` allowed)."""
+def table_format(path: Path, given: str | None = None, option: str | None = "fmt") -> str:
+    """The table's format from ``given`` or its file name (``.gz`` allowed). ``option`` is what
+    the caller calls the format's setting (``--input-format`` on the command line), named when
+    the name tells nothing; ``None`` when the caller takes no format (then the remedy is a name)."""
     if given:
         return given
     suffixes = [s for s in path.suffixes if s != ".gz"]
     if suffixes and suffixes[-1].lower() in FORMATS:
         return FORMATS[suffixes[-1].lower()]
-    raise InputError(str(path), f"cannot tell the format from the name (use --format: {sorted(set(FORMATS.values()))})")
+    endings = ", ".join(FORMATS)
+    if option is None:
+        remedy = f"name the file with one of {endings} (then .gz when gzipped), or pass a pandas DataFrame"
+    else:
+        remedy = f"give {option}: {sorted(set(FORMATS.values()))}, or end the name in one of {endings}"
+    raise InputError(str(path), f"cannot tell the format from the name ({remedy})")
 
 
-def _header(path: Path, sep: str, quoting: bool) -> list[str]:
+def table_source(path: Path) -> Path | bytes:
+    """What a table is read from: a regular file's path, or the bytes of anything else that can
+    be read (a pipe, ``/dev/stdin``, a process substitution ``<(...)``): such a stream can be
+    read once and not sought in, so it is read into memory once and parsed from there (gunzipped
+    when it starts with gzip's magic number)."""
     import gzip
 
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8-sig", newline="") as handle:
+    if path.is_file():
+        return path
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as error:
+        raise InputError(str(path), f"cannot be read ({error.strerror or error})") from None
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as error:
+            raise InputError(str(path), f"not a gzip stream ({error})") from None
+    return data
+
+
+def _text_handle(source: Path | bytes, **options):
+    """A text handle on a table's source (:func:`table_source`), gunzipping a ``.gz`` file."""
+    import gzip
+    import io
+
+    if isinstance(source, bytes):
+        return io.TextIOWrapper(io.BytesIO(source), **options)
+    opener = gzip.open if source.suffix == ".gz" else open
+    return opener(source, "rt", **options)
+
+
+def _binary(source: Path | bytes):
+    """What pyarrow and pandas read: the path, or the bytes as a file object."""
+    import io
+
+    return io.BytesIO(source) if isinstance(source, bytes) else source
+
+
+def _header(path: Path | bytes, sep: str, quoting: bool) -> list[str]:
+    with _text_handle(path, encoding="utf-8-sig", newline="") as handle:
         reader = csv.reader(handle, delimiter=sep, quoting=csv.QUOTE_MINIMAL if quoting else csv.QUOTE_NONE)
         return next(reader, [])
 
 
-def jsonl_problem(path: str | Path) -> str | None:
-    """Where a JSON Lines file (gzipped or not) stops being one: ``"line N: <what>"`` for the
-    first line that is not a JSON object (blank lines are skipped, as the reader skips them);
-    ``None`` when every line is one."""
-    import gzip
+def jsonl_problem(path: str | Path | bytes) -> str | None:
+    """Where a JSON Lines file (gzipped or not; or its bytes, :func:`table_source`) stops being
+    one: ``"line N: <what>"`` for the first line that is not a JSON object (blank lines are
+    skipped, as the reader skips them); ``None`` when every line is one."""
     import json
 
-    path = Path(path)
-    opener = gzip.open if path.suffix == ".gz" else open
+    source = path if isinstance(path, bytes) else Path(path)
     try:
-        with opener(path, "rt", encoding="utf-8") as handle:
+        with _text_handle(source, encoding="utf-8") as handle:
             for number, line in enumerate(handle, start=1):
                 if not line.strip():
                     continue
@@ -269,36 +312,55 @@ def jsonl_problem(path: str | Path) -> str | None:
     return None
 
 
-def read_table_file(
-    path: str | Path, columns: Sequence[str], fmt: str | None = None, *, quoting=None
-) -> dict[str, pd.Series]:
-    """The named columns of a table file (CSV, TSV, Parquet or JSONL, plain or gzipped).
-
-    CSV and TSV cells are read as text, each distinct text held once (a categorical column;
-    numbers are parsed where they are used). TSV is read as
-    the data's own format by default: tabs separate, quotes are ordinary characters
-    (``quoting=False``), so a text field holding a lone ``"`` is read as it is.
-    """
-    import pyarrow as pa
-
+def _opened(path: str | Path) -> tuple[Path, Path | bytes]:
+    """The path, and what it is read from (:func:`table_source`); a folder or a missing file is
+    refused."""
     path = Path(path)
     if path.is_dir():
         raise InputError(str(path), "is a folder, not a table file")
     if not path.exists():
         raise InputError(str(path), "no such file")
-    fmt = table_format(path, fmt)
+    return path, table_source(path)
+
+
+def read_table_file(
+    path: str | Path,
+    columns: Sequence[str],
+    fmt: str | None = None,
+    *,
+    quoting=None,
+    format_option: str | None = "fmt",
+) -> dict[str, pd.Series]:
+    """The named columns of a table file (CSV, TSV, Parquet or JSONL, plain or gzipped; a regular
+    file, or a stream such as a pipe, read once).
+
+    CSV and TSV cells are read as text, each distinct text held once (a categorical column;
+    numbers are parsed where they are used). TSV is read as
+    the data's own format by default: tabs separate, quotes are ordinary characters
+    (``quoting=False``), so a text field holding a lone ``"`` is read as it is. A column name
+    the table holds twice is refused. ``format_option`` names the setting of the format in the
+    error for a name that tells none (:func:`table_format`).
+    """
+    path, source = _opened(path)
+    fmt = table_format(path, fmt, format_option)
+    return _read_columns(path, source, columns, fmt, quoting)
+
+
+def _read_columns(path: Path, source: Path | bytes, columns: Sequence[str], fmt: str, quoting) -> dict[str, pd.Series]:
+    import pyarrow as pa
+
     try:
         if fmt == "parquet":
             import pyarrow.parquet as pq
 
-            names = pq.read_schema(path).names
+            names = pq.read_schema(_binary(source)).names
             _require(names, columns, str(path))
-            table = pq.read_table(path, columns=list(columns))
+            table = pq.read_table(_binary(source), columns=list(columns))
         elif fmt == "jsonl":
             try:
-                frame = pd.read_json(path, lines=True, dtype=False, compression="infer")
+                frame = pd.read_json(_binary(source), lines=True, dtype=False, compression="infer")
             except (ValueError, TypeError):
-                problem = jsonl_problem(path)
+                problem = jsonl_problem(source)
                 if problem is None:
                     raise
                 raise InputError(str(path), f"not a jsonl table: {problem}") from None
@@ -309,9 +371,9 @@ def read_table_file(
 
             sep = "\t" if fmt == "tsv" else ","
             quoted = (fmt != "tsv") if quoting is None else quoting
-            _require(_header(path, sep, quoted), columns, str(path))
+            _require(_header(source, sep, quoted), columns, str(path))
             batches = pcsv.open_csv(
-                path,
+                _binary(source),
                 parse_options=pcsv.ParseOptions(
                     delimiter=sep, quote_char='"' if quoted else False, newlines_in_values=quoted
                 ),
@@ -342,28 +404,27 @@ def read_table_file(
     return cells
 
 
-def read_long_table(path: str | Path, fmt: str | None = None, *, quoting=None) -> pd.DataFrame:
+def read_long_table(
+    path: str | Path, fmt: str | None = None, *, quoting=None, format_option: str | None = "fmt"
+) -> pd.DataFrame:
     """Every column of a table file, read by :func:`read_table_file` (CSV and TSV cells as plain
     text columns)."""
     import pyarrow.parquet as pq
 
-    path = Path(path)
-    if path.is_dir():
-        raise InputError(str(path), "is a folder, not a table file")
-    if not path.exists():
-        raise InputError(str(path), "no such file")
-    kind = table_format(path, fmt)
+    path, source = _opened(path)
+    kind = table_format(path, fmt, format_option)
     try:
         if kind == "parquet":
-            names = pq.read_schema(path).names
+            names = pq.read_schema(_binary(source)).names
         elif kind == "jsonl":
-            names = list(pd.read_json(path, lines=True, dtype=False, compression="infer", nrows=1).columns)
+            names = list(pd.read_json(_binary(source), lines=True, dtype=False, compression="infer", nrows=1).columns)
         else:
-            names = _header(path, "\t" if kind == "tsv" else ",", (kind != "tsv") if quoting is None else quoting)
+            names = _header(source, "\t" if kind == "tsv" else ",", (kind != "tsv") if quoting is None else quoting)
     except (UnicodeDecodeError, OSError, EOFError, ValueError) as error:  # pyarrow's ArrowInvalid is a ValueError
         message = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise InputError(str(path), f"not a {kind} table: {message}") from None
-    cells = read_table_file(path, list(dict.fromkeys(names)), kind, quoting=quoting)
+    _require(names, [], str(path))
+    cells = _read_columns(path, source, list(names), kind, quoting)
     return pd.DataFrame(
         {
             name: column.astype(str) if isinstance(column.dtype, pd.CategoricalDtype) else column
@@ -372,15 +433,12 @@ def read_long_table(path: str | Path, fmt: str | None = None, *, quoting=None) -
     )
 
 
-def _require(present: Sequence[str], columns: Sequence[str], source: str) -> None:
-    missing = [c for c in columns if c not in present]
-    if missing:
-        raise InputError(source, f"no column {missing[0]!r} (columns: {list(present)})", column=missing[0])
-
-
-def _as_columns(table, columns: TableColumns, source: str, fmt, quoting) -> tuple[dict[str, pd.Series], str]:
+def _as_columns(
+    table, columns: TableColumns, source: str, fmt, quoting, format_option: str | None = "fmt"
+) -> tuple[dict[str, pd.Series], str]:
     if isinstance(table, (str, Path)):
-        return read_table_file(table, columns.named(), fmt, quoting=quoting), str(table)
+        cells = read_table_file(table, columns.named(), fmt, quoting=quoting, format_option=format_option)
+        return cells, str(table)
     if not isinstance(table, pd.DataFrame):
         raise InputError(source, f"expected a pandas DataFrame with one row per judgment, found {type(table).__name__}")
     _require(list(table.columns), columns.named(), source)
@@ -487,6 +545,7 @@ def read_evaluation_table(
     scale: tuple[float, float] | None = None,
     source: str = FRAME,
     unscored: str | None = None,
+    format_option: str | None = "fmt",
 ) -> EvaluationTable:
     """Read and check a long table (a file path or a pandas DataFrame) by the rules above.
 
@@ -505,6 +564,9 @@ def read_evaluation_table(
         than twice the other systems' typical ones (one system on 0-100 among 1-5 systems).
     source : str
         What errors call a frame (a file is called by its path).
+    format_option : str, optional
+        What the caller calls ``fmt`` (``--input-format`` on the command line), for the error
+        when a file's name tells no format; ``None`` for a caller that takes no format.
     unscored : str, optional
         A system whose outputs are not scored (the reference system of ``debias import``,
         whose outputs are the references): its rows need no value in the score columns, and
@@ -519,7 +581,7 @@ def read_evaluation_table(
     debias.io.InputError
         Naming the file, the row (the header being row 1) and the column.
     """
-    cells, source = _as_columns(table, columns, source, fmt, quoting)
+    cells, source = _as_columns(table, columns, source, fmt, quoting, format_option)
     uses = {}
     named = [columns.item, columns.system, columns.judgment, columns.prompt, columns.rater, *columns.scores]
     for name in [*named, columns.cluster]:

@@ -11,12 +11,19 @@ judges a unit (an output on a prompt, a battle) once.
   empty): such a row's name is coded ``-1`` (:func:`code_names`).
 * A cell holding a list or an object (JSON's nested values) is refused in every column a reader
   codes (:func:`cell_codes`).
+* A name holding a control character (a NUL byte; any of ASCII's but the tab and the line
+  breaks) is refused, naming the row and column (:func:`code_names`).
 * Two different values that would be one name once written as text (the number ``1`` and the
   text ``"1"`` in one column of a DataFrame) are refused, naming both rows (:func:`code_names`).
 * Two names that are one once normalised (Unicode's NFKC, invisible characters removed) are
   refused; two names that differ only by letters of other scripts drawn like Latin ones (a
   Cyrillic "х" and a Latin "x") are read as two names with an :class:`InputWarning` naming
   both spellings and their rows (:func:`look_alike`, :func:`confusable_twins`).
+* A table naming a column twice is refused, naming the column and both positions
+  (:func:`require_columns`).
+* A name a user writes (in a question, ``--baseline``) means the table's name that reads the
+  same (:func:`debias.data.names.find_name`); messages show names with invisible characters and, in names not
+  composed, combining marks escaped (:func:`debias.data.names.shown_names`).
 * A rater naming the same unit twice is refused, on the second row, naming the first
   (:func:`refuse_repeated_raters`).
 * Errors are :class:`~debias.io.canonical.InputError` carrying the source, the row and the column.
@@ -39,6 +46,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from debias.data.names import find_name, name_key, shown_name, shown_names
 from debias.io.canonical import InputError, InputWarning, shown_row
 
 __all__ = [
@@ -49,6 +57,8 @@ __all__ = [
     "look_alike",
     "order_values",
     "refuse_repeated_raters",
+    "require_columns",
+    "system_named",
     "trimmed_names",
 ]
 
@@ -189,6 +199,17 @@ def code_names(
     if bad.any():
         part, position = divmod(int(np.flatnonzero(bad)[0]), n)
         raise rows.error(position, f"column '{columns[part]}' is empty", columns[part])
+    control = _with_control(names)
+    if control is not None:
+        part, position = divmod(int(np.flatnonzero(codes == control)[0]), n)
+        name = str(names[control])
+        ch = next(c for c in name if c in _CONTROL)
+        raise rows.error(
+            position,
+            f"column '{columns[part]}': the name {name!r} holds the control character U+{ord(ch):04X}: remove it"
+            " (a name holds no control character but the tab and line breaks)",
+            columns[part],
+        )
     twins = look_alike(names)
     if twins is not None:
         first, second = twins
@@ -224,6 +245,22 @@ def code_names(
             stacklevel=2,
         )
     return codes, names
+
+
+#: The control characters of ASCII (C0) a name may not hold: all but the tab and the line breaks
+#: (an item written as a question's text may span lines in a quoted cell).
+_CONTROL = "".join(chr(c) for c in range(32) if chr(c) not in "\t\n\r")
+
+
+def _with_control(names) -> int | None:
+    """The position of the first of ``names`` holding a control character of :data:`_CONTROL`
+    (a NUL byte), or ``None``; the names are searched as one Arrow array."""
+    if not len(names):
+        return None
+    texts = pa.array([str(name) for name in names], type=pa.large_string())
+    found = pc.match_substring_regex(texts, "[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f]").to_numpy(zero_copy_only=False)
+    hits = np.flatnonzero(found)
+    return int(hits[0]) if hits.size else None
 
 
 # Letters of the Cyrillic and Greek scripts drawn (nearly) like a Latin letter in common fonts,
@@ -295,21 +332,24 @@ def _text_and_other(uniques, merged: np.ndarray) -> tuple[int, int] | None:
 
 
 def look_alike(names) -> tuple[int, int] | None:
-    """The first two of ``names`` that differ as text but read the same: equal once in Unicode's
-    NFKC form with the invisible format characters (zero-width spaces and joiners, category Cf)
-    removed; ``None`` when there are none. Names of plain ASCII are compared as they are."""
+    """The first two of ``names`` that differ as text but read the same (:func:`~debias.data.names.name_key`);
+    ``None`` when there are none."""
     seen: dict[str, int] = {}
     for k, name in enumerate(names):
-        name = str(name)
-        key = (
-            name
-            if name.isascii()
-            else unicodedata.normalize("NFKC", "".join(ch for ch in name if unicodedata.category(ch) != "Cf"))
-        )
+        key = name_key(name)
         if key in seen:
             return seen[key], k
         seen[key] = k
     return None
+
+
+def system_named(name, systems, where: str, what: str = "table") -> str:
+    """The system of ``systems`` that an option or setting ``where`` names (:func:`~debias.data.names.find_name`); an
+    :class:`InputError` naming ``where`` and the systems (:func:`~debias.data.names.shown_names`) when none is."""
+    spelled = find_name(name, systems)
+    if spelled is None:
+        raise InputError(where, f"no system {shown_name(name)} in the {what} (systems: {shown_names(systems)})")
+    return spelled
 
 
 #: The characters ``str.strip()`` removes (those ``str.isspace()`` calls whitespace), for Arrow's trim.
@@ -391,6 +431,24 @@ def refuse_repeated_raters(
             f"rater {raters[int(rater[second])]!r} judged {what} twice (first on row {first_row})",
             column,
         )
+
+
+def require_columns(present: Sequence[str], columns: Sequence[str], source: str) -> None:
+    """Refuse a table (its column names ``present``: a file's header or schema, a DataFrame's
+    labels) that names a column twice (which of the two would be read?), or lacks one of
+    ``columns``; ``source`` names the table."""
+    seen: dict = {}
+    for position, name in enumerate(present, start=1):
+        if name in seen:
+            raise InputError(
+                source,
+                f"column {name!r} appears twice (columns {seen[name]} and {position}): rename one",
+                column=str(name),
+            )
+        seen[name] = position
+    missing = [c for c in columns if c not in seen]
+    if missing:
+        raise InputError(source, f"no column {missing[0]!r} (columns: {list(present)})", column=missing[0])
 
 
 def _order_value(value) -> tuple[str, float] | None:

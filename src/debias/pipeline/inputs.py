@@ -183,10 +183,19 @@ def validate_preferences(config: Mapping) -> dict[str, int]:
     a covariate column a table lacks, or ``ties: davidson`` with a judge's probabilities.
     """
     from debias.config.tasks import load_preferences, preference_files
+    from debias.io.atomic import non_regular_kind
+    from debias.io.rules import system_named
 
     battles = {}
     for name in config.get("preferences") or {}:
         for path in preference_files(config, name):
+            kind = non_regular_kind(path)
+            if kind is not None:
+                raise InputError(
+                    str(path),
+                    f"file of preference task '{name}' is {kind}, not a regular file (config: preferences.{name}):"
+                    " the workflow reads its tables again in its jobs; give a file",
+                )
             if not Path(path).is_file():
                 raise InputError(str(path), f"file of preference task '{name}' not found (config: preferences.{name})")
         pairs = load_preferences(config, name)
@@ -199,11 +208,8 @@ def validate_preferences(config: Mapping) -> dict[str, int]:
                 )
         spec = config["preferences"][name] or {}
         baseline = spec.get("baseline")
-        if baseline is not None and baseline not in pairs.systems:
-            raise InputError(
-                f"config: preferences.{name}.baseline",
-                f"no system {baseline!r} in the battles (systems: {', '.join(map(str, pairs.systems))})",
-            )
+        if baseline is not None:
+            system_named(baseline, pairs.systems, f"config: preferences.{name}.baseline", "battles")
         if spec.get("ties") == "davidson" and pairs.continuous_judges:
             raise InputError(
                 f"config: preferences.{name}.ties",

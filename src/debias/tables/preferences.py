@@ -233,8 +233,14 @@ def strengths_as_elo(table: pd.DataFrame, anchor: str | None = None) -> pd.DataF
     added); an estimator without a strength of the anchor gets no ratings and a note."""
     from debias.stats.preferences import ELO_POINTS_PER_UNIT, elo_points
 
-    if anchor is not None and anchor not in set(table["system"]):
-        raise ValueError(f"--anchor: no system '{anchor}' (systems: {', '.join(sorted(set(table['system'])))})")
+    if anchor is not None:
+        from debias.data import find_name, shown_name, shown_names
+
+        named = sorted(set(table["system"]) - {""})
+        spelled = find_name(anchor, named)
+        if spelled is None:
+            raise ValueError(f"--anchor: no system {shown_name(anchor)} (systems: {shown_names(named)})")
+        anchor = spelled
     table = table.copy()
     strength = table["estimand"] == "strength" if "estimand" in table else pd.Series(True, index=table.index)
     columns = [c for c in IN_STRENGTH_UNITS if c in table]

@@ -33,6 +33,7 @@ import numpy as np
 from scipy.special import ndtri, stdtrit
 
 from debias.stats.common.joint import is_sparse, variances
+from debias.stats.common.vocabulary import MIN_LEVEL
 
 __all__ = [
     "MeanEstimate",
@@ -48,9 +49,9 @@ __all__ = [
 
 
 def check_level(level: float) -> None:
-    """Refuse a nominal coverage outside (0, 1) (NaN and infinity included)."""
-    if not (isinstance(level, int | float | np.floating) and 0.0 < float(level) < 1.0):
-        raise ValueError(f"level must be a number in (0, 1), got {level!r}")
+    """Refuse a nominal coverage outside [:data:`MIN_LEVEL`, 1) (NaN and infinity included)."""
+    if not (isinstance(level, int | float | np.floating) and MIN_LEVEL <= float(level) < 1.0):
+        raise ValueError(f"level must be a number in [{MIN_LEVEL:g}, 1) (0.95: 95% intervals), got {level!r}")
 
 
 @dataclass(frozen=True)

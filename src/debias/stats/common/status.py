@@ -91,15 +91,28 @@ class Question:
             return f"within:{self.width:g}"
         return "ranks"
 
-    def check(self, systems) -> None:
-        """Refuse a question about systems not in ``systems`` or a K out of range."""
+    def check(self, systems) -> Question:
+        """The question with its systems named as ``systems`` spell them (a name written in
+        another Unicode normalisation is the table's name, :func:`debias.io.rules.find_name`);
+        a question about a system not in ``systems``, or a K out of range, is refused."""
+        from debias.data import find_name, shown_name, shown_names
+
         systems = list(systems)
-        if self.kind == "better":
-            for name in self.systems:
-                if name not in systems:
-                    raise QuestionError(self.text, f"unknown system {name!r}; the systems: {systems}")
         if self.kind == "top" and not 1 <= self.k < len(systems):
             raise QuestionError(self.text, f"K must be between 1 and {len(systems) - 1} for {len(systems)} systems")
+        if self.kind != "better":
+            return self
+        found = []
+        for name in self.systems:
+            spelled = find_name(name, systems)
+            if spelled is None:
+                raise QuestionError(
+                    self.text, f"unknown system {shown_name(name)}; the systems: {shown_names(systems)}"
+                )
+            found.append(spelled)
+        if found[0] == found[1]:
+            raise QuestionError(self.text, "name two different systems")
+        return replace(self, systems=tuple(found))
 
 
 def parse_question(text) -> Question:
@@ -275,8 +288,7 @@ def question_status(
     """
     check_level(level)
     optimal_at = check_optimal_at(optimal_at)
-    question = parse_question(question)
-    question.check(joint.systems)
+    question = parse_question(question).check(joint.systems)
     systems = joint.systems
     s = len(systems)
     alpha = 1.0 - level

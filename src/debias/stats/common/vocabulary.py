@@ -49,8 +49,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+#: The lowest nominal coverage (``level``) taken anywhere (:func:`debias.stats.common.intervals.check_level`,
+#: the configuration's schema, ``--level``): intervals of 50% or more; below that an interval
+#: says little, and a level such as 1e-300 only shrinks every interval to a point. No code of the
+#: package, its workflow or its tests asks for less (0.8 is the lowest they use). The highest is
+#: below 1.
+MIN_LEVEL = 0.5
+
 __all__ = [
     "COMBINED",
+    "MIN_LEVEL",
     "ESTIMAND_LABELS",
     "FAMILIES",
     "SHAPES",

@@ -189,10 +189,14 @@ def head_to_head(
             order, rest = order[:max_systems], order[max_systems:]
             omitted = tuple(rest)
     else:
-        order = [str(s) for s in systems]
-        unknown = [s for s in order if s not in pairs.systems]
-        if unknown:
-            raise ValueError(f"no system {unknown[0]!r} in the battles (systems: {', '.join(pairs.systems)})")
+        from debias.data import find_name, shown_name, shown_names
+
+        order = []
+        for name in map(str, systems):
+            spelled = find_name(name, pairs.systems)
+            if spelled is None:
+                raise ValueError(f"no system {shown_name(name)} in the battles (systems: {shown_names(pairs.systems)})")
+            order.append(spelled)
         if len(set(order)) != len(order):
             raise ValueError("systems: each system once")
     shown = [pairs.systems.index(s) for s in order]

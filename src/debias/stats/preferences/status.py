@@ -91,8 +91,7 @@ def pairs_status(
     check_level(level)
     if estimand not in ESTIMANDS:
         raise QuestionError(estimand, f"unknown estimand; available: {list(ESTIMANDS)}", "estimand")
-    question = parse_question(question)
-    question.check(pairs.systems)
+    question = parse_question(question).check(pairs.systems)
     estimator = default_estimator(pairs.judges) if estimator is None else estimator
     try:
         biased = describe(estimator).biased
@@ -302,7 +301,7 @@ def status_path(
         raise ValueError("no battle has a human verdict: nothing to say about people yet")
     start = min(n, MIN_VOTES)
     votes = np.unique(np.rint(np.linspace(start, n, looks)).astype(np.int64))
-    question = parse_question(question)
+    question = parse_question(question).check(pairs.systems)
     s = pairs.n_systems
     estimate, low, high = (np.full((votes.size, s), np.nan) for _ in range(3))
     contrast = np.full((votes.size, 3), np.nan)

@@ -354,9 +354,15 @@ def baseline_estimates(
     """Each system's win rate against ``baseline`` (``baseline_win_rate``) and, with
     ``length_controlled``, AlpacaEval's length-controlled one (``lc_baseline_win_rate``; needs a
     ``length`` covariate), by one estimator."""
+    from debias.data import find_name, shown_name, shown_names
+
     pairs = battles.pairs
-    if baseline not in pairs.systems:
-        raise ValueError(f"baseline {baseline!r} is not a system of the table (systems: {', '.join(pairs.systems)})")
+    spelled = find_name(baseline, pairs.systems)  # as the table spells it (another normalisation)
+    if spelled is None:
+        raise ValueError(
+            f"baseline {shown_name(baseline)} is not a system of the table (systems: {shown_names(pairs.systems)})"
+        )
+    baseline = spelled
     base = pairs.systems.index(baseline)
     against = (pairs.system_a == base) | (pairs.system_b == base)
     if not against.any():
