@@ -97,6 +97,31 @@ def test_matrix_cells_mirror_and_ppi_cells_use_the_judge():
     assert np.nanmean(ppi.ci_high - ppi.ci_low) < np.nanmean(human.ci_high - human.ci_low)
 
 
+@pytest.mark.parametrize("estimator", ["human", "judge:j", "ppi++:j"])
+def test_the_cells_sparse_covariance_is_the_dense_one_without_the_pairs_that_never_met(estimator):
+    from scipy.sparse import issparse
+
+    from debias.stats.preferences.battles import Battles, check_pairs
+    from debias.stats.preferences.matrix import _cell_pairs
+    from debias.stats.preferences.win_rate import win_rate_estimate
+
+    pairs = _world(seed=5, n_systems=12, n_battles=300)
+    cells, _, _ = _cell_pairs(pairs, list(range(pairs.n_systems)))
+    check_pairs(cells, "half")
+    dense = win_rate_estimate(Battles(cells), estimator, level=0.9)
+    sparse = win_rate_estimate(Battles(cells), estimator, level=0.9, sparse=True)
+    assert issparse(sparse.covariance) and not issparse(dense.covariance)
+    for field in ("estimate", "se", "ci_low", "ci_high"):
+        np.testing.assert_allclose(getattr(sparse, field), getattr(dense, field), rtol=1e-12, atol=1e-15)
+    assert sparse.notes == dense.notes
+    live = np.isfinite(dense.se)
+    stored = sparse.covariance.toarray()
+    np.testing.assert_allclose(stored[np.ix_(live, live)], dense.covariance[np.ix_(live, live)], atol=1e-15)
+    # a cell covaries with its mirror alone (the same battles): nothing else is stored
+    assert sparse.covariance.nnz <= 2 * cells.n_systems
+    assert np.isnan(sparse.covariance.diagonal()[~live]).all()
+
+
 def test_strongest_first_and_cut_off_with_the_others_named():
     pairs = _world(seed=1, n_systems=8, n_battles=2000, labelled=1.0)
     matrix = head_to_head(pairs, level=0.9, max_systems=4)
@@ -186,6 +211,7 @@ def test_breakdown_is_each_levels_own_analysis_at_the_sidak_level():
     labels = np.asarray(pairs.facets["category"])
     for level in ("chat", "code", "math"):
         rows = table[(table[BY] == level) & (table["estimand"] == "win_rate") & (table["estimator"] == "human")]
+        rows = rows.set_index("system").loc[list(pairs.systems)]  # the table lists them best first
         alone = win_rates(pairs.take(labels == level), level=each)
         np.testing.assert_allclose(rows["estimate"], alone.estimate)
         np.testing.assert_allclose(rows["ci_low"], alone.ci_low)

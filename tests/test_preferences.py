@@ -734,3 +734,25 @@ def test_next_for_strengths_does_not_stall_when_the_open_pair_has_no_battle_left
     assert len(chosen.battles) == 10 and chosen.note == ""  # every battle of a or b is eligible
     sides = zip(chosen.battles["system_a"], chosen.battles["system_b"])
     assert all({first, second} & {"a", "b"} for first, second in sides)
+
+
+def test_the_table_lists_each_estimand_and_estimator_best_first_ties_by_name():
+    from debias.tables.preferences import preference_table
+
+    rng = np.random.default_rng(11)
+    names = ["delta", "alpha", "charlie", "bravo"]
+    a = rng.integers(0, 4, 300)
+    b = (a + rng.integers(1, 4, 300)) % 4
+    human = np.where(rng.random(300) < 1 / (1 + np.exp(0.5 * (a - b))), 1.0, 0.0)
+    judge = np.where(rng.random(300) < 0.8, human, 1.0 - human)
+    pairs = JudgedPairs.from_arrays([names[k] for k in a], [names[k] for k in b], human, {"j": judge})
+    table = preference_table(pairs, level=0.9)
+    blocks = list(dict.fromkeys(zip(table["estimand"], table["estimator"])))
+    assert [e for e, _ in blocks] == ["win_rate"] * 3 + ["strength"] * 3  # the estimands' order
+    for estimand, estimator in blocks:
+        rows = table[(table["estimand"] == estimand) & (table["estimator"] == estimator)]
+        assert len(rows) == 4 and np.all(np.diff(rows["estimate"].to_numpy()) <= 0)
+    # equal estimates (every battle a tie): in the order of the names
+    even = JudgedPairs.from_arrays(["b", "c", "a"], ["c", "a", "b"], [0.5, 0.5, 0.5])
+    rows = preference_table(even, level=0.9).query("estimand == 'win_rate'")
+    assert rows["system"].tolist() == ["a", "b", "c"]

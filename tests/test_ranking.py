@@ -142,6 +142,21 @@ def test_shared_item_covariance_is_the_finite_population_covariance_of_common_sa
     assert np.linalg.eigvalsh(fixed)[0] > -1e-12 and np.allclose(np.diag(fixed), 1.0)
 
 
+def test_a_sparse_covariance_is_projected_block_by_block_as_the_dense_one():
+    from scipy.sparse import csr_array
+
+    rng = np.random.default_rng(7)
+    dense = np.zeros((7, 7))
+    for block in ([0, 3], [1, 4, 6], [2], [5]):  # linked estimates, not next to each other
+        side = rng.normal(size=(len(block), len(block)))
+        dense[np.ix_(block, block)] = side @ side.T
+    dense[0, 3] = dense[3, 0] = 2.0 * np.sqrt(dense[0, 0] * dense[3, 3])  # correlation 2: not valid
+    dense[5, 5] = 0.0  # no variance: stays without covariance
+    projected = nearest_covariance(csr_array(dense))
+    np.testing.assert_allclose(projected.toarray(), nearest_covariance(dense), atol=1e-13)
+    assert projected[0, 1] == 0.0 and np.linalg.eigvalsh(projected.toarray())[0] > -1e-12
+
+
 def test_bad_input_is_refused_with_the_reason():
     with pytest.raises(ValueError, match="non-finite"):
         rank_sets([0.1, np.nan], np.eye(2), level=0.9)

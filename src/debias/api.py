@@ -767,7 +767,7 @@ def preferences(
     >>> table = debias.preferences(pairs, level=0.9)
     >>> rows = table.query("estimand == 'win_rate' and estimator == 'human'")
     >>> rows[["system", "estimate", "n_judged"]].round(3).values.tolist()
-    [['x', 0.8, 5], ['y', 0.125, 4], ['z', 0.5, 3]]
+    [['x', 0.8, 5], ['z', 0.5, 3], ['y', 0.125, 4]]
     """
     from debias.tables.preferences import preference_table
 

@@ -8,7 +8,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from debias.cli.shared import add_input_format, command_inputs, refuse_overwrites
+from debias.cli.shared import add_input_format, command_inputs, refuse_overwrites, table_columns
 from debias.io.canonical import InputError
 from debias.io.importer import (
     ImportSpec,
@@ -23,7 +23,7 @@ from debias.io.importer import (
     task_name,
     write_import,
 )
-from debias.io.reader import TableColumns, read_evaluation_table, safe_name
+from debias.io.reader import read_evaluation_table, safe_name
 
 __all__ = ["add_command", "run_command", "starter_config"]
 
@@ -188,18 +188,7 @@ def run_command(args) -> int:
     """Run ``debias import``; exit status 2 with a one-line message on bad input, nothing written."""
     import yaml
 
-    columns = TableColumns(
-        item=args.item,
-        judgment=args.judgment,
-        system=args.system,
-        prompt=args.prompt,
-        rater=args.rater,
-        output=args.output,
-        reference=args.reference,
-        scores=tuple(dict.fromkeys(args.score)),
-        prompt_name=args.prompt_name,
-        cluster=args.cluster,
-    )
+    columns = table_columns(args, output=args.output, reference=args.reference, prompt_name=args.prompt_name)
     spec = ImportSpec(
         task=args.task,
         columns=columns,

@@ -15,7 +15,7 @@ name of the task ``debias import`` made of the table gives the workflow's seeds)
 
 from __future__ import annotations
 
-from debias.cli.shared import add_input_format
+from debias.cli.shared import add_input_format, table_columns
 from debias.io.canonical import InputError
 
 __all__ = ["add_table_options", "analyse_table", "is_table"]
@@ -88,7 +88,7 @@ def is_table(args) -> bool:
 
 
 def _read(args, path: str):
-    from debias.io.reader import TableColumns, read_evaluation_table, without_system
+    from debias.io.reader import read_evaluation_table, without_system
 
     for name in ("item", "judgment"):
         if getattr(args, name) is None:
@@ -98,15 +98,7 @@ def _read(args, path: str):
             raise InputError(_option(name), "is an option of system files, not of a long table of ratings")
     if args.reference_system is not None and args.system is None:
         raise InputError("--reference-system", "names a value of the --system column: give --system too")
-    columns = TableColumns(
-        item=args.item,
-        judgment=args.judgment,
-        system=args.system,
-        prompt=args.prompt,
-        rater=args.rater,
-        scores=tuple(dict.fromkeys(args.score or ())),
-        cluster=args.cluster,
-    )
+    columns = table_columns(args)
     scale = tuple(args.scale) if args.scale else None
     table = read_evaluation_table(
         path,

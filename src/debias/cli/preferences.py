@@ -71,29 +71,51 @@ def pair_mappings(args) -> tuple[dict | None, dict[str, dict]]:
         mapping = parse_mapping(args.mapping) if args.mapping else None
     except ValueError as error:
         raise InputError("--mapping", str(error)) from None
-    own: dict[str, dict] = {}
-    for text in args.judge_mapping:
-        column = next((c for c in args.judge if text.startswith(f"{c}:")), None)
-        if column is None:
-            name = text[: text.find(":")] if ":" in text else ""  # the column this mapping names
-            if name.strip():
-                judges = ", ".join(args.judge) if args.judge else "none given"
-                raise InputError(
-                    "--judge-mapping",
-                    f"{text!r}: {name.strip()!r} is not a --judge column (--judge: {judges}); a judge's mapping is"
-                    " COLUMN:value=target,... for a column given to --judge",
-                )
-            raise InputError("--judge-mapping", f"{text!r}: expected COLUMN:value=target,... for a --judge column")
-        if column in own:  # two mappings of one judge: which would win is a guess
-            raise InputError(
-                "--judge-mapping",
-                f"{text!r}: judge {column!r} is mapped twice; give its mapping once, values joined by commas",
-            )
-        try:
-            own[column] = parse_mapping(text[len(column) + 1 :])
-        except ValueError as error:
-            raise InputError("--judge-mapping", str(error)) from None
+    own = named_values(
+        "--judge-mapping",
+        args.judge_mapping,
+        ":",
+        parse_mapping,
+        usage="COLUMN:value=target,... for a --judge column",
+        twice="judge {name!r} is mapped twice; give its mapping once, values joined by commas",
+        among=("--judge", args.judge),
+    )
     return mapping, own
+
+
+def named_values(option: str, texts, separator: str, read, *, usage: str, twice: str, among=None) -> dict:
+    """The ``NAME<separator>VALUES`` texts of a repeatable ``option`` as ``{name: read(VALUES)}``
+    (``read`` raises ValueError on values it refuses). With ``among``, ``(the option, its
+    columns)`` the name must be one of, the name is the column the text begins with, so a name
+    may hold the separator. Refused naming the text: no name, a name not among those columns,
+    values ``read`` refuses, and a name given twice (``twice``, formatted with ``name``);
+    ``usage`` is the expected form."""
+    out: dict = {}
+    for text in texts:
+        if among is None:
+            name, found, values = text.partition(separator)
+            name = name.strip() if found else ""
+        else:
+            columns_option, columns = among
+            name = next((c for c in columns if text.startswith(f"{c}{separator}")), "")
+            values = text[len(name) + 1 :]
+            given = text.partition(separator)[0].strip() if separator in text else ""
+            if not name and given:
+                listed = ", ".join(columns) if columns else "none given"
+                raise InputError(
+                    option,
+                    f"{text!r}: {given!r} is not a {columns_option} column ({columns_option}: {listed}); expected"
+                    f" {usage}",
+                )
+        if not name:
+            raise InputError(option, f"{text!r}: expected {usage}")
+        if name in out:  # which of two would win is a guess
+            raise InputError(option, f"{text!r}: " + twice.format(name=name))
+        try:
+            out[name] = read(values)
+        except ValueError as error:
+            raise InputError(option, f"{text!r}: {error}") from None
+    return out
 
 
 def read_pair_inputs(args, fmt: str | None):
@@ -114,16 +136,16 @@ def read_pair_inputs(args, fmt: str | None):
 
 def covariate_columns(args) -> dict[str, tuple[str, str]]:
     """The ``--covariate NAME=COL_A,COL_B`` options as ``{name: (column_a, column_b)}``."""
-    out: dict[str, tuple[str, str]] = {}
-    for text in getattr(args, "covariate", None) or []:
-        name, _, columns = text.partition("=")
-        sides = [c.strip() for c in columns.split(",")]
-        if not name.strip() or len(sides) != 2 or not all(sides):
-            raise InputError("--covariate", f"{text!r}: expected NAME=COLUMN_A,COLUMN_B (e.g. length=len_a,len_b)")
-        if name.strip() in out:
-            raise InputError("--covariate", f"{name.strip()!r} given twice")
-        out[name.strip()] = (sides[0], sides[1])
-    return out
+    usage = "NAME=COLUMN_A,COLUMN_B (e.g. length=len_a,len_b)"
+
+    def sides(text: str) -> tuple[str, str]:
+        columns = [c.strip() for c in text.split(",")]
+        if len(columns) != 2 or not all(columns):
+            raise ValueError(f"expected {usage}")
+        return columns[0], columns[1]
+
+    texts = getattr(args, "covariate", None) or []
+    return named_values("--covariate", texts, "=", sides, usage=usage, twice="covariate {name!r} is given twice")
 
 
 def read_pairs(args):

@@ -36,6 +36,7 @@ __all__ = [
     "refuse_input_as_output",
     "refuse_overwrites",
     "run_with_output",
+    "table_columns",
 ]
 
 #: What a command that prints a table can print.
@@ -98,6 +99,25 @@ class _RenamedOption(argparse.Action):
     def __call__(self, parser, namespace, values, option_string=None):
         print(f"{parser.prog}: {option_string} is now {self.new}", file=sys.stderr)
         setattr(namespace, self.dest, values)
+
+
+def table_columns(args, **more):
+    """The columns of a long table of ratings that a command's options name
+    (:class:`debias.io.reader.TableColumns`): ``--item``, ``--judgment``, ``--system``,
+    ``--prompt``, ``--rater``, the ``--score`` columns (each once) and ``--cluster``; ``more``
+    the columns only one command names (``debias import``'s texts and prompt name)."""
+    from debias.io.reader import TableColumns
+
+    return TableColumns(
+        item=args.item,
+        judgment=args.judgment,
+        system=args.system,
+        prompt=args.prompt,
+        rater=args.rater,
+        scores=tuple(dict.fromkeys(args.score or ())),
+        cluster=args.cluster,
+        **more,
+    )
 
 
 def add_input_format(sub: argparse.ArgumentParser, *former: str) -> None:

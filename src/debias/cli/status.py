@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 
 from debias.cli.preferences import add_pair_columns, add_ties_option, read_pairs
-from debias.cli.shared import add_input_format, add_output_options, refuse_input_as_output
+from debias.cli.shared import add_input_format, add_output_options, refuse_input_as_output, table_columns
 from debias.io.canonical import InputError
 from debias.io.scores import number_in
 from debias.stats.common.vocabulary import MIN_LEVEL
@@ -140,17 +140,9 @@ def _read(args):
     """The table of the command, read by its shape's read step."""
     if _shape(args) == "pairs":
         return read_pairs(args)
-    from debias.io.reader import TableColumns, read_evaluation_table
+    from debias.io.reader import read_evaluation_table
 
-    columns = TableColumns(
-        item=args.item,
-        judgment=args.judgment,
-        system=args.system,
-        prompt=args.prompt,
-        rater=args.rater,
-        scores=tuple(dict.fromkeys(args.score)),
-        cluster=args.cluster,
-    )
+    columns = table_columns(args)
     scale = tuple(args.scale) if args.scale else None
     table = read_evaluation_table(
         args.table, columns, fmt=args.input_format, scale=scale, format_option="--input-format"

@@ -38,7 +38,7 @@ header as row 1, as a spreadsheet shows it) and the column.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -319,7 +319,7 @@ def read_pair_table(
         human[flipped] = 1.0 - human[flipped]
     else:  # each row its own battle, in order
         first_row = np.arange(battle.size)
-    clusters = _battle_clusters(table[cluster], cluster, rows, battle, first_row) if cluster else None
+    clusters = _battle_values(table[cluster], cluster, rows, battle, first_row, "cluster") if cluster else None
     sides = {}
     for name, columns in covariates.items():
         if repeated:
@@ -331,7 +331,7 @@ def read_pair_table(
     repeated_names = [n for n in STYLE_COVARIATES if n in covariates and STYLE in covariates]
     if repeated_names:
         raise InputError(source, f"covariate {repeated_names[0]!r} is given and also counted by {STYLE!r}")
-    facets = {column: _battle_labels(table[column], column, rows, battle, first_row) for column in by} or None
+    facets = {c: _battle_values(table[c], c, rows, battle, first_row, "breakdown value") for c in by} or None
     judge_matrix = np.empty((n_battles, len(judges)), order="F")  # every column written below
     unknown = np.zeros(len(judges), dtype=np.int64)
     for j, judge in enumerate(judges):
@@ -443,15 +443,17 @@ def _same_sides(table: pd.DataFrame, name: str, columns, rows: Rows, battle, fir
     differs = np.zeros(len(a), dtype=bool)
     for mine, theirs in ((mine_a, a[first]), (mine_b, b[first])):  # missing on both: the same (refused later)
         differs |= (mine != theirs) & ~(pd.isna(mine) & pd.isna(theirs))
-    if differs.any():
-        row = int(np.flatnonzero(differs)[0])
-        raise rows.error(
-            row,
-            f"covariate {name!r}: columns {columns[0]!r}, {columns[1]!r} give ({a[row]!r}, {b[row]!r}), but the"
-            f" battle's first row ({rows.name(int(first[row]))}) gives ({a[first[row]]!r}, {b[first[row]]!r})"
-            f"{' the other way round' if flipped[row] else ''}: a battle's responses have one value each",
-            columns[0],
-        )
+    _refuse_other_values(
+        differs,
+        rows,
+        battle,
+        first_row,
+        columns[0],
+        f"covariate {name!r}: columns {columns[0]!r}, {columns[1]!r}",
+        "value per response",
+        lambda row: f"({a[row]!r}, {b[row]!r})",
+        flipped,
+    )
 
 
 def _style_sides(table: pd.DataFrame, columns, rows: Rows, first_row: np.ndarray) -> dict[str, np.ndarray]:
@@ -472,42 +474,44 @@ def _style_sides(table: pd.DataFrame, columns, rows: Rows, first_row: np.ndarray
     return out
 
 
-def _battle_clusters(values: pd.Series, column: str, rows: Rows, battle: np.ndarray, first_row: np.ndarray):
-    """Each battle's cluster (names trimmed), from the rows of the table and its pool: an empty
-    cluster, or a row naming another cluster than its battle's first row, is an error naming
-    the row and the column."""
+def _battle_values(values: pd.Series, column: str, rows: Rows, battle: np.ndarray, first_row: np.ndarray, noun: str):
+    """Each battle's value of a column (names trimmed; a cluster, a breakdown level), from the rows
+    of the table and its pool: an empty value, or a row giving another value than its battle's
+    first row, is an error naming the row, the column and both values."""
     codes, names = code_names(values, column, rows)
-    first = codes[first_row[battle]]
-    differs = codes != first
-    if differs.any():
-        row = int(np.flatnonzero(differs)[0])
-        raise rows.error(
-            row,
-            f"column {column!r}: cluster {names[codes[row]]!r}, but the battle's first row"
-            f" ({rows.name(int(first_row[battle[row]]))}) names {names[first[row]]!r}: a battle is in one cluster"
-            " (the rows of a battle are its raters' verdicts, in either order of the systems)",
-            column,
-        )
+    differs = codes != codes[first_row[battle]]
+    _refuse_other_values(
+        differs, rows, battle, first_row, column, f"column {column!r}", noun, lambda row: repr(names[codes[row]])
+    )
     return np.asarray(names, dtype=object)[codes[first_row]]
 
 
-def _battle_labels(values: pd.Series, column: str, rows: Rows, battle: np.ndarray, first_row: np.ndarray):
-    """Each battle's label in a breakdown column (trimmed), from the rows of the table and its
-    pool: an empty value, or a row giving another value than its battle's first row, is an error
-    naming the row and the column."""
-    codes, names = code_names(values, column, rows)
-    first = codes[first_row[battle]]
-    differs = codes != first
-    if differs.any():
-        row = int(np.flatnonzero(differs)[0])
-        raise rows.error(
-            row,
-            f"column {column!r}: {names[codes[row]]!r}, but the battle's first row"
-            f" ({rows.name(int(first_row[battle[row]]))}) gives {names[first[row]]!r}: a battle has one value"
-            " in a breakdown column",
-            column,
-        )
-    return np.asarray(names, dtype=object)[codes[first_row]]
+def _refuse_other_values(
+    differs: np.ndarray,
+    rows: Rows,
+    battle: np.ndarray,
+    first_row: np.ndarray,
+    column: str,
+    where: str,
+    noun: str,
+    shown: Callable[[int], str],
+    flipped: np.ndarray | None = None,
+) -> None:
+    """Refuse the first row whose value ``differs`` from its battle's first row's: a battle (its
+    raters' verdicts, in either order of the systems) has one ``noun``. The message names ``where``
+    (the column), both rows and both values as ``shown`` writes a row's; a row written the other
+    way round (``flipped``) is said to be."""
+    if not differs.any():
+        return
+    row = int(np.flatnonzero(differs)[0])
+    first = int(first_row[battle[row]])
+    turned = " the other way round" if flipped is not None and flipped[row] else ""
+    raise rows.error(
+        row,
+        f"{where}: {noun} {shown(row)}, but the battle's first row ({rows.name(first)}) names {shown(first)}{turned}:"
+        f" a battle has one {noun} (its rows are its raters' verdicts, in either order of the systems)",
+        column,
+    )
 
 
 def _unordered(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -18,6 +18,7 @@ import pandas as pd
 from debias.data.pairs import JudgedPairs
 from debias.stats.common.intervals import effective_n
 from debias.stats.common.joint import JointEstimate
+from debias.stats.common.status import best_first
 from debias.stats.common.vocabulary import is_people_only
 from debias.stats.preferences import (
     ESTIMANDS,
@@ -135,7 +136,10 @@ def preference_analysis(
     """Every estimator's estimates of every estimand, as a table and as joint estimates.
 
     The table has one row per system x estimand x estimator
-    (:func:`debias.stats.preferences.estimands.preference_estimates`). ``n_judged``, ``n_judge`` and
+    (:func:`debias.stats.preferences.estimands.preference_estimates`), in one block per estimand
+    and estimator (win rates first, then strengths, then the other estimands), each block's
+    systems best first (equal estimates by name, no estimate last:
+    :func:`debias.stats.common.status.best_first`). ``n_judged``, ``n_judge`` and
     ``n_missing`` count battles, for every estimator: the system's battles with a human verdict,
     with a verdict of the estimator's judge (of any of them for ``ppi++:combined``), and without
     one (of none of them for ``ppi++:combined``). ``effective_n`` is ``n_judged`` times
@@ -155,9 +159,12 @@ def preference_analysis(
         )
     )
     human = {r.estimand: r for r in results if is_people_only(r.estimator)}
+    estimand_order = {name: k for k, name in enumerate(ESTIMANDS)}
     with_clusters = clustered(results)
     frames, efficiency = [], {}
-    for result in results:
+    # one block of rows per estimand and estimator, the estimands in their order, the systems best first
+    blocks = sorted(range(len(results)), key=lambda i: (estimand_order.get(results[i].estimand, len(ESTIMANDS)), i))
+    for result in (results[i] for i in blocks):
         base = human[result.estimand]
         effective = effective_n(base.n_judged, base.se**2, result.se**2)
         if result.biased:
@@ -190,11 +197,9 @@ def preference_analysis(
                     **in_clusters,
                     NOTE: list(result.notes),
                 }
-            )
+            ).iloc[best_first(result.estimate, result.systems)]
         )
     table = with_cluster_columns(pd.concat(frames, ignore_index=True), PREFERENCE_COLUMNS, clustered=with_clusters)
-    rank = {**{name: k for k, name in enumerate(pairs.systems)}, **{name: k for k, name in enumerate(ESTIMANDS)}}
-    table = table.sort_values(["system", "estimand"], key=lambda column: column.map(rank), kind="stable")
     return PreferenceAnalysis(
         table=table.reset_index(drop=True),
         results=results,

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import ndtri, stdtrit
 
+from debias.stats.common.joint import is_sparse, variances
 from debias.stats.common.vocabulary import MIN_LEVEL
 
 __all__ = [
@@ -214,7 +215,7 @@ def normal_interval(estimate, covariance, level: float):
     each (..., S): :math:`\hat\theta_s \pm z_{(1 + \text{level})/2}\,\hat\Sigma_{ss}^{1/2}`, a
     negative variance (rounding) read as 0, NaN where the estimate or its variance is NaN.
     """
-    se = np.sqrt(np.maximum(np.einsum("...ss->...s", covariance), 0.0))
+    se = np.sqrt(np.maximum(variances(covariance), 0.0))
     half = ndtri(0.5 + level / 2.0) * se
     return se, estimate - half, estimate + half
 
@@ -250,7 +251,9 @@ def proportion_covariance(estimate, covariance, n, level: float, shared=None) ->
         observations (battles with a verdict; decisive battles when ties are left out).
     covariance : array_like, shape (..., S, S)
         Their estimated joint covariance :math:`\hat\Sigma` (the sandwich of
-        :mod:`debias.stats.preferences.win_rate`).
+        :mod:`debias.stats.preferences.win_rate`); or a sparse (S, S) matrix
+        (:func:`debias.stats.common.joint.is_sparse`), ``shared`` then sparse too, and so is
+        the result.
     n : array_like, shape (..., S)
         :math:`n_s`, the observations behind each estimate.
     level : float
@@ -323,19 +326,26 @@ def proportion_covariance(estimate, covariance, n, level: float, shared=None) ->
     """
     check_level(level)
     theta = np.asarray(estimate, dtype=float)
-    sigma = np.asarray(covariance, dtype=float)
+    sigma = covariance if is_sparse(covariance) else np.asarray(covariance, dtype=float)
     n = np.broadcast_to(np.asarray(n, dtype=float), theta.shape)
     z = float(ndtri(0.5 + level / 2.0))
     k = z * z / 2.0
     size = n + z * z
     w = n / size
     centre = w * theta + (1.0 - w) * 0.5
-    own = np.einsum("...ss->...s", sigma)
+    own = variances(sigma)
     with np.errstate(invalid="ignore"):
         agresti = w * w * own + (n * (theta - centre) ** 2 + k * ((1.0 - centre) ** 2 + centre**2)) / size**2
         wide = (np.sqrt(agresti) + np.abs(theta - centre) / z) ** 2
         extra = np.where(n > 0, np.maximum(wide - own, 0.0), 0.0)
     extra = np.nan_to_num(extra)
+    if is_sparse(sigma):  # (S, S) alone
+        out = sigma.tocsr(copy=True)
+        if shared is not None:
+            scale = np.sqrt(extra / np.where(n > 0, n, 1.0))
+            out = out - shared.multiply(scale[:, None]).multiply(scale[None, :]).tocsr()
+        out.setdiag(own + extra)
+        return out
     out = sigma.copy()
     if shared is not None:
         scale = np.sqrt(extra / np.where(n > 0, n, 1.0))

@@ -37,6 +37,7 @@ Computational Linguistics (ACL)*, pages 643-653, Melbourne, 2018.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -44,7 +45,7 @@ import numpy as np
 
 from debias.stats.common.vocabulary import EstimatorInfo, describe
 
-__all__ = ["JointEstimate", "check_joint", "nearest_covariance", "shared_item_covariance"]
+__all__ = ["JointEstimate", "check_joint", "is_sparse", "nearest_covariance", "shared_item_covariance", "variances"]
 
 #: Relative tolerance of a covariance's symmetry and of its negative eigenvalues.
 TOLERANCE = 1e-8
@@ -198,10 +199,29 @@ def shared_item_covariance(
     return nearest_covariance(covariance)
 
 
+def is_sparse(matrix) -> bool:
+    """Whether ``matrix`` is a SciPy sparse matrix (a covariance of many estimates, most pairs
+    of them independent: the cells of a head-to-head matrix)."""
+    module = sys.modules.get("scipy.sparse")  # not loaded: nothing is sparse
+    return module is not None and bool(module.issparse(matrix))
+
+
+def variances(covariance) -> np.ndarray:
+    """The diagonal (..., S) of a covariance (..., S, S), dense or sparse (:func:`is_sparse`)."""
+    if is_sparse(covariance):
+        return np.asarray(covariance.diagonal(), dtype=float)
+    return np.einsum("...ss->...s", covariance)
+
+
 def nearest_covariance(covariance) -> np.ndarray:
     """The matrix with the same diagonal whose correlation matrix is the nearest positive
     semi-definite one in the eigenvalue-clipping sense (unchanged when already positive
-    semi-definite); rows with zero variance keep zero covariance."""
+    semi-definite); rows with zero variance keep zero covariance. A sparse matrix
+    (:func:`is_sparse`) is projected one block of linked estimates at a time (its connected
+    components), which is the projection of the whole: the eigenvectors of a block-diagonal
+    matrix are its blocks'."""
+    if is_sparse(covariance):
+        return _nearest_blocks(covariance)
     sigma = np.asarray(covariance, dtype=float)
     sigma = (sigma + sigma.T) / 2.0
     sd = np.sqrt(np.diag(sigma))
@@ -217,6 +237,40 @@ def nearest_covariance(covariance) -> np.ndarray:
         sub = sub / np.outer(d, d)
     out[np.ix_(live, live)] = sub * np.outer(sd[live], sd[live])
     return out
+
+
+def _nearest_blocks(covariance):
+    """:func:`nearest_covariance` of a sparse matrix, block by block (a CSR array)."""
+    from scipy.sparse import coo_array, csr_array
+    from scipy.sparse.csgraph import connected_components
+
+    sigma = coo_array((covariance + covariance.T) / 2.0)
+    sigma.sum_duplicates()
+    size = sigma.shape[0]
+    if size == 0:
+        return csr_array((0, 0))
+    _, block = connected_components(csr_array(sigma), directed=False)
+    # each block's members in order, and each entry's block and place in it
+    members = np.argsort(block, kind="stable")
+    starts = np.searchsorted(block[members], np.arange(block.max() + 2))
+    place = np.empty(size, dtype=np.int64)
+    place[members] = np.arange(size) - starts[block[members]]
+    entries = np.argsort(block[sigma.row], kind="stable")
+    bounds = np.searchsorted(block[sigma.row[entries]], np.arange(starts.size))
+    rows, columns, values = [], [], []
+    for k in range(starts.size - 1):
+        own = members[starts[k] : starts[k + 1]]
+        mine = entries[bounds[k] : bounds[k + 1]]
+        dense = np.zeros((own.size, own.size))
+        dense[place[sigma.row[mine]], place[sigma.col[mine]]] = sigma.data[mine]
+        near = nearest_covariance(dense)
+        r, c = np.nonzero(near)
+        rows.append(own[r])
+        columns.append(own[c])
+        values.append(near[r, c])
+    if not values:
+        return csr_array((size, size))
+    return csr_array((np.concatenate(values), (np.concatenate(rows), np.concatenate(columns))), shape=(size, size))
 
 
 def check_joint(estimate, covariance, systems: Sequence[str] | None = None):

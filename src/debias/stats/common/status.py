@@ -43,6 +43,7 @@ from debias.stats.common.sequential import (
 
 __all__ = [
     "BudgetError",
+    "best_first",
     "draw_next",
     "KINDS",
     "Question",
@@ -609,12 +610,21 @@ def _system_row(name, each: ConfidenceSequence, i, resolved, status, note) -> St
     return _row(name, "", each, i, resolved, status, 0.0 if resolved else np.nan, note)
 
 
+def best_first(estimate, names=None) -> np.ndarray:
+    """The order of ``estimate`` highest first, those without a finite one last; equal ones in
+    the order of ``names`` (given), else as they stand."""
+    key = -np.where(np.isfinite(estimate), estimate, -np.inf)
+    if names is None:
+        return np.argsort(key, kind="stable")
+    return np.lexsort((np.asarray(names, dtype=str), key))
+
+
 def ranked_rows(rows, estimate, systems, keep_orientation: bool = False) -> tuple[StatusRow, ...]:
     """The rows best first: the systems' rows by estimate (highest first, those without one
     last), then the contrasts', each written better-estimated system first (its estimate then
     at least 0; ``keep_orientation`` keeps them as asked) and ordered by the ranks of its two
     systems."""
-    order = np.argsort(-np.where(np.isfinite(estimate), estimate, -np.inf), kind="stable")
+    order = best_first(estimate)
     rank = {systems[i]: k for k, i in enumerate(order)}
     singles = sorted((r for r in rows if not r.second), key=lambda r: rank[r.first])
     contrasts = []

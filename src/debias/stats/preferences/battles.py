@@ -31,7 +31,7 @@ import numpy as np
 from debias.data import JudgedPairs
 from debias.stats.common.clusters import cluster_df, design_effect, few_clusters
 from debias.stats.common.intervals import normal_interval, small_sample_scale
-from debias.stats.common.joint import JointEstimate, nearest_covariance
+from debias.stats.common.joint import JointEstimate, is_sparse, nearest_covariance, variances
 from debias.stats.common.vocabulary import EstimatorInfo, UnknownEstimator, check_ties, describe, estimator_name
 
 __all__ = [
@@ -72,6 +72,7 @@ __all__ = [
     "scaled",
     "source_columns",
     "studentised_clusters",
+    "system_estimate",
 ]
 
 NO_HUMAN = "no human verdict in its battles: no unbiased estimate"
@@ -236,9 +237,8 @@ def reversal(n_providers: int, ties: str):
 def battle_cells(a, b, n_systems: int) -> tuple[np.ndarray, np.ndarray]:
     """``(cells, cell)``: the ordered pairs of systems that have battles (``A * S + B``,
     ascending), and each battle's index among them."""
-    cell_of = a * n_systems + b
-    present = np.bincount(cell_of, minlength=n_systems * n_systems) > 0
-    return np.flatnonzero(present), (np.cumsum(present) - 1)[cell_of]
+    cells, cell = np.unique(np.asarray(a, dtype=np.int64) * n_systems + b, return_inverse=True)
+    return cells, cell.reshape(-1)
 
 
 def group_battles(a, b, n_systems: int, labelled, sources, reverse=None, cells=None, clusters=None) -> Groups:
@@ -656,10 +656,17 @@ def cluster_totals(groups: Groups, total_a, total_b) -> np.ndarray:
     return sums.reshape(*sums.shape[:-1], n_clusters, n_systems)
 
 
-def pair_matrix(diag_a, diag_b, cross, a, b, n_systems: int) -> np.ndarray:
+def pair_matrix(diag_a, diag_b, cross, a, b, n_systems: int, *, sparse: bool = False) -> np.ndarray:
     """The (S, S) matrix :math:`\\sum_i` of a battle's contributions: ``diag_a`` at (A, A),
-    ``diag_b`` at (B, B) and ``cross`` at (A, B) and (B, A); leading axes as in :func:`per_system`."""
+    ``diag_b`` at (B, B) and ``cross`` at (A, B) and (B, A); leading axes as in :func:`per_system`.
+    With ``sparse`` (no leading axes), a SciPy CSR array holding the pairs that met alone."""
     diag_a, diag_b, cross = np.broadcast_arrays(*(np.asarray(q, float) for q in (diag_a, diag_b, cross)))
+    if sparse:
+        from scipy.sparse import csr_array
+
+        rows, columns = np.concatenate([a, b, a, b]), np.concatenate([a, b, b, a])
+        values = np.concatenate([diag_a, diag_b, cross, cross])
+        return csr_array((values, (rows, columns)), shape=(n_systems, n_systems))
     lead = diag_a.shape[:-1]
     rows = int(np.prod(lead)) if lead else 1
     size = n_systems * n_systems
@@ -668,7 +675,9 @@ def pair_matrix(diag_a, diag_b, cross, a, b, n_systems: int) -> np.ndarray:
         rows, n_systems, n_systems
     )
     diagonal = per_system(diag_a.reshape(rows, -1), diag_b.reshape(rows, -1), a, b, n_systems)
-    matrix = off + np.swapaxes(off, 1, 2) + diagonal[:, :, None] * np.eye(n_systems)
+    matrix = off + np.swapaxes(off, 1, 2)  # nothing on the diagonal: a system never meets itself
+    index = np.arange(n_systems)
+    matrix[:, index, index] = diagonal
     return matrix.reshape(*lead, n_systems, n_systems)
 
 
@@ -704,6 +713,78 @@ def human_counts(pairs: JudgedPairs):
 # Results -----------------------------------------------------------------------------------------
 
 
+def system_estimate(
+    estimand: str,
+    estimator: str,
+    battles: Battles,
+    info: EstimatorInfo,
+    columns,
+    theta,
+    covariance,
+    level: float,
+    notes,
+    weights,
+    *,
+    n_human=None,
+    few: bool = True,
+    remarks=None,
+    bounds=None,
+    clusters: ClusterSummary | None = None,
+) -> JointEstimate:
+    """:func:`joint_estimate` of a per-system fit by one estimator (``info``, ``columns`` as
+    :func:`resolve` gives them) on ``battles``, with the counts behind each system: its human
+    battles (or ``n_human``), and the battles the judges ``columns`` answered and left without a
+    verdict. With ``few``, an interval resting on few battles (the judge's answered ones for a
+    judge alone, else the human ones) has the remark :func:`few_battles`, before the other
+    ``remarks`` (per system)."""
+    n_human = battles.human_counts if n_human is None else n_human
+    n_judge, n_missing = battles.judge_counts(columns)
+    if few:
+        count, what = (n_judge, "battles the judge answered") if info.proxy_only else (n_human, "human battles")
+        own = [few_battles(c, what) if 0 < c < FEW_BATTLES else "" for c in count]
+        remarks = own if remarks is None else ["; ".join(x for x in (o, r) if x) for o, r in zip(own, remarks)]
+    return joint_estimate(
+        estimand,
+        estimator,
+        battles.pairs,
+        theta,
+        covariance,
+        level,
+        notes,
+        weights,
+        (n_human, n_judge, n_missing),
+        remarks=remarks,
+        bounds=bounds,
+        clusters=clusters,
+    )
+
+
+def _blanked(covariance, live):
+    """A sparse covariance (:func:`joint_estimate`) with the ``live`` systems' part made positive
+    semi-definite and NaN on the other systems' diagonal and on the entries stored in their rows
+    and columns (the pairs that met)."""
+    from scipy.sparse import coo_array, csr_array
+
+    entries = coo_array(covariance)
+    entries.sum_duplicates()
+    both = live[entries.row] & live[entries.col]
+    index = np.flatnonzero(live)
+    position = np.full(live.size, -1, dtype=np.int64)
+    position[index] = np.arange(index.size)
+    inner = csr_array(
+        (entries.data[both], (position[entries.row[both]], position[entries.col[both]])), shape=(index.size,) * 2
+    )
+    near = coo_array(nearest_covariance(inner))
+    dead = np.flatnonzero(~live)
+    blank = ~both
+    rows = np.concatenate([index[near.row], entries.row[blank], dead])
+    columns = np.concatenate([index[near.col], entries.col[blank], dead])
+    values = np.concatenate([near.data, np.full(int(blank.sum()) + dead.size, np.nan)])
+    out = coo_array((values, (rows, columns)), shape=covariance.shape)
+    out.sum_duplicates()  # a dead system's stored diagonal and the one added: NaN either way
+    return out.tocsr()
+
+
 def joint_estimate(
     estimand,
     estimator,
@@ -731,24 +812,30 @@ def joint_estimate(
     ``bounds`` clip the intervals (win rates: ``(0, 1)``). ``clusters`` (clustered battles,
     :func:`studentised_clusters`) fills the result's clusters and design effects, and adds the
     remark of an estimate resting on few clusters
-    (:func:`debias.stats.common.clusters.few_clusters`).
+    (:func:`debias.stats.common.clusters.few_clusters`). A sparse ``covariance``
+    (:func:`debias.stats.common.joint.is_sparse`) stays sparse: a system without an interval has
+    NaN on its diagonal and on the entries stored in its row and column.
     """
     theta = np.array(theta, dtype=float)
-    covariance = np.array(covariance, dtype=float)
+    sparse = is_sparse(covariance)
+    covariance = covariance.tocsr(copy=True).astype(float) if sparse else np.array(covariance, dtype=float)
     notes = list(notes)
     none = np.array([bool(r) and r not in (FEW_HUMAN, FEW_CLUSTERED) for r in notes])
     theta[none] = np.nan
-    variance = np.diag(covariance).copy()
+    variance = variances(covariance).copy()
     flat = np.isfinite(theta) & np.isfinite(variance)
     flat &= np.sqrt(np.maximum(variance, 0.0)) <= ROUNDING * np.maximum(1.0, np.abs(np.nan_to_num(theta)))
     for s in np.flatnonzero(flat):
         notes[s] = notes[s] or ZERO_VARIANCE
     no_interval = np.array([bool(r) for r in notes])
     live = ~no_interval
-    if live.any():
-        covariance[np.ix_(live, live)] = nearest_covariance(covariance[np.ix_(live, live)])
-    covariance[no_interval, :] = np.nan
-    covariance[:, no_interval] = np.nan
+    if sparse:
+        covariance = _blanked(covariance, live)
+    else:
+        if live.any():
+            covariance[np.ix_(live, live)] = nearest_covariance(covariance[np.ix_(live, live)])
+        covariance[no_interval, :] = np.nan
+        covariance[:, no_interval] = np.nan
     se, ci_low, ci_high = normal_interval(theta, covariance, level)
     if bounds is not None:
         ci_low, ci_high = np.clip(ci_low, *bounds), np.clip(ci_high, *bounds)

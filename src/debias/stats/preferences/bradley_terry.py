@@ -33,7 +33,6 @@ from debias.stats.common.joint import JointEstimate
 from debias.stats.common.ppi import power_tuned_weights
 from debias.stats.preferences.battles import (
     ALL_TIES,
-    FEW_BATTLES,
     FEW_CLUSTERED,
     FEW_HUMAN,
     JUDGE_ALL_TIES,
@@ -45,16 +44,15 @@ from debias.stats.preferences.battles import (
     Groups,
     cluster_totals,
     covered,
-    few_battles,
     group_cross,
     group_total,
-    joint_estimate,
     pair_matrix,
     per_system,
     plus,
     resolve,
     scaled,
     studentised_clusters,
+    system_estimate,
 )
 
 __all__ = [
@@ -399,7 +397,7 @@ def strength_estimate(
     pairs = battles.pairs
     n_systems = pairs.n_systems
     n_human = battles.human_counts
-    n_judge, n_missing = battles.judge_counts(columns)
+    n_judge, _ = battles.judge_counts(columns)
     theta = np.full(n_systems, np.nan)
     covariance = np.full((n_systems, n_systems), np.nan)
     weights = np.zeros(0 if info.proxy_only else len(columns))  # a weight per judge correcting people
@@ -461,18 +459,6 @@ def strength_estimate(
         covariance[np.ix_(kept, kept)] = sub_cov
     elif kept.size < 2:
         notes = [r or "fewer than two systems with a finite strength" for r in notes]
-    count, what = (n_judge, "battles the judge answered") if info.proxy_only else (n_human, "human battles")
-    remarks = [few_battles(c, what) if 0 < c < FEW_BATTLES else "" for c in count]
-    return joint_estimate(
-        "strength",
-        estimator,
-        pairs,
-        theta,
-        covariance,
-        level,
-        notes,
-        weights,
-        (n_human, n_judge, n_missing),
-        remarks=remarks,
-        clusters=summary,
+    return system_estimate(
+        "strength", estimator, battles, info, columns, theta, covariance, level, notes, weights, clusters=summary
     )

@@ -156,6 +156,14 @@ class _Design:
             parts.append(np.bincount(cluster, e[:, 1], n_clusters)[:, None])
         return np.concatenate(parts, axis=1)
 
+    def centred_cluster_sums(self, e, mask, number, cluster, n_clusters):
+        """Per cluster (C, P), the masked battles' gradients :math:`J_i^\\top e_i` summed less
+        their mean over the ``number`` battles times the cluster's masked battles, over ``number``."""
+        e = e * mask[:, None]
+        total = self.cluster_sums(e, cluster, n_clusters)
+        battles = np.bincount(cluster, mask.astype(float), n_clusters)
+        return (total - battles[:, None] * (self.gradient(e) / number)) / number
+
     def pinv(self, hessian):
         """The Moore-Penrose inverse of a Hessian singular along the common shift of the
         strengths only: :math:`(H + \\alpha P)^{-1} - P/\\alpha`, P the projection on that shift."""
@@ -339,10 +347,7 @@ def design_fit(
             count = int(codes.max()) + 1
 
             def centred_sums(e, mask, number):
-                e = e * mask[:, None]
-                total = design.cluster_sums(e, codes, count)
-                battles = np.bincount(codes, mask.astype(float), count)
-                return (total - battles[:, None] * (design.gradient(e) / number)) / number
+                return design.centred_cluster_sums(e, mask, number, codes, count)
 
             h = centred_sums(r_h, lab, n) @ inverse[:, :s]
             d = [(centred_sums(r, lab, n) - centred_sums(r, pool, n_pool)) @ inverse[:, :s] for r in r_p]
@@ -387,16 +392,9 @@ def design_fit(
     if clusters is not None:
         codes = np.asarray(clusters, np.int64)
         count = int(codes.max()) + 1
-
-        def centred_sums(e, mask, number):
-            e = e * mask[:, None]
-            total = design.cluster_sums(e, codes, count)
-            battles = np.bincount(codes, mask.astype(float), count)
-            return (total - battles[:, None] * (design.gradient(e) / number)) / number
-
-        totals = centred_sums(residual, lab, n)
+        totals = design.centred_cluster_sums(residual, lab, n, codes, count)
         if use_pool:
-            totals = totals + centred_sums(pooled, pool, n_pool)
+            totals = totals + design.centred_cluster_sums(pooled, pool, n_pool, codes, count)
         holding = np.zeros((count, s), bool)
         human_a = np.bincount(codes[lab] * s + a[lab], minlength=count * s).reshape(count, s)
         human_b = np.bincount(codes[lab] * s + b[lab], minlength=count * s).reshape(count, s)

@@ -70,7 +70,9 @@ class HeadToHead:
     omitted : tuple of str
         Systems left out of the matrix (beyond ``max_systems``).
     cells : JointEstimate or None
-        The estimate of the cells, with their joint covariance (``None`` without battles).
+        The estimate of the cells, with their joint covariance (``None`` without battles): a
+        SciPy sparse array (a cell covaries with the other cell of its pair alone), or a dense
+        array when the battles are in clusters.
     """
 
     estimator: str
@@ -209,11 +211,11 @@ def head_to_head(
         check_pairs(cell_pairs, ties)
         cell_battles = Battles(cell_pairs)
         # m: the unordered pairs with an interval, known from a first pass at the nominal level
-        first = win_rate_estimate(cell_battles, estimator, level=level, ties=ties)
+        first = win_rate_estimate(cell_battles, estimator, level=level, ties=ties, sparse=True)
         upper = rows < columns
         m = int(np.sum(upper & np.isfinite(first.ci_low) & np.isfinite(first.ci_high)))
         pair_level = sidak_level(level, max(m, 1))
-        cells = win_rate_estimate(cell_battles, estimator, level=pair_level, ties=ties)
+        cells = win_rate_estimate(cell_battles, estimator, level=pair_level, ties=ties, sparse=True)
         estimate[rows, columns] = cells.estimate
         se[rows, columns] = cells.se
         low[rows, columns] = cells.ci_low

@@ -57,6 +57,7 @@ from debias.stats.preferences.battles import (
     filled,
     joint_estimate,
     resolve,
+    system_estimate,
 )
 from debias.stats.preferences.bradley_terry import _identifiable, unlinked_note
 from debias.stats.preferences.design import collinear_covariates, design_fit, outcome_statistics
@@ -258,7 +259,6 @@ def adjusted_estimates(
     fitted_model = "half" if no_ties else model
     fit, kept, notes, info, columns = _fit_estimator(battles, estimator, features, fitted_model, skip=all_ties)
     n_systems = pairs.n_systems
-    n_human = battles.human_counts
     n_judge, n_missing = battles.judge_counts(columns)
     theta = np.full(n_systems, np.nan)
     covariance = np.full((n_systems, n_systems), np.nan)
@@ -305,16 +305,18 @@ def adjusted_estimates(
         notes = [r or "fewer than two systems with a finite strength" for r in notes]
         extra_notes = [n or "fewer than two systems with a finite strength" for n in extra_notes]
     results = [
-        joint_estimate(
+        system_estimate(
             "strength",
             estimator,
-            pairs,
+            battles,
+            info,
+            columns,
             theta,
             covariance,
             level,
             notes,
             weights,
-            (n_human, n_judge, n_missing),
+            few=False,
             clusters=summary,
         )
     ]

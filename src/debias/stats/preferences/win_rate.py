@@ -25,7 +25,6 @@ from debias.stats.common.joint import JointEstimate
 from debias.stats.common.ppi import power_tuned_weights
 from debias.stats.preferences.battles import (
     ALL_TIES,
-    FEW_BATTLES,
     FEW_CLUSTERED,
     FEW_HUMAN,
     JUDGE_ALL_TIES,
@@ -38,10 +37,8 @@ from debias.stats.preferences.battles import (
     cluster_totals,
     covered,
     decisive_counts,
-    few_battles,
     group_cross,
     group_total,
-    joint_estimate,
     judge_groups,
     labelled_groups,
     pair_matrix,
@@ -50,19 +47,22 @@ from debias.stats.preferences.battles import (
     resolve,
     scaled,
     studentised_clusters,
+    system_estimate,
 )
 
 __all__ = ["win_rate_core", "win_rate_draws", "win_rate_estimate", "win_rates"]
 
 
-def win_rate_core(groups: Groups, human, predictions, *, weights=None):
+def win_rate_core(groups: Groups, human, predictions, *, weights=None, sparse: bool = False):
     """The PPI++ win rates of every system for each labelling (leading axes of ``groups``).
 
     ``human`` and every entry of ``predictions`` are the forms ``(w_A, w_B, d)``. Returns
     ``(estimate, covariance, n_labelled, weights, clustered)``: the covariance of independent
     battles and, when the groups are split by cluster, the cluster-robust one with the clusters
     behind each system (:class:`~debias.stats.preferences.battles.Clustered`; ``None``
-    otherwise), the weights then tuned on the clustered covariance.
+    otherwise), the weights then tuned on the clustered covariance. With ``sparse`` (one
+    labelling, battles not split by cluster) the covariance is a SciPy sparse array holding the
+    pairs of systems that met alone, the others' covariance being 0.
     """
     a, b, n_systems = groups.a, groups.b, groups.n_systems
     lab = groups.labelled
@@ -178,7 +178,13 @@ def win_rate_core(groups: Groups, human, predictions, *, weights=None):
         residual = (plus(residual[0], scaled(hat[0], -la)), plus(residual[1], scaled(hat[1], -lb)))
         term = (scaled(hat[0], la), scaled(hat[1], lb))
         pooled = term if pooled is None else (plus(pooled[0], term[0]), plus(pooled[1], term[1]))
-    covariance = np.zeros((*lead, n_systems, n_systems))
+    sparse = sparse and not clustered and not lead
+    if sparse:
+        from scipy.sparse import csr_array
+
+        covariance = csr_array((n_systems, n_systems))
+    else:
+        covariance = np.zeros((*lead, n_systems, n_systems))
     parts = [(pair, mask, number) for pair, mask, number in ((residual, lab, n_s), (pooled, unl, u_s)) if pair]
     clusters = None
     if clustered:
@@ -201,6 +207,7 @@ def win_rate_core(groups: Groups, human, predictions, *, weights=None):
             a,
             b,
             n_systems,
+            sparse=sparse,
         )
     return theta, covariance, n_s, weights, clusters
 
@@ -222,12 +229,14 @@ def _notes(info, n_human, human_d, n_judge, ties):
     return tuple(reasons)
 
 
-def _weight_sums(groups: Groups, d_form, n_systems: int):
+def _weight_sums(groups: Groups, d_form, n_systems: int, sparse: bool = False):
     """Per system (..., S), the sum of the battle weight d over the labelled battles: the
     observations behind a win rate (battles; decisive ones when ties are left out); and per
-    pair of systems (..., S, S) the sum over their battles (0 on the diagonal)."""
+    pair of systems (..., S, S) the sum over their battles (0 on the diagonal; ``sparse``: a
+    sparse array, :func:`~debias.stats.preferences.battles.pair_matrix`)."""
     total = groups.labelled * group_total(groups, d_form)
-    shared = pair_matrix(np.zeros_like(total), np.zeros_like(total), total, groups.a, groups.b, n_systems)
+    zero = np.zeros_like(total)
+    shared = pair_matrix(zero, zero, total, groups.a, groups.b, n_systems, sparse=sparse)
     return per_system(total, total, groups.a, groups.b, n_systems), shared
 
 
@@ -237,39 +246,29 @@ def _left_out(groups: Groups, n_systems: int) -> np.ndarray:
     return per_system(out, out, groups.a, groups.b, n_systems)
 
 
-def _remarks(info, n_human, n_judge, left_out):
-    """Per system, what its interval rests on: few battles, and pool battles left out (none
-    but for people with judges)."""
-    remarks = []
-    for s in range(n_human.size):
-        parts = []
-        count, what = (n_judge[s], "battles the judge answered") if info.proxy_only else (n_human[s], "human battles")
-        if 0 < count < FEW_BATTLES:
-            parts.append(few_battles(count, what))
-        if left_out[s] > 0:
-            parts.append(f"{int(left_out[s])} judge-only battles (pairs no person judged) left out of its pool")
-        remarks.append("; ".join(parts))
-    return remarks
-
-
-def win_rate_estimate(battles: Battles, estimator: str, *, level: float, ties: str = "half") -> JointEstimate:
-    """:func:`win_rates` on battles already checked and grouped (:class:`~debias.stats.preferences.battles.Battles`)."""
+def win_rate_estimate(
+    battles: Battles, estimator: str, *, level: float, ties: str = "half", sparse: bool = False
+) -> JointEstimate:
+    """:func:`win_rates` on battles already checked and grouped (:class:`~debias.stats.preferences.battles.Battles`).
+    With ``sparse`` (many systems, most pairs never met: the cells of a head-to-head matrix) and
+    battles not in clusters, the covariance is a SciPy sparse array (:func:`win_rate_core`)."""
+    sparse = sparse and battles.clusters is None
     pairs = battles.pairs
     info, columns = resolve(estimator, pairs.judges)
-    n_judge, n_missing = battles.judge_counts(columns)
+    n_judge, _ = battles.judge_counts(columns)
     # with ties left out, a win rate rests on the decisive battles: those are its human battles
     n_human = decisive_counts(pairs) if ties == "drop" else battles.human_counts
     left_out = np.zeros(pairs.n_systems)
     if info.proxy_only:
         groups, (forms,) = battles.judged_by(columns[0], ties)
-        theta, covariance, _, weights, clustered = win_rate_core(groups, forms, [])
-        observations, shared = _weight_sums(groups, forms[2], pairs.n_systems)
+        theta, covariance, _, weights, clustered = win_rate_core(groups, forms, [], sparse=sparse)
+        observations, shared = _weight_sums(groups, forms[2], pairs.n_systems, sparse)
         human_d = observations  # the judge's verdicts behind it (decisive ones when ties are left out)
     else:
         groups, forms = battles.labelled(ties)
         predictions = [forms[1 + j] for j in columns]  # none for people alone
-        theta, covariance, _, weights, clustered = win_rate_core(groups, forms[0], predictions)
-        observations, shared = _weight_sums(groups, forms[0][2], pairs.n_systems)
+        theta, covariance, _, weights, clustered = win_rate_core(groups, forms[0], predictions, sparse=sparse)
+        observations, shared = _weight_sums(groups, forms[0][2], pairs.n_systems, sparse)
         human_d = observations
         if info.uses_proxies:
             left_out = _left_out(groups, pairs.n_systems)
@@ -282,17 +281,21 @@ def win_rate_estimate(battles: Battles, estimator: str, *, level: float, ties: s
     notes = _notes(info, battles.human_counts, human_d, n_judge, ties)
     if summary is not None:
         notes = tuple(note or (FEW_CLUSTERED if g == 1 else "") for note, g in zip(notes, summary.n_clusters))
-    return joint_estimate(
+    return system_estimate(
         "win_rate",
         estimator,
-        pairs,
+        battles,
+        info,
+        columns,
         theta,
         covariance,
         level,
         notes,
         weights,
-        (n_human, n_judge, n_missing),
-        remarks=_remarks(info, n_human, n_judge, left_out),
+        n_human=n_human,
+        remarks=[
+            f"{int(n)} judge-only battles (pairs no person judged) left out of its pool" if n else "" for n in left_out
+        ],
         bounds=(0.0, 1.0),
         clusters=summary,
     )
