@@ -107,6 +107,8 @@ def arena_world() -> World:
         ("top:3", "win_rate", "ppi++:gpt4"),
         ("better:gpt-4,claude-v1", "strength", "human"),
         ("top:3", "strength", "ppi++:gpt4"),
+        ("top:1", "win_rate", "human"),  # the one top-K the whole pool settles at 0.9 (not top:2 or top:3)
+        ("top:1", "strength", "human"),
     ]
     world = World("arena", pool, questions)
     world.truth = {e: pool_truth(pool, e) for e in ("win_rate", "strength")}
