@@ -191,6 +191,7 @@ def test_next_with_standard_output_closed_still_writes_its_battles_and_says_so_o
         (["--covariate", "length=la,lb", "--by", "cat"], "--covariate"),
         (["--baseline", "x", "--matrix"], "--baseline"),
         (["--pool", "POOL"], "--pool"),
+        (["--judge", "j", "--agreement", "--figure", "FIG"], "--figure"),
     ],
 )
 def test_an_option_the_chosen_table_would_ignore_is_refused_naming_it(tmp_path, capsys, extra, option):
@@ -198,18 +199,19 @@ def test_an_option_the_chosen_table_would_ignore_is_refused_naming_it(tmp_path, 
 
     rows = [
         {"q": i, "A": "xyz"[i % 3], "B": "xyz"[(i + 1) % 3], "w": "model_a" if i % 4 else "model_b",
-         "la": i % 7, "lb": i % 5, "cat": "c" if i % 2 else "d"}
+         "la": i % 7, "lb": i % 5, "cat": "c" if i % 2 else "d", "j": "model_a" if i % 5 else "model_b"}
         for i in range(60)
     ]  # fmt: skip
     path, pool = tmp_path / "battles.csv", tmp_path / "pool.csv"
     pd.DataFrame(rows).to_csv(path, index=False)
     pd.DataFrame(rows).drop(columns="w").to_csv(pool, index=False)
-    extra = [str(pool) if value == "POOL" else value for value in extra]
+    extra = [{"POOL": str(pool), "FIG": str(tmp_path / "f")}.get(value, value) for value in extra]
     code = main(
         ["preferences", str(path), "--item", "q", "--system-a", "A", "--system-b", "B", "--verdict", "w", *extra]
     )
     err = capsys.readouterr().err
     assert code == 2 and f"error: {option}:" in err and len(err.strip().splitlines()) == 1, err
+    assert not list(tmp_path.glob("f.*"))
 
 
 def test_a_configuration_whose_aliases_expand_to_millions_of_values_is_refused_at_once(tmp_path):
@@ -258,7 +260,8 @@ def test_debias_run_refuses_fewer_than_one_core_at_once(tmp_path, cores):
     assert done.returncode == 2 and "give at least 1" in done.stderr and done.stderr.count("\n") == 1
 
 
-def test_a_results_dir_that_is_a_file_stops_the_workflow_naming_it(tmp_path):
+@pytest.mark.parametrize("under", ["", "/sub"])
+def test_a_results_dir_that_is_a_file_or_inside_one_stops_the_workflow_naming_it(tmp_path, under):
     taken = tmp_path / "taken.csv"
     taken.write_text("a,b\n", encoding="utf-8")
     battles = tmp_path / "battles.csv"
@@ -266,7 +269,7 @@ def test_a_results_dir_that_is_a_file_stops_the_workflow_naming_it(tmp_path):
     pd.DataFrame(rows).to_csv(battles, index=False)
     path = tmp_path / "c.yaml"
     path.write_text(
-        f"results_dir: {taken}\npreferences:\n  t:\n    label: T\n    battles: {battles}\n"
+        f"results_dir: {taken}{under}\npreferences:\n  t:\n    label: T\n    battles: {battles}\n"
         "    item: q\n    system_a: A\n    system_b: B\n    verdict: w\n",
         encoding="utf-8",
     )
@@ -279,3 +282,42 @@ def test_a_results_dir_that_is_a_file_stops_the_workflow_naming_it(tmp_path):
     )
     assert done.returncode != 0 and "exists and is not a folder" in done.stdout + done.stderr
     assert "NotADirectoryError" not in done.stdout + done.stderr and taken.read_text() == "a,b\n"
+
+
+def test_an_import_whose_block_cannot_be_printed_says_so_in_one_line(tmp_path):
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full on this system")
+    path = tmp_path / "battles.csv"
+    rows = [{"q": i, "A": "x", "B": "y", "w": "model_a" if i % 3 else "model_b"} for i in range(40)]
+    pd.DataFrame(rows).to_csv(path, index=False)
+    options = "--task t --item q --system-a A --system-b B --verdict w"
+    done = subprocess.run(
+        ["bash", "-c", f"{sys.executable} -m debias import-pairs {path} {options} >/dev/full"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 1 and "Traceback" not in done.stderr and "Exception ignored" not in done.stderr
+    assert (
+        done.stderr.strip()
+        .splitlines()[-1]
+        .endswith("could not be written to standard output: No space left on device")
+    )
+
+
+@pytest.mark.parametrize("kind", ["deep", "large"])
+def test_a_configuration_nested_too_deep_or_too_large_is_refused_before_snakemake_reads_it(tmp_path, kind):
+    path = tmp_path / "c.yaml"
+    if kind == "deep":
+        path.write_text("results_dir: r\nextra: " + "[" * 3000 + "]" * 3000 + "\n", encoding="utf-8")
+    else:
+        path.write_text("results_dir: r\nextra: [" + ", ".join(["1"] * 1_100_000) + "]\n", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "debias", "run", "-n", "--configfile", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    said = "nested over 64 levels deep" if kind == "deep" else "a configuration is a few kilobytes"
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and said in done.stderr, done.stderr[-300:]

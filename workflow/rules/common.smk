@@ -85,11 +85,21 @@ if problems:
     )
 
 RESULTS = config["results_dir"]
-if Path(RESULTS).exists() and not Path(RESULTS).is_dir():
-    raise WorkflowError(
-        f"invalid configuration: results_dir {RESULTS!r} exists and is not a folder"
-        " (a file or a device): name a folder for the outputs"
-    )
+for _folder in [
+    Path(RESULTS),
+    *Path(RESULTS).parents,
+]:  # the folder, or one holding it, a file
+    try:
+        _taken = _folder.exists() and not _folder.is_dir()
+    except OSError as error:  # a name too long for the file system, say
+        raise WorkflowError(
+            f"invalid configuration: results_dir {str(RESULTS)[:80]!r}...: {error.strerror}"
+        ) from None
+    if _taken:
+        raise WorkflowError(
+            f"invalid configuration: results_dir {str(RESULTS)[:200]!r}: {str(_folder)[:200]!r} exists and is"
+            " not a folder (a file or a device): name a folder for the outputs"
+        )
 TASKS = list(config.get("tasks") or {})
 METRICS = list(config.get("metrics") or {})
 PREFERENCES = list(config.get("preferences") or {})

@@ -527,17 +527,18 @@ def _ending_cleanly_on_sigterm():
         signal.signal(signal.SIGTERM, previous)
 
 
-def _quiet_on_closed_pipe(command) -> int:
+def _quiet_on_closed_pipe(command, *, needs_output: bool = True) -> int:
     """Run a command that prints a table; when the reader closed the pipe (``| head``), the rows
     it wanted are out and the command ends quietly, with exit status 0. Standard output closed
     before the start (``>&-``) or one that cannot take the table (a full disk, ``/dev/full``)
     ends the command with one line on standard error and exit status 1."""
-    if sys.stdout is None:  # started with standard output closed (>&-): nowhere to print to
+    if sys.stdout is None and needs_output:  # started with standard output closed (>&-): nowhere to print to
         print("debias: error: standard output is closed: nothing can be printed (give --output FILE)", file=sys.stderr)
         return 2
     try:
         status = command()
-        sys.stdout.flush()
+        if sys.stdout is not None:
+            sys.stdout.flush()
         return status
     except BrokenPipeError:
         _discard_standard_output()
@@ -546,7 +547,8 @@ def _quiet_on_closed_pipe(command) -> int:
         if error.errno not in (errno.ENOSPC, errno.EIO, errno.EFBIG, errno.EBADF):
             raise
         _discard_standard_output()
-        print(f"debias: error: the table could not be written to standard output: {error.strerror}", file=sys.stderr)
+        said = f"what it prints could not be written to standard output: {error.strerror}"
+        print(f"debias: error: {said}", file=sys.stderr)
         return 1
 
 
@@ -566,14 +568,15 @@ def _run(args) -> int:
             file=sys.stderr,
         )
         return 2
+    # the imports refuse a closed standard output themselves when they have a block to print
     if args.command == "import":
         from debias.cli.importing import run_command
 
-        return run_command(args)
+        return _quiet_on_closed_pipe(lambda: run_command(args), needs_output=False)
     if args.command == "import-pairs":
         from debias.cli.import_pairs import run_command
 
-        return run_command(args)
+        return _quiet_on_closed_pipe(lambda: run_command(args), needs_output=False)
     _emit = _emitter(args)
     if args.command == "preferences":
         from debias.cli.preferences import run_command

@@ -338,6 +338,8 @@ def run_command(args, emit) -> int:
         elif args.agreement:
             if not args.judge:
                 raise InputError("--agreement", "name at least one --judge column")
+            if args.figure:
+                raise InputError("--figure", "draws the win rates or the matrix: give it without --agreement")
             table = agreement_table(pairs, level=level, non_tie=True)
         elif args.matrix:
             from debias.tables.preferences import head_to_head_table

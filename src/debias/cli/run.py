@@ -96,13 +96,22 @@ def config_problem(path: str | os.PathLike) -> str | None:
         return f"not a text file in UTF-8 (byte {error.start + 1} is 0x{error.object[error.start]:02x}): expected YAML"
     except OSError as error:
         return f"cannot be read ({error.strerror or error})"
+    if len(text) > LARGEST_CONFIG:
+        return (
+            f"{len(text) / 1e6:.1f} MB: a configuration is a few kilobytes of keys (at most"
+            f" {LARGEST_CONFIG / 1e6:g} MB); data belong in the tables it names"
+        )
     try:
         config = json.loads(text)  # Snakemake reads JSON first, then YAML
     except ValueError:
         config = _NOT_JSON
+    except RecursionError:
+        return "nested too deeply to be read: expected a mapping of configuration keys"
     try:
         if config is _NOT_JSON:
-            config = yaml.safe_load(text)
+            config = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except RecursionError:
+        return "nested too deeply to be read: expected a mapping of configuration keys"
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f"line {mark.line + 1}: " if mark is not None else ""
@@ -115,6 +124,11 @@ def config_problem(path: str | os.PathLike) -> str | None:
     from debias.config.settings import yaml_problem
 
     return yaml_problem(path, named=False)  # the caller names the file
+
+
+#: The largest configuration file read (characters): a configuration names its tables, it does
+#: not hold data; a file of megabytes of lists or comments would take minutes to read.
+LARGEST_CONFIG = 2_000_000
 
 
 def start_problem(argv: list[str]) -> str | None:

@@ -230,7 +230,37 @@ def yaml_problem(path: str | Path, *, named: bool = True) -> str | None:
     """What is wrong with a YAML configuration's text before its values are read: aliases that
     expand beyond :data:`MOST_EXPANDED_VALUES` values (:func:`alias_expansion_problem`), or a key
     given twice (:func:`repeated_key_problem`); ``None`` when neither."""
-    return alias_expansion_problem(path, named=named) or repeated_key_problem(path, named=named)
+    return (
+        nesting_problem(path, named=named)
+        or alias_expansion_problem(path, named=named)
+        or repeated_key_problem(path, named=named)
+    )
+
+
+#: The deepest nesting of mappings and lists read in a configuration (its own keys nest six deep):
+#: Snakemake's reader recurses once a level, and a few kilobytes of brackets exhaust Python's stack.
+DEEPEST_NESTING = 64
+
+
+def nesting_problem(path: str | Path, *, named: bool = True) -> str | None:
+    """Where a YAML file nests mappings or lists deeper than :data:`DEEPEST_NESTING` levels:
+    ``"<file>: line <n>: ..."`` (without the file when not ``named``); ``None`` otherwise."""
+    import yaml
+
+    root = _composed(path)
+    stack = [(root, 1)] if root is not None else []
+    seen: set[int] = set()
+    while stack:
+        node, depth = stack.pop()
+        if id(node) in seen or not isinstance(node, (yaml.MappingNode, yaml.SequenceNode)):
+            continue
+        seen.add(id(node))
+        if depth > DEEPEST_NESTING:
+            where = f"{path}: line {node.start_mark.line + 1}" if named else f"line {node.start_mark.line + 1}"
+            return f"{where}: nested over {DEEPEST_NESTING} levels deep; a configuration's keys nest a few levels"
+        children = [c for pair in node.value for c in pair] if isinstance(node, yaml.MappingNode) else node.value
+        stack.extend((child, depth + 1) for child in children)
+    return None
 
 
 def _composed(path: str | Path):
@@ -238,8 +268,10 @@ def _composed(path: str | Path):
     import yaml
 
     try:
-        return yaml.compose(Path(path).read_text(encoding="utf-8"), Loader=yaml.SafeLoader)
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return yaml.compose(
+            Path(path).read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        )
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError):
         return None
 
 
