@@ -200,6 +200,24 @@ def test_two_hundred_systems_are_cut_to_the_strongest_and_drawn(tmp_path):
     assert (tmp_path / "matrix.png").stat().st_size > 0
 
 
+@needs_figures
+def test_a_matrix_of_many_systems_is_drawn_in_colours_alone_on_a_grid_of_bounded_size(tmp_path):
+    from matplotlib.text import Text
+
+    from debias.plots import save_figure
+    from debias.plots.head_to_head import _LARGEST_GRID, _VALUES_UP_TO, draw_head_to_head
+
+    pairs = _world(seed=2, n_systems=60, n_battles=1500, labelled=1.0)
+    table = head_to_head_table(pairs, level=0.9, estimators=["human"], max_systems=60)
+    fig = draw_head_to_head(table, title="60 systems")
+    shares = [t.get_text() for t in fig.axes[0].texts]
+    assert 60 > _VALUES_UP_TO and not shares  # no value written in a cell
+    assert max(fig.get_size_inches()) < _LARGEST_GRID + 8
+    assert any("colours alone" in t.get_text() for t in fig.findobj(Text))
+    save_figure(fig, tmp_path / "matrix")
+    assert (tmp_path / "matrix.png").stat().st_size > 0
+
+
 # Breakdowns ----------------------------------------------------------------------------------------
 
 

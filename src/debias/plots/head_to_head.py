@@ -20,6 +20,11 @@ __all__ = ["draw_breakdown", "draw_head_to_head"]
 
 #: Up to this many systems a cell shows its interval under the estimate.
 _INTERVALS_UP_TO = 24
+#: Up to this many systems a cell writes its estimate; beyond, the colours alone, the cells
+#: shrinking so that the grid stays about :data:`_LARGEST_GRID` inches across (200 systems drawn
+#: cell by cell at a constant size took 8 GB and two minutes).
+_VALUES_UP_TO = 40
+_LARGEST_GRID = 14.0
 #: Diverging colours (ColorBrewer PuOr, colour-blind safe) centred at a win rate of 0.5.
 _CMAP = "PuOr_r"
 
@@ -54,7 +59,8 @@ def draw_head_to_head(table: pd.DataFrame, *, estimator: str = "human", title: s
         grid[c][i, j] = rows[c].to_numpy(dtype=float)
     battles = np.zeros((n, n))
     battles[i, j] = rows["n_battles"].to_numpy(dtype=float)
-    cell = 0.46 if n <= _INTERVALS_UP_TO else 0.3
+    values = n <= _VALUES_UP_TO
+    cell = 0.46 if n <= _INTERVALS_UP_TO else 0.3 if values else _LARGEST_GRID / n
     font = 6.0 if n <= 12 else 5.0 if n <= _INTERVALS_UP_TO else 4.2
     side = max(3.0, cell * n)
     with mpl.rc_context(STYLE):
@@ -64,7 +70,18 @@ def draw_head_to_head(table: pd.DataFrame, *, estimator: str = "human", title: s
         shown = np.ma.masked_invalid(grid["estimate"])
         cmap = mpl.colormaps[_CMAP].with_extremes(bad=mpl.colors.to_rgba(PALETTE["grey"], 0.25))
         image = ax.imshow(shown, cmap=cmap, norm=TwoSlopeNorm(0.5, 0.0, 1.0), aspect="equal", interpolation="none")
-        for r in range(n):
+        if not values:  # one layer for the diagonal (white) and the pairs without battles (light grey)
+            layer = np.where(battles == 0, 1.0, np.nan)
+            np.fill_diagonal(layer, 0.0)
+            ax.imshow(
+                np.ma.masked_invalid(layer),
+                cmap=mpl.colors.ListedColormap(["white", mpl.colors.to_rgba(PALETTE["grey"], 0.45)]),
+                vmin=0.0,
+                vmax=1.0,
+                aspect="equal",
+                interpolation="none",
+            )
+        for r in range(n if values else 0):
             for c in range(n):
                 if r == c:
                     ax.add_patch(mpl.patches.Rectangle((c - 0.5, r - 0.5), 1, 1, color="white", zorder=2))
@@ -98,7 +115,7 @@ def draw_head_to_head(table: pd.DataFrame, *, estimator: str = "human", title: s
                 )
         ax.set_xticks(np.arange(n), systems, rotation=55, ha="right", rotation_mode="anchor")
         ax.set_yticks(np.arange(n), systems)
-        ax.tick_params(length=0, labelsize=8 if n <= _INTERVALS_UP_TO else 6.5)
+        ax.tick_params(length=0, labelsize=8 if n <= _INTERVALS_UP_TO else 6.5 if values else max(2.0, 72 * cell * 0.8))
         ax.set_xticks(np.arange(n + 1) - 0.5, minor=True)
         ax.set_yticks(np.arange(n + 1) - 0.5, minor=True)
         ax.grid(which="minor", color="white", linewidth=0.6)
@@ -114,8 +131,11 @@ def draw_head_to_head(table: pd.DataFrame, *, estimator: str = "human", title: s
         heading = f"{title}: " if title else ""
         fig.suptitle(f"{heading}head-to-head win rates ({estimator})")
         lines = [
-            f"{level:.0%} intervals simultaneous over the {pairs} pairs (bold: the interval excludes 0.5)",
-            "hatched: no battles; grey: no estimate; a value alone: no interval (one battle, say)",
+            f"{level:.0%} intervals simultaneous over the {pairs} pairs"
+            + (" (bold: the interval excludes 0.5)" if values else ""),
+            "hatched: no battles; grey: no estimate; a value alone: no interval (one battle, say)"
+            if values
+            else f"light grey: no battles; colours alone beyond {_VALUES_UP_TO} systems (the values are in the table)",
         ]
         omitted = list(table.attrs.get("omitted") or [])
         if omitted:
