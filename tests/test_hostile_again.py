@@ -321,3 +321,28 @@ def test_a_configuration_nested_too_deep_or_too_large_is_refused_before_snakemak
     )
     said = "nested over 64 levels deep" if kind == "deep" else "a configuration is a few kilobytes"
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and said in done.stderr, done.stderr[-300:]
+
+
+def test_importing_into_a_configuration_nested_too_deep_is_refused_before_writing(tmp_path):
+    path = tmp_path / "battles.csv"
+    rows = [{"q": i, "A": "x", "B": "y", "w": "model_a" if i % 3 else "model_b"} for i in range(40)]
+    pd.DataFrame(rows).to_csv(path, index=False)
+    config = tmp_path / "c.yaml"
+    config.write_text("results_dir: r\nextra: " + "[" * 3000 + "]" * 3000 + "\n", encoding="utf-8")
+    options = ["--task", "t", "--item", "q", "--system-a", "A", "--system-b", "B", "--verdict", "w"]
+    done = subprocess.run(
+        [sys.executable, "-m", "debias", "import-pairs", str(path), *options, "--config", str(config)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 2 and "nested over 64 levels deep" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "data").exists()
+
+
+def test_a_name_holding_del_is_refused_as_the_other_control_characters_are():
+    from debias.io.canonical import InputError
+
+    frame = pd.DataFrame({"q": [1, 2, 3], "A": ["x", "x\x7f", "y"], "B": ["y", "y", "x"], "w": ["a", "b", "a"]})
+    with pytest.raises(InputError, match="U\\+007F"):
+        debias.read_pairs(frame, item="q", system_a="A", system_b="B", verdict="w")

@@ -270,9 +270,14 @@ def read_config_for_adding(path: str | Path) -> dict:
         return {}
     if not path.is_file():
         raise InputError(str(path), "is not a file")
+    from debias.io.yaml_checks import yaml_problem
+
+    problem = yaml_problem(path, named=False)  # aliases that expand to millions, keys twice, deep nesting
+    if problem:
+        raise InputError(str(path), problem)
     try:
         config = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError) as error:
         raise InputError(str(path), f"cannot be read as YAML ({str(error).splitlines()[0]})") from None
     if config is None:
         return {}

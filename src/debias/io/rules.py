@@ -247,9 +247,9 @@ def code_names(
     return codes, names
 
 
-#: The control characters of ASCII (C0) a name may not hold: all but the tab and the line breaks
-#: (an item written as a question's text may span lines in a quoted cell).
-_CONTROL = "".join(chr(c) for c in range(32) if chr(c) not in "\t\n\r")
+#: The control characters of ASCII a name may not hold: C0 but the tab and the line breaks (an
+#: item written as a question's text may span lines in a quoted cell), and DEL.
+_CONTROL = "".join(chr(c) for c in [*range(32), 127] if chr(c) not in "\t\n\r")
 
 
 def _with_control(names) -> int | None:
@@ -258,7 +258,7 @@ def _with_control(names) -> int | None:
     if not len(names):
         return None
     texts = pa.array([str(name) for name in names], type=pa.large_string())
-    found = pc.match_substring_regex(texts, "[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f]").to_numpy(zero_copy_only=False)
+    found = pc.match_substring_regex(texts, "[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f]").to_numpy(zero_copy_only=False)
     hits = np.flatnonzero(found)
     return int(hits[0]) if hits.size else None
 
