@@ -392,3 +392,28 @@ def test_style_counted_from_response_texts():
     missing = frame.assign(ra=frame["ra"].where(frame.index != 5))
     with pytest.raises(InputError, match="ra"):
         debias.preferences(missing, **COLUMNS, covariates={"style": ("ra", "rb")})
+
+
+def test_style_counts_that_never_differ_are_left_out_with_their_reason_and_length_is_still_fitted():
+    rng = np.random.default_rng(3)
+    n = 300
+    frame = pd.DataFrame(
+        {
+            "q": np.arange(n).astype(str),
+            "A": rng.choice(["x", "y", "z"], n),
+            "winner": rng.choice(["model_a", "model_b"], n),
+            "ra": ["word " * int(w) for w in rng.integers(1, 40, n)],  # plain text: no headers, lists or bold
+            "rb": ["word " * int(w) for w in rng.integers(1, 40, n)],
+        }
+    )
+    frame["B"] = np.where(frame["A"] == "x", "y", np.where(frame["A"] == "y", "z", "x"))
+    table = debias.preferences(frame, **COLUMNS, covariates={"style": ("ra", "rb")}, level=0.9)
+    rows = table[table["estimand"].str.startswith("coefficient:")].set_index("estimand")
+    people = rows[rows["estimator"] == "human"]
+    assert np.isfinite(people.loc["coefficient:length", "estimate"])
+    for count in ("headers", "lists", "bold"):
+        assert np.isnan(people.loc[f"coefficient:{count}", "estimate"])
+        assert "same on both sides of every battle" in people.loc[f"coefficient:{count}", "note"]
+    alone = frame.assign(la=0.0, lb=0.0)  # a covariate named on its own that never differs is still refused
+    with pytest.raises((InputError, ValueError), match="constant"):
+        debias.preferences(alone, **COLUMNS, covariates={"flat": ("la", "lb")})

@@ -25,12 +25,12 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from debias.stats.preferences.style import STYLE_COVARIATES
+
 __all__ = ["STYLE", "STYLE_COVARIATES", "covariate_names", "style_counts"]
 
 #: The covariate name that stands for the four counts of two response columns.
 STYLE = "style"
-#: The covariates counted from a response's text, in order.
-STYLE_COVARIATES = ("length", "headers", "lists", "bold")
 
 _HEADER = re.compile(r"^#{1,6} ", re.MULTILINE)
 _LIST = re.compile(r"^[ \t]*(?:[-*+]|\d+\.)[ \t]", re.MULTILINE)

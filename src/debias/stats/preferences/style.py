@@ -72,10 +72,42 @@ __all__ = [
 ]
 
 NO_TIES = "no tie among the verdicts fitted: the tie parameter is 0, at its boundary (no interval)"
+#: The covariates counted from a response's text, in order (``style``: :mod:`debias.io.style`).
+STYLE_COVARIATES = ("length", "headers", "lists", "bold")
 ALL_TIES_DAVIDSON = "every verdict fitted is a tie: the tie parameter is infinite and the strengths are not estimable"
 NOT_FINITE = "strength not finite from these verdicts"
 #: Covariates of the length-controlled win rate: the one named so.
 LENGTH = "length"
+
+
+def _style_counts_left_out(pairs, names: Sequence[str]) -> dict[str, str]:
+    """The counts of a response's text (:data:`STYLE_COVARIATES`, read together from two response
+    columns) that these battles cannot fit, each with why: one that never differs between the
+    two sides (plain texts have no headers), then one collinear with the systems' contrasts or
+    the counts kept. The fit goes on with the others; each left out keeps a row with its note. A
+    covariate named on its own is never left out: a problem with it is an error."""
+    read = dict(pairs.covariates or {})
+    if not all(name in read and name in names for name in STYLE_COVARIATES):
+        return {}
+    out: dict[str, str] = {}
+    for name in STYLE_COVARIATES:
+        difference = read[name][:, 0] - read[name][:, 1]
+        if not np.any(difference != 0):
+            out[name] = f"left out of the fit: the {name} count is the same on both sides of every battle"
+    while True:
+        kept = [name for name in names if name not in out]
+        if not kept:
+            return out
+        bad = collinear_covariates(
+            pairs.system_a, pairs.system_b, pairs.n_systems, covariate_differences(pairs, kept), kept
+        )
+        bad = [name for name in bad if name in STYLE_COVARIATES]
+        if not bad:
+            return out
+        out[bad[-1]] = (
+            f"left out of the fit: the {bad[-1]} count is collinear with the systems' contrasts or the other"
+            " counts on these battles"
+        )
 
 
 def covariate_differences(pairs, names: Sequence[str]) -> np.ndarray:
@@ -235,7 +267,9 @@ def adjusted_estimates(
     last with ``ties="davidson"`` only). Ties as half a win unless ``ties="davidson"``."""
     pairs = battles.pairs
     model = "davidson" if ties == "davidson" else "half"
-    names = list(covariates)
+    asked = list(covariates)
+    left_out = _style_counts_left_out(pairs, asked)
+    names = [name for name in asked if name not in left_out]
     features = covariate_differences(pairs, names)
     if names:
         bad = collinear_covariates(pairs.system_a, pairs.system_b, pairs.n_systems, features, names)
@@ -321,7 +355,14 @@ def adjusted_estimates(
         )
     ]
     counts = (total_human, int(n_judge.sum() // 2), int(n_missing.sum() // 2))
-    for i, name in enumerate(names):
+    fitted_at = {name: i for i, name in enumerate(names)}
+    for name in asked:
+        if name in left_out:
+            results.append(
+                _single("", f"coefficient:{name}", estimator, np.nan, np.nan, level, left_out[name], weights, counts)
+            )
+            continue
+        i = fitted_at[name]
         results.append(
             _single("", f"coefficient:{name}", estimator, phi[i], variances[i], level, extra_notes[i], weights, counts)
         )
