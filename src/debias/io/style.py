@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from debias.stats.preferences.style import STYLE_COVARIATES
+from debias.stats.preferences import STYLE_COVARIATES
 
 __all__ = ["STYLE", "STYLE_COVARIATES", "covariate_names", "style_counts"]
 

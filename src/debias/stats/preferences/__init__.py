@@ -36,6 +36,7 @@ _HOMES = {
     "first_votes": "status",
     "pairs_status": "status",
     "status_path": "status",
+    "STYLE_COVARIATES": "style",
 }
 __all__ = sorted(_HOMES)
 __getattr__, __dir__ = lazy_exports(__name__, _HOMES)
