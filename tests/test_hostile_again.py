@@ -346,3 +346,26 @@ def test_a_name_holding_del_is_refused_as_the_other_control_characters_are():
     frame = pd.DataFrame({"q": [1, 2, 3], "A": ["x", "x\x7f", "y"], "B": ["y", "y", "x"], "w": ["a", "b", "a"]})
     with pytest.raises(InputError, match="U\\+007F"):
         debias.read_pairs(frame, item="q", system_a="A", system_b="B", verdict="w")
+
+
+@pytest.mark.parametrize("name", ["~", "~/results", "r\\0x", "r\\x7fx"])
+def test_a_results_dir_starting_with_a_tilde_or_holding_a_control_character_is_refused(tmp_path, name):
+    battles = tmp_path / "battles.csv"
+    rows = [{"q": i, "A": "x", "B": "y", "w": "model_a" if i % 3 else "model_b"} for i in range(40)]
+    pd.DataFrame(rows).to_csv(battles, index=False)
+    path = tmp_path / "c.yaml"
+    path.write_text(
+        f'results_dir: "{name}"\npreferences:\n  t:\n    label: T\n    battles: {battles}\n'
+        "    item: q\n    system_a: A\n    system_b: B\n    verdict: w\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "debias", "run", "-n", "--configfile", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
+    said = done.stdout + done.stderr
+    assert done.returncode != 0 and "without a control character and not starting with '~'" in said, said[-400:]
+    assert "Traceback" not in said and not list(tmp_path.glob("~*")) and not (tmp_path / "r").exists()

@@ -85,6 +85,13 @@ if problems:
     )
 
 RESULTS = config["results_dir"]
+if str(RESULTS).startswith("~") or any(
+    ord(c) < 32 or ord(c) == 127 for c in str(RESULTS)
+):
+    raise WorkflowError(
+        f"invalid configuration: results_dir {str(RESULTS)[:200]!r}: a folder's name without a control"
+        " character and not starting with '~' (not expanded to a home folder here: give the full path)"
+    )
 for _folder in [
     Path(RESULTS),
     *Path(RESULTS).parents,
