@@ -260,26 +260,32 @@ def test_debias_run_refuses_fewer_than_one_core_at_once(tmp_path, cores):
     assert done.returncode == 2 and "give at least 1" in done.stderr and done.stderr.count("\n") == 1
 
 
-@pytest.mark.parametrize("under", ["", "/sub"])
-def test_a_results_dir_that_is_a_file_or_inside_one_stops_the_workflow_naming_it(tmp_path, under):
-    taken = tmp_path / "taken.csv"
-    taken.write_text("a,b\n", encoding="utf-8")
+def _dry_run_with_results_dir(tmp_path, results_dir: str):
+    """``debias run -n`` on a configuration of one preference task writing to ``results_dir``
+    (a YAML double-quoted string, escapes read as YAML reads them)."""
     battles = tmp_path / "battles.csv"
     rows = [{"q": i, "A": "x", "B": "y", "w": "model_a" if i % 3 else "model_b"} for i in range(40)]
     pd.DataFrame(rows).to_csv(battles, index=False)
     path = tmp_path / "c.yaml"
     path.write_text(
-        f"results_dir: {taken}{under}\npreferences:\n  t:\n    label: T\n    battles: {battles}\n"
+        f'results_dir: "{results_dir}"\npreferences:\n  t:\n    label: T\n    battles: {battles}\n'
         "    item: q\n    system_a: A\n    system_b: B\n    verdict: w\n",
         encoding="utf-8",
     )
-    done = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-m", "debias", "run", "-n", "--configfile", str(path)],
         capture_output=True,
         text=True,
         timeout=300,
         cwd=tmp_path,
     )
+
+
+@pytest.mark.parametrize("under", ["", "/sub"])
+def test_a_results_dir_that_is_a_file_or_inside_one_stops_the_workflow_naming_it(tmp_path, under):
+    taken = tmp_path / "taken.csv"
+    taken.write_text("a,b\n", encoding="utf-8")
+    done = _dry_run_with_results_dir(tmp_path, f"{taken}{under}")
     assert done.returncode != 0 and "exists and is not a folder" in done.stdout + done.stderr
     assert "NotADirectoryError" not in done.stdout + done.stderr and taken.read_text() == "a,b\n"
 
@@ -350,22 +356,7 @@ def test_a_name_holding_del_is_refused_as_the_other_control_characters_are():
 
 @pytest.mark.parametrize("name", ["~", "~/results", "r\\0x", "r\\x7fx"])
 def test_a_results_dir_starting_with_a_tilde_or_holding_a_control_character_is_refused(tmp_path, name):
-    battles = tmp_path / "battles.csv"
-    rows = [{"q": i, "A": "x", "B": "y", "w": "model_a" if i % 3 else "model_b"} for i in range(40)]
-    pd.DataFrame(rows).to_csv(battles, index=False)
-    path = tmp_path / "c.yaml"
-    path.write_text(
-        f'results_dir: "{name}"\npreferences:\n  t:\n    label: T\n    battles: {battles}\n'
-        "    item: q\n    system_a: A\n    system_b: B\n    verdict: w\n",
-        encoding="utf-8",
-    )
-    done = subprocess.run(
-        [sys.executable, "-m", "debias", "run", "-n", "--configfile", str(path)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=tmp_path,
-    )
+    done = _dry_run_with_results_dir(tmp_path, name)
     said = done.stdout + done.stderr
     assert done.returncode != 0 and "without a control character and not starting with '~'" in said, said[-400:]
     assert "Traceback" not in said and not list(tmp_path.glob("~*")) and not (tmp_path / "r").exists()

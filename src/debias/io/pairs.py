@@ -150,6 +150,18 @@ def _refuse_shadowing(judges: Sequence[str], roles: Mapping[str, str | None], so
             )
 
 
+def _refuse_mappings_of_strangers(judge_mappings, judges, source) -> None:
+    """An :class:`InputError` when ``judge_mappings`` names a judge that is not one of ``judges``
+    (a judge's mapping is for a judge read from the table)."""
+    strangers = [name for name in judge_mappings if name not in judges]
+    if strangers:
+        raise InputError(
+            source,
+            f"judge_mappings: {strangers[0]!r} is not one of the judges ({judges or 'none given'}): a judge's"
+            " mapping is for a judge read from the table",
+        )
+
+
 def read_pair_table(
     frame: pd.DataFrame,
     *,
@@ -242,13 +254,7 @@ def read_pair_table(
     """
     judges = list(dict.fromkeys([judges] if isinstance(judges, str) else judges))  # one string: one judge
     judge_mappings = dict(judge_mappings or {})
-    strangers = [name for name in judge_mappings if name not in judges]
-    if strangers:
-        raise InputError(
-            source,
-            f"judge_mappings: {strangers[0]!r} is not one of the judges ({judges or 'none given'}): a judge's"
-            " mapping is for a judge read from the table",
-        )
+    _refuse_mappings_of_strangers(judge_mappings, judges, source)
     roles = {"item": item, "system A": system_a, "system B": system_b, "verdict": verdict, "rater": rater}
     _refuse_shadowing(judges, {**roles, "cluster": cluster, "order": order}, source)
     by = [by] if isinstance(by, str) else list(dict.fromkeys(by or ()))
@@ -703,13 +709,7 @@ def canonical_pair_table(
     """
     judges = dict(judges or {})
     judge_mappings = dict(judge_mappings or {})
-    strangers = [name for name in judge_mappings if name not in judges]
-    if strangers:
-        raise InputError(
-            source,
-            f"judge_mappings: {strangers[0]!r} is not one of the judges ({judges or 'none given'}): a judge's"
-            " mapping is for a judge read from the table",
-        )
+    _refuse_mappings_of_strangers(judge_mappings, judges, source)
     for judge in judges:
         if judge in (*CANONICAL_PAIR_COLUMNS, *OPTIONAL_PAIR_COLUMNS):
             named = ", ".join((*CANONICAL_PAIR_COLUMNS, *OPTIONAL_PAIR_COLUMNS))
